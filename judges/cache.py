@@ -1,0 +1,90 @@
+"""The judge cache: every judgement paid for once, kept forever.
+
+diskcache with JSON values (never pickle: a pickle cache is a code-execution hole), no
+eviction (diskcache's default silently evicts at 1 GB), directory mode 0700. The key is the
+sha256 of a canonical JSON of every ingredient that changes the answer.
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+import zlib
+from pathlib import Path
+from typing import Any, Callable
+
+import diskcache
+from diskcache.core import MODE_BINARY, MODE_RAW, MODE_TEXT
+
+from pipeline.artifacts import canonical, sha256_text
+
+
+class CacheCorrupted(RuntimeError):
+    pass
+
+
+class SafeJSONDisk(diskcache.JSONDisk):
+    """JSONDisk that refuses pickled rows instead of unpickling them (a planted row never runs)."""
+
+    def get(self, key, raw):
+        if not raw:
+            raise CacheCorrupted("judge cache holds a non-JSON key; refusing to unpickle it")
+        return super().get(key, raw)
+
+    def fetch(self, mode, filename, value, read):
+        if mode not in (MODE_RAW, MODE_BINARY, MODE_TEXT):
+            raise CacheCorrupted("judge cache holds a pickled value; refusing to unpickle it")
+        return super().fetch(mode, filename, value, read)
+
+
+def cache_key(ingredients: dict[str, Any]) -> str:
+    return sha256_text(canonical(ingredients))
+
+
+class JudgeCache:
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.directory, 0o700)
+        self._cache = diskcache.Cache(str(self.directory), disk=SafeJSONDisk,
+                                      eviction_policy="none", size_limit=2**62)
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    def get(self, key: str) -> dict | None:
+        try:
+            return self._cache.get(key)
+        except (zlib.error, json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise CacheCorrupted(f"judge cache {self.directory}: entry {key[:12]} is unreadable ({e})") from None
+
+    def set(self, key: str, value: dict) -> None:
+        self._cache.set(key, value)
+
+    def _lock(self, key: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(key, threading.Lock())
+
+    def get_or_compute(self, key: str, compute: Callable[[], dict]) -> tuple[dict, bool]:
+        """(value, hit). Concurrent misses on one key compute once."""
+        v = self.get(key)
+        if v is not None:
+            return v, True
+        with self._lock(key):
+            v = self.get(key)
+            if v is not None:
+                return v, True
+            v = compute()
+            self.set(key, v)
+            return v, False
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    def __iter__(self):
+        return iter(self._cache)
+
+    def volume(self) -> int:
+        return self._cache.volume()
+
+    def close(self) -> None:
+        self._cache.close()

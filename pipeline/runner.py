@@ -1,0 +1,259 @@
+"""The stage runner: wires stages, skips what is up to date, records lineage.
+
+Each stage declares the config fields it reads and its inputs. Its fingerprint hashes the
+stage name, its VERSION, those fields and its inputs' fingerprints, so changing
+`update.lr` re-runs the update (into a side-by-side `update-<fp8>/` variant) and never
+sample or judge. Past epochs are frozen: epoch N starts from epoch N-1's chosen policy.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from pipeline.artifacts import (atomic_dir, clean_stale, fingerprint, load_complete, read_manifest,
+                                write_json, write_manifest)
+from pipeline.config import Config
+
+log = logging.getLogger("rlaif")
+
+POLICY = "policy"  # the input name for the previous epoch's chosen policy
+
+
+class RunError(RuntimeError):
+    """Something the user must do before the run can go on; the message says what."""
+
+
+@dataclass
+class Ctx:
+    """What a stage function gets: config, epoch, its temp output dir and its inputs' dirs."""
+    cfg: Config
+    epoch: int
+    out: Path
+    inputs: dict[str, Path | None]
+    run_dir: Path
+    figures: dict[str, Any] = field(default_factory=dict)
+    rows: int = 0
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    version: str
+    """Bump when the code changes behaviour in a way the config hash cannot see."""
+    fields: tuple[str, ...]
+    """Config paths the stage reads (only these invalidate it)."""
+    inputs: tuple[str, ...]
+    """Stages of the same epoch it reads, and/or POLICY (epoch N-1's chosen policy)."""
+    fn: Callable[[Ctx], None]
+    variant: bool = False
+    """Outputs sit side by side as `<name>-<fp8>/` (update reruns) instead of replacing each other."""
+
+
+def epoch_name(n: int) -> str:
+    return f"epoch-{n:03d}"
+
+
+class Runner:
+    def __init__(self, cfg: Config, stages: list[Stage] | None = None):
+        from pipeline.stages import STAGES
+        self.cfg = cfg
+        self.stages = stages if stages is not None else STAGES
+        self.run_dir = Path(cfg.run.dir) / cfg.run.name
+        self._lock_fd: int | None = None
+
+    # -- lineage --------------------------------------------------------------------------
+    def epoch_dir(self, n: int) -> Path:
+        return self.run_dir / epoch_name(n)
+
+    def base_policy_fp(self) -> str:
+        return fingerprint("base", "1", {"student.model": self.cfg.student.model}, {})
+
+    def update_variants(self, n: int) -> list[tuple[Path, dict]]:
+        """Finished update variants of epoch n, oldest first."""
+        d = self.epoch_dir(n)
+        out = []
+        for p in sorted(d.glob("update-*")) if d.exists() else []:
+            m = read_manifest(p)
+            if m is not None and m.get("stage") == "update":
+                out.append((p, m))
+        return sorted(out, key=lambda pm: pm[1].get("finished_at", 0))
+
+    def chosen_update(self, n: int) -> tuple[Path, dict] | None:
+        """The promoted variant of epoch n, else the last completed one."""
+        variants = self.update_variants(n)
+        chosen_file = self.epoch_dir(n) / "chosen.json"
+        if chosen_file.exists():
+            name = json.loads(chosen_file.read_text()).get("update")
+            for p, m in variants:
+                if p.name == name:
+                    return p, m
+            log.warning("%s names %s, which is not a finished update; using the last completed one", chosen_file, name)
+        return variants[-1] if variants else None
+
+    def policy(self, n: int) -> tuple[str, Path | None]:
+        """(fingerprint, adapter dir) of the policy epoch n+1 samples from; epoch 0 = base model."""
+        if n == 0:
+            return self.base_policy_fp(), None
+        chosen = self.chosen_update(n)
+        if chosen is None:
+            raise RunError(f"epoch {n} has no finished update in {self.epoch_dir(n)}; "
+                           f"run `rlaif epoch {n}` (make epoch N={n}) first")
+        p, m = chosen
+        return m["fingerprint"], p / "adapter"
+
+    def promote(self, n: int, variant: str) -> Path:
+        names = [p.name for p, _ in self.update_variants(n)]
+        if variant not in names:
+            match = [x for x in names if x.startswith(variant) or x == f"update-{variant}"]
+            if len(match) != 1:
+                raise RunError(f"epoch {n} has no update variant {variant!r}; variants: {', '.join(names) or 'none'}")
+            variant = match[0]
+        write_json(self.epoch_dir(n) / "chosen.json", {"update": variant, "promoted_at": time.time()})
+        self.write_metrics(n)
+        return self.epoch_dir(n) / variant
+
+    # -- locking --------------------------------------------------------------------------
+    def lock(self) -> None:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.run_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            other = os.read(fd, 64).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise RunError(f"another rlaif process (pid {other}) is working on run {self.run_dir}; "
+                           "wait for it to finish, or use another run.name") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._lock_fd = fd
+
+    def unlock(self) -> None:
+        if self._lock_fd is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    # -- the epoch ------------------------------------------------------------------------
+    def plan(self, n: int) -> list[tuple[Stage, str, Path, dict | None]]:
+        """For each stage: (stage, fingerprint, output dir, finished manifest or None)."""
+        fps: dict[str, str] = {}
+        dirs: dict[str, Path | None] = {}
+        fps[POLICY], dirs[POLICY] = self.policy(n - 1)
+        out = []
+        for st in self.stages:
+            conf = {f: self.cfg.get(f) for f in st.fields}
+            fp = fingerprint(st.name, st.version, conf, {i: fps[i] for i in st.inputs})
+            d = self.epoch_dir(n) / (f"{st.name}-{fp[:8]}" if st.variant else st.name)
+            fps[st.name], dirs[st.name] = fp, d
+            out.append((st, fp, d, None))
+        return out
+
+    def run_epoch(self, n: int, only: str | None = None, force: bool = False, update_only: bool = False,
+                  dry_run: bool = False, echo: Callable[[str], None] = print) -> dict[str, dict]:
+        if n < 1:
+            raise RunError(f"epochs count from 1 (got {n}); epoch 1 starts from the base model")
+        if only is not None and only not in [s.name for s in self.stages]:
+            raise RunError(f"--only {only}: no such stage; stages are {', '.join(s.name for s in self.stages)}")
+        if not dry_run:
+            self.lock()
+        try:
+            return self._run_epoch(n, only, force, update_only, dry_run, echo)
+        finally:
+            self.unlock()
+
+    def _run_epoch(self, n, only, force, update_only, dry_run, echo) -> dict[str, dict]:
+        t0 = time.time()
+        edir = self.epoch_dir(n)
+        if not dry_run:
+            clean_stale(edir)
+        plan = self.plan(n)
+        dirs: dict[str, Path | None] = {POLICY: self.policy(n - 1)[1]}
+        fps: dict[str, str] = {POLICY: self.policy(n - 1)[0]}
+        results: dict[str, dict] = {}
+        first_variant = next((i for i, (st, *_) in enumerate(plan) if st.variant), len(plan))
+        for i, (st, fp, d, _) in enumerate(plan):
+            fps[st.name], dirs[st.name] = fp, d
+            m = None if (force and (only in (None, st.name))) else load_complete(d, fp)
+            if m is not None:
+                echo(f"  {st.name:<8} reused   {d.relative_to(self.run_dir)} ({m.get('rows', 0)} rows)")
+                results[st.name] = m
+                continue
+            if dry_run:
+                echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}")
+                continue
+            if update_only and i < first_variant:
+                raise RunError(f"`rlaif update` reruns only the update, but stage {st.name} of epoch {n} is not "
+                               f"up to date for this config (changed keys among: {', '.join(st.fields) or 'inputs'}); "
+                               f"run `rlaif epoch {n}` with these settings instead")
+            if only is not None and st.name != only:
+                raise RunError(f"--only {only}: its input stage {st.name} of epoch {n} is not done; "
+                               f"run `rlaif epoch {n}` without --only")
+            echo(f"  {st.name:<8} running  {d.relative_to(self.run_dir)}")
+            results[st.name] = self._run_stage(st, n, fp, d, {k: dirs[k] for k in st.inputs},
+                                               {k: fps[k] for k in st.inputs})
+            echo(f"  {st.name:<8} done     {results[st.name]['wall_s']:.1f}s ({results[st.name]['rows']} rows)")
+            if only is not None:
+                break
+        if not dry_run and all(st.name in results for st, *_ in plan):
+            self.write_metrics(n, wall_s=time.time() - t0)
+        return results
+
+    def _run_stage(self, st: Stage, n: int, fp: str, d: Path, inputs: dict, input_fps: dict) -> dict:
+        t = time.time()
+        started = time.time()
+        with atomic_dir(d) as tmp:
+            ctx = Ctx(cfg=self.cfg, epoch=n, out=tmp, inputs=inputs, run_dir=self.run_dir)
+            st.fn(ctx)
+            manifest = write_manifest(tmp, {
+                "stage": st.name, "epoch": n, "fingerprint": fp, "inputs": input_fps,
+                "config": {f: self.cfg.get(f) for f in st.fields}, "version": st.version,
+                "started_at": started, "wall_s": time.time() - t, "rows": ctx.rows,
+                "figures": ctx.figures,
+            })
+        return manifest
+
+    # -- metrics --------------------------------------------------------------------------
+    def epoch_manifests(self, n: int) -> dict[str, dict]:
+        """Manifests of epoch n's chosen chain (pre-update stages + chosen update and what follows)."""
+        edir = self.epoch_dir(n)
+        out: dict[str, dict] = {}
+        chosen = self.chosen_update(n)
+        for st in self.stages:
+            if st.variant:
+                if st.name == "update":
+                    if chosen:
+                        out["update"] = chosen[1]
+                    continue
+                if "update" in out:  # stages after update: the one fed by the chosen update
+                    for p in edir.glob(f"{st.name}-*"):
+                        m = read_manifest(p)
+                        if m and m.get("inputs", {}).get("update") == out["update"]["fingerprint"]:
+                            out[st.name] = m
+            else:
+                m = read_manifest(edir / st.name)
+                if m is not None:
+                    out[st.name] = m
+        return out
+
+    def write_metrics(self, n: int, wall_s: float | None = None) -> dict:
+        ms = self.epoch_manifests(n)
+        metrics: dict[str, Any] = {"epoch": n}
+        for name, m in ms.items():
+            metrics.update(m.get("figures", {}))
+            metrics[f"time/{name}_s"] = round(m.get("wall_s", 0.0), 3)
+        metrics["time/epoch_s"] = round(sum(m.get("wall_s", 0.0) for m in ms.values()), 3)
+        if "update" in ms:
+            metrics["update/variant"] = f"update-{ms['update']['fingerprint'][:8]}"
+        write_json(self.epoch_dir(n) / "metrics.json", metrics)
+        return metrics
+
+    def epochs(self) -> list[int]:
+        if not self.run_dir.exists():
+            return []
+        return sorted(int(p.name.split("-")[1]) for p in self.run_dir.glob("epoch-[0-9][0-9][0-9]"))

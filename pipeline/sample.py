@@ -1,0 +1,105 @@
+"""sample: the student policy of epoch N-1 writes K completions per prompt.
+
+Batched generation with the model's chat template, left padding. Each completion keeps its
+text, token ids, finish reason (eos / stop / length) and length, so the update can recompute
+logprobs on exactly the sampled tokens.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+import torch
+from tqdm import tqdm
+
+from pipeline.config import Config
+from pipeline.model import load_student, load_tokenizer
+from pipeline.runner import POLICY, Ctx, RunError
+from pipeline.tables import load_table, save_table
+
+log = logging.getLogger("rlaif")
+
+
+def chat_prompt(tok, cfg: Config, prompt: str) -> list[int]:
+    msgs = ([{"role": "system", "content": cfg.student.system_prompt}] if cfg.student.system_prompt else [])
+    msgs.append({"role": "user", "content": prompt})
+    ids = tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=True)
+    if hasattr(ids, "keys"):
+        ids = ids["input_ids"]
+    return list(ids)
+
+
+def finish(tok, ids: list[int], stop: list[str], max_new: int) -> tuple[list[int], str, str]:
+    """Cut generated ids at eos / a stop string. Returns (ids kept, text, finish_reason)."""
+    eos = {tok.eos_token_id, *(getattr(tok, "additional_eos_ids", []) or [])}
+    for i, t in enumerate(ids):
+        if t in eos:
+            return ids[: i + 1], tok.decode(ids[:i], skip_special_tokens=True), "eos"
+        if t == tok.pad_token_id and t not in eos:
+            ids = ids[:i]
+            break
+    text = tok.decode(ids, skip_special_tokens=True)
+    for s in stop:
+        j = text.find(s)
+        if j >= 0:
+            return ids, text[:j], "stop"
+    return ids, text, ("length" if len(ids) >= max_new else "eos")
+
+
+@torch.no_grad()
+def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, desc: str = "sample"):
+    """K completions for each prompt; yields dicts in prompt order."""
+    sc = cfg.sample
+    k = sc.num_samples
+    per_batch = max(1, sc.batch_size // k)  # whole groups per batch
+    device = next(model.parameters()).device
+    out = []
+    bar = tqdm(total=len(prompts) * k, desc=desc, unit="seq", dynamic_ncols=True)
+    for b in range(0, len(prompts), per_batch):
+        group = prompts[b: b + per_batch]
+        seqs = [p for p in group for _ in range(k)]
+        width = max(len(s) for s in seqs)
+        input_ids = torch.tensor([[tok.pad_token_id] * (width - len(s)) + s for s in seqs], device=device)
+        attn = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs], device=device)
+        torch.manual_seed(seed * 1_000_003 + b)
+        gen = model.generate(
+            input_ids=input_ids, attention_mask=attn, do_sample=True, temperature=sc.temperature,
+            top_p=sc.top_p, top_k=sc.top_k or None, max_new_tokens=sc.max_new_tokens,
+            stop_strings=sc.stop or None, tokenizer=tok if sc.stop else None,
+            pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
+        for j, row in enumerate(gen[:, width:].tolist()):
+            ids, text, reason = finish(tok, row, sc.stop, sc.max_new_tokens)
+            out.append({"completion_ids": ids, "text": text, "finish_reason": reason, "length": len(ids),
+                        "sample_idx": j % k, "group": b + j // k})
+        bar.update(len(seqs))
+    bar.close()
+    return out
+
+
+def run(ctx: Ctx) -> None:
+    cfg = ctx.cfg
+    prompts = load_table(ctx.inputs["prompts"], json_cols=("problem",))
+    tok = load_tokenizer(cfg.student)
+    ids = [chat_prompt(tok, cfg, p["problem"]["prompt"]) for p in prompts]
+    too_long = [(p["problem_id"], len(i)) for p, i in zip(prompts, ids) if len(i) > cfg.data.max_prompt_tokens]
+    if too_long:
+        raise RunError(f"{len(too_long)} prompts are longer than data.max_prompt_tokens={cfg.data.max_prompt_tokens} "
+                       f"(first: {too_long[0][0]}, {too_long[0][1]} tokens); raise data.max_prompt_tokens "
+                       "or drop those problems")
+    model = load_student(cfg.student, adapter=ctx.inputs[POLICY])
+    t = time.time()
+    gens = generate(model, tok, ids, cfg, seed=cfg.run.seed * 1000 + ctx.epoch)
+    secs = time.time() - t
+    rows = []
+    for g in gens:
+        i = g.pop("group")
+        rows.append({"problem_id": prompts[i]["problem_id"], "prompt_ids": ids[i], **g})
+    save_table(rows, ctx.out)
+    n_tok = sum(r["length"] for r in rows)
+    ctx.rows = len(rows)
+    ctx.figures = {
+        "sample/generated_tokens": n_tok,
+        "sample/tokens_per_s": round(n_tok / max(secs, 1e-9), 2),
+        "completion/length_mean": n_tok / max(len(rows), 1),
+        "completion/truncated_frac": sum(r["finish_reason"] == "length" for r in rows) / max(len(rows), 1),
+    }

@@ -1,0 +1,189 @@
+"""update: policy-gradient steps with a KL penalty on a LoRA adapter -> the policy of epoch N.
+
+For each completion token t (logp = log pi(y_t | y_<t, x), recomputed by a forward pass at
+the *sampling temperature*, since mismatched generation settings are the classic source of
+"negative KL"):
+
+    ratio  = exp(logp - logp_old)                          # logp_old: the policy before this update
+    policy = -min(ratio * A, clip(ratio, 1-e, 1+e) * A)    # grpo (PPO clip, Schulman et al. 2017)
+           = -logp * A                                     # reinforce (Williams 1992)
+    d      = ref - logp                                    # ref: same model, adapter disabled
+    kl     = exp(d) - d - 1                                # k3, never negative (http://joschu.net/blog/kl-approx.html)
+           | -d (k1) | d^2 / 2 (k2)
+    loss   = mean over sequences of (mean over its tokens of policy + kl_coef * kl)   # GRPO eq. 3
+
+AdamW, warmup + cosine (or linear / constant / restarts) from `transformers.get_scheduler`,
+gradient clipping and accumulation, `update.epochs` passes over the batch; all on
+`accelerate`, so `accelerate launch` can shard it over processes. Left out on purpose:
+value heads, reward models, and any loss variant we have no user for.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import time
+
+import torch
+from torch.utils.data import DataLoader
+from tqdm import tqdm
+from trl.trainer.utils import entropy_from_logits, selective_log_softmax
+
+from pipeline.config import UpdateConfig
+from pipeline.model import load_student
+from pipeline.runner import POLICY, Ctx
+from pipeline.tables import load_table
+
+log = logging.getLogger("rlaif")
+
+
+def collate(rows: list[dict], pad_id: int) -> dict[str, torch.Tensor]:
+    """Left-pad prompt+completion so every completion ends at the last position.
+
+    Then the logits we need are the last `max completion length` positions only
+    (`logits_to_keep`), which skips most of the LM head's work on the prompt.
+    """
+    seqs = [r["prompt_ids"] + r["completion_ids"] for r in rows]
+    width = max(len(s) for s in seqs)
+    kc = max(len(r["completion_ids"]) for r in rows)
+    input_ids = torch.tensor([[pad_id] * (width - len(s)) + s for s in seqs])             # (B, T)
+    attn = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs])             # (B, T)
+    mask = torch.tensor([[0.0] * (kc - len(r["completion_ids"])) + [1.0] * len(r["completion_ids"]) for r in rows])  # (B, Kc)
+    return {"input_ids": input_ids, "attention_mask": attn, "completion_mask": mask,
+            "advantage": torch.tensor([float(r["advantage"]) for r in rows]),              # (B,)
+            "index": torch.tensor([r["index"] for r in rows])}
+
+
+def token_logprobs(model, batch: dict, temperature: float, with_entropy: bool = False):
+    """log pi(y_t) for the completion tokens, (B, Kc); optionally the entropy per token."""
+    kc = batch["completion_mask"].shape[1]
+    # positions as generation saw them under left padding
+    pos = (batch["attention_mask"].cumsum(-1) - 1).clamp(min=0)
+    logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], position_ids=pos,
+                   logits_to_keep=kc + 1).logits[:, :-1] / temperature                     # (B, Kc, V)
+    logp = selective_log_softmax(logits, batch["input_ids"][:, -kc:])                      # (B, Kc)
+    ent = None
+    if with_entropy:
+        with torch.no_grad():
+            ent = entropy_from_logits(logits)
+    return logp, ent
+
+
+def pad_left(xs: list[torch.Tensor], width: int) -> torch.Tensor:
+    """Stack 1-D tensors, zero-padded on the left to `width` (matches `collate`'s layout)."""
+    return torch.stack([torch.cat([x.new_zeros(width - len(x)), x]) for x in xs])
+
+
+def kl_terms(logp: torch.Tensor, ref: torch.Tensor, estimator: str) -> dict[str, torch.Tensor]:
+    d = ref - logp
+    k1, k2, k3 = -d, 0.5 * d**2, torch.exp(d) - d - 1
+    return {"k1": k1, "k2": k2, "k3": k3, "loss": {"k1": k1, "k2": k2, "k3": k3}[estimator]}
+
+
+def masked_seq_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Mean over each sequence's tokens, then over sequences (GRPO's 1/|o_i| normalisation)."""
+    return ((x * mask).sum(-1) / mask.sum(-1).clamp(min=1)).mean()
+
+
+def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id: int, seed: int = 0,
+          show_progress: bool = True) -> dict[str, float]:
+    """Run `uc.epochs` passes of the policy-gradient update over `rows` (in place on `model`).
+
+    rows: dicts with prompt_ids, completion_ids, advantage. Returns the update's figures.
+    """
+    from accelerate import Accelerator
+    from accelerate.utils import set_seed
+    from transformers import get_scheduler
+
+    accelerator = Accelerator(gradient_accumulation_steps=uc.grad_accum, cpu=not torch.cuda.is_available())
+    set_seed(seed)
+    rows = [{**r, "index": i} for i, r in enumerate(rows)]
+    loader = DataLoader(rows, batch_size=uc.micro_batch_size, shuffle=True, collate_fn=lambda b: collate(b, pad_id))
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=uc.lr, weight_decay=uc.weight_decay)
+    steps = math.ceil(len(loader) / uc.grad_accum) * uc.epochs
+    scheduler = get_scheduler(uc.scheduler, optimizer, num_warmup_steps=int(uc.warmup_ratio * steps),
+                              num_training_steps=steps)
+    model, optimizer, loader, scheduler = accelerator.prepare(model, optimizer, loader, scheduler)
+    peft_model = accelerator.unwrap_model(model)
+
+    # logp under the policy before any step (for the ratio) and under the reference (adapter off)
+    old, ref = {}, {}
+    model.eval()
+    with torch.no_grad():
+        for batch in loader:
+            lp, _ = token_logprobs(model, batch, temperature)
+            with peft_model.disable_adapter():
+                rp, _ = token_logprobs(model, batch, temperature)
+            lens = batch["completion_mask"].sum(-1).long().tolist()
+            for j, i in enumerate(batch["index"].tolist()):  # keep only the real tokens
+                old[i], ref[i] = lp[j, lp.shape[1] - lens[j]:], rp[j, rp.shape[1] - lens[j]:]
+    model.train()
+
+    sums: dict[str, float] = {}
+    count = 0
+    grad_norms: list[float] = []
+    trained_tokens = 0
+    t0 = time.time()
+    bar = tqdm(total=len(loader) * uc.epochs, desc="update", unit="mb", dynamic_ncols=True, disable=not show_progress)
+    for _ in range(uc.epochs):
+        for batch in loader:
+            with accelerator.accumulate(model):
+                mask, adv = batch["completion_mask"], batch["advantage"][:, None]            # (B, Kc), (B, 1)
+                logp, ent = token_logprobs(model, batch, temperature, with_entropy=True)
+                idx = batch["index"].tolist()
+                old_lp = pad_left([old[i] for i in idx], logp.shape[1])
+                ref_lp = pad_left([ref[i] for i in idx], logp.shape[1])
+                if uc.algorithm == "grpo":
+                    ratio = torch.exp(logp - old_lp)
+                    clipped = torch.clamp(ratio, 1 - uc.clip_eps, 1 + uc.clip_eps)
+                    policy_tok = -torch.min(ratio * adv, clipped * adv)
+                else:
+                    ratio = torch.ones_like(logp)
+                    policy_tok = -logp * adv
+                kl = kl_terms(logp, ref_lp, uc.kl_estimator)
+                policy_loss = masked_seq_mean(policy_tok, mask)
+                kl_loss = masked_seq_mean(kl["loss"], mask)
+                loss = policy_loss + uc.kl_coef * kl_loss
+                accelerator.backward(loss)
+                if accelerator.sync_gradients:
+                    grad_norms.append(float(accelerator.clip_grad_norm_(params, uc.max_grad_norm)))
+                optimizer.step()
+                scheduler.step()
+                optimizer.zero_grad()
+            with torch.no_grad():
+                clipped_frac = ((ratio - 1).abs() > uc.clip_eps).float()
+                for k, v in {"loss/total": loss, "loss/policy": policy_loss, "loss/kl": uc.kl_coef * kl_loss,
+                             "kl/k1": masked_seq_mean(kl["k1"], mask), "kl/k3": masked_seq_mean(kl["k3"], mask),
+                             "policy/entropy": masked_seq_mean(ent, mask),
+                             "policy/clip_ratio": masked_seq_mean(clipped_frac, mask)}.items():
+                    sums[k] = sums.get(k, 0.0) + float(v)
+            count += 1
+            trained_tokens += int(mask.sum())
+            bar.update(1)
+    bar.close()
+    secs = time.time() - t0
+    figures = {k: v / max(count, 1) for k, v in sums.items()}
+    figures.update({
+        "optim/grad_norm": sum(grad_norms) / max(len(grad_norms), 1), "optim/lr": uc.lr,
+        "optim/steps": len(grad_norms), "update/trained_tokens": trained_tokens,
+        "update/tokens_per_s": round(trained_tokens / max(secs, 1e-9), 2),
+    })
+    return figures
+
+
+def run(ctx: Ctx) -> None:
+    from pipeline.model import load_tokenizer
+    cfg = ctx.cfg
+    rows = load_table(ctx.inputs["select"])
+    tok = load_tokenizer(cfg.student)
+    model = load_student(cfg.student, adapter=ctx.inputs[POLICY], trainable=True)
+    if rows:
+        ctx.figures = train(model, rows, cfg.update, cfg.sample.temperature, tok.pad_token_id,
+                            seed=cfg.run.seed * 1000 + ctx.epoch)
+    else:
+        log.warning("update: the selected batch is empty (every group had zero reward spread or was filtered); "
+                    "the policy is carried over unchanged. Consider more samples per prompt "
+                    "(sample.num_samples) or select.drop_zero_std=false")
+        ctx.figures = {"update/trained_tokens": 0, "optim/steps": 0}
+    model.save_pretrained(ctx.out / "adapter")
+    ctx.rows = len(rows)

@@ -1,0 +1,230 @@
+"""The sandbox against real harm, with real subprocesses.
+
+Each attack runs for real and the test checks the host afterwards. Tests marked `strong`
+need bubblewrap (the fallbacks are documented as weaker); where it matters, a control run
+without the protection shows the attack would have worked, so the test can fail.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from judges import sandbox
+from judges.sandbox import Limits, SandboxError, run_python
+
+BACKEND = sandbox.active_backend()
+strong = pytest.mark.skipif(BACKEND != "bwrap", reason="needs bubblewrap (weaker fallback here)")
+FAST = Limits(timeout_s=3)
+AVAILABLE = [k for k in ("bwrap", "unshare", "none") if sandbox._works(k)]
+
+
+def _processes_matching(text: str) -> list[int]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if text.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+def _sandbox_uid_pids() -> list[int]:
+    lo, hi = sandbox._UID_BASE, sandbox._UID_BASE + sandbox._UID_SLOTS
+    return [p for u in range(lo, hi) for p in sandbox._pids_of(u)] if os.geteuid() == 0 else []
+
+
+@pytest.mark.parametrize("kind", AVAILABLE)
+def test_runs_script_with_stdin_and_empty_env(kind, monkeypatch):
+    monkeypatch.setenv("FAKE_API_KEY", "sk-test-should-not-leak")
+    res = run_python("import os, sys\nprint(sys.stdin.read().upper(), dict(os.environ))",
+                     stdin=b"hello", limits=FAST, backend=kind)
+    assert res.returncode == 0 and res.backend == kind
+    assert res.stdout.startswith(b"HELLO")
+    assert b"sk-test" not in res.stdout and b"PATH" not in res.stdout
+
+
+def test_reports_the_strongest_backend():
+    expected = "bwrap" if "bwrap" in AVAILABLE else ("unshare" if "unshare" in AVAILABLE else "none")
+    assert BACKEND == expected
+
+
+@pytest.mark.parametrize("kind", AVAILABLE)
+def test_infinite_loop_is_killed_at_the_wall_timeout(kind):
+    res = run_python("print('started', flush=True)\nwhile True: pass",
+                     limits=Limits(timeout_s=1.5), backend=kind)
+    assert res.timed_out and res.returncode == -9
+    assert res.stdout == b"started\n"  # output before the kill is kept
+    assert 1.4 < res.wall_s < 4
+
+
+@pytest.mark.parametrize("kind", AVAILABLE)
+def test_megabytes_of_output_are_capped_not_buffered(kind):
+    script = "import sys\nfor _ in range(500): sys.stdout.write('x' * 100_000)\nprint('end')"
+    res = run_python(script, limits=Limits(timeout_s=10, max_output_bytes=1 << 16), backend=kind)
+    assert res.returncode == 0 and not res.timed_out  # the writer was never blocked
+    assert len(res.stdout) == 1 << 16 and res.truncated
+
+
+def test_ten_gigabyte_allocation_fails():
+    res = run_python("x = bytearray(10 * 1024**3)\nprint('allocated')", limits=FAST)
+    assert b"MemoryError" in res.stderr and b"allocated" not in res.stdout
+
+
+def test_one_gigabyte_file_write_stops_at_the_size_limit():
+    script = ("import os\nf = open('big', 'wb')\n"
+              "for _ in range(1024): f.write(b'x' * 2**20); f.flush()\nprint('wrote 1GB')")
+    free_before = os.statvfs(tempfile.gettempdir()).f_bavail
+    res = run_python(script, limits=Limits(timeout_s=10, file_size_mb=8))
+    assert b"wrote 1GB" not in res.stdout
+    assert b"File too large" in res.stderr or res.returncode == -25  # EFBIG or SIGXFSZ
+    blocks = os.statvfs(tempfile.gettempdir()).f_frsize
+    assert (free_before - os.statvfs(tempfile.gettempdir()).f_bavail) * blocks < 100 << 20
+
+
+def test_recursion_bomb_crashes_only_itself():
+    script = "import sys\nsys.setrecursionlimit(10**8)\ndef f(n): return f(n + 1)\nf(0)"
+    res = run_python(script, limits=FAST)
+    assert res.returncode != 0
+    assert subprocess.run([sys.executable, "-c", "pass"], timeout=10).returncode == 0
+
+
+@strong
+def test_fork_bomb_is_contained_and_cleaned_up():
+    script = ("import os, time\nwhile True:\n    try:\n        os.fork()\n"
+              "    except OSError:\n        time.sleep(0.01)")
+    before = len(os.listdir("/proc"))
+    res = run_python(script, limits=Limits(timeout_s=2, max_procs=16))
+    assert res.timed_out
+    assert _sandbox_uid_pids() == []  # every forked process is gone
+    assert len(os.listdir("/proc")) < before + 20
+    t = time.monotonic()
+    subprocess.run(["true"], check=True, timeout=5)  # the host still forks promptly
+    assert time.monotonic() - t < 1
+
+
+@strong
+def test_grandchild_that_outlives_its_parent_is_killed():
+    marker = f"{37 + uuid.uuid4().int % 1000}.{uuid.uuid4().int % 10**6}"
+    script = (f"import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+              f"        os.execv('/bin/sleep', ['sleep', '{marker}'])\n    os._exit(0)\n"
+              "import time; time.sleep(0.3); print('parent exits')")
+    res = run_python(script, limits=FAST)
+    assert res.stdout == b"parent exits\n"
+    assert _processes_matching(marker) == []
+
+
+@strong
+def test_killing_the_parent_or_everything_hurts_nobody_outside():
+    sentinel = subprocess.Popen(["sleep", "30"])
+    try:
+        script = ("import os, signal\nfor target in (os.getppid(), -1, 1):\n"
+                  "    try: os.kill(target, signal.SIGKILL)\n    except OSError as e: print(e)\n"
+                  "print('still here')")
+        res = run_python(script, limits=FAST)
+        assert res.returncode is not None  # we got a result back: this process is alive
+        assert sentinel.poll() is None  # and so is an unrelated host process
+    finally:
+        sentinel.kill()
+        sentinel.wait()
+
+
+@strong
+def test_no_network_to_a_host_listener():
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        server.settimeout(0.5)
+        port = server.getsockname()[1]
+        script = (f"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
+                  "    print('connected')\nexcept OSError as e:\n    print('refused', e)")
+        res = run_python(script, limits=FAST)
+        assert b"refused" in res.stdout
+        with pytest.raises(socket.timeout):
+            server.accept()
+
+
+_STEAL_ENV = """
+import glob, os
+found = [k for k, v in os.environ.items() if 'sk-' in v]
+for path in glob.glob('/proc/*/environ'):
+    try:
+        if b'sk-stolen' in open(path, 'rb').read():
+            found.append(path)
+    except OSError:
+        pass
+print('FOUND' if found else 'nothing', found)
+"""
+
+
+def test_environment_secrets_are_unreachable(monkeypatch):
+    monkeypatch.setenv("FAKE_API_KEY", "sk-stolen-from-env")
+    # A host process whose environment holds the secret: /proc/<pid>/environ is the classic leak.
+    holder = subprocess.Popen(["sleep", "30"], env={"FAKE_API_KEY": "sk-stolen-from-proc"})
+    try:
+        if os.geteuid() == 0 and "none" in AVAILABLE:  # control: unsandboxed, the leak works
+            assert b"FOUND" in run_python(_STEAL_ENV, limits=FAST, backend="none").stdout
+        if BACKEND == "bwrap":
+            assert b"nothing" in run_python(_STEAL_ENV, limits=FAST).stdout
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+@strong
+def test_home_files_are_unreadable():
+    secret = Path.home() / f".fake-credentials-{uuid.uuid4().hex}"
+    secret.write_text("sk-home-secret")
+    try:
+        script = f"try:\n    print(open({str(secret)!r}).read())\nexcept OSError as e:\n    print('denied', e)"
+        if os.geteuid() == 0:  # control
+            assert b"sk-home-secret" in run_python(script, limits=FAST, backend="none").stdout
+        res = run_python(script, limits=FAST)
+        assert b"sk-home-secret" not in res.stdout and b"denied" in res.stdout
+    finally:
+        secret.unlink()
+
+
+@strong
+def test_hidden_directory_cannot_be_read_or_written():
+    run_dir = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="fake-run-"))
+    try:
+        (run_dir / "scores.json").write_text("expected-output-42")
+        script = (f"import os\nd = {str(run_dir)!r}\n"
+                  "try: print(open(os.path.join(d, 'scores.json')).read())\nexcept OSError as e: print(e)\n"
+                  "try: open(os.path.join(d, 'planted.py'), 'w').write('x')\nexcept OSError as e: print(e)")
+        control = run_python(script, limits=FAST)  # not hidden: readable (the root is read-only)
+        assert b"expected-output-42" in control.stdout
+        res = run_python(script, limits=FAST, hide=[str(run_dir)])
+        assert b"expected-output-42" not in res.stdout
+        assert sorted(p.name for p in run_dir.iterdir()) == ["scores.json"]
+    finally:
+        for p in run_dir.iterdir():
+            p.unlink()
+        run_dir.rmdir()
+
+
+@strong
+def test_root_filesystem_is_read_only_and_tmp_private():
+    target = Path(tempfile.gettempdir()) / f"planted-{uuid.uuid4().hex}"
+    script = (f"for path in ['/etc/planted', '/usr/planted', {str(target)!r}]:\n"
+              "    try: open(path, 'w').write('x'); print('wrote', path)\n"
+              "    except OSError as e: print(e)")
+    res = run_python(script, limits=FAST)
+    assert b"wrote /etc" not in res.stdout and b"wrote /usr" not in res.stdout
+    assert not target.exists()  # /tmp inside is a private tmpfs
+    assert not Path("/etc/planted").exists()
+
+
+def test_start_failure_is_a_sandbox_error(monkeypatch):
+    monkeypatch.setattr(sandbox, "_command", lambda *a, **k: ["/nonexistent/interpreter"])
+    with pytest.raises(SandboxError):
+        run_python("print(1)", limits=FAST)
