@@ -205,7 +205,15 @@ def main():
             continue
         emit(event="test", i=i, ok=True, out=out)
 
-main()
+try:
+    main()
+finally:  # done: don't wait for threads the code left running, or run its atexit hooks
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except BaseException:
+            pass
+    os._exit(0)
 '''
 
 
@@ -259,6 +267,8 @@ def run_tests(code: str, problem: Problem, settings: ExecutionSettings) -> RunRe
     nonce = secrets.token_hex(16)
     payload: dict[str, Any] = {"nonce": nonce, "code": code, "entry_point": problem.entry_point}
     if problem.tests:
+        if not all(isinstance(t.get("input"), list) for t in problem.tests):
+            raise ValueError(f"problem {problem.id!r}: every test's `input` must be a list of arguments")
         payload["inputs"] = [t["input"] for t in problem.tests]
         total = len(problem.tests)
     elif problem.test_code:
@@ -326,6 +336,8 @@ class ExecutionJudge:
 
     def score(self, problem: Problem, completion: str, truncated: bool = False) -> Score:
         s = self.settings
+        if not problem.tests and not problem.test_code:
+            return Score(value=None, raw=f"judge error: problem {problem.id!r} has no tests")
         code, well_formed = extract_code(completion, problem.entry_point)
         lines = sum(1 for line in (code or "").splitlines() if line.strip())
         bd: dict[str, Any] = {"structure": float(well_formed), "static": 0.0, "static_errors": None,

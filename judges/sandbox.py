@@ -31,7 +31,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from dataclasses import dataclass
@@ -51,7 +50,8 @@ _EXIT_GRACE_S = 0.3
 # when not root, or for the dedicated uid when root), then runs the script as __main__.
 _BOOTSTRAP = (
     "import resource, sys\n"
-    "n = int(sys.argv[2])\n"
+    "n, hard = int(sys.argv[2]), resource.getrlimit(resource.RLIMIT_NPROC)[1]\n"
+    "n = n if hard == resource.RLIM_INFINITY else min(n, hard)\n"
     "resource.setrlimit(resource.RLIMIT_NPROC, (n, n))\n"
     "path = sys.argv[1]; sys.argv = [path]\n"
     "src = open(path, encoding='utf-8').read()\n"
@@ -99,36 +99,20 @@ class SandboxError(RuntimeError):
     """The sandbox itself could not run (as opposed to the program failing inside it)."""
 
 
-class _UidPool:
-    """Hands each concurrent run its own uid, claimed with a lock file so that other processes
-    on this machine using this module never share it (their fork counts would add up, and
-    `_reap` kills every process of the uid)."""
-
-    def __init__(self, base: int, n: int):
-        self._free = list(range(base + n - 1, base - 1, -1))
-        self._lock = threading.Lock()
-        self._fds: dict[int, int] = {}
-
-    def acquire(self) -> int:
-        while True:
-            with self._lock:
-                for uid in reversed(self._free):
-                    path = os.path.join(tempfile.gettempdir(), f"sandbox-uid-{uid}.lock")
-                    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    except BlockingIOError:
-                        os.close(fd)
-                        continue
-                    self._free.remove(uid)
-                    self._fds[uid] = fd
-                    return uid
-            time.sleep(0.05)  # all taken: wait for a run to finish
-
-    def release(self, uid: int) -> None:
-        with self._lock:
-            os.close(self._fds.pop(uid))  # closing drops the flock
-            self._free.append(uid)
+def _claim_uid() -> tuple[int, int]:
+    """A uid no other run on this machine holds, and the lock-file fd that holds it (close
+    it to release). flock is per open file, so this excludes other threads and processes:
+    sharing a uid would add up fork counts, and `_reap` kills every process of the uid."""
+    while True:
+        for uid in range(_UID_BASE, _UID_BASE + _UID_SLOTS):
+            path = os.path.join(tempfile.gettempdir(), f"sandbox-uid-{uid}.lock")
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return uid, fd
+            except BlockingIOError:
+                os.close(fd)
+        time.sleep(0.05)  # all taken: wait for a run to finish
 
 
 def _pids_of(uid: int) -> list[int]:
@@ -155,9 +139,6 @@ def _reap(uid: int, timeout_s: float = 5.0) -> None:
         time.sleep(0.01)
     if pids:
         log.warning("sandbox uid %d still has processes %s after %.0fs", uid, pids, timeout_s)
-
-
-_uids = _UidPool(_UID_BASE, _UID_SLOTS)
 
 
 def _drop_to_uid() -> bool:
@@ -236,9 +217,20 @@ def _exited(pid: int) -> bool:
         return True
 
 
+def _killpg(pid: int) -> None:
+    # The whole group: with bwrap that includes its namespace init, whose death takes every
+    # process in the PID namespace along.
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def _pump(proc: subprocess.Popen, stdin: bytes, deadline: float,
           cap: int) -> tuple[bytes, bytes, bool, bool]:
-    """Feed stdin and read both pipes until EOF or deadline, keeping at most `cap` bytes each."""
+    """Feed stdin and read both pipes until EOF, keeping at most `cap` bytes of each. At the
+    deadline, or once the process has exited but something still holds the pipes, kill the
+    group, then read what was already written (results just before a timeout count)."""
     sel = selectors.DefaultSelector()
     bufs = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
     for fd in bufs:
@@ -251,17 +243,18 @@ def _pump(proc: subprocess.Popen, stdin: bytes, deadline: float,
     else:
         proc.stdin.close()
     timed_out = truncated = False
-    exited_at = None
+    exited_at = killed_at = None
     while sel.get_map():
         now = time.monotonic()
-        if now >= deadline:
-            timed_out = True
-            break
         if exited_at is None and _exited(proc.pid):
             exited_at = now
-        if exited_at is not None and now - exited_at > _EXIT_GRACE_S:
-            break  # a leftover grandchild holds the pipes; the group kill below ends it
-        for key, _ in sel.select(timeout=min(0.1, deadline - now)):
+        if killed_at is None and (now >= deadline or (exited_at and now - exited_at > _EXIT_GRACE_S)):
+            timed_out = now >= deadline
+            _killpg(proc.pid)
+            killed_at = now
+        if killed_at is not None and now - killed_at > 1.0:
+            break  # a process outside the group (fallback backends only) holds the pipes
+        for key, _ in sel.select(timeout=0.05):
             if key.events & selectors.EVENT_WRITE:
                 try:
                     pending = pending[os.write(key.fd, pending[:1 << 16]):]
@@ -290,11 +283,11 @@ def run_python(script: str, *, stdin: bytes = b"", limits: Limits = Limits(),
     """Run `script` (Python source) as __main__ in the sandbox, with `stdin` on its stdin.
 
     `hide`: host directories the program must not see (run dirs, caches, problem sets).
-    `backend`: force one (tests); default is the strongest that works here, see `backend()`.
+    `backend`: force one (tests); default is the strongest that works here, see `active_backend()`.
     Raises SandboxError when the sandbox could not be started at all.
     """
     kind = backend or active_backend()
-    uid = _uids.acquire() if kind == "bwrap" and _drop_to_uid() else None
+    uid, uid_lock = _claim_uid() if kind == "bwrap" and _drop_to_uid() else (None, -1)
     workdir = tempfile.mkdtemp(prefix="sandbox-")
     start = time.monotonic()
     try:
@@ -314,12 +307,7 @@ def run_python(script: str, *, stdin: bytes = b"", limits: Limits = Limits(),
             out, err, timed_out, truncated = _pump(proc, stdin, start + limits.timeout_s,
                                                   limits.max_output_bytes)
         finally:
-            # Kill the whole group (bwrap's namespace init with it, which takes every process
-            # in the PID namespace along) before reaping, so the group id cannot be reused.
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            _killpg(proc.pid)  # before reaping, so the group id cannot have been reused
             proc.wait()
             for f in (proc.stdin, proc.stdout, proc.stderr):
                 f.close()
@@ -329,7 +317,7 @@ def run_python(script: str, *, stdin: bytes = b"", limits: Limits = Limits(),
         shutil.rmtree(workdir, ignore_errors=True)
         if uid is not None:
             _reap(uid)
-            _uids.release(uid)
+            os.close(uid_lock)
 
 
 def _works(kind: Backend) -> bool:

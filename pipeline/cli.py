@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -157,11 +158,24 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _quiet_libraries() -> None:
+    """Our own progress bars say what is happening; silence the libraries' per-file ones."""
+    import warnings
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    import datasets
+    import transformers
+    datasets.disable_progress_bars()
+    transformers.utils.logging.disable_progress_bar()
+    transformers.utils.logging.set_verbosity_error()
+
+
 def main(argv: list[str] | None = None) -> int:
     from data.loaders import DataError
     from pipeline.model import ModelError
     from pipeline.runner import RunError
     a = build_parser().parse_args(argv)
+    _quiet_libraries()
     overrides = list(a.overrides)
     if a.cmd == "replay":
         overrides.append("judge.mode=replay")

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -35,11 +36,6 @@ def _processes_matching(text: str) -> list[int]:
         except OSError:
             pass
     return found
-
-
-def _sandbox_uid_pids() -> list[int]:
-    lo, hi = sandbox._UID_BASE, sandbox._UID_BASE + sandbox._UID_SLOTS
-    return [p for u in range(lo, hi) for p in sandbox._pids_of(u)] if os.geteuid() == 0 else []
 
 
 @pytest.mark.parametrize("kind", AVAILABLE)
@@ -91,21 +87,39 @@ def test_one_gigabyte_file_write_stops_at_the_size_limit():
 
 
 def test_recursion_bomb_crashes_only_itself():
-    script = "import sys\nsys.setrecursionlimit(10**8)\ndef f(n): return f(n + 1)\nf(0)"
+    # C-level recursion (repr calling repr) overflows the C stack: a segfault, within ms.
+    script = ("import sys\nsys.setrecursionlimit(10**8)\n"
+              "class A:\n    def __repr__(self): return repr(self)\nrepr(A())\nprint('survived')")
     res = run_python(script, limits=FAST)
-    assert res.returncode != 0
+    assert res.returncode != 0 and b"survived" not in res.stdout
     assert subprocess.run([sys.executable, "-c", "pass"], timeout=10).returncode == 0
 
 
 @strong
 def test_fork_bomb_is_contained_and_cleaned_up():
-    script = ("import os, time\nwhile True:\n    try:\n        os.fork()\n"
-              "    except OSError:\n        time.sleep(0.01)")
-    before = len(os.listdir("/proc"))
-    res = run_python(script, limits=Limits(timeout_s=2, max_procs=16))
+    script = ("import os, time\nprint(os.getuid(), flush=True)\nwhile True:\n    try:\n"
+              "        os.fork()\n    except OSError:\n        time.sleep(0.01)")
+    peak: dict[int, int] = {}
+    done = threading.Event()
+
+    def watch():  # the bomb's size while it runs, per sandbox uid, seen from the host
+        while not done.is_set():
+            for uid in range(sandbox._UID_BASE, sandbox._UID_BASE + sandbox._UID_SLOTS):
+                peak[uid] = max(peak.get(uid, 0), len(sandbox._pids_of(uid)))
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        res = run_python(script, limits=Limits(timeout_s=2, max_procs=16))
+    finally:
+        done.set()
+        watcher.join()
     assert res.timed_out
-    assert _sandbox_uid_pids() == []  # every forked process is gone
-    assert len(os.listdir("/proc")) < before + 20
+    uid = int(res.stdout.split()[0])
+    if os.geteuid() == 0:  # root: the dedicated uid's RLIMIT_NPROC is what bounds it
+        assert 1 < peak[uid] <= 16
+    assert sandbox._pids_of(uid) == []  # every forked process is gone
     t = time.monotonic()
     subprocess.run(["true"], check=True, timeout=5)  # the host still forks promptly
     assert time.monotonic() - t < 1
@@ -198,6 +212,7 @@ def test_hidden_directory_cannot_be_read_or_written():
     run_dir = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="fake-run-"))
     try:
         (run_dir / "scores.json").write_text("expected-output-42")
+        run_dir.chmod(0o755)  # world-readable, as run dirs made with the usual umask are
         script = (f"import os\nd = {str(run_dir)!r}\n"
                   "try: print(open(os.path.join(d, 'scores.json')).read())\nexcept OSError as e: print(e)\n"
                   "try: open(os.path.join(d, 'planted.py'), 'w').write('x')\nexcept OSError as e: print(e)")
@@ -228,3 +243,13 @@ def test_start_failure_is_a_sandbox_error(monkeypatch):
     monkeypatch.setattr(sandbox, "_command", lambda *a, **k: ["/nonexistent/interpreter"])
     with pytest.raises(SandboxError):
         run_python("print(1)", limits=FAST)
+
+
+def test_fallback_warns_loudly(monkeypatch):
+    monkeypatch.setattr(sandbox, "_works", lambda kind: kind == "none")
+    sandbox.active_backend.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match="WEAKER"):
+            assert sandbox.active_backend() == "none"
+    finally:
+        sandbox.active_backend.cache_clear()

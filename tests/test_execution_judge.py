@@ -1,0 +1,325 @@
+"""The graded execution judge: scores, and the reward hacks it must not pay for.
+
+Every hack below runs for real in the sandbox; "no credit" means the tests component is 0
+(structure and static credit for well-formed code may remain, as designed).
+"""
+from __future__ import annotations
+
+import socket
+import subprocess
+import tempfile
+import uuid
+from pathlib import Path
+
+import pytest
+
+from data.schema import Problem
+from judges import execution, sandbox
+from judges.execution import (ExecutionJudge, ExecutionSettings, extract_code, outputs_match,
+                              run_tests, static_check)
+
+strong = pytest.mark.skipif(sandbox.active_backend() != "bwrap", reason="needs bubblewrap")
+SETTINGS = ExecutionSettings(timeout_s=3)
+JUDGE = ExecutionJudge(SETTINGS)
+
+ADD = Problem(id="add", prompt="Write add(a, b).", entry_point="add",
+              tests=[{"input": [1, 2], "output": 3}, {"input": [2, 2], "output": 4},
+                     {"input": [-1, 1], "output": 0}, {"input": [10, 5], "output": 15}])
+
+
+def fenced(code: str) -> str:
+    return f"Here is my solution:\n```python\n{code.strip()}\n```\nIt adds the numbers."
+
+
+def one_test(output, entry_point="f") -> Problem:
+    return Problem(id="secret", prompt="", entry_point=entry_point,
+                   tests=[{"input": [], "output": output}])
+
+
+CORRECT = fenced("def add(a, b):\n    return a + b")
+
+
+# ---------------------------------------------------------------------------- scoring
+
+def test_correct_solution_scores_one_with_full_breakdown():
+    s = JUDGE.score(ADD, CORRECT)
+    assert s.value == pytest.approx(1.0)
+    bd = s.breakdown
+    assert (bd["structure"], bd["static"], bd["static_errors"], bd["load"], bd["tests"]) == (1, 1, 0, 1, 1)
+    assert (bd["passed"], bd["total"], bd["truncated"], bd["lines"]) == (4, 4, False, 2)
+    assert bd["error"] is None and not bd["timed_out"]
+
+
+def test_wrong_answer_loses_the_test_weight():
+    s = JUDGE.score(ADD, fenced("def add(a, b):\n    return a - b"))
+    assert s.breakdown["tests"] == 0 and s.breakdown["passed"] == 0
+    assert s.breakdown["error"] == "wrong answer"
+    assert s.value == pytest.approx(0.05 + 0.20 + 0.10)
+    half = JUDGE.score(ADD, fenced("def add(a, b):\n    return a + b if a > 0 else 99"))
+    assert half.breakdown["passed"] == 3 and half.value == pytest.approx(0.35 + 0.65 * 3 / 4)
+
+
+def test_syntax_error_scores_structure_only():
+    s = JUDGE.score(ADD, fenced("def add(a, b):\n    return a +"))
+    assert s.breakdown["static"] == 0 and s.breakdown["static_errors"] is None
+    assert s.breakdown["load"] == 0 and s.value == pytest.approx(0.05)
+
+
+def test_undefined_name_is_a_static_error_and_fails_at_load():
+    s = JUDGE.score(ADD, fenced("def add(a: List[int], b):\n    return a + b"))
+    assert s.breakdown["static_errors"] == 1 and s.breakdown["static"] == 0.75
+    assert s.breakdown["load"] == 0 and "NameError" in s.breakdown["error"]
+
+
+def test_truncated_completion_is_multiplied_by_the_factor():
+    assert JUDGE.score(ADD, CORRECT, truncated=True).value == pytest.approx(0.3)
+
+
+def test_too_few_lines_scores_zero():
+    s = JUDGE.score(ADD, fenced("def add(a, b): return a + b"))
+    assert s.value == 0 and s.breakdown["lines"] == 1
+
+
+def test_no_code_scores_zero():
+    assert JUDGE.score(ADD, "I am not sure how to add numbers.").value == 0
+
+
+def test_unclosed_fence_gets_no_structure_credit():
+    s = JUDGE.score(ADD, "```python\ndef add(a, b):\n    return a + b\n")
+    assert s.breakdown["structure"] == 0 and s.value == pytest.approx(0.95)
+
+
+def test_weights_must_sum_to_one():
+    with pytest.raises(ValueError, match="sum to 1"):
+        ExecutionSettings(tests_weight=0.9)
+
+
+def test_extract_code_variants():
+    assert extract_code(CORRECT) == ("def add(a, b):\n    return a + b\n", True)
+    assert extract_code("def f():\n    return 1\nEND\ntrailing prose") == ("def f():\n    return 1\n", True)
+    assert extract_code("```python\ndef f():\n    return 1\nEND\n") == ("def f():\n    return 1\n", True)
+    assert extract_code("Sure.\ndef f():\n    return 1\n") == ("def f():\n    return 1\n", False)
+    assert extract_code("no code at all") == (None, False)
+    two = "```bash\npip install x\n```\n```python\nprint(f(1))\n```\n```python\ndef f(x):\n    return x\n```"
+    assert extract_code(two, entry_point="f") == ("def f(x):\n    return x\n", True)
+    assert extract_code(two)[0] == "print(f(1))\n"  # without an entry point: the first python block
+
+
+def test_static_check_is_graduated():
+    assert static_check("import os\ndef f():\n    return 1\n")[:2] == (1.0, 0)  # unused import: a warning
+    assert static_check("def f():\n    return a + b + c\n")[:2] == (0.25, 3)
+    assert static_check("def f():\n    return a + b + c + d + e\n")[:2] == (0.0, 5)
+    assert static_check("def f(:\n")[:2] == (0.0, None)
+
+
+def test_outputs_compare_by_value_and_json_type():
+    assert outputs_match([1, [2, "a"]], [1, [2, "a"]])
+    assert not outputs_match(True, 1) and not outputs_match(1, True)
+    assert not outputs_match(1, 1.0) and not outputs_match(1.0, 1)
+    assert outputs_match(0.3, 0.1 + 0.2) and not outputs_match(0.3, 0.31)
+    assert outputs_match({"a": [1.0]}, {"a": [1.0000000001]})
+    assert not outputs_match({"a": 1}, {"a": 1, "b": 2})
+    assert not outputs_match(None, 0) and not outputs_match("1", 1)
+
+
+def test_types_are_checked_end_to_end():
+    p = Problem(id="types", prompt="", entry_point="f", tests=[
+        {"input": [0], "output": True}, {"input": [1], "output": 1},
+        {"input": [2], "output": [1, 2]}, {"input": [3], "output": 0.3}])
+    # Returns 1 for True, 1.0 for 1: both wrong; a tuple for a list and 0.1+0.2 for 0.3: both right.
+    code = fenced("def f(i):\n    return [1, 1.0, (1, 2), 0.1 + 0.2][i]")
+    details = run_tests(extract_code(code)[0], p, SETTINGS).details
+    assert [d["passed"] for d in details] == [False, False, True, True]
+
+
+def test_assertion_style_test_code_pass_and_fail():
+    p = Problem(id="he", prompt="", entry_point="add",
+                test_code="def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(0, 0) == 0\n")
+    assert JUDGE.score(p, CORRECT).value == pytest.approx(1.0)
+    s = JUDGE.score(p, fenced("def add(a, b):\n    return a * b"))
+    assert s.breakdown["tests"] == 0 and "AssertionError" in s.breakdown["error"]
+    s = JUDGE.score(p, fenced("def add(a, b):\n    print('PASS')\n    raise SystemExit(0)"))
+    assert s.breakdown["tests"] == 0
+
+
+def test_sandbox_that_cannot_start_is_a_judge_error_not_zero():
+    s = ExecutionJudge(ExecutionSettings(memory_mb=1)).score(ADD, CORRECT)
+    assert s.value is None and "judge error" in s.raw
+
+
+def test_problem_without_tests_is_a_judge_error():
+    s = JUDGE.score(Problem(id="x", prompt="", entry_point="add"), CORRECT)
+    assert s.value is None
+
+
+def test_score_many_runs_in_parallel_and_keeps_order():
+    wrong = fenced("def add(a, b):\n    return 0")
+    items = [(ADD, CORRECT), (ADD, wrong), (ADD, CORRECT, True), (ADD, wrong)] * 2
+    scores = ExecutionJudge(SETTINGS).score_many(items, workers=4)
+    assert [s.breakdown["passed"] for s in scores] == [4, 1, 4, 1] * 2
+    assert scores[2].value == pytest.approx(0.3)
+
+
+# ---------------------------------------------------------------------------- hacks
+
+def test_infinite_loop_keeps_earlier_tests():
+    code = fenced("def add(a, b):\n    while a == 10:\n        pass\n    return a + b")
+    s = ExecutionJudge(ExecutionSettings(timeout_s=2)).score(ADD, code)
+    assert s.breakdown["timed_out"] and s.breakdown["passed"] == 3 and s.breakdown["total"] == 4
+
+
+@pytest.mark.parametrize("exit_call", ["sys.exit(0)", "os._exit(0)", "raise SystemExit(0)"])
+def test_exiting_before_the_tests_earns_nothing(exit_call):
+    s = JUDGE.score(ADD, fenced(f"import os, sys\ndef add(a, b):\n    return a + b\n{exit_call}"))
+    assert s.breakdown["load"] == 0 and s.breakdown["tests"] == 0
+
+
+def test_threads_left_running_do_not_hold_up_grading():
+    code = fenced("import threading, time\nthreading.Thread(target=time.sleep, args=(60,)).start()\n"
+                  "def add(a, b):\n    return a + b")
+    s = JUDGE.score(ADD, code)
+    assert s.breakdown["passed"] == 4 and not s.breakdown["timed_out"]
+
+
+def test_exiting_inside_the_function_earns_nothing():
+    s = JUDGE.score(ADD, fenced("import os\ndef add(a, b):\n    os._exit(0)"))
+    assert s.breakdown["tests"] == 0
+
+
+def test_printed_pass_markers_earn_nothing():
+    forged = "\n".join(f'print(\'{{"event": "test", "i": {i}, "ok": true, "out": {t["output"]}}}\')'
+                       for i, t in enumerate(ADD.tests))
+    code = fenced(f"import os\n{forged}\nprint('PASS ALL TESTS OK')\n"
+                  "for fd in range(3, 64):\n"
+                  "    try: os.write(fd, b'{\"event\": \"test\", \"i\": 0, \"ok\": true, \"out\": 3}\\n')\n"
+                  "    except OSError: pass\n"
+                  "def add(a, b):\n    print('{\"event\": \"test\", \"i\": 1, \"ok\": true, \"out\": 4}')\n    return None")
+    s = JUDGE.score(ADD, code)
+    assert s.breakdown["load"] == 1 and s.breakdown["passed"] == 0
+
+
+def test_object_whose_eq_is_always_true_earns_nothing():
+    liar = "class Liar:\n    def __eq__(self, other):\n        return True\n"
+    assert JUDGE.score(ADD, fenced(liar + "def add(a, b):\n    return Liar()")).breakdown["passed"] == 0
+    lying_int = "class LyingInt(int):\n    def __eq__(self, other):\n        return True\n"
+    s = JUDGE.score(ADD, fenced(lying_int + "def add(a, b):\n    return LyingInt(7)"))
+    assert s.breakdown["passed"] == 0  # serialised as its real value, 7
+
+
+def test_monkeypatching_the_harness_earns_nothing():
+    code = fenced(
+        "import builtins, json, sys\n"
+        "json.dumps = lambda *a, **k: '{\"event\": \"test\", \"ok\": true}'\n"
+        "json.JSONEncoder.encode = lambda self, o: '{\"event\": \"test\", \"i\": 0, \"ok\": true, \"out\": 3}'\n"
+        "def emit(**kw): pass\n"
+        "def outputs_match(*a): return True\n"
+        "builtins.isinstance = lambda *a: True\n"
+        "sys.modules['math'].isclose = lambda *a, **k: True\n"
+        "def add(a, b):\n    return -1")
+    s = JUDGE.score(ADD, code)
+    assert s.breakdown["passed"] == 0 and s.breakdown["tests"] == 0
+
+
+def test_recursion_bomb_earns_nothing_and_is_contained():
+    code = fenced("import sys\nsys.setrecursionlimit(10**8)\n"
+                  "class A:\n    def __repr__(self):\n        return repr(self)\n"
+                  "def add(a, b):\n    return repr(A())")
+    s = JUDGE.score(ADD, code)
+    assert s.value is not None and s.breakdown["passed"] == 0
+
+
+def test_megabytes_of_output_do_not_break_grading():
+    code = fenced("import sys\nsys.stdout.write('x' * 20_000_000)\ndef add(a, b):\n"
+                  "    print('y' * 1_000_000)\n    return a + b")
+    s = ExecutionJudge(ExecutionSettings(timeout_s=10, max_output_bytes=1 << 16)).score(ADD, code)
+    assert s.breakdown["passed"] == 4 and len(s.raw) <= 2000
+
+
+@strong
+def test_reading_expected_outputs_from_the_problem_files_fails(monkeypatch):
+    # The judge hides the repository (data/ ships expected outputs): look for this test file.
+    here = Path(__file__).resolve()
+    code = fenced(f"def f():\n    try:\n        return open({str(here)!r}).read()[:20]\n"
+                  "    except OSError:\n        return 'hidden'")
+    expected = here.read_text()[:20]
+    assert JUDGE.score(one_test(expected), code).breakdown["passed"] == 0
+    monkeypatch.setattr(execution, "_answer_dirs", lambda: [])  # control: not hidden, it works
+    assert JUDGE.score(one_test(expected), code).breakdown["passed"] == 1
+
+
+@strong
+def test_environment_secret_is_unreachable(monkeypatch):
+    monkeypatch.setenv("FAKE_API_KEY", "sk-judge-secret-123")
+    code = fenced("import glob, os\ndef f():\n    for v in os.environ.values():\n"
+                  "        if v.startswith('sk-'): return v\n"
+                  "    for p in glob.glob('/proc/*/environ'):\n        try:\n"
+                  "            for kv in open(p, 'rb').read().split(b'\\0'):\n"
+                  "                if kv.startswith(b'FAKE_API_KEY='): return kv[13:].decode()\n"
+                  "        except OSError: pass\n    return 'not found'")
+    holder = subprocess.Popen(["sleep", "30"], env={"FAKE_API_KEY": "sk-judge-secret-123"})
+    try:
+        assert JUDGE.score(one_test("sk-judge-secret-123"), code).breakdown["passed"] == 0
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+@strong
+def test_home_secret_file_is_unreadable():
+    secret = Path.home() / f".judge-secret-{uuid.uuid4().hex}"
+    secret.write_text("sk-home-456")
+    try:
+        code = fenced(f"def f():\n    try:\n        return open({str(secret)!r}).read()\n"
+                      "    except OSError as e:\n        return str(e)")
+        assert JUDGE.score(one_test("sk-home-456"), code).breakdown["passed"] == 0
+    finally:
+        secret.unlink()
+
+
+@strong
+def test_network_connection_to_the_host_fails():
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        server.settimeout(0.5)
+        port = server.getsockname()[1]
+        code = fenced(f"import socket\ndef f():\n    try:\n"
+                      f"        socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
+                      "        return 'connected'\n    except OSError:\n        return 'offline'")
+        assert JUDGE.score(one_test("connected"), code).breakdown["passed"] == 0
+        with pytest.raises(socket.timeout):
+            server.accept()
+
+
+@strong
+def test_writing_into_a_hidden_run_dir_leaves_nothing():
+    run_dir = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="fake-run-"))
+    run_dir.chmod(0o777)  # even a world-writable run dir
+    try:
+        code = fenced(f"import os\ndef f():\n    try:\n"
+                      f"        open(os.path.join({str(run_dir)!r}, 'planted.py'), 'w').write('x')\n"
+                      "        return 'planted'\n    except OSError:\n        return 'blocked'")
+        judge = ExecutionJudge(ExecutionSettings(timeout_s=3, hide=(str(run_dir),)))
+        judge.score(one_test("planted"), code)
+        assert list(run_dir.iterdir()) == []
+    finally:
+        for p in run_dir.iterdir():
+            p.unlink()
+        run_dir.rmdir()
+
+
+@strong
+def test_killing_the_parent_does_not_kill_the_judge():
+    code = fenced("import os, signal\ndef add(a, b):\n    os.kill(os.getppid(), signal.SIGKILL)\n"
+                  "    return a + b")
+    s = JUDGE.score(ADD, code)
+    assert s.value is not None  # we are alive and got a score back
+
+
+@strong
+def test_fork_bomb_earns_nothing():
+    code = fenced("import os\ndef add(a, b):\n    while True:\n        try:\n            os.fork()\n"
+                  "        except OSError:\n            pass")
+    s = ExecutionJudge(ExecutionSettings(timeout_s=2)).score(ADD, code)
+    assert s.breakdown["passed"] == 0 and s.breakdown["timed_out"]
+    assert subprocess.run(["true"], timeout=5).returncode == 0
