@@ -105,7 +105,7 @@ class SelectConfig(Section):
 
 
 class CurriculumConfig(Section):
-    strategy: Literal["none"] = Field("none", description="Prompt scheduling across epochs (none = uniform random draw).")
+    strategy: Literal["none"] = Field("none", description="Prompt scheduling across epochs. none: a seeded permutation of the training set, walked epoch by epoch.")
 
 
 class UpdateConfig(Section):
@@ -123,10 +123,6 @@ class UpdateConfig(Section):
     scheduler: Literal["cosine", "linear", "constant", "cosine_with_restarts"] = Field("cosine", description="LR schedule after warmup (transformers.get_scheduler).")
 
 
-class EvalConfig(Section):
-    enabled: bool = Field(False, description="Run the held-out eval stage each epoch.")
-
-
 class Config(Section):
     run: RunConfig = Field(default_factory=RunConfig)
     student: StudentConfig = Field(default_factory=StudentConfig)
@@ -138,7 +134,6 @@ class Config(Section):
     select: SelectConfig = Field(default_factory=SelectConfig)
     curriculum: CurriculumConfig = Field(default_factory=CurriculumConfig)
     update: UpdateConfig = Field(default_factory=UpdateConfig)
-    eval: EvalConfig = Field(default_factory=EvalConfig)
 
     @model_validator(mode="after")
     def _consistent(self) -> "Config":

@@ -85,10 +85,12 @@ def masked_seq_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id: int, seed: int = 0,
-          show_progress: bool = True) -> dict[str, float]:
+          show_progress: bool = True, fresh_adapter: bool = False) -> dict[str, float]:
     """Run `uc.epochs` passes of the policy-gradient update over `rows` (in place on `model`).
 
     rows: dicts with prompt_ids, completion_ids, advantage. Returns the update's figures.
+    fresh_adapter: the adapter is newly initialised (LoRA B = 0), so the policy before the
+    update *is* the reference and one no-grad forward pass per row is saved.
     """
     from accelerate import Accelerator
     from accelerate.utils import set_seed
@@ -111,9 +113,9 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     model.eval()
     with torch.no_grad():
         for batch in loader:
-            lp, _ = token_logprobs(model, batch, temperature)
             with peft_model.disable_adapter():
                 rp, _ = token_logprobs(model, batch, temperature)
+            lp = rp if fresh_adapter else token_logprobs(model, batch, temperature)[0]
             lens = batch["completion_mask"].sum(-1).long().tolist()
             for j, i in enumerate(batch["index"].tolist()):  # keep only the real tokens
                 old[i], ref[i] = lp[j, lp.shape[1] - lens[j]:], rp[j, rp.shape[1] - lens[j]:]
@@ -179,7 +181,7 @@ def run(ctx: Ctx) -> None:
     model = load_student(cfg.student, adapter=ctx.inputs[POLICY], trainable=True)
     if rows:
         ctx.figures = train(model, rows, cfg.update, cfg.sample.temperature, tok.pad_token_id,
-                            seed=cfg.run.seed * 1000 + ctx.epoch)
+                            seed=cfg.run.seed * 1000 + ctx.epoch, fresh_adapter=ctx.inputs[POLICY] is None)
     else:
         log.warning("update: the selected batch is empty (every group had zero reward spread or was filtered); "
                     "the policy is carried over unchanged. Consider more samples per prompt "

@@ -117,9 +117,9 @@ def test_fork_bomb_is_contained_and_cleaned_up():
         watcher.join()
     assert res.timed_out
     uid = int(res.stdout.split()[0])
-    if os.geteuid() == 0:  # root: the dedicated uid's RLIMIT_NPROC is what bounds it
+    if os.geteuid() == 0:  # root: the bomb ran as a dedicated uid, whose RLIMIT_NPROC bounds it
         assert 1 < peak[uid] <= 16
-    assert sandbox._pids_of(uid) == []  # every forked process is gone
+        assert sandbox._pids_of(uid) == []  # and every forked process is gone
     t = time.monotonic()
     subprocess.run(["true"], check=True, timeout=5)  # the host still forks promptly
     assert time.monotonic() - t < 1

@@ -1,0 +1,98 @@
+"""The judge cache: JSON values, no eviction, 0700, key ingredients, one call per key, no pickle."""
+from __future__ import annotations
+
+import pickle
+import sqlite3
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from data.loaders import load_builtin
+from judges.cache import CacheCorrupted, JudgeCache, cache_key
+from pipeline.config import load_config
+from pipeline.scoring import Judging, as_answer
+
+
+def test_key_ignores_dict_order_and_changes_with_each_ingredient():
+    base = {"kind": "execution", "model": "m", "base_url": "u", "rubric": "r1", "parser": "1",
+            "params": {"temperature": 0.0, "max_tokens": 10}, "prompt": "p", "completion": "c", "reference": "x"}
+    reordered = dict(reversed(list(base.items())))
+    reordered["params"] = {"max_tokens": 10, "temperature": 0.0}
+    assert cache_key(base) == cache_key(reordered)
+    for k in base:
+        changed = {**base, k: (base[k] + "!" if isinstance(base[k], str) else {**base[k], "temperature": 1.0})}
+        assert cache_key(changed) != cache_key(base), k
+
+
+def test_cache_is_json_0700_and_never_evicts(tmp_path):
+    c = JudgeCache(tmp_path / "cache")
+    assert stat.S_IMODE((tmp_path / "cache").stat().st_mode) == 0o700
+    assert c._cache.eviction_policy == "none"
+    c.set("k", {"value": 0.5, "breakdown": {"tests": 1.0}})
+    assert c.get("k") == {"value": 0.5, "breakdown": {"tests": 1.0}}
+    c.close()
+
+
+def test_planted_pickle_never_executes(tmp_path):
+    c = JudgeCache(tmp_path / "cache")
+    c.set("good", {"value": 1.0})
+    c.close()
+    marker = tmp_path / "pwned"
+
+    class Evil:
+        def __reduce__(self):
+            return (Path.write_text, (marker, "owned"))
+
+    db = sqlite3.connect(tmp_path / "cache" / "cache.db")
+    assert db.execute("UPDATE Cache SET mode = 4, value = ?", (pickle.dumps(Evil()),)).rowcount == 1
+    db.commit()
+    db.close()
+    c = JudgeCache(tmp_path / "cache")
+    with pytest.raises(CacheCorrupted, match="pickle"):
+        c.get("good")
+    c.close()
+    assert not marker.exists()
+
+
+def test_concurrent_misses_compute_once(tmp_path):
+    c = JudgeCache(tmp_path / "cache")
+    calls = []
+    gate = threading.Barrier(8)
+
+    def compute():
+        calls.append(1)
+        return {"value": 1.0}
+
+    def worker():
+        gate.wait()
+        c.get_or_compute("same", compute)
+
+    ts = [threading.Thread(target=worker) for _ in range(8)]
+    [t.start() for t in ts]
+    [t.join() for t in ts]
+    assert len(calls) == 1
+    c.close()
+
+
+def test_execution_judging_is_cached_and_replayable(tmp_path):
+    cfg = load_config(None, [f"run.dir={tmp_path}"])
+    p = load_builtin("train")[0]
+    items = [(p, as_answer(p.reference), False), (p, "```python\ndef nope():\n    return 1\n```", False)]
+    j = Judging(cfg)
+    first = j.score_all(items)
+    assert (j.calls, j.hits) == (2, 0)
+    assert first[0].value == pytest.approx(1.0) and first[1].value < 0.5
+    j.cache.close()
+    j = Judging(cfg)
+    again = j.score_all(items + [(p, as_answer(p.reference), True)])  # truncation changes the key
+    assert (j.calls, j.hits) == (1, 2)
+    assert [s.to_json() for s in again[:2]] == [s.to_json() for s in first]
+    j.cache.close()
+    replay = Judging(load_config(None, [f"run.dir={tmp_path}", "judge.mode=replay"]))
+    assert [s.value for s in replay.score_all(items)] == [s.value for s in first]
+    from pipeline.runner import RunError
+    with pytest.raises(RunError, match="1 of 1 judgements are not in the cache"):
+        replay.score_all([(p, "```python\ndef other():\n    pass\n```", False)])
+    replay.cache.close()
