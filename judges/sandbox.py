@@ -156,14 +156,16 @@ def _under(path: str, parent: str) -> bool:
     return path != parent and path.startswith(parent.rstrip("/") + "/")
 
 
-def _mount_args(hide: Sequence[str]) -> list[str]:
-    """tmpfs over hidden dirs, then read-only binds of interpreter dirs under them (parents first)."""
+def _mount_args(hide: Sequence[str], tmp_bytes: int) -> list[str]:
+    """tmpfs over hidden dirs and /tmp, then read-only binds of interpreter dirs under them
+    (parents first): a virtualenv that lives under /tmp or $HOME must stay usable."""
     hidden = {os.path.realpath(h) for h in hide if os.path.isdir(h)}
     expose = {d for d in _interpreter_dirs() if any(_under(d, h) for h in hidden)}
     args: list[str] = []
     for path in sorted(hidden | expose, key=lambda p: (p.count("/"), p)):
         if path in hidden and path not in expose:
-            args += ["--perms", "0755", "--size", str(1 << 20), "--tmpfs", path]
+            perms, size = ("01777", tmp_bytes) if path == "/tmp" else ("0755", 1 << 20)
+            args += ["--perms", perms, "--size", str(size), "--tmpfs", path]
             continue
         # bwrap creates missing parents inside a tmpfs as 0700, which the sandbox uid could
         # not traverse: create them 0755 ourselves.
@@ -183,8 +185,7 @@ def _command(kind: Backend, script: str, workdir: str, limits: Limits,
     if kind == "unshare":
         return [shutil.which("unshare") or "unshare", "-rn", *py]
     args = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--perms", "01777", "--size", str(limits.tmpfs_mb << 20), "--tmpfs", "/tmp",
-            *_mount_args(["/root", "/home", str(Path.home()), "/run", *hide]),
+            *_mount_args(["/tmp", "/root", "/home", str(Path.home()), "/run", *hide], limits.tmpfs_mb << 20),
             "--bind", workdir, workdir, "--chdir", workdir,
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
