@@ -243,8 +243,9 @@ def test_reading_expected_outputs_from_the_problem_files_fails(monkeypatch):
                   "    except OSError:\n        return 'hidden'")
     expected = here.read_text()[:20]
     assert JUDGE.score(one_test(expected), code).breakdown["passed"] == 0
-    monkeypatch.setattr(execution, "_answer_dirs", lambda: [])  # control: not hidden, it works
-    assert JUDGE.score(one_test(expected), code).breakdown["passed"] == 1
+    if not here.is_relative_to("/tmp"):  # (a checkout under /tmp is hidden by the private /tmp anyway)
+        monkeypatch.setattr(execution, "_answer_dirs", lambda: [])  # control: not hidden, it works
+        assert JUDGE.score(one_test(expected), code).breakdown["passed"] == 1
 
 
 @strong
