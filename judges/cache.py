@@ -86,5 +86,47 @@ class JudgeCache:
     def volume(self) -> int:
         return self._cache.volume()
 
+    def export(self, path: str | Path) -> int:
+        """Write every judgement to a portable file (.jsonl, or .parquet): a teammate imports it
+        and replays without paying. Returns the number of entries written."""
+        path = Path(path)
+        rows = ({"key": k, "value": self.get(k)} for k in self._cache.iterkeys())
+        if path.suffix == ".parquet":
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+            rows = [{"key": r["key"], "value": json.dumps(r["value"], sort_keys=True)} for r in rows]
+            pq.write_table(pa.Table.from_pylist(rows, schema=pa.schema([("key", pa.string()), ("value", pa.string())])), path)
+            return len(rows)
+        n = 0
+        with open(path, "w") as f:
+            for r in rows:
+                f.write(json.dumps(r, sort_keys=True) + "\n")
+                n += 1
+        return n
+
+    def import_(self, path: str | Path) -> tuple[int, int]:
+        """Merge a file written by `export` without overwriting: (added, already present)."""
+        path = Path(path)
+        if path.suffix == ".parquet":
+            import pyarrow.parquet as pq
+            items = [(r["key"], json.loads(r["value"])) for r in pq.read_table(path).to_pylist()]
+        else:
+            items = []
+            for i, line in enumerate(path.read_text().splitlines(), 1):
+                if not line.strip():
+                    continue
+                try:
+                    r = json.loads(line)
+                    items.append((r["key"], r["value"]))
+                except (ValueError, KeyError, TypeError):
+                    raise CacheCorrupted(f"{path}, line {i}: not a cache export row "
+                                         '({"key": ..., "value": {...}}); was it written by `rlaif cache export`?') from None
+        added = 0
+        for k, v in items:
+            if not isinstance(k, str) or not isinstance(v, dict):
+                raise CacheCorrupted(f"{path}: entry {k!r} is not a key string with a JSON object value")
+            added += self._cache.add(k, v)
+        return added, len(items) - added
+
     def close(self) -> None:
         self._cache.close()

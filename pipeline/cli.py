@@ -107,8 +107,16 @@ def cmd_cache(cfg: Config, a) -> int:
     from judges.cache import JudgeCache
     from pipeline.scoring import cache_dir
     c = JudgeCache(cache_dir(cfg))
-    print(json.dumps({"directory": str(c.directory), "entries": len(c), "bytes": c.volume()}, indent=2))
-    c.close()
+    try:
+        if a.what == "stats":
+            print(json.dumps({"directory": str(c.directory), "entries": len(c), "bytes": c.volume()}, indent=2))
+        elif a.what == "export":
+            print(f"exported {c.export(a.file)} judgements from {c.directory} to {a.file}")
+        else:
+            added, present = c.import_(a.file)
+            print(f"imported {added} judgements into {c.directory} ({present} were already there, kept as they were)")
+    finally:
+        c.close()
     return 0
 
 
@@ -155,6 +163,12 @@ def build_parser() -> argparse.ArgumentParser:
     csub = p.add_subparsers(dest="what", required=True)
     p = with_overrides(csub.add_parser("stats", help="entries and size of the judge cache"))
     p.set_defaults(fn=cmd_cache)
+    for what, text in (("export", "write every judgement to FILE (.jsonl or .parquet)"),
+                       ("import", "merge FILE into the cache without overwriting")):
+        p = csub.add_parser(what, help=text)
+        p.add_argument("file")
+        with_overrides(p)
+        p.set_defaults(fn=cmd_cache)
     return ap
 
 
@@ -172,6 +186,7 @@ def _quiet_libraries() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from data.loaders import DataError
+    from judges.cache import CacheCorrupted
     from pipeline.model import ModelError
     from pipeline.runner import RunError
     a = build_parser().parse_args(argv)
@@ -183,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         cfg = load_config(a.config, overrides)
         logging.basicConfig(level=cfg.run.log_level, format="%(levelname)s %(message)s")
         return a.fn(cfg, a)
-    except (ConfigError, RunError, ModelError, DataError) as e:
+    except (ConfigError, RunError, ModelError, DataError, CacheCorrupted) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

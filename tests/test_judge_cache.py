@@ -96,3 +96,26 @@ def test_execution_judging_is_cached_and_replayable(tmp_path):
     with pytest.raises(RunError, match="1 of 1 judgements are not in the cache"):
         replay.score_all([(p, "```python\ndef other():\n    pass\n```", False)])
     replay.cache.close()
+
+
+def test_export_import_merges_without_overwriting(tmp_path, capsys):
+    from pipeline.cli import main
+    a = JudgeCache(tmp_path / "a")
+    a.set("k1", {"value": 0.1})
+    a.set("k2", {"value": 0.2})
+    a.close()
+    for ext in ("jsonl", "parquet"):
+        out = tmp_path / f"export.{ext}"
+        assert main(["cache", "export", str(out), f"judge.cache_dir={tmp_path / 'a'}"]) == 0
+        b = JudgeCache(tmp_path / f"b-{ext}")
+        b.set("k2", {"value": 0.9})  # a local judgement is never overwritten
+        b.close()
+        assert main(["cache", "import", str(out), f"judge.cache_dir={tmp_path / f'b-{ext}'}"]) == 0
+        assert "imported 1 judgements" in capsys.readouterr().out
+        b = JudgeCache(tmp_path / f"b-{ext}")
+        assert b.get("k1") == {"value": 0.1} and b.get("k2") == {"value": 0.9}
+        b.close()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"key": "x", "value": {}}\nnot json\n')
+    assert main(["cache", "import", str(bad), f"judge.cache_dir={tmp_path / 'a'}"]) == 2
+    assert "bad.jsonl, line 2" in capsys.readouterr().err
