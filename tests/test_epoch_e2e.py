@@ -128,7 +128,8 @@ def test_run_lock_refuses_second_process(tiny_run):
         a.unlock()
 
 
-def test_kill_during_sample_keeps_earlier_stages_and_resumes(tiny_run, tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+def test_kill_during_sample_keeps_earlier_stages_and_resumes(tiny_run, tmp_path, sig):
     over, cfg = tiny_run
     over = over + ["sample.max_new_tokens=200", "data.prompts_per_epoch=6"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -143,8 +144,10 @@ def test_kill_during_sample_keeps_earlier_stages_and_resumes(tiny_run, tmp_path)
         seen += line
     assert "sample   running" in seen, seen
     time.sleep(0.5)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    proc.send_signal(sig)
+    rest = proc.communicate()[0]
+    if sig == signal.SIGINT:
+        assert proc.returncode == 130 and "rerun the same command to resume" in rest
     e1 = Runner(cfg).epoch_dir(1)
     assert (e1 / "prompts" / "manifest.json").exists()
     assert not (e1 / "sample").exists()  # a killed stage never looks finished

@@ -1,0 +1,33 @@
+"""sample: finish reasons, stop strings, K samples per prompt, seeded."""
+from __future__ import annotations
+
+from pipeline import sample
+from pipeline.config import load_config
+from pipeline.model import load_student, load_tokenizer
+
+
+def test_finish_reasons(tiny_model):
+    cfg = load_config(None, [f"student.model={tiny_model}"])
+    tok = load_tokenizer(cfg.student)
+    hello = tok.encode("hello world", add_special_tokens=False)
+    ids, text, reason = sample.finish(tok, hello + [tok.eos_token_id, tok.pad_token_id], [], 10)
+    assert reason == "eos" and text == "hello world" and ids[-1] == tok.eos_token_id
+    ids, text, reason = sample.finish(tok, hello, [" world"], 10)
+    assert reason == "stop" and text == "hello"
+    ids, text, reason = sample.finish(tok, hello, [], len(hello))
+    assert reason == "length" and ids == hello
+
+
+def test_generate_k_per_prompt_is_seeded(tiny_model):
+    cfg = load_config(None, [f"student.model={tiny_model}", "sample.num_samples=3", "sample.max_new_tokens=6",
+                             "sample.batch_size=4"])
+    tok = load_tokenizer(cfg.student)
+    model = load_student(cfg.student)
+    prompts = [sample.chat_prompt(tok, cfg, q) for q in ("a", "bb", "ccc")]
+    a = sample.generate(model, tok, prompts, cfg, seed=7)
+    b = sample.generate(model, tok, prompts, cfg, seed=7)
+    assert [x["completion_ids"] for x in a] == [x["completion_ids"] for x in b]
+    assert [(x["group"], x["sample_idx"]) for x in a] == [(g, k) for g in range(3) for k in range(3)]
+    assert all(x["finish_reason"] in ("eos", "length") and 1 <= x["length"] <= 6 for x in a)
+    c = sample.generate(model, tok, prompts, cfg, seed=8)
+    assert [x["completion_ids"] for x in a] != [x["completion_ids"] for x in c]
