@@ -105,7 +105,17 @@ class SelectConfig(Section):
 
 
 class CurriculumConfig(Section):
-    strategy: Literal["none"] = Field("none", description="Prompt scheduling across epochs. none: a seeded permutation of the training set, walked epoch by epoch.")
+    strategy: Literal["none", "linear", "adaptive"] = Field("none", description="Prompt scheduling. none: a seeded permutation walked epoch by epoch; linear: the share of harder buckets grows each epoch; adaptive: prefer prompts whose recent student success lies in [band_low, band_high].")
+    buckets: Literal["thresholds", "quantiles"] = Field("thresholds", description="How difficulty estimates become easy/medium/hard buckets.")
+    easy_below: float = Field(0.35, ge=0, le=1, description="thresholds: difficulty below this is easy.")
+    hard_above: float = Field(0.65, ge=0, le=1, description="thresholds: difficulty above this is hard.")
+    band_low: float = Field(0.2, ge=0, le=1, description="adaptive: lower end of the learnable band of recent student success.")
+    band_high: float = Field(0.8, ge=0, le=1, description="adaptive: upper end of the learnable band (always-solved prompts give zero-variance groups).")
+    history_window: int = Field(3, ge=1, description="Epochs of student score history used per prompt.")
+    explore_frac: float = Field(0.25, ge=0, le=1, description="adaptive: share of prompts drawn from outside the band / unseen prompts, so estimates stay fresh.")
+    linear_start: list[float] = Field(default_factory=lambda: [0.6, 0.3, 0.1], description="linear: easy/medium/hard shares at epoch 1.")
+    linear_end: list[float] = Field(default_factory=lambda: [0.2, 0.4, 0.4], description="linear: shares reached at linear_epochs.")
+    linear_epochs: int = Field(5, ge=1, description="linear: epochs to move from linear_start to linear_end.")
 
 
 class UpdateConfig(Section):
@@ -123,6 +133,24 @@ class UpdateConfig(Section):
     scheduler: Literal["cosine", "linear", "constant", "cosine_with_restarts"] = Field("cosine", description="LR schedule after warmup (transformers.get_scheduler).")
 
 
+class ReportConfig(Section):
+    regression_drop: float = Field(0.01, ge=0, description="Flag reward regression when mean reward falls by more than this (absolute) from the previous epoch.")
+    loss_rising_epochs: int = Field(2, ge=1, description="Flag loss rising this many epochs running.")
+    max_frac_zero_std: float = Field(0.3, ge=0, le=1, description="Flag mode collapse when more than this share of prompt groups has zero reward spread.")
+    min_entropy: float = Field(0.1, ge=0, description="Flag entropy collapse below this mean token entropy (nats).")
+    entropy_drop: float = Field(0.5, ge=0, le=1, description="Flag entropy collapse when entropy falls by more than this fraction from epoch 1.")
+    kl_target: float = Field(0.1, gt=0, description="KL (k3) the run aims at; flag above kl_high x this, 'exploding' above kl_explode x this.")
+    kl_high: float = Field(1.5, gt=1, description="Multiple of kl_target that flags KL above target.")
+    kl_explode: float = Field(5.0, gt=1, description="Multiple of kl_target that flags exploding KL.")
+    negative_k1: float = Field(-0.01, le=0, description="Flag k1 KL below this (mismatched sampling/training distributions).")
+    max_reward_cv: float = Field(1.5, gt=0, description="Flag a reward coefficient of variation above this.")
+    max_truncated_frac: float = Field(0.3, ge=0, le=1, description="Flag when more than this share of completions hit max_new_tokens.")
+    max_parse_failure_frac: float = Field(0.02, ge=0, le=1, description="Flag judge parse failures above this share of judgements.")
+    max_cost_per_epoch_usd: float = Field(5.0, ge=0, description="Flag judge cost per epoch above this many dollars.")
+    min_teacher_score: float = Field(0.3, ge=0, le=1, description="Flag mean teacher score below this (the ratio reward means little).")
+    samples_shown: int = Field(3, ge=0, description="Worst and best completions shown in the report.")
+
+
 class Config(Section):
     run: RunConfig = Field(default_factory=RunConfig)
     student: StudentConfig = Field(default_factory=StudentConfig)
@@ -134,6 +162,7 @@ class Config(Section):
     select: SelectConfig = Field(default_factory=SelectConfig)
     curriculum: CurriculumConfig = Field(default_factory=CurriculumConfig)
     update: UpdateConfig = Field(default_factory=UpdateConfig)
+    report: ReportConfig = Field(default_factory=ReportConfig)
 
     @model_validator(mode="after")
     def _consistent(self) -> "Config":
