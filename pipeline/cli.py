@@ -27,7 +27,8 @@ def cmd_epoch(cfg: Config, a) -> int:
     print(f"{what} epoch {a.n} of run {r.run_dir}" if what != "epoch" else f"epoch {a.n} of run {r.run_dir}")
     t = time.time()
     res = r.run_epoch(a.n, only=getattr(a, "only", None), force=getattr(a, "force", False),
-                      update_only=a.cmd == "update", dry_run=getattr(a, "dry_run", False))
+                      update_only=a.cmd == "update", dry_run=getattr(a, "dry_run", False),
+                      ignore_early_stop=getattr(a, "ignore_early_stop", False))
     if getattr(a, "dry_run", False):
         return 0
     m = json.loads((r.epoch_dir(a.n) / "metrics.json").read_text()) if (r.epoch_dir(a.n) / "metrics.json").exists() else {}
@@ -40,6 +41,14 @@ def cmd_epoch(cfg: Config, a) -> int:
     return 0
 
 
+def cmd_eval(cfg: Config, a) -> int:
+    r = _runner(cfg)
+    m = r.run_eval(a.n)
+    fig = m.get("figures", {})
+    print("  ".join(f"{k}={v:.4g}" for k, v in fig.items() if isinstance(v, (int, float))))
+    return 0
+
+
 def cmd_compare(cfg: Config, a) -> int:
     r = _runner(cfg)
     variants = r.update_variants(a.n)
@@ -48,10 +57,16 @@ def cmd_compare(cfg: Config, a) -> int:
         return 1
     chosen = r.chosen_update(a.n)
     cols = ["update.lr", "update.kl_coef", "loss/total", "loss/policy", "kl/k3", "kl/k1", "optim/grad_norm",
-            "policy/entropy", "update/trained_tokens"]
+            "policy/entropy", "eval/score", "eval/pass@1"]
+    evals = {}
+    for p in r.epoch_dir(a.n).glob("eval-*"):
+        from pipeline.artifacts import read_manifest
+        em = read_manifest(p)
+        if em:
+            evals[em["inputs"].get("update")] = em.get("figures", {})
     print(f"{'':2}{'variant':<18}" + "".join(f"{c:>16}" for c in cols))
     for p, m in variants:
-        fig, conf = m.get("figures", {}), m.get("config", {}).get("update", {})
+        fig, conf = {**m.get("figures", {}), **evals.get(m["fingerprint"], {})}, m.get("config", {}).get("update", {})
         vals = [conf.get("lr"), conf.get("kl_coef")] + [fig.get(c) for c in cols[2:]]
         mark = "*" if chosen and chosen[0] == p else " "
         print(f"{mark} {p.name:<18}" + "".join(f"{v:>16.4g}" if isinstance(v, (int, float)) else f"{'-':>16}" for v in vals))
@@ -135,11 +150,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", help="run only this stage (its inputs must be done)")
     p.add_argument("--force", action="store_true", help="recompute even if up to date (judge cache still used)")
     p.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
+    p.add_argument("--ignore-early-stop", action="store_true", help="run even if early stopping says stop")
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("update", help="rerun only epoch N's update into a side-by-side variant"), epoch=True)
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("replay", help="run epoch N with judge.mode=replay (cache only, offline)"), epoch=True)
     p.set_defaults(fn=cmd_epoch)
+    p = with_overrides(sub.add_parser("eval", help="evaluate epoch N's chosen policy on held-out problems (0 = base model)"), epoch=True)
+    p.set_defaults(fn=cmd_eval)
     p = with_overrides(sub.add_parser("compare", help="show epoch N's update variants side by side"), epoch=True)
     p.set_defaults(fn=cmd_compare)
     p = sub.add_parser("promote", help="choose the policy epoch N+1 starts from")

@@ -131,6 +131,18 @@ class UpdateConfig(Section):
     weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
     warmup_ratio: float = Field(0.1, ge=0, lt=1, description="Fraction of steps with linear warmup.")
     scheduler: Literal["cosine", "linear", "constant", "cosine_with_restarts"] = Field("cosine", description="LR schedule after warmup (transformers.get_scheduler).")
+    kl_mode: Literal["fixed", "adaptive"] = Field("fixed", description="fixed kl_coef, or adaptive: a proportional controller steering KL (k3) toward kl_target (Ziegler et al. 2019).")
+    kl_target: float = Field(0.1, gt=0, description="adaptive: the KL per token to steer toward.")
+    kl_horizon: float = Field(4.0, gt=0, description="adaptive: controller horizon in optimizer steps; each step multiplies kl_coef by 1 + clip(KL/target - 1, -0.2, 0.2) / horizon.")
+
+
+class EvalConfig(Section):
+    sources: list[str] = Field(default_factory=lambda: ["builtin:heldout"], description="Held-out problem sets for the eval stage (builtin:heldout, humaneval, a path, hf:...). [] turns eval off.")
+    max_problems: int = Field(0, ge=0, description="Evaluate at most this many problems per source (0 = all), chosen by a fixed seed.")
+    max_new_tokens: int = Field(256, ge=1, description="Generation limit for eval (greedy decoding).")
+    early_stop_metric: str = Field("eval/score", description="Metric early stopping watches (higher is better), e.g. eval/score, eval/pass@1, reward/mean.")
+    patience: int = Field(0, ge=0, description="Stop after this many epochs without an improvement of min_delta (0 = never stop early).")
+    min_delta: float = Field(0.005, ge=0, description="Smallest change of early_stop_metric that counts as an improvement.")
 
 
 class ReportConfig(Section):
@@ -162,6 +174,7 @@ class Config(Section):
     select: SelectConfig = Field(default_factory=SelectConfig)
     curriculum: CurriculumConfig = Field(default_factory=CurriculumConfig)
     update: UpdateConfig = Field(default_factory=UpdateConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
     report: ReportConfig = Field(default_factory=ReportConfig)
 
     @model_validator(mode="after")

@@ -154,10 +154,62 @@ class Runner:
             out.append((st, fp, d, None))
         return out
 
+    def early_stop_reason(self, n: int) -> str | None:
+        """Why epoch n should not run (eval.patience epochs without improvement), or None."""
+        ec = self.cfg.eval
+        if ec.patience == 0:
+            return None
+        hist = []
+        for e in range(0, n):
+            p = self.epoch_dir(e) / "metrics.json"
+            if p.exists():
+                v = json.loads(p.read_text()).get(ec.early_stop_metric)
+                if isinstance(v, (int, float)):
+                    hist.append((e, float(v)))
+        if len(hist) <= ec.patience:
+            return None
+        best_e, best = max(hist[: -ec.patience], key=lambda ev: ev[1])
+        recent = hist[-ec.patience:]
+        if all(v < best + ec.min_delta for _, v in recent):
+            return (f"early stop: {ec.early_stop_metric} has not improved by eval.min_delta={ec.min_delta} for "
+                    f"eval.patience={ec.patience} epoch(s) (best {best:.4g} at epoch {best_e}; since then "
+                    + ", ".join(f"{v:.4g}" for _, v in recent) + "). Pass --ignore-early-stop to run anyway, "
+                    "or change eval.patience / eval.min_delta")
+        return None
+
+    def run_eval(self, n: int, echo: Callable[[str], None] = print) -> dict:
+        """The eval stage on epoch n's chosen policy (n = 0: the base model)."""
+        st = next(s for s in self.stages if s.name == "eval")
+        if n == 0:
+            fp_in, d_in = self.base_policy_fp(), None
+        else:
+            chosen = self.chosen_update(n)
+            if chosen is None:
+                raise RunError(f"epoch {n} has no finished update; run `rlaif epoch {n}` first")
+            d_in, fp_in = chosen[0], chosen[1]["fingerprint"]
+        fp = fingerprint(st.name, st.version, {f: self.cfg.get(f) for f in st.fields}, {"update": fp_in})
+        d = self.epoch_dir(n) / f"eval-{fp[:8]}"
+        self.lock()
+        try:
+            m = load_complete(d, fp)
+            if m is None:
+                echo(f"  eval     running  {d.relative_to(self.run_dir)}")
+                m = self._run_stage(st, n, fp, d, {"update": d_in}, {"update": fp_in})
+            else:
+                echo(f"  eval     reused   {d.relative_to(self.run_dir)}")
+            self.write_metrics(n)
+        finally:
+            self.unlock()
+        return m
+
     def run_epoch(self, n: int, only: str | None = None, force: bool = False, update_only: bool = False,
-                  dry_run: bool = False, echo: Callable[[str], None] = print) -> dict[str, dict]:
+                  dry_run: bool = False, echo: Callable[[str], None] = print,
+                  ignore_early_stop: bool = False) -> dict[str, dict]:
         if n < 1:
             raise RunError(f"epochs count from 1 (got {n}); epoch 1 starts from the base model")
+        reason = None if (ignore_early_stop or update_only) else self.early_stop_reason(n)
+        if reason and not load_complete(self.epoch_dir(n) / "prompts"):
+            raise RunError(reason)
         if only is not None and only not in [s.name for s in self.stages]:
             raise RunError(f"--only {only}: no such stage; stages are {', '.join(s.name for s in self.stages)}")
         if not dry_run:
@@ -223,6 +275,12 @@ class Runner:
         """Manifests of epoch n's chosen chain (pre-update stages + chosen update and what follows)."""
         edir = self.epoch_dir(n)
         out: dict[str, dict] = {}
+        if n == 0:  # the base model's eval (`rlaif eval 0`)
+            for p in edir.glob("eval-*"):
+                m = read_manifest(p)
+                if m and m.get("inputs", {}).get("update") == self.base_policy_fp():
+                    out["eval"] = m
+            return out
         chosen = self.chosen_update(n)
         for st in self.stages:
             if st.variant:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from pipeline import rl, sample, scoring, update
+from pipeline import evaluate, rl, sample, scoring, update
 from pipeline.runner import POLICY, Ctx, Stage
 from pipeline.tables import save_table
 
@@ -47,4 +47,6 @@ STAGES = [
           ("reward", "sample"), rl.run_select),
     Stage("update", "1", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
           ("select", POLICY), update.run, variant=True),
+    Stage("eval", "1", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "judge.execution"),
+          ("update",), evaluate.run, variant=True),
 ]

@@ -28,6 +28,9 @@ from torch.utils.data import DataLoader
 from tqdm import tqdm
 from trl.trainer.utils import entropy_from_logits, selective_log_softmax
 
+from pathlib import Path
+
+from pipeline.artifacts import read_manifest
 from pipeline.config import UpdateConfig
 from pipeline.model import load_student
 from pipeline.runner import POLICY, Ctx
@@ -79,18 +82,25 @@ def kl_terms(logp: torch.Tensor, ref: torch.Tensor, estimator: str) -> dict[str,
     return {"k1": k1, "k2": k2, "k3": k3, "loss": {"k1": k1, "k2": k2, "k3": k3}[estimator]}
 
 
+def adapt_kl_coef(coef: float, kl: float, target: float, horizon: float) -> float:
+    """Proportional controller of Ziegler et al. 2019 (arXiv:1909.08593, section 2.2):
+    beta <- beta * (1 + clip(KL / target - 1, -0.2, 0.2) / horizon), per optimizer step."""
+    return coef * (1 + max(-0.2, min(0.2, kl / target - 1)) / horizon)
+
+
 def masked_seq_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Mean over each sequence's tokens, then over sequences (GRPO's 1/|o_i| normalisation)."""
     return ((x * mask).sum(-1) / mask.sum(-1).clamp(min=1)).mean()
 
 
 def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id: int, seed: int = 0,
-          show_progress: bool = True, fresh_adapter: bool = False) -> dict[str, float]:
+          show_progress: bool = True, fresh_adapter: bool = False, kl_coef: float | None = None) -> dict[str, float]:
     """Run `uc.epochs` passes of the policy-gradient update over `rows` (in place on `model`).
 
     rows: dicts with prompt_ids, completion_ids, advantage. Returns the update's figures.
     fresh_adapter: the adapter is newly initialised (LoRA B = 0), so the policy before the
     update *is* the reference and one no-grad forward pass per row is saved.
+    kl_coef: the starting KL coefficient (default uc.kl_coef; adaptive runs carry it across epochs).
     """
     from accelerate import Accelerator
     from accelerate.utils import set_seed
@@ -121,6 +131,8 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                 old[i], ref[i] = lp[j, lp.shape[1] - lens[j]:], rp[j, rp.shape[1] - lens[j]:]
     model.train()
 
+    coef = uc.kl_coef if kl_coef is None else kl_coef
+    step_kl: list[float] = []
     sums: dict[str, float] = {}
     count = 0
     grad_norms: list[float] = []
@@ -145,16 +157,20 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                 kl = kl_terms(logp, ref_lp, uc.kl_estimator)
                 policy_loss = masked_seq_mean(policy_tok, mask)
                 kl_loss = masked_seq_mean(kl["loss"], mask)
-                loss = policy_loss + uc.kl_coef * kl_loss
+                loss = policy_loss + coef * kl_loss
                 accelerator.backward(loss)
+                step_kl.append(float(masked_seq_mean(kl["k3"].detach(), mask)))
                 if accelerator.sync_gradients:
                     grad_norms.append(float(accelerator.clip_grad_norm_(params, uc.max_grad_norm)))
+                    if uc.kl_mode == "adaptive":
+                        coef = adapt_kl_coef(coef, sum(step_kl) / len(step_kl), uc.kl_target, uc.kl_horizon)
+                    step_kl = []
                 optimizer.step()
                 scheduler.step()
                 optimizer.zero_grad()
             with torch.no_grad():
                 clipped_frac = ((ratio - 1).abs() > uc.clip_eps).float()
-                for k, v in {"loss/total": loss, "loss/policy": policy_loss, "loss/kl": uc.kl_coef * kl_loss,
+                for k, v in {"loss/total": loss, "loss/policy": policy_loss, "loss/kl": coef * kl_loss,
                              "kl/k1": masked_seq_mean(kl["k1"], mask), "kl/k3": masked_seq_mean(kl["k3"], mask),
                              "policy/entropy": masked_seq_mean(ent, mask),
                              "policy/clip_ratio": masked_seq_mean(clipped_frac, mask)}.items():
@@ -166,11 +182,19 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     secs = time.time() - t0
     figures = {k: v / max(count, 1) for k, v in sums.items()}
     figures.update({
-        "optim/grad_norm": sum(grad_norms) / max(len(grad_norms), 1), "optim/lr": uc.lr,
+        "optim/grad_norm": sum(grad_norms) / max(len(grad_norms), 1), "optim/lr": uc.lr, "kl/coef": coef,
         "optim/steps": len(grad_norms), "update/trained_tokens": trained_tokens,
         "update/tokens_per_s": round(trained_tokens / max(secs, 1e-9), 2),
     })
     return figures
+
+
+def previous_kl_coef(policy: Path | None) -> float | None:
+    """The adaptive KL coefficient where the previous epoch's update left it."""
+    if policy is None:
+        return None
+    m = read_manifest(policy.parent)
+    return (m or {}).get("figures", {}).get("kl/coef")
 
 
 def run(ctx: Ctx) -> None:
@@ -179,13 +203,15 @@ def run(ctx: Ctx) -> None:
     rows = load_table(ctx.inputs["select"])
     tok = load_tokenizer(cfg.student)
     model = load_student(cfg.student, adapter=ctx.inputs[POLICY], trainable=True)
+    coef = previous_kl_coef(ctx.inputs[POLICY]) if cfg.update.kl_mode == "adaptive" else None
     if rows:
         ctx.figures = train(model, rows, cfg.update, cfg.sample.temperature, tok.pad_token_id,
-                            seed=cfg.run.seed * 1000 + ctx.epoch, fresh_adapter=ctx.inputs[POLICY] is None)
+                            seed=cfg.run.seed * 1000 + ctx.epoch, fresh_adapter=ctx.inputs[POLICY] is None,
+                            kl_coef=coef)
     else:
         log.warning("update: the selected batch is empty (every group had zero reward spread or was filtered); "
                     "the policy is carried over unchanged. Consider more samples per prompt "
                     "(sample.num_samples) or select.drop_zero_std=false")
-        ctx.figures = {"update/trained_tokens": 0, "optim/steps": 0}
+        ctx.figures = {"update/trained_tokens": 0, "optim/steps": 0, "kl/coef": coef or cfg.update.kl_coef}
     model.save_pretrained(ctx.out / "adapter")
     ctx.rows = len(rows)

@@ -46,4 +46,5 @@ def tiny_config(tmp_path, tiny_model):
     """Overrides for a tiny, fast epoch in a temp run dir."""
     return [f"run.dir={tmp_path / 'runs'}", f"student.model={tiny_model}", "student.lora.r=4", "student.lora.alpha=8",
             "data.prompts_per_epoch=3", "sample.num_samples=3", "sample.max_new_tokens=24",
-            "update.micro_batch_size=3", "update.grad_accum=1", "judge.execution.timeout_s=5"]
+            "update.micro_batch_size=3", "update.grad_accum=1", "judge.execution.timeout_s=5",
+            "eval.max_problems=3", "eval.max_new_tokens=16"]

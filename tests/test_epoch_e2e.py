@@ -63,7 +63,7 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     capsys.readouterr()
     assert rlaif("epoch", "1", *over) == 0
     out = capsys.readouterr().out
-    assert out.count("reused") == 7 and "running" not in out
+    assert out.count("reused") == 8 and "running" not in out
     assert manifests(e1) == first
 
     # update-only variant: new LR/KL, no sampling and no judge calls, side by side
@@ -76,8 +76,10 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     for stage in ("prompts", "sample", "teacher", "judge", "reward", "select"):
         assert f"{stage:<8} reused" in out
     after = manifests(e1)
-    assert {k: v for k, v in after.items() if not k.startswith("update-")} == \
-        {k: v for k, v in first.items() if not k.startswith("update-")}
+    variant = ("update-", "eval-")
+    assert {k: v for k, v in after.items() if not k.startswith(variant)} == \
+        {k: v for k, v in first.items() if not k.startswith(variant)}
+    assert len([k for k in after if k.startswith("eval-")]) == 2  # each variant is evaluated
     new = [k for k in after if k.startswith("update-") and k not in first]
     assert len(new) == 1 and after[new[0]]["config"]["update"]["lr"] == 5e-6
     cache = JudgeCache(Path(cfg.run.dir) / ".judge-cache")
@@ -100,6 +102,14 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     assert s2["inputs"]["policy"] == first[updates[0]]["fingerprint"]
     assert rlaif("status", *over) == 0
     assert "epoch   2" in capsys.readouterr().out
+
+    # the base model's eval is epoch 0's metrics; early stopping refuses epoch 3 when eval stalls
+    assert rlaif("eval", "0", *over) == 0
+    assert "eval/score" in json.loads((r.epoch_dir(0) / "metrics.json").read_text())
+    stall = over + ["eval.patience=1", "eval.min_delta=10"]
+    assert rlaif("epoch", "3", *stall) == 2
+    assert "early stop" in capsys.readouterr().err
+    assert not r.epoch_dir(3).exists()
 
 
 def test_corrupted_artifact_is_recomputed(tiny_run, caplog):

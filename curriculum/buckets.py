@@ -1,0 +1,47 @@
+"""Difficulty estimates -> easy / medium / hard buckets.
+
+thresholds: fixed cut points (`easy_below`, `hard_above`), so a bucket's meaning stays the same
+    across epochs and its size shows how the student is doing (hard prompts becoming medium).
+quantiles: tertiles of the current estimates, so the three buckets stay about equally full
+    whatever the student's level; a bucket is then relative to the rest of the pool.
+"""
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from typing import Literal
+
+from pipeline.config import CurriculumConfig
+
+Bucket = Literal["easy", "medium", "hard"]
+BUCKETS: tuple[Bucket, ...] = ("easy", "medium", "hard")
+
+
+def cut_points(difficulties: dict[str, float], cfg: CurriculumConfig) -> tuple[float, float]:
+    """(low, high): below low is easy, above high is hard, anything between (inclusive) is medium."""
+    if cfg.buckets == "thresholds":
+        if cfg.easy_below > cfg.hard_above:
+            raise ValueError(f"curriculum.easy_below={cfg.easy_below} is above curriculum.hard_above="
+                             f"{cfg.hard_above}; set easy_below <= hard_above")
+        return cfg.easy_below, cfg.hard_above
+    values = list(difficulties.values())
+    if len(values) < 2:
+        # one prompt has no tertiles; call it medium
+        return float("-inf"), float("inf")
+    # interpolated tertiles; tied estimates always share a bucket (all equal -> all medium)
+    low, high = statistics.quantiles(values, n=3, method="inclusive")
+    return low, high
+
+
+def assign(difficulties: dict[str, float], cfg: CurriculumConfig) -> dict[str, Bucket]:
+    """Bucket of every prompt id, by `cfg.buckets` (thresholds or quantiles)."""
+    low, high = cut_points(difficulties, cfg)
+    return {pid: "easy" if d < low else "hard" if d > high else "medium" for pid, d in difficulties.items()}
+
+
+def counts(buckets: dict[str, Bucket], ids: Iterable[str] | None = None) -> dict[Bucket, int]:
+    """How many prompts per bucket, over `ids` (default: all of them); every bucket present."""
+    out: dict[Bucket, int] = {b: 0 for b in BUCKETS}
+    for pid in buckets if ids is None else ids:
+        out[buckets[pid]] += 1
+    return out

@@ -1,0 +1,129 @@
+"""Every per-epoch metric in one documented table, and the code-diversity measure.
+
+`metrics.json` keys are namespaced like CleanRL's (`loss/policy`, `kl/k3`). This table is the
+one place they are documented: the report's glossary, its trend column ("better"/"worse")
+and `python -m pipeline.metrics_doc` all read it. A key missing from an epoch is shown as '-'.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Iterable, Literal
+
+Good = Literal["higher", "lower", "target", ""]
+
+
+@dataclass(frozen=True)
+class Metric:
+    meaning: str
+    good: Good
+    """Which direction is good: higher, lower, target (near a set value), '' (context only)."""
+    stage: str
+    """The stage that records it."""
+
+
+METRICS: dict[str, Metric] = {
+    # reward: ratio reward student / (teacher + eps), DESIGN.md "The epoch"
+    "reward/mean": Metric("mean ratio reward student/(teacher+reward.eps), clipped to [0, reward.clip_max], over scored completions", "higher", "reward"),
+    "reward/std": Metric("population std of the rewards over all completions", "", "reward"),
+    "reward/cv": Metric("std / mean of the rewards; high = the reward is carried by a few outliers", "lower", "reward"),
+    "reward/best_of_n": Metric("mean over prompts of the best of its K rewards (what best-of-N sampling would earn)", "higher", "reward"),
+    "reward/frac_zero_std": Metric("share of prompt groups whose K rewards are all equal (no GRPO learning signal)", "lower", "reward"),
+    "score/student_mean": Metric("mean judge score (0..1) of the student's completions", "higher", "reward"),
+    "score/teacher_mean": Metric("mean judge score of the teacher's answers (the ratio's denominator)", "higher", "reward"),
+    "score/student_unscored": Metric("student completions the judge could not score (value None)", "lower", "reward"),
+    # the update, DESIGN.md "The update"
+    "loss/total": Metric("policy loss + update.kl_coef x KL, mean over tokens and steps", "lower", "update"),
+    "loss/policy": Metric("clipped-surrogate (or REINFORCE) term; near 0 with group-normalised advantages", "", "update"),
+    "loss/kl": Metric("update.kl_coef x KL term of the loss", "lower", "update"),
+    "kl/k3": Metric("KL(pi || ref), k3 estimator exp(ref-logp)-(ref-logp)-1, never negative (Schulman 2020, joschu.net/blog/kl-approx.html)", "target", "update"),
+    "kl/k1": Metric("KL(pi || ref), k1 estimator mean(logp-ref); negative = sampled tokens not drawn from pi (generation settings differ)", "target", "update"),
+    "policy/entropy": Metric("mean token entropy (nats) of the policy in the update's forward pass", "higher", "update"),
+    "policy/clip_ratio": Metric("share of tokens whose probability ratio was clipped to [1-e, 1+e]", "lower", "update"),
+    "optim/grad_norm": Metric("gradient norm before clipping, mean over optimizer steps", "", "update"),
+    "optim/lr": Metric("learning rate of the schedule", "", "update"),
+    "optim/steps": Metric("optimizer steps taken", "", "update"),
+    "update/trained_tokens": Metric("completion tokens the update trained on", "", "update"),
+    "update/tokens_per_s": Metric("update throughput (tokens per second)", "higher", "update"),
+    "update/variant": Metric("the chosen update variant directory (update-<fingerprint8>)", "", "update"),
+    # sampling
+    "completion/length_mean": Metric("mean completion length (tokens)", "", "sample"),
+    "completion/truncated_frac": Metric("share of completions that hit sample.max_new_tokens", "lower", "sample"),
+    "completion/diversity": Metric("1 - mean pairwise token similarity of a prompt's completions, averaged over prompts (code_diversity)", "higher", "reward"),
+    "sample/generated_tokens": Metric("tokens the student generated", "", "sample"),
+    "sample/tokens_per_s": Metric("sampling throughput (tokens per second)", "higher", "sample"),
+    # select
+    "select/kept_frac": Metric("share of completions kept for the update (threshold, best-of-N, zero-spread groups)", "", "select"),
+    "select/groups_dropped_zero_std": Metric("prompt groups dropped because their rewards were all equal", "lower", "select"),
+    # eval and curriculum
+    "eval/score": Metric("mean judge score on held-out problems, greedy decoding", "higher", "eval"),
+    "eval/pass@1": Metric("share of held-out problems whose greedy answer passes every test", "higher", "eval"),
+    "curriculum/easy": Metric("prompts in the easy bucket", "", "curriculum"),
+    "curriculum/medium": Metric("prompts in the medium bucket", "", "curriculum"),
+    "curriculum/hard": Metric("prompts in the hard bucket", "", "curriculum"),
+    "data/prompts": Metric("prompts drawn this epoch", "", "prompts"),
+    "data/easy": Metric("easy prompts drawn this epoch", "", "prompts"),
+    "data/medium": Metric("medium prompts drawn this epoch", "", "prompts"),
+    "data/hard": Metric("hard prompts drawn this epoch", "", "prompts"),
+    # judge and teacher: what they cost
+    "judge/api_calls": Metric("judgements computed (cache misses: API calls or sandbox runs)", "", "judge"),
+    "judge/cache_hits": Metric("judgements answered from the cache, free", "higher", "judge"),
+    "judge/cost_usd": Metric("dollars spent on judge calls this epoch", "lower", "judge"),
+    "judge/saved_usd": Metric("dollars the cache saved this epoch", "higher", "judge"),
+    "judge/parse_failures": Metric("student completions the judge could not score (parse failure, sandbox error)", "lower", "judge"),
+    "teacher/missing": Metric("prompts with no teacher answer", "lower", "teacher"),
+    "teacher/cost_usd": Metric("dollars spent on teacher answers this epoch (model teachers)", "lower", "teacher"),
+    # time
+    "time/<stage>_s": Metric("wall seconds of one stage (as recorded when it ran; a reused stage keeps its time)", "", "runner"),
+    "time/epoch_s": Metric("sum of the stage seconds of the epoch's chosen chain", "lower", "runner"),
+}
+
+
+def metric_info(key: str) -> Metric | None:
+    """The table entry of a key; `time/sample_s` finds the `time/<stage>_s` pattern."""
+    if key in METRICS:
+        return METRICS[key]
+    if key.startswith("time/") and key.endswith("_s"):
+        return METRICS["time/<stage>_s"]
+    return None
+
+
+def metrics_markdown() -> str:
+    lines = ["| metric | good | stage | meaning |", "|---|---|---|---|"]
+    lines += [f"| `{k}` | {m.good or '-'} | {m.stage} | {m.meaning} |" for k, m in METRICS.items()]
+    return "\n".join(lines)
+
+
+# -- code diversity ----------------------------------------------------------------------
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def _tokens(text: str) -> list[str]:
+    """Identifiers, numbers and single punctuation marks; whitespace is ignored."""
+    return _TOKEN.findall(text)
+
+
+def code_diversity(completions: list[str]) -> float:
+    """1 - mean pairwise similarity of one prompt's completions, in [0, 1].
+
+    Similarity is difflib.SequenceMatcher's ratio (2 x matched / total) over *token* lists
+    (identifiers, numbers, punctuation; whitespace ignored), autojunk off, so it respects
+    order (unlike a Jaccard of token sets) and reformatting does not count as diversity.
+    0 = all completions identical; near 1 = nothing in common. Fewer than 2 completions
+    gives 0.0 (no spread can be measured).
+    """
+    toks = [_tokens(c) for c in completions]
+    sims = [difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+            for i, a in enumerate(toks) for b in toks[i + 1:]]
+    return 1.0 - sum(sims) / len(sims) if sims else 0.0
+
+
+def diversity_of_groups(groups: Iterable[list[str]]) -> float:
+    """Mean code_diversity over prompts (groups of fewer than 2 completions are skipped)."""
+    vals = [code_diversity(g) for g in groups if len(g) >= 2]
+    return sum(vals) / len(vals) if vals else 0.0
+
+
+if __name__ == "__main__":
+    print(metrics_markdown())
