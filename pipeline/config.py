@@ -95,6 +95,10 @@ class RewardConfig(Section):
     eps: float = Field(0.1, gt=0, description="reward = student / (teacher + eps); eps keeps a teacher score of 0 from blowing up.")
     clip_max: float = Field(2.0, gt=0, description="Reward is clipped to [0, clip_max].")
     none_as: float | None = Field(None, description="Reward for a completion the judge could not score (None = drop it from the batch).")
+    overlong_buffer: int = Field(0, ge=0, description="Soft overlong penalty (DAPO, Yu et al. 2025): over the last this-many tokens before max_new_tokens the penalty grows linearly to overlong_penalty (0 = off).")
+    overlong_penalty: float = Field(0.5, ge=0, description="Penalty at max_new_tokens for the soft overlong penalty.")
+    length_penalty: float = Field(0.0, ge=0, description="Subtract this x (length / max_new_tokens) from every reward (0 = off).")
+    improve_bonus: float = Field(0.0, ge=0, description="Add this x (score - the student's previous mean score on the same prompt), when positive (0 = off).")
 
 
 class SelectConfig(Section):

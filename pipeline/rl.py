@@ -23,6 +23,21 @@ def ratio_reward(student: float, teacher: float | None, rc: RewardConfig) -> flo
     return min(max(student / ((teacher or 0.0) + rc.eps), 0.0), rc.clip_max)
 
 
+def overlong_penalty(length: int, max_new: int, buffer: int, penalty: float) -> float:
+    """Soft overlong punishment (DAPO, Yu et al. 2025, eq. 13): 0 until max_new - buffer, then
+    linear to `penalty` at max_new."""
+    if buffer <= 0:
+        return 0.0
+    return penalty * min(1.0, max(0.0, (length - (max_new - buffer)) / buffer))
+
+
+def shaping(score: float, length: int, prev: float | None, rc: RewardConfig, max_new: int) -> dict[str, float]:
+    """Each shaping term on its own, so its effect is visible in the metrics."""
+    return {"overlong": -overlong_penalty(length, max_new, rc.overlong_buffer, rc.overlong_penalty),
+            "length": -rc.length_penalty * length / max_new,
+            "improve": rc.improve_bonus * max(0.0, score - prev) if prev is not None else 0.0}
+
+
 def group_stats(rewards: list[float]) -> tuple[float, float]:
     """(mean, population std) of one prompt's rewards."""
     return statistics.fmean(rewards), statistics.pstdev(rewards) if len(rewards) > 1 else 0.0
@@ -58,8 +73,12 @@ def by_prompt(rows: list[dict]) -> dict[str, list[dict]]:
 
 
 def run_reward(ctx: Ctx) -> None:
+    from pipeline.history import score_history
     rc = ctx.cfg.reward
     scores = load_table(ctx.inputs["judge"], json_cols=("breakdown",))
+    lengths = {(s["problem_id"], s["sample_idx"]): s["length"] for s in load_table(ctx.inputs["sample"])}
+    history = score_history(ctx.run_dir, ctx.epoch)[0] if rc.improve_bonus else {}
+    shaped_sum = {"overlong": 0.0, "length": 0.0, "improve": 0.0}
     teacher = {s["problem_id"]: s["value"] for s in scores if s["role"] == "teacher"}
     rows, unscored = [], 0
     for s in (s for s in scores if s["role"] == "student"):
@@ -70,6 +89,12 @@ def run_reward(ctx: Ctx) -> None:
             reward = rc.none_as
         else:
             reward = ratio_reward(s["value"], teacher.get(s["problem_id"]), rc)
+            prev = history.get(s["problem_id"], [None])[-1]
+            terms = shaping(s["value"], lengths[(s["problem_id"], s["sample_idx"])], prev, rc,
+                            ctx.cfg.sample.max_new_tokens)
+            for k, v in terms.items():
+                shaped_sum[k] += v
+            reward += sum(terms.values())
         rows.append({"problem_id": s["problem_id"], "sample_idx": s["sample_idx"], "student_score": s["value"],
                      "teacher_score": teacher.get(s["problem_id"]), "reward": reward})
     groups = by_prompt(rows)
@@ -90,6 +115,7 @@ def run_reward(ctx: Ctx) -> None:
         "score/student_mean": statistics.fmean(students) if students else 0.0,
         "score/teacher_mean": statistics.fmean(teachers) if teachers else 0.0,
         "score/student_unscored": unscored,
+        **{f"reward/shaping_{k}": v / max(len(rows), 1) for k, v in shaped_sum.items()},
     }
 
 

@@ -42,7 +42,7 @@ STAGES = [
     Stage("teacher", "1", ("teacher.kind", "teacher.model"), ("prompts",), scoring.run_teacher),
     Stage("judge", "1", ("judge.kind", "judge.model", "judge.execution"), ("prompts", "sample", "teacher"),
           scoring.run_judge),
-    Stage("reward", "1", ("reward.eps", "reward.clip_max", "reward.none_as"), ("judge",), rl.run_reward),
+    Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), rl.run_reward),
     Stage("select", "1", ("select.min_reward", "select.top_k", "select.drop_zero_std", "select.advantage"),
           ("reward", "sample"), rl.run_select),
     Stage("update", "1", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
