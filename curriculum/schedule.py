@@ -106,8 +106,9 @@ def _linear(ids: list[str], buckets: dict[str, Bucket], history: dict[str, list[
     # two, lends first to whichever neighbour the schedule favours at this epoch
     neighbours = {"easy": ("medium", "hard"), "hard": ("medium", "easy"),
                   "medium": tuple(sorted(("easy", "hard"), key=lambda b: -shares[b]))}
+    shortfall = {b: want[b] - take[b] for b in BUCKETS}  # before lending changes `take`
     for b in BUCKETS:
-        short = want[b] - take[b]
+        short = shortfall[b]
         for donor in neighbours[b]:
             extra = min(short, len(pools[donor]) - take[donor])
             take[donor] += extra

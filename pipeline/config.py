@@ -47,7 +47,7 @@ class StudentConfig(Section):
 
 
 class TeacherConfig(Section):
-    kind: Literal["reference", "anthropic", "openai", "hf"] = Field("reference", description="Who writes the teacher answer: the dataset reference, or a model.")
+    kind: Literal["reference", "anthropic", "openai", "hf", "none"] = Field("reference", description="Who writes the teacher answer: the dataset reference, a model, or none (for reward.kind=direct).")
     model: str = Field("", description="Teacher model id when kind is a model.")
 
 
@@ -63,7 +63,7 @@ class ExecutionJudgeConfig(Section):
 
 
 class JudgeConfig(Section):
-    kind: Literal["execution", "anthropic", "openai", "hf", "mix"] = Field("execution", description="Which judge scores student and teacher answers.")
+    kind: Literal["execution", "anthropic", "openai", "hf", "mix", "length"] = Field("execution", description="Which judge scores student and teacher answers (length: the toy 2 - words/16 score of configs/length_reward.yaml).")
     model: str = Field("", description="Judge model id for LLM judges.")
     mode: Literal["live", "replay"] = Field("live", description="live: call judges on cache misses; replay: answer from the cache only (a miss is an error).")
     budget_usd: float = Field(0.0, ge=0, description="Stop the judge stage before spending more than this (0 = no limit).")
@@ -92,6 +92,7 @@ class SampleConfig(Section):
 
 
 class RewardConfig(Section):
+    kind: Literal["ratio", "direct"] = Field("ratio", description="ratio: student / (teacher + eps); direct: the student's judge score itself (no teacher).")
     eps: float = Field(0.1, gt=0, description="reward = student / (teacher + eps); eps keeps a teacher score of 0 from blowing up.")
     clip_max: float = Field(2.0, gt=0, description="Reward is clipped to [0, clip_max].")
     none_as: float | None = Field(None, description="Reward for a completion the judge could not score (None = drop it from the batch).")
@@ -183,15 +184,18 @@ class Config(Section):
 
     @model_validator(mode="after")
     def _consistent(self) -> "Config":
-        if self.teacher.kind != "reference" and not self.teacher.model:
+        if self.teacher.kind not in ("reference", "none") and not self.teacher.model:
             raise ValueError(f"teacher.kind={self.teacher.kind} needs teacher.model (e.g. teacher.model=claude-sonnet-4-5)")
         if self.judge.kind in ("anthropic", "openai", "hf"):
             raise ValueError(f"judge.kind={self.judge.kind} is not available in this version; use judge.kind=execution")
-        if self.teacher.kind != "reference":
+        if self.teacher.kind not in ("reference", "none"):
             raise ValueError(f"teacher.kind={self.teacher.kind} is not available in this version; use teacher.kind=reference")
         if self.select.top_k == 1 and self.select.advantage != "raw":
             raise ValueError("select.top_k=1 leaves one completion per prompt, so group advantages are 0; "
                              "use select.top_k>=2 or select.advantage=raw")
+        if self.reward.kind == "ratio" and self.teacher.kind == "none":
+            raise ValueError("reward.kind=ratio needs a teacher; set teacher.kind=reference (or a model), "
+                             "or reward.kind=direct")
         return self
 
     def get(self, path: str) -> Any:
@@ -237,6 +241,8 @@ def _format_error(err: ValidationError, source: str) -> str:
         key = ".".join(str(p) for p in e["loc"]) or "(top level)"
         if e["type"] == "extra_forbidden":
             lines.append(f"  {key}: unknown key; see `rlaif config show --doc` for valid keys")
+        elif not e["loc"]:  # a whole-config check: the message names the keys itself
+            lines.append(f"  {e['msg'].removeprefix('Value error, ')}")
         else:
             lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r})")
     return "\n".join(lines)

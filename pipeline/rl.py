@@ -88,7 +88,8 @@ def run_reward(ctx: Ctx) -> None:
                 continue
             reward = rc.none_as
         else:
-            reward = ratio_reward(s["value"], teacher.get(s["problem_id"]), rc)
+            reward = (ratio_reward(s["value"], teacher.get(s["problem_id"]), rc) if rc.kind == "ratio"
+                      else s["value"])
             prev = history.get(s["problem_id"], [None])[-1]
             terms = shaping(s["value"], lengths[(s["problem_id"], s["sample_idx"])], prev, rc,
                             ctx.cfg.sample.max_new_tokens)

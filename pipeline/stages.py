@@ -4,31 +4,30 @@ The runner wires them; stages never call each other.
 """
 from __future__ import annotations
 
-import random
-
 from pipeline import evaluate, rl, sample, scoring, update
 from pipeline.runner import POLICY, Ctx, Stage
 from pipeline.tables import save_table
 
 
 def run_prompts(ctx: Ctx) -> None:
-    """Draw this epoch's prompts: a seeded permutation of the training set, walked epoch by epoch
-    so consecutive epochs see different problems (the curriculum issue replaces this schedule)."""
+    """This epoch's prompts: the curriculum schedule (curriculum.strategy) over the training set,
+    from each prompt's tier, teacher score and the student's score history of earlier epochs."""
+    from curriculum import schedule as cur
     from data.loaders import load_source
-    dc = ctx.cfg.data
+    from pipeline.history import score_history
+    cfg, dc = ctx.cfg, ctx.cfg.data
     problems = [p for p in load_source(dc.source, dc.mapping or None) if p.difficulty in dc.difficulties]
     if not problems:
         raise ValueError(f"data.source={dc.source} has no problems with difficulty in {dc.difficulties}")
-    order = list(range(len(problems)))
-    random.Random(ctx.cfg.run.seed).shuffle(order)
-    k = min(dc.prompts_per_epoch, len(problems))
-    start = (ctx.epoch - 1) * k
-    picked = [problems[order[(start + i) % len(problems)]] for i in range(k)]
-    save_table([{"problem_id": p.id, "difficulty": p.difficulty, "problem": p.to_json()} for p in picked],
+    history, teacher = score_history(ctx.run_dir, ctx.epoch)
+    ids = cur.schedule(problems, history, teacher, ctx.epoch, dc.prompts_per_epoch, cfg.curriculum, cfg.run.seed)
+    by_id = {p.id: p for p in problems}
+    info = {r["problem_id"]: r for r in cur.rows(ids, problems, history, teacher, cfg.curriculum)}
+    save_table([{"problem_id": i, "difficulty": by_id[i].difficulty, "bucket": info[i]["bucket"],
+                 "estimate": info[i]["difficulty"], "problem": by_id[i].to_json()} for i in ids],
                ctx.out, json_cols=("problem",))
-    ctx.rows = len(picked)
-    ctx.figures = {"data/prompts": len(picked), **{f"data/{d}": sum(p.difficulty == d for p in picked)
-                                                   for d in ("easy", "medium", "hard")}}
+    ctx.rows = len(ids)
+    ctx.figures = {"data/prompts": len(ids), **cur.figures(ids, problems, history, teacher, cfg.curriculum)}
 
 
 STUDENT = ("student.model", "student.dtype", "student.system_prompt")
@@ -36,8 +35,8 @@ SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.
             "sample.max_new_tokens", "sample.stop")
 
 STAGES = [
-    Stage("prompts", "1", ("data.source", "data.mapping", "data.prompts_per_epoch", "data.difficulties", "run.seed"),
-          (), run_prompts),
+    Stage("prompts", "2", ("data.source", "data.mapping", "data.prompts_per_epoch", "data.difficulties", "run.seed",
+                           "curriculum"), (POLICY,), run_prompts),
     Stage("sample", "1", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), sample.run),
     Stage("teacher", "1", ("teacher.kind", "teacher.model"), ("prompts",), scoring.run_teacher),
     Stage("judge", "1", ("judge.kind", "judge.model", "judge.execution"), ("prompts", "sample", "teacher"),
