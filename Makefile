@@ -7,7 +7,7 @@ LR      ?=
 KL      ?=
 ARGS    ?=
 
-.PHONY: setup test epoch update replay status compare report clean
+.PHONY: setup test epoch update replay status compare report bench-learning clean
 
 setup: .venv/.installed
 
@@ -37,6 +37,12 @@ replay: setup
 
 status: setup
 	$(RLAIF) --config $(CONFIG) status
+
+report: setup
+	$(RLAIF) --config $(CONFIG) report
+
+bench-learning: setup
+	$(PY) bench/learning.py
 
 compare: setup
 	$(RLAIF) --config $(CONFIG) compare $(N)

@@ -37,6 +37,10 @@ def cmd_epoch(cfg: Config, a) -> int:
     keys = ["reward/mean", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean", "score/teacher_mean",
             "loss/total", "kl/k3", "judge/api_calls", "judge/cache_hits"]
     print("  ".join(f"{k}={m[k]:.4g}" for k in keys if isinstance(m.get(k), (int, float))))
+    from pipeline.report import analyse, load_metrics, run_settings
+    for f in analyse(load_metrics(r), cfg.report, run_settings(r)):
+        if f.epoch == a.n:
+            print(f"  [{f.severity}] {f.name}: {f.evidence} -> {f.advice}")
     print(f"done in {time.time() - t:.1f}s")
     return 0
 
@@ -82,15 +86,26 @@ def cmd_promote(cfg: Config, a) -> int:
 
 
 def cmd_status(cfg: Config, a) -> int:
-    r = _runner(cfg)
-    epochs = r.epochs()
-    print(f"run {r.run_dir}: {len(epochs)} epoch(s)")
-    for n in epochs:
-        ms = r.epoch_manifests(n)
-        chosen = r.chosen_update(n)
-        states = "  ".join(f"{st.name}:{'done' if st.name in ms else '-'}" for st in r.stages)
-        print(f"  epoch {n:>3}  {states}  chosen={chosen[0].name if chosen else '-'}  "
-              f"variants={len(r.update_variants(n))}  cost=${sum(m.get('figures', {}).get('judge/cost_usd', 0) for m in ms.values()):.4f}")
+    from pipeline.report import status_lines
+    print("\n".join(status_lines(_runner(cfg))))
+    return 0
+
+
+def cmd_report(cfg: Config, a) -> int:
+    from pipeline.report import write_report
+    print(f"wrote {write_report(_runner(cfg))}")
+    return 0
+
+
+def cmd_samples(cfg: Config, a) -> int:
+    from pipeline.report import samples
+    print(samples(_runner(cfg), a.n, worst=a.worst, best=a.best, prompt=a.prompt))
+    return 0
+
+
+def cmd_metrics(cfg: Config, a) -> int:
+    from pipeline.metrics_doc import metrics_markdown
+    print(metrics_markdown())
     return 0
 
 
@@ -172,6 +187,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_judge)
     p = with_overrides(sub.add_parser("status", help="epochs, stages, chosen variants, money spent"))
     p.set_defaults(fn=cmd_status)
+    p = with_overrides(sub.add_parser("report", help="write runs/<run>/report.md: metrics table, health flags, plots, samples"))
+    p.set_defaults(fn=cmd_report)
+    p = with_overrides(sub.add_parser("samples", help="show epoch N's completions with score breakdown and reward"), epoch=True)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--worst", type=int, metavar="K", help="the K lowest-reward completions")
+    g.add_argument("--best", type=int, metavar="K", help="the K highest-reward completions")
+    g.add_argument("--prompt", metavar="ID", help="every completion of one prompt")
+    p.set_defaults(fn=cmd_samples)
+    p = with_overrides(sub.add_parser("metrics", help="every metric: meaning and which way is good"))
+    p.set_defaults(fn=cmd_metrics)
     p = sub.add_parser("config", help="config commands")
     csub = p.add_subparsers(dest="what", required=True)
     p = with_overrides(csub.add_parser("show", help="print the effective config"))

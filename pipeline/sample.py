@@ -30,20 +30,24 @@ def chat_prompt(tok, cfg: Config, prompt: str) -> list[int]:
 
 
 def finish(tok, ids: list[int], stop: list[str], max_new: int) -> tuple[list[int], str, str]:
-    """Cut generated ids at eos / a stop string. Returns (ids kept, text, finish_reason)."""
-    eos = {tok.eos_token_id, *(getattr(tok, "additional_eos_ids", []) or [])}
-    for i, t in enumerate(ids):
-        if t in eos:
-            return ids[: i + 1], tok.decode(ids[:i], skip_special_tokens=True), "eos"
-        if t == tok.pad_token_id and t not in eos:
-            ids = ids[:i]
-            break
-    text = tok.decode(ids, skip_special_tokens=True)
-    for s in stop:
-        j = text.find(s)
-        if j >= 0:
-            return ids, text[:j], "stop"
-    return ids, text, ("length" if len(ids) >= max_new else "eos")
+    """Cut generated ids at eos or a stop string. Returns (ids kept, text, finish_reason).
+
+    A stop string is kept in the text (the closing code fence matters to the judge), and the
+    ids are cut to the shortest prefix whose text contains it, i.e. exactly what was generated.
+    """
+    eos = {tok.eos_token_id, tok.pad_token_id}  # padding after a finished row is not generated content
+    end = next((i for i, t in enumerate(ids) if t in eos), None)
+    body = ids if end is None else ids[:end]
+    if stop and any(s in tok.decode(body, skip_special_tokens=True) for s in stop):
+        for k in range(1, len(body) + 1):
+            text = tok.decode(body[:k], skip_special_tokens=True)
+            cut = min((text.find(s) + len(s) for s in stop if s in text), default=None)
+            if cut is not None:
+                return body[:k], text[:cut], "stop"
+    text = tok.decode(body, skip_special_tokens=True)
+    if end is not None and ids[end] == tok.eos_token_id:
+        return ids[: end + 1], text, "eos"
+    return body, text, ("length" if len(ids) >= max_new else "eos")
 
 
 @torch.no_grad()
@@ -95,6 +99,10 @@ def run(ctx: Ctx) -> None:
         i = g.pop("group")
         rows.append({"problem_id": prompts[i]["problem_id"], "prompt_ids": ids[i], **g})
     save_table(rows, ctx.out)
+    from pipeline.metrics_doc import diversity_of_groups
+    groups: dict[str, list[str]] = {}
+    for r in rows:
+        groups.setdefault(r["problem_id"], []).append(r["text"])
     n_tok = sum(r["length"] for r in rows)
     ctx.rows = len(rows)
     ctx.figures = {
@@ -102,4 +110,5 @@ def run(ctx: Ctx) -> None:
         "sample/tokens_per_s": round(n_tok / max(secs, 1e-9), 2),
         "completion/length_mean": n_tok / max(len(rows), 1),
         "completion/truncated_frac": sum(r["finish_reason"] == "length" for r in rows) / max(len(rows), 1),
+        "completion/diversity": diversity_of_groups(groups.values()),
     }

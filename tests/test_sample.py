@@ -12,8 +12,11 @@ def test_finish_reasons(tiny_model):
     hello = tok.encode("hello world", add_special_tokens=False)
     ids, text, reason = sample.finish(tok, hello + [tok.eos_token_id, tok.pad_token_id], [], 10)
     assert reason == "eos" and text == "hello world" and ids[-1] == tok.eos_token_id
-    ids, text, reason = sample.finish(tok, hello, [" world"], 10)
-    assert reason == "stop" and text == "hello"
+    ids, text, reason = sample.finish(tok, hello + [tok.eos_token_id], [" world"], 10)
+    assert reason == "stop" and text == "hello world" and ids == hello  # the stop string is kept
+    fence = tok.encode("```python\nx = 1\n```\nAlternatively", add_special_tokens=False)
+    ids, text, reason = sample.finish(tok, fence, ["\n```\n"], 50)
+    assert reason == "stop" and text == "```python\nx = 1\n```\n" and len(ids) < len(fence)
     ids, text, reason = sample.finish(tok, hello, [], len(hello))
     assert reason == "length" and ids == hello
 

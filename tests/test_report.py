@@ -1,0 +1,233 @@
+"""Training-health report: flags from recorded metrics, report.md with plots, samples, status."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from pipeline.artifacts import write_manifest
+from pipeline.config import ReportConfig, load_config
+from pipeline.metrics_doc import METRICS, code_diversity, diversity_of_groups
+from pipeline.report import FLAGS, analyse, samples, status_lines, write_report
+from pipeline.runner import POLICY, RunError, Runner, Stage
+from pipeline.tables import save_table
+
+CFG = ReportConfig()
+
+
+def healthy(n: int = 4) -> list[dict]:
+    """A run that learns: reward rising, loss flat, KL near target, nothing out of bounds."""
+    return [{
+        "epoch": e, "reward/mean": 0.20 + 0.05 * e, "reward/std": 0.2, "reward/cv": 0.2 / (0.20 + 0.05 * e),
+        "reward/best_of_n": 0.50 + 0.04 * e, "reward/frac_zero_std": 0.1, "score/student_mean": 0.3 + 0.05 * e,
+        "score/teacher_mean": 0.95, "loss/total": [0.100, 0.102, 0.099, 0.101, 0.100, 0.101][(e - 1) % 6],
+        "loss/policy": 0.095, "loss/kl": 0.005, "kl/k3": 0.1, "kl/k1": 0.09, "policy/entropy": 0.9 - 0.02 * e,
+        "policy/clip_ratio": 0.02, "optim/grad_norm": 0.3, "optim/lr": 2e-5, "completion/length_mean": 90.0,
+        "completion/truncated_frac": 0.05, "select/kept_frac": 0.9, "judge/api_calls": 40, "judge/cache_hits": 0,
+        "judge/cost_usd": 0.5, "judge/saved_usd": 0.0, "judge/parse_failures": 0, "time/sample_s": 50.0,
+        "time/judge_s": 2.0, "time/update_s": 100.0, "time/epoch_s": 152.0,
+    } for e in range(1, n + 1)]
+
+
+def recorded() -> list[dict]:
+    """The four epochs of the issue: average reward dips at 4 while best-of-N climbs; loss climbs."""
+    ms = healthy(4)
+    for m, r, loss, bon in zip(ms, (0.2604, 0.2662, 0.2804, 0.2553), (0.1980, 0.3853, 0.3552, 0.4473),
+                               (0.5344, 0.5622, 0.5575, 0.5686)):
+        m.update({"reward/mean": r, "loss/total": loss, "reward/best_of_n": bon, "reward/cv": 0.2 / r})
+    return ms
+
+
+def test_recorded_run_flags_regression_rising_loss_and_best_of_n():
+    flags = analyse(recorded(), CFG, {"update.lr": 2e-5, "update.kl_coef": 0.05, "sample.num_samples": 4})
+    assert {(f.name, f.epoch) for f in flags} == {("reward_regression", 4), ("loss_rising", 4), ("best_of_n_vs_mean", 4)}
+    reg = next(f for f in flags if f.name == "reward_regression")
+    assert "0.2804 -> 0.2553" in reg.evidence and "-0.0251" in reg.evidence
+    assert "lower update.lr (e.g. 2e-05 -> 1e-05)" in reg.advice and "raise update.kl_coef (e.g. 0.05 -> 0.1)" in reg.advice
+    loss = next(f for f in flags if f.name == "loss_rising")
+    assert "0.3853 -> 0.3552 -> 0.4473" in loss.evidence and "update.lr" in loss.advice
+    bon = next(f for f in flags if f.name == "best_of_n_vs_mean")
+    assert "0.5575 -> 0.5686" in bon.evidence and "select.top_k" in bon.advice and "update.lr" in bon.advice
+
+
+def test_loss_rising_rule():
+    def loss_flags(losses, k=2):
+        ms = [{"epoch": i + 1, "loss/total": v} for i, v in enumerate(losses)]
+        return [f.epoch for f in analyse(ms, ReportConfig(loss_rising_epochs=k)) if f.name == "loss_rising"]
+    assert loss_flags([0.1980, 0.3853, 0.3552, 0.4473]) == [4]  # a dip inside the window does not hide the rise
+    assert loss_flags([0.2, 0.3, 0.4, 0.5]) == [3, 4]
+    assert loss_flags([0.2, 0.4, 0.3]) == []  # falling at the latest epoch
+    assert loss_flags([0.100, 0.099, 0.100, 0.1015]) == []  # noise on a flat loss
+    assert loss_flags([0.2, 0.3]) == []  # not enough epochs for a 2-epoch window
+    assert loss_flags([0.2, 0.3], k=1) == [2]
+
+
+def test_healthy_run_raises_no_flag():
+    assert analyse(healthy(6), CFG, {"update.lr": 2e-5}) == []
+
+
+def test_missing_metrics_are_skipped():
+    assert analyse([{"epoch": 1}, {"epoch": 2, "reward/mean": None}, {"epoch": 3, "kl/k3": "n/a"}], CFG) == []
+
+
+CASES = {
+    "reward_regression": ({"reward/mean": 0.25, "reward/best_of_n": 0.55}, None, ("update.lr", "update.kl_coef")),
+    "mode_collapse": ({"reward/frac_zero_std": 0.6}, None, ("raise sample.temperature", "raise sample.num_samples", "curriculum")),
+    "entropy_collapse": ({"policy/entropy": 0.05}, None, ("update.kl_coef", "sample.temperature")),
+    "kl_high": ({"kl/k3": 0.2}, None, ("raise update.kl_coef", "lower update.lr")),
+    "kl_exploding": ({"kl/k3": 0.9}, None, ("raise update.kl_coef",)),
+    "negative_k1": ({"kl/k1": -0.05}, {"sample.top_p": 0.9, "sample.top_k": 0},
+                    ("sample.top_p=1", "sample.top_k=0", "temperature", "not come from the distribution")),
+    "reward_cv_high": ({"reward/cv": 2.5}, None, ("reward.clip_max",)),
+    "truncation_high": ({"completion/truncated_frac": 0.5}, None, ("raise sample.max_new_tokens", "sample.stop")),
+    "judge_parse_failures": ({"judge/parse_failures": 5}, None, ("rlaif samples 3",)),
+    "judge_cost": ({"judge/cost_usd": 12.0}, None, ("judge.budget_usd",)),
+    "teacher_weak": ({"score/teacher_mean": 0.1}, None, ("reward.eps", "teacher.kind")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_flag_is_raised_by_a_run_built_for_it(name):
+    change, settings, advice = CASES[name]
+    ms = healthy(4)
+    ms[2].update(change)  # epoch 3
+    flags = analyse(ms, CFG, {"update.lr": 2e-5, "update.kl_coef": 0.05, "sample.temperature": 1.0,
+                              "sample.num_samples": 4, **(settings or {})})
+    assert [(f.name, f.epoch) for f in flags] == [(name, 3)], flags
+    f = flags[0]
+    for words in advice:
+        assert words in f.advice, (words, f.advice)
+    assert f.evidence and re.search(r"\d", f.evidence)
+    if name == "negative_k1":
+        assert "sample.top_p=0.9" in f.evidence
+    if name in ("kl_exploding", "entropy_collapse"):
+        assert f.severity == "critical"
+
+
+def test_entropy_drop_from_first_epoch():
+    ms = healthy(3)
+    ms[2]["policy/entropy"] = 0.3  # above the floor, but a 2/3 drop from epoch 1
+    assert [f.name for f in analyse(ms, CFG)] == ["entropy_collapse"]
+
+
+def test_every_flag_is_documented_and_metrics_table_has_directions():
+    assert set(FLAGS) == {*CASES, "loss_rising", "best_of_n_vs_mean"}
+    assert all(m.good in ("higher", "lower", "target", "") and m.meaning for m in METRICS.values())
+    for key in ("reward/mean", "kl/k1", "completion/diversity", "eval/pass@1", "curriculum/hard", "time/epoch_s"):
+        assert key in METRICS
+
+
+def test_code_diversity():
+    a = "def f(x):\n    return x + 1\n"
+    assert code_diversity([a, a, a]) == 0.0
+    assert code_diversity([a, "def f(x):\n  return   x+1"]) == 0.0  # reformatting is not diversity
+    assert code_diversity([a]) == 0.0
+    far = code_diversity([a, "import os\nprint(os.listdir('.'))\n"])
+    near = code_diversity([a, "def f(x):\n    return x + 2\n"])
+    assert 0 < near < far <= 1
+    assert diversity_of_groups([[a, a], [a, "import os\nprint(os.listdir('.'))\n"], [a]]) == pytest.approx(far / 2)
+
+
+# -- a fake run on disk -------------------------------------------------------------------
+def _noop(ctx):
+    pass
+
+
+STAGES = [Stage(n, "1", (), (), _noop) for n in ("prompts", "sample", "teacher", "judge", "reward", "select")] + [
+    Stage("update", "1", ("update.lr",), ("select", POLICY), _noop, variant=True)]
+
+
+def _stage_dir(d, fp, figures=None, config=None, stage=None):
+    d.mkdir(parents=True, exist_ok=True)
+    write_manifest(d, {"stage": stage or d.name, "fingerprint": fp, "figures": figures or {}, "config": config or {},
+                       "wall_s": 1.0, "inputs": {}})
+
+
+@pytest.fixture
+def fake_run(tmp_path):
+    cfg = load_config(None, [f"run.dir={tmp_path}", "run.name=demo", "report.samples_shown=2"])
+    runner = Runner(cfg, stages=STAGES)
+    for m in recorded():
+        e = m["epoch"]
+        edir = runner.epoch_dir(e)
+        fps = {st.name: (fp, d) for st, fp, d, _ in runner.plan(e)}  # the fingerprints this config gives
+        _stage_dir(edir / "judge", fps["judge"][0], {"judge/cost_usd": 0.5, "judge/saved_usd": 0.1})
+        _stage_dir(edir / "teacher", fps["teacher"][0], {"teacher/cost_usd": 0.25})
+        _stage_dir(fps["update"][1], fps["update"][0], config={"update": {"lr": 2e-5, "kl_coef": 0.05}}, stage="update")
+        m["update/variant"] = fps["update"][1].name
+        if e == 4:
+            del m["policy/entropy"]  # a metric missing from one epoch is shown as '-'
+        (edir / "metrics.json").write_text(json.dumps(m))
+    edir = runner.epoch_dir(4)
+    texts = {("p1", 0): "```python\ndef f(x):\n    return x\n```", ("p1", 1): "WORST ANSWER",
+             ("p2", 0): "BEST ANSWER", ("p2", 1): "```python\ndef g():\n    pass\n```"}
+    rewards = {("p1", 0): 0.5, ("p1", 1): 0.0, ("p2", 0): 1.2, ("p2", 1): 0.3}
+    save_table([{"problem_id": p, "sample_idx": i, "text": t, "finish_reason": "eos", "length": 12}
+                for (p, i), t in texts.items()], edir / "sample")
+    save_table([{"role": "student", "problem_id": p, "sample_idx": i, "value": r / 2,
+                 "breakdown": {"tests": r / 2, "passed": int(r * 2), "total": 4}} for (p, i), r in rewards.items()]
+               + [{"role": "teacher", "problem_id": p, "sample_idx": -1, "value": 0.5, "breakdown": {"tests": 0.5}}
+                  for p in ("p1", "p2")], edir / "judge", json_cols=("breakdown",))
+    save_table([{"problem_id": p, "sample_idx": i, "reward": r, "student_score": r / 2, "teacher_score": 0.5}
+                for (p, i), r in rewards.items()], edir / "reward")
+    save_table([{"problem_id": "p1", "text": "```python\ndef f(x):\n    return x\n```", "source": "reference"}],
+               edir / "teacher")
+    return runner
+
+
+def test_write_report(fake_run):
+    path = write_report(fake_run)
+    assert path == fake_run.run_dir / "report.md"
+    md = path.read_text()
+    assert md.startswith("# Training report: demo")
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+    assert len(links) == 5
+    for link in links:
+        png = path.parent / link
+        assert png.is_file() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", link
+        assert png.parent == fake_run.run_dir / "report"
+    # the table: epochs as columns, a trend and first -> last change per metric, '-' for missing values
+    row = next(line for line in md.splitlines() if line.startswith("| `reward/mean` |"))
+    assert "0.2604" in row and "0.2553" in row and "→" in row and "worse" in row
+    ent = next(line for line in md.splitlines() if line.startswith("| `policy/entropy` |"))
+    assert ent.split(" | ")[5] == "-"
+    # flags with evidence and advice
+    health = md.split("## Health")[1].split("## Metrics per epoch")[0]
+    for name in ("reward_regression", "loss_rising", "best_of_n_vs_mean"):
+        assert f"`{name}`" in health
+    assert "lower update.lr (e.g. 2e-05 -> 1e-05)" in health
+    # worst and best completions of the last epoch, with score breakdown and reward
+    comp = md.split("## Completions of epoch 4")[1]
+    assert comp.index("WORST ANSWER") < comp.index("BEST ANSWER")
+    assert "reward 1.200 (student 0.600 / teacher 0.500)" in comp and "tests=0.6 passed=2 total=4" in comp
+
+
+def test_samples_command_text(fake_run):
+    worst = samples(fake_run, 4, worst=1)
+    assert "WORST ANSWER" in worst and "BEST ANSWER" not in worst
+    best = samples(fake_run, 4, best=1)
+    assert "BEST ANSWER" in best and "reward 1.200" in best and "WORST" not in best
+    one = samples(fake_run, 4, prompt="p1")
+    assert "WORST ANSWER" in one and "def f(x)" in one and "teacher answer (reference): score 0.500" in one
+    assert "BEST ANSWER" not in one
+    with pytest.raises(RunError, match="p1, p2"):
+        samples(fake_run, 4, prompt="nope")
+    with pytest.raises(RunError, match="rlaif epoch 2"):
+        samples(fake_run, 2)
+
+
+def test_status_lines(fake_run):
+    lines = status_lines(fake_run)
+    text = "\n".join(lines)
+    assert lines[0].endswith("4 epoch(s)")
+    variant = fake_run.chosen_update(4)[0].name
+    assert text.count(f"chosen={variant} (1 variant(s))") == 1 and text.count("chosen=update-") == 4
+    assert "judge:done" in lines[1] and "update:done" in lines[1] and "prompts:-" in lines[1]
+    assert "money spent so far: $3.0000 (judge $2.0000, teacher $1.0000)" in text
+    assert "health at epoch 4: reward_regression" in text
+    # another learning rate: the updates would be recomputed, the judgements would not
+    other = Runner(fake_run.cfg.model_copy(update={"update": fake_run.cfg.update.model_copy(update={"lr": 1e-5})}),
+                   stages=STAGES)
+    line = status_lines(other)[1]
+    assert "update:stale" in line and "judge:done" in line
