@@ -61,9 +61,10 @@ def epoch_name(n: int) -> str:
 
 class Runner:
     def __init__(self, cfg: Config, stages: list[Stage] | None = None):
-        from pipeline.stages import STAGES
+        from pipeline.stages import STAGES, WARM_START
         self.cfg = cfg
         self.stages = stages if stages is not None else STAGES
+        self.warm_start = WARM_START
         self.run_dir = Path(cfg.run.dir) / cfg.run.name
         self._lock_fd: int | None = None
 
@@ -97,8 +98,9 @@ class Runner:
         return variants[-1] if variants else None
 
     def policy(self, n: int) -> tuple[str, Path | None]:
-        """(fingerprint, adapter dir) of the policy epoch n+1 samples from; epoch 0 = base model."""
-        if n == 0:
+        """(fingerprint, adapter dir) of the policy epoch n+1 samples from: epoch 0 is the
+        supervised warm-start when one was run (`rlaif epoch 0`), else the base model."""
+        if n < 0 or (n == 0 and self.chosen_update(0) is None):
             return self.base_policy_fp(), None
         chosen = self.chosen_update(n)
         if chosen is None:
@@ -140,13 +142,16 @@ class Runner:
             self._lock_fd = None
 
     # -- the epoch ------------------------------------------------------------------------
+    def stages_for(self, n: int) -> list[Stage]:
+        return self.warm_start if n == 0 else self.stages
+
     def plan(self, n: int) -> list[tuple[Stage, str, Path, dict | None]]:
         """For each stage: (stage, fingerprint, output dir, finished manifest or None)."""
         fps: dict[str, str] = {}
         dirs: dict[str, Path | None] = {}
         fps[POLICY], dirs[POLICY] = self.policy(n - 1)
         out = []
-        for st in self.stages:
+        for st in self.stages_for(n):
             conf = {f: self.cfg.get(f) for f in st.fields}
             fp = fingerprint(st.name, st.version, conf, {i: fps[i] for i in st.inputs})
             d = self.epoch_dir(n) / (f"{st.name}-{fp[:8]}" if st.variant else st.name)
@@ -205,13 +210,14 @@ class Runner:
     def run_epoch(self, n: int, only: str | None = None, force: bool = False, update_only: bool = False,
                   dry_run: bool = False, echo: Callable[[str], None] = print,
                   ignore_early_stop: bool = False) -> dict[str, dict]:
-        if n < 1:
-            raise RunError(f"epochs count from 1 (got {n}); epoch 1 starts from the base model")
+        if n < 0:
+            raise RunError(f"epochs count from 1 (got {n}); epoch 0 is the optional supervised warm-start")
         reason = None if (ignore_early_stop or update_only) else self.early_stop_reason(n)
         if reason and not load_complete(self.epoch_dir(n) / "prompts"):
             raise RunError(reason)
-        if only is not None and only not in [s.name for s in self.stages]:
-            raise RunError(f"--only {only}: no such stage; stages are {', '.join(s.name for s in self.stages)}")
+        names = [s.name for s in self.stages_for(n)]
+        if only is not None and only not in names:
+            raise RunError(f"--only {only}: no such stage; stages are {', '.join(names)}")
         if not dry_run:
             self.lock()
         try:
@@ -275,13 +281,17 @@ class Runner:
         """Manifests of epoch n's chosen chain (pre-update stages + chosen update and what follows)."""
         edir = self.epoch_dir(n)
         out: dict[str, dict] = {}
-        if n == 0:  # the base model's eval (`rlaif eval 0`)
+        chosen = self.chosen_update(n)
+        if n == 0:  # the warm-start's stages, and the base model's eval (`rlaif eval 0`)
+            for st in self.warm_start:
+                m = chosen[1] if st.variant and chosen else read_manifest(edir / st.name)
+                if m is not None:
+                    out[st.name] = m
             for p in edir.glob("eval-*"):
                 m = read_manifest(p)
                 if m and m.get("inputs", {}).get("update") == self.base_policy_fp():
                     out["eval"] = m
             return out
-        chosen = self.chosen_update(n)
         for st in self.stages:
             if st.variant:
                 if st.name == "update":

@@ -30,6 +30,17 @@ def run_prompts(ctx: Ctx) -> None:
     ctx.figures = {"data/prompts": len(ids), **cur.figures(ids, problems, history, teacher, cfg.curriculum)}
 
 
+def run_sft_prompts(ctx: Ctx) -> None:
+    """Epoch 0 (supervised warm-start): every training problem of the allowed difficulties."""
+    from data.loaders import load_source
+    dc = ctx.cfg.data
+    problems = [p for p in load_source(dc.source, dc.mapping or None) if p.difficulty in dc.difficulties]
+    save_table([{"problem_id": p.id, "difficulty": p.difficulty, "bucket": p.difficulty, "estimate": 0.0,
+                 "problem": p.to_json()} for p in problems], ctx.out, json_cols=("problem",))
+    ctx.rows = len(problems)
+    ctx.figures = {"data/prompts": len(problems)}
+
+
 STUDENT = ("student.model", "student.dtype", "student.system_prompt")
 SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.top_k",
             "sample.max_new_tokens", "sample.stop")
@@ -42,10 +53,19 @@ STAGES = [
     Stage("judge", "1", ("judge.kind", "judge.model", "judge.execution"), ("prompts", "sample", "teacher"),
           scoring.run_judge),
     Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), rl.run_reward),
-    Stage("select", "1", ("select.min_reward", "select.top_k", "select.drop_zero_std", "select.advantage"),
-          ("reward", "sample"), rl.run_select),
+    Stage("select", "2", ("select.min_reward", "select.top_k", "select.drop_zero_std", "select.advantage",
+                          "update.teacher_sft_coef", *STUDENT), ("reward", "sample", "teacher"), rl.run_select),
     Stage("update", "1", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
           ("select", POLICY), update.run, variant=True),
     Stage("eval", "1", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "judge.execution"),
           ("update",), evaluate.run, variant=True),
+]
+
+# `rlaif epoch 0`: fine-tune the adapter on the teacher's answers before any RL (optional).
+WARM_START = [
+    Stage("prompts", "1", ("data.source", "data.mapping", "data.difficulties"), (), run_sft_prompts),
+    Stage("teacher", "1", ("teacher.kind", "teacher.model"), ("prompts",), scoring.run_teacher),
+    Stage("update", "1", (*STUDENT, "student.lora", "update.sft_epochs", "update.sft_lr", "update.micro_batch_size",
+                          "update.grad_accum", "update.max_grad_norm", "update.warmup_ratio", "update.scheduler",
+                          "run.seed"), ("prompts", "teacher"), update.run_sft, variant=True),
 ]

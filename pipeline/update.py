@@ -33,7 +33,7 @@ from pathlib import Path
 from pipeline.artifacts import read_manifest
 from pipeline.config import UpdateConfig
 from pipeline.model import load_student
-from pipeline.runner import POLICY, Ctx
+from pipeline.runner import POLICY, Ctx, RunError
 from pipeline.tables import load_table
 
 log = logging.getLogger("rlaif")
@@ -53,6 +53,7 @@ def collate(rows: list[dict], pad_id: int) -> dict[str, torch.Tensor]:
     mask = torch.tensor([[0.0] * (kc - len(r["completion_ids"])) + [1.0] * len(r["completion_ids"]) for r in rows])  # (B, Kc)
     return {"input_ids": input_ids, "attention_mask": attn, "completion_mask": mask,
             "advantage": torch.tensor([float(r["advantage"]) for r in rows]),              # (B,)
+            "sft": torch.tensor([float(bool(r.get("sft"))) for r in rows]),                # (B,) teacher rows
             "index": torch.tensor([r["index"] for r in rows])}
 
 
@@ -88,20 +89,32 @@ def adapt_kl_coef(coef: float, kl: float, target: float, horizon: float) -> floa
     return coef * (1 + max(-0.2, min(0.2, kl / target - 1)) / horizon)
 
 
-def masked_seq_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Mean over each sequence's tokens, then over sequences (GRPO's 1/|o_i| normalisation)."""
-    return ((x * mask).sum(-1) / mask.sum(-1).clamp(min=1)).mean()
+def seq_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Mean over each sequence's tokens, (B, T) -> (B,) (GRPO's 1/|o_i| normalisation)."""
+    return (x * mask).sum(-1) / mask.sum(-1).clamp(min=1)
+
+
+def masked_seq_mean(x: torch.Tensor, mask: torch.Tensor, weight: torch.Tensor | None = None) -> torch.Tensor:
+    """Mean over each sequence's tokens, then over the sequences with weight 1 (all by default)."""
+    per = seq_mean(x, mask)
+    if weight is None:
+        return per.mean()
+    return (per * weight).sum() / weight.sum().clamp(min=1)
 
 
 def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id: int, seed: int = 0,
-          show_progress: bool = True, fresh_adapter: bool = False, kl_coef: float | None = None) -> dict[str, float]:
+          show_progress: bool = True, fresh_adapter: bool = False, kl_coef: float | None = None,
+          sft_coef: float | None = None) -> dict[str, float]:
     """Run `uc.epochs` passes of the policy-gradient update over `rows` (in place on `model`).
 
     rows: dicts with prompt_ids, completion_ids, advantage. Returns the update's figures.
     fresh_adapter: the adapter is newly initialised (LoRA B = 0), so the policy before the
     update *is* the reference and one no-grad forward pass per row is saved.
     kl_coef: the starting KL coefficient (default uc.kl_coef; adaptive runs carry it across epochs).
+    Rows with `sft: True` are teacher answers: their loss is sft_coef (default
+    uc.teacher_sft_coef) x the mean token NLL, in place of the policy-gradient loss.
     """
+    sft_coef = uc.teacher_sft_coef if sft_coef is None else sft_coef
     from accelerate import Accelerator
     from accelerate.utils import set_seed
     from transformers import get_scheduler
@@ -123,6 +136,8 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     model.eval()
     with torch.no_grad():
         for batch in loader:
+            if batch["sft"].all():  # teacher rows need neither
+                continue
             with peft_model.disable_adapter():
                 rp, _ = token_logprobs(model, batch, temperature)
             lp = rp if fresh_adapter else token_logprobs(model, batch, temperature)[0]
@@ -145,8 +160,13 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                 mask, adv = batch["completion_mask"], batch["advantage"][:, None]            # (B, Kc), (B, 1)
                 logp, ent = token_logprobs(model, batch, temperature, with_entropy=True)
                 idx = batch["index"].tolist()
-                old_lp = pad_left([old[i] for i in idx], logp.shape[1])
-                ref_lp = pad_left([ref[i] for i in idx], logp.shape[1])
+                is_sft = batch["sft"]                                                        # (B,)
+                pg_w = 1 - is_sft
+                zero = logp.new_zeros(0)
+                old_lp = pad_left([old.get(i, zero) for i in idx], logp.shape[1]).detach()
+                ref_lp = pad_left([ref.get(i, zero) for i in idx], logp.shape[1]).detach()
+                old_lp = torch.where(is_sft[:, None].bool(), logp.detach(), old_lp)  # sft rows: unused
+                ref_lp = torch.where(is_sft[:, None].bool(), logp.detach(), ref_lp)
                 if uc.algorithm == "grpo":
                     ratio = torch.exp(logp - old_lp)
                     clipped = torch.clamp(ratio, 1 - uc.clip_eps, 1 + uc.clip_eps)
@@ -155,11 +175,13 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                     ratio = torch.ones_like(logp)
                     policy_tok = -logp * adv
                 kl = kl_terms(logp, ref_lp, uc.kl_estimator)
-                policy_loss = masked_seq_mean(policy_tok, mask)
-                kl_loss = masked_seq_mean(kl["loss"], mask)
-                loss = policy_loss + coef * kl_loss
+                pg_seq = seq_mean(policy_tok + coef * kl["loss"], mask)                       # (B,)
+                sft_seq = seq_mean(-logp, mask)                                              # (B,)
+                loss = torch.where(is_sft.bool(), sft_coef * sft_seq, pg_seq).mean()
+                policy_loss = masked_seq_mean(policy_tok, mask, pg_w)
+                kl_loss = masked_seq_mean(kl["loss"], mask, pg_w)
                 accelerator.backward(loss)
-                step_kl.append(float(masked_seq_mean(kl["k3"].detach(), mask)))
+                step_kl.append(float(masked_seq_mean(kl["k3"].detach(), mask, pg_w)))
                 if accelerator.sync_gradients:
                     grad_norms.append(float(accelerator.clip_grad_norm_(params, uc.max_grad_norm)))
                     if uc.kl_mode == "adaptive":
@@ -171,9 +193,10 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
             with torch.no_grad():
                 clipped_frac = ((ratio - 1).abs() > uc.clip_eps).float()
                 for k, v in {"loss/total": loss, "loss/policy": policy_loss, "loss/kl": coef * kl_loss,
-                             "kl/k1": masked_seq_mean(kl["k1"], mask), "kl/k3": masked_seq_mean(kl["k3"], mask),
+                             "loss/sft": masked_seq_mean(sft_seq[:, None], torch.ones_like(sft_seq[:, None]), is_sft),
+                             "kl/k1": masked_seq_mean(kl["k1"], mask, pg_w), "kl/k3": masked_seq_mean(kl["k3"], mask, pg_w),
                              "policy/entropy": masked_seq_mean(ent, mask),
-                             "policy/clip_ratio": masked_seq_mean(clipped_frac, mask)}.items():
+                             "policy/clip_ratio": masked_seq_mean(clipped_frac, mask, pg_w)}.items():
                     sums[k] = sums.get(k, 0.0) + float(v)
             count += 1
             trained_tokens += int(mask.sum())
@@ -202,6 +225,7 @@ def run(ctx: Ctx) -> None:
     cfg = ctx.cfg
     rows = load_table(ctx.inputs["select"])
     tok = load_tokenizer(cfg.student)
+    torch.manual_seed(cfg.run.seed)  # a fresh adapter's LoRA A init draws from the global RNG
     model = load_student(cfg.student, adapter=ctx.inputs[POLICY], trainable=True)
     coef = previous_kl_coef(ctx.inputs[POLICY]) if cfg.update.kl_mode == "adaptive" else None
     if rows:
@@ -213,5 +237,26 @@ def run(ctx: Ctx) -> None:
                     "the policy is carried over unchanged. Consider more samples per prompt "
                     "(sample.num_samples) or select.drop_zero_std=false")
         ctx.figures = {"update/trained_tokens": 0, "optim/steps": 0, "kl/coef": coef or cfg.update.kl_coef}
+    model.save_pretrained(ctx.out / "adapter")
+    ctx.rows = len(rows)
+
+
+def run_sft(ctx: Ctx) -> None:
+    """Supervised warm-start (epoch 0): a fresh adapter learns the teacher's answers (token NLL)."""
+    from pipeline.model import load_tokenizer
+    from pipeline.sample import chat_prompt
+    cfg = ctx.cfg
+    tok = load_tokenizer(cfg.student)
+    prompts = {p["problem_id"]: p["problem"] for p in load_table(ctx.inputs["prompts"], json_cols=("problem",))}
+    rows = [{"prompt_ids": chat_prompt(tok, cfg, prompts[t["problem_id"]]["prompt"]),
+             "completion_ids": tok.encode(t["text"], add_special_tokens=False) + [tok.eos_token_id],
+             "advantage": 0.0, "sft": True} for t in load_table(ctx.inputs["teacher"]) if t["text"]]
+    if not rows:
+        raise RunError("epoch 0 (supervised warm-start) found no teacher answers; "
+                       "it needs references in the data or a teacher model (teacher.kind)")
+    torch.manual_seed(cfg.run.seed)
+    model = load_student(cfg.student, trainable=True)
+    uc = cfg.update.model_copy(update={"lr": cfg.update.sft_lr, "epochs": cfg.update.sft_epochs})
+    ctx.figures = train(model, rows, uc, 1.0, tok.pad_token_id, seed=cfg.run.seed, fresh_adapter=True, sft_coef=1.0)
     model.save_pretrained(ctx.out / "adapter")
     ctx.rows = len(rows)

@@ -168,3 +168,19 @@ def test_kill_during_sample_keeps_earlier_stages_and_resumes(tiny_run, tmp_path,
     assert "prompts  reused" in res.stdout
     assert json.loads((e1 / "prompts" / "manifest.json").read_text()) == before
     assert not [p for p in e1.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_warm_start_epoch_zero_and_teacher_sft_mixing(tiny_run, capsys):
+    over, cfg = tiny_run
+    over = over + ["data.difficulties=[easy]", "update.sft_epochs=1"]
+    assert rlaif("epoch", "0", *over) == 0
+    r = Runner(load_config(None, over))
+    sft = r.chosen_update(0)
+    assert sft is not None and sft[1]["rows"] > 10 and sft[1]["figures"]["loss/sft"] > 0
+    # epoch 1 samples from the warm-started adapter, and mixes teacher answers into its update
+    assert rlaif("epoch", "1", *over, "update.teacher_sft_coef=0.5") == 0
+    e1 = manifests(r.epoch_dir(1))
+    assert e1["sample"]["inputs"]["policy"] == sft[1]["fingerprint"]
+    assert e1["select"]["figures"]["select/teacher_rows"] > 0  # the random student never beats the reference
+    upd = next(v for k, v in e1.items() if k.startswith("update-"))
+    assert upd["figures"]["loss/sft"] > 0

@@ -22,6 +22,7 @@ def test_twenty_updates_raise_toy_reward(tiny_model):
                              "update.kl_coef=0.0", "update.micro_batch_size=8", "update.grad_accum=1",
                              "update.warmup_ratio=0.0", "update.scheduler=constant"])
     tok = load_tokenizer(cfg.student)
+    torch.manual_seed(0)  # the fresh LoRA init draws from the global RNG: independent of test order
     model = load_student(cfg.student, trainable=True)
     base_before = {n: p.detach().clone() for n, p in model.named_parameters() if "lora_" not in n}
     lora_before = {n: p.detach().clone() for n, p in model.named_parameters() if "lora_" in n}
