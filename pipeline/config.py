@@ -125,7 +125,7 @@ class CurriculumConfig(Section):
 
 class UpdateConfig(Section):
     algorithm: Literal["grpo", "reinforce"] = Field("grpo", description="grpo: clipped surrogate; reinforce: -logp * A.")
-    lr: float = Field(2e-5, gt=0, description="AdamW peak learning rate.")
+    lr: float = Field(1e-4, gt=0, description="AdamW peak learning rate (1e-4 is the usual LoRA rate; full fine-tuning wants ~10x less).")
     kl_coef: float = Field(0.05, ge=0, description="Weight of KL(pi || ref) in the loss (ref = adapter disabled).")
     kl_estimator: Literal["k1", "k2", "k3"] = Field("k3", description="KL estimator in the loss (k3 is never negative; k1 and k3 are both logged).")
     clip_eps: float = Field(0.2, gt=0, description="PPO clip range for the ratio.")
@@ -287,3 +287,14 @@ def describe(model: type[BaseModel] = Config, prefix: str = "") -> list[tuple[st
         else:
             rows.append((f"{prefix}{name}", repr(getattr(inst, name)), f.description or ""))
     return rows
+
+
+def markdown_table() -> str:
+    """The README's config reference (`python -m pipeline.config` prints it)."""
+    rows = ["| key | default | meaning |", "|---|---|---|"]
+    rows += [f"| `{k}` | `{d}` | {doc} |" for k, d, doc in describe()]
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(markdown_table())
