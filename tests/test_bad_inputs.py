@@ -1,0 +1,74 @@
+"""Bad inputs are rejected before work starts, with a message that says what to do; a failed
+write (disk full) fails the stage cleanly and loses nothing earlier."""
+from __future__ import annotations
+
+import errno
+import json
+import pytest
+
+from pipeline.cli import main
+from pipeline.config import load_config
+from pipeline.model import ModelError, load_student, load_tokenizer
+from pipeline.runner import Runner
+
+
+def test_model_without_chat_template_is_rejected(tmp_path, tiny_model):
+    import shutil
+    plain = tmp_path / "plain"
+    shutil.copytree(tiny_model, plain)
+    cfg_file = plain / "tokenizer_config.json"
+    tc = json.loads(cfg_file.read_text())
+    tc.pop("chat_template", None)
+    cfg_file.write_text(json.dumps(tc))
+    (plain / "chat_template.jinja").unlink(missing_ok=True)
+    with pytest.raises(ModelError, match="no chat template"):
+        load_tokenizer(load_config(None, [f"student.model={plain}"]).student)
+
+
+def test_adapter_from_another_base_is_rejected(tmp_path, tiny_model):
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=2"])
+    model = load_student(cfg.student, trainable=True)
+    model.save_pretrained(tmp_path / "adapter")
+    meta = json.loads((tmp_path / "adapter" / "adapter_config.json").read_text())
+    meta["base_model_name_or_path"] = "someone/other-model"
+    (tmp_path / "adapter" / "adapter_config.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="other-model"):
+        load_student(cfg.student, adapter=tmp_path / "adapter")
+
+
+def test_prompt_longer_than_limit_is_rejected_before_generation(tiny_config, capsys):
+    assert main(["epoch", "1", *tiny_config, "data.max_prompt_tokens=16"]) == 2
+    err = capsys.readouterr().err
+    assert "data.max_prompt_tokens=16" in err and "tokens" in err
+
+
+def test_duplicate_ids_and_empty_dataset_fail_before_work(tmp_path, capsys):
+    row = {"id": "a", "prompt": "p", "entry_point": "f", "tests": [{"input": [1], "output": 1}]}
+    dup = tmp_path / "dup.jsonl"
+    dup.write_text(json.dumps(row) + "\n" + json.dumps(row) + "\n")
+    assert main(["epoch", "1", f"run.dir={tmp_path / 'runs'}", f"data.source={dup}"]) == 2
+    assert "dup.jsonl" in capsys.readouterr().err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert main(["epoch", "1", f"run.dir={tmp_path / 'runs'}", f"data.source={empty}"]) == 2
+    assert "empty.jsonl" in capsys.readouterr().err
+
+
+def test_disk_full_fails_the_stage_cleanly(tiny_config, monkeypatch):
+    cfg = load_config(None, tiny_config)
+    r = Runner(cfg)
+    r.run_epoch(1, echo=lambda _: None)
+    e1 = r.epoch_dir(1)
+    before = {p.name: (p / "manifest.json").read_text() for p in e1.iterdir() if (p / "manifest.json").exists()}
+
+    import datasets
+
+    def full(*a, **k):  # what a full disk does to the first table write
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(datasets.Dataset, "save_to_disk", full)
+    with pytest.raises(OSError, match="No space left"):
+        r.run_epoch(1, echo=lambda _: None, force=True)
+    after = {p.name: (p / "manifest.json").read_text() for p in e1.iterdir() if (p / "manifest.json").exists()}
+    assert after == before  # the finished stages are intact
+    assert not [p for p in e1.iterdir() if p.name.startswith((".tmp-", ".trash-"))]
