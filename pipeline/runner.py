@@ -39,6 +39,9 @@ class Ctx:
     run_dir: Path
     figures: dict[str, Any] = field(default_factory=dict)
     rows: int = 0
+    fingerprint: str = ""
+    on_success: list[Callable[[], None]] = field(default_factory=list)
+    """Run after the output is in place (e.g. drop the update's resume checkpoint)."""
 
 
 @dataclass(frozen=True)
@@ -266,7 +269,7 @@ class Runner:
         t = time.time()
         started = time.time()
         with atomic_dir(d) as tmp:
-            ctx = Ctx(cfg=self.cfg, epoch=n, out=tmp, inputs=inputs, run_dir=self.run_dir)
+            ctx = Ctx(cfg=self.cfg, epoch=n, out=tmp, inputs=inputs, run_dir=self.run_dir, fingerprint=fp)
             st.fn(ctx)
             manifest = write_manifest(tmp, {
                 "stage": st.name, "epoch": n, "fingerprint": fp, "inputs": input_fps,
@@ -274,6 +277,8 @@ class Runner:
                 "started_at": started, "wall_s": time.time() - t, "rows": ctx.rows,
                 "figures": ctx.figures,
             })
+        for fn in ctx.on_success:
+            fn()
         return manifest
 
     # -- metrics --------------------------------------------------------------------------

@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import logging
 import math
+import os
+import random
+import shutil
 import time
 
 import torch
@@ -83,6 +86,27 @@ def kl_terms(logp: torch.Tensor, ref: torch.Tensor, estimator: str) -> dict[str,
     return {"k1": k1, "k2": k2, "k3": k3, "loss": {"k1": k1, "k2": k2, "k3": k3}[estimator]}
 
 
+def save_checkpoint(path: Path, st: dict, old: dict, ref: dict, model, optimizer, scheduler) -> None:
+    """Everything a resumed update needs, written atomically (temp file + rename)."""
+    from peft import get_peft_model_state_dict
+    tmp = path.with_suffix(".tmp")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"state": st, "old": old, "ref": ref, "adapter": get_peft_model_state_dict(model),
+                "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+                "rng": torch.get_rng_state()}, tmp)
+    os.replace(tmp, path)
+
+
+def restore(path: Path, model, optimizer, scheduler) -> tuple[dict, dict, dict]:
+    from peft import set_peft_model_state_dict
+    ck = torch.load(path, weights_only=False)  # our own file, written by save_checkpoint
+    set_peft_model_state_dict(model, ck["adapter"])
+    optimizer.load_state_dict(ck["optimizer"])
+    scheduler.load_state_dict(ck["scheduler"])
+    torch.set_rng_state(ck["rng"])
+    return ck["state"], ck["old"], ck["ref"]
+
+
 def adapt_kl_coef(coef: float, kl: float, target: float, horizon: float) -> float:
     """Proportional controller of Ziegler et al. 2019 (arXiv:1909.08593, section 2.2):
     beta <- beta * (1 + clip(KL / target - 1, -0.2, 0.2) / horizon), per optimizer step."""
@@ -104,7 +128,8 @@ def masked_seq_mean(x: torch.Tensor, mask: torch.Tensor, weight: torch.Tensor | 
 
 def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id: int, seed: int = 0,
           show_progress: bool = True, fresh_adapter: bool = False, kl_coef: float | None = None,
-          sft_coef: float | None = None) -> dict[str, float]:
+          sft_coef: float | None = None, checkpoint: Path | None = None,
+          checkpoint_every: int = 0) -> dict[str, float]:
     """Run `uc.epochs` passes of the policy-gradient update over `rows` (in place on `model`).
 
     rows: dicts with prompt_ids, completion_ids, advantage. Returns the update's figures.
@@ -113,6 +138,8 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     kl_coef: the starting KL coefficient (default uc.kl_coef; adaptive runs carry it across epochs).
     Rows with `sft: True` are teacher answers: their loss is sft_coef (default
     uc.teacher_sft_coef) x the mean token NLL, in place of the policy-gradient loss.
+    checkpoint: a directory for `state.pt`, written every `checkpoint_every` optimizer steps and
+    resumed from when present (adapter, optimizer, scheduler, logprobs, counters, RNG).
     """
     sft_coef = uc.teacher_sft_coef if sft_coef is None else sft_coef
     from accelerate import Accelerator
@@ -122,20 +149,30 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     accelerator = Accelerator(gradient_accumulation_steps=uc.grad_accum, cpu=not torch.cuda.is_available())
     set_seed(seed)
     rows = [{**r, "index": i} for i, r in enumerate(rows)]
-    loader = DataLoader(rows, batch_size=uc.micro_batch_size, shuffle=True, collate_fn=lambda b: collate(b, pad_id))
+
+    def pass_loader(p: int, skip: int = 0):
+        """Pass p's micro-batches in a seeded order of its own, so a resumed run sees the same ones."""
+        order = list(range(len(rows)))
+        random.Random(seed * 1000 + p).shuffle(order)
+        dl = accelerator.prepare(DataLoader([rows[i] for i in order], batch_size=uc.micro_batch_size,
+                                            collate_fn=lambda b: collate(b, pad_id)))
+        return accelerator.skip_first_batches(dl, skip) if skip else dl
+
+    n_mb = math.ceil(len(rows) / uc.micro_batch_size)
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=uc.lr, weight_decay=uc.weight_decay)
-    steps = math.ceil(len(loader) / uc.grad_accum) * uc.epochs
+    steps = math.ceil(n_mb / uc.grad_accum) * uc.epochs
     scheduler = get_scheduler(uc.scheduler, optimizer, num_warmup_steps=int(uc.warmup_ratio * steps),
                               num_training_steps=steps)
-    model, optimizer, loader, scheduler = accelerator.prepare(model, optimizer, loader, scheduler)
+    model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
     peft_model = accelerator.unwrap_model(model)
+    loader = pass_loader(0)
 
     # logp under the policy before any step (for the ratio) and under the reference (adapter off)
     old, ref = {}, {}
     model.eval()
     with torch.no_grad():
-        for batch in loader:
+        for batch in (loader if not (checkpoint and (checkpoint / "state.pt").exists()) else []):
             if batch["sft"].all():  # teacher rows need neither
                 continue
             with peft_model.disable_adapter():
@@ -146,16 +183,18 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                 old[i], ref[i] = lp[j, lp.shape[1] - lens[j]:], rp[j, rp.shape[1] - lens[j]:]
     model.train()
 
-    coef = uc.kl_coef if kl_coef is None else kl_coef
+    st = {"coef": uc.kl_coef if kl_coef is None else kl_coef, "sums": {}, "count": 0, "grad_norms": [],
+          "trained_tokens": 0, "pass": 0, "done_in_pass": 0}
+    if checkpoint is not None and (checkpoint / "state.pt").exists():
+        st, old, ref = restore(checkpoint / "state.pt", peft_model, optimizer, scheduler)
+        log.info("update: resuming from %s (pass %d, micro-batch %d)", checkpoint, st["pass"], st["done_in_pass"])
+    coef, sums, grad_norms = st["coef"], st["sums"], st["grad_norms"]
     step_kl: list[float] = []
-    sums: dict[str, float] = {}
-    count = 0
-    grad_norms: list[float] = []
-    trained_tokens = 0
     t0 = time.time()
-    bar = tqdm(total=len(loader) * uc.epochs, desc="update", unit="mb", dynamic_ncols=True, disable=not show_progress)
-    for _ in range(uc.epochs):
-        for batch in loader:
+    bar = tqdm(total=n_mb * uc.epochs, initial=st["pass"] * n_mb + st["done_in_pass"], desc="update", unit="mb",
+               dynamic_ncols=True, disable=not show_progress)
+    for p in range(st["pass"], uc.epochs):
+        for batch in pass_loader(p, st["done_in_pass"] if p == st["pass"] else 0):
             with accelerator.accumulate(model):
                 mask, adv = batch["completion_mask"], batch["advantage"][:, None]            # (B, Kc), (B, 1)
                 logp, ent = token_logprobs(model, batch, temperature, with_entropy=True)
@@ -190,6 +229,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                 optimizer.step()
                 scheduler.step()
                 optimizer.zero_grad()
+                stepped = accelerator.sync_gradients
             with torch.no_grad():
                 clipped_frac = ((ratio - 1).abs() > uc.clip_eps).float()
                 for k, v in {"loss/total": loss, "loss/policy": policy_loss, "loss/kl": coef * kl_loss,
@@ -198,12 +238,18 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                              "policy/entropy": masked_seq_mean(ent, mask),
                              "policy/clip_ratio": masked_seq_mean(clipped_frac, mask, pg_w)}.items():
                     sums[k] = sums.get(k, 0.0) + float(v)
-            count += 1
-            trained_tokens += int(mask.sum())
+            st["count"] += 1
+            st["trained_tokens"] += int(mask.sum())
+            st["done_in_pass"] += 1
+            st["coef"] = coef
             bar.update(1)
+            if checkpoint is not None and checkpoint_every and stepped and len(grad_norms) % checkpoint_every == 0:
+                save_checkpoint(checkpoint / "state.pt", st, old, ref, peft_model, optimizer, scheduler)
+        st["pass"], st["done_in_pass"] = p + 1, 0
     bar.close()
     secs = time.time() - t0
-    figures = {k: v / max(count, 1) for k, v in sums.items()}
+    figures = {k: v / max(st["count"], 1) for k, v in sums.items()}
+    trained_tokens = st["trained_tokens"]
     figures.update({
         "optim/grad_norm": sum(grad_norms) / max(len(grad_norms), 1), "optim/lr": uc.lr, "kl/coef": coef,
         "optim/steps": len(grad_norms), "update/trained_tokens": trained_tokens,
@@ -228,10 +274,11 @@ def run(ctx: Ctx) -> None:
     torch.manual_seed(cfg.run.seed)  # a fresh adapter's LoRA A init draws from the global RNG
     model = load_student(cfg.student, adapter=ctx.inputs[POLICY], trainable=True)
     coef = previous_kl_coef(ctx.inputs[POLICY]) if cfg.update.kl_mode == "adaptive" else None
+    ckpt = ctx.run_dir / f"epoch-{ctx.epoch:03d}" / f".ckpt-update-{ctx.fingerprint[:8]}"
     if rows:
         ctx.figures = train(model, rows, cfg.update, cfg.sample.temperature, tok.pad_token_id,
                             seed=cfg.run.seed * 1000 + ctx.epoch, fresh_adapter=ctx.inputs[POLICY] is None,
-                            kl_coef=coef)
+                            kl_coef=coef, checkpoint=ckpt, checkpoint_every=cfg.run.checkpoint_every)
     else:
         log.warning("update: the selected batch is empty (every group had zero reward spread or was filtered); "
                     "the policy is carried over unchanged. Consider more samples per prompt "
@@ -239,6 +286,7 @@ def run(ctx: Ctx) -> None:
         ctx.figures = {"update/trained_tokens": 0, "optim/steps": 0, "kl/coef": coef or cfg.update.kl_coef}
     model.save_pretrained(ctx.out / "adapter")
     ctx.rows = len(rows)
+    ctx.on_success.append(lambda: shutil.rmtree(ckpt, ignore_errors=True))
 
 
 def run_sft(ctx: Ctx) -> None:

@@ -49,3 +49,45 @@ def test_adaptive_kl_coef_recorded(tiny_model):
             for i, a in enumerate([1.0, -1.0, 1.0, -1.0])]
     fig = update.train(model, rows, cfg.update, 1.0, tok.pad_token_id, show_progress=False, fresh_adapter=True)
     assert fig["optim/steps"] == 4 and fig["kl/coef"] > cfg.update.kl_coef  # KL above a ~0 target raised it
+
+
+def test_update_resumes_from_checkpoint_to_the_same_adapter(tiny_model, tmp_path, monkeypatch):
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "update.micro_batch_size=2",
+                             "update.grad_accum=1", "update.epochs=2", "update.lr=1e-2"])
+    tok = load_tokenizer(cfg.student)
+    rows = [{"prompt_ids": [5, 6, 7], "completion_ids": [9, 10 + i, 11], "advantage": (-1.0) ** i} for i in range(6)]
+
+    def fresh():
+        torch.manual_seed(0)
+        return load_student(cfg.student, trainable=True)
+
+    def lora(m):
+        return {n: p.detach().clone() for n, p in m.named_parameters() if "lora_" in n}
+
+    a = fresh()
+    fig_a = update.train(a, rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False)
+
+    calls = {"n": 0}
+    real = update.kl_terms
+
+    def crash_on_fifth(*args):
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise KeyboardInterrupt  # killed in the middle of pass 2
+        return real(*args)
+
+    monkeypatch.setattr(update, "kl_terms", crash_on_fifth)
+    ckpt = tmp_path / "ckpt"
+    try:
+        update.train(fresh(), rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False,
+                     checkpoint=ckpt, checkpoint_every=1)
+    except KeyboardInterrupt:
+        pass
+    assert (ckpt / "state.pt").exists()
+    monkeypatch.setattr(update, "kl_terms", real)
+    c = fresh()
+    fig_c = update.train(c, rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False,
+                         checkpoint=ckpt, checkpoint_every=1)
+    assert fig_c["optim/steps"] == fig_a["optim/steps"] == 6
+    for n, p in lora(a).items():
+        torch.testing.assert_close(lora(c)[n], p, atol=1e-6, rtol=1e-5)
