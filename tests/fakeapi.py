@@ -1,7 +1,8 @@
 """A scriptable fake of the Anthropic Messages and OpenAI Chat Completions HTTP APIs.
 
 A real HTTP/1.1 server on 127.0.0.1 (a free port), so tests drive the real SDKs through
-`base_url`. What it answers:
+`base_url`. It runs on its own asyncio loop in one thread: thousands of concurrent requests,
+and no thread-per-connection GIL convoy slowing the client under test. What it answers:
 
 - POST /v1/messages          (Anthropic): a forced tool call -> `tool_use` block with scores;
                              no tools -> a text block (the teacher answer).
@@ -17,6 +18,7 @@ Left out: streaming, token counting that matches a real tokenizer (usage is len(
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import threading
@@ -24,7 +26,6 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
 ANTHROPIC_PATH = "/v1/messages"
@@ -95,40 +96,49 @@ class FakeAPI:
         self.output_tokens = output_tokens
         self._lock = threading.Lock()
         self._faults: list[Fault] = []
-        self._stop = threading.Event()
         self.requests: list[Request] = []
         self.by_path: Counter[str] = Counter()
         self.by_body: Counter[str] = Counter()
         self.active = 0
         self.max_active = 0
-        self._server: ThreadingHTTPServer | None = None
+        self._server: asyncio.base_events.Server | None = None
         self._thread: threading.Thread | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> "FakeAPI":
-        api = self
+        self._loop = asyncio.new_event_loop()
+        self._conns: set[asyncio.Task] = set()
 
-        class Handler(_Handler):
-            fake = api
+        async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            task = asyncio.current_task()
+            self._conns.add(task)
+            try:
+                await _serve_connection(self, reader, writer)
+            finally:
+                self._conns.discard(task)
 
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            request_queue_size = 1024  # the default backlog (5) drops connects under 64+ concurrent clients
-
-        self._stop.clear()
-        self._server = Server(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True, name="fakeapi")
+        self._server = self._loop.run_until_complete(
+            asyncio.start_server(on_connect, "127.0.0.1", 0, backlog=1024))
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="fakeapi")
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        self._stop.set()  # releases hung handlers
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._thread.join(timeout=5)
-            self._server = None
+        """Close the port and every connection (hung requests included); later connects are refused."""
+        if self._server is None:
+            return
+
+        async def shutdown() -> None:
+            self._server.close()
+            for t in list(self._conns):
+                t.cancel()
+            await asyncio.gather(*self._conns, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        self._loop.close()
+        self._server = None
 
     def __enter__(self) -> "FakeAPI":
         return self.start()
@@ -139,7 +149,7 @@ class FakeAPI:
     @property
     def port(self) -> int:
         assert self._server is not None, "FakeAPI is not started"
-        return self._server.server_address[1]
+        return self._server.sockets[0].getsockname()[1]
 
     @property
     def url(self) -> str:
@@ -204,10 +214,11 @@ class FakeAPI:
             body = json.loads(raw)
         except ValueError:
             body = {}
+        sha = hashlib.sha256(raw).hexdigest()
         with self._lock:
-            self.requests.append(Request(path, body, hashlib.sha256(raw).hexdigest(), headers, time.monotonic()))
+            self.requests.append(Request(path, body, sha, headers, time.monotonic()))
             self.by_path[path] += 1
-            self.by_body[hashlib.sha256(raw).hexdigest()] += 1
+            self.by_body[sha] += 1
             fault = self._faults.pop(0) if self._faults else None
             self.active += 1
             self.max_active = max(self.max_active, self.active)
@@ -216,10 +227,6 @@ class FakeAPI:
     def _done(self) -> None:
         with self._lock:
             self.active -= 1
-
-    def wait(self, seconds: float) -> None:
-        if seconds > 0:
-            self._stop.wait(seconds)
 
 
 def _usage_in(raw: bytes) -> int:
@@ -266,64 +273,82 @@ def openai_reply(api: FakeAPI, body: dict, raw: bytes, bad_schema: bool) -> dict
             "usage": {"prompt_tokens": n_in, "completion_tokens": out_tokens, "total_tokens": n_in + out_tokens}}
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive, as the SDKs expect
-    fake: FakeAPI
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
+            408: "Request Timeout", 429: "Too Many Requests", 500: "Internal Server Error", 502: "Bad Gateway",
+            503: "Service Unavailable", 529: "Overloaded"}
 
-    def log_message(self, *args: Any) -> None:
-        pass
 
-    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(payload)))
-            for k, v in (headers or {}).items():
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(payload)
-            self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
+def _http(status: int, payload: bytes, headers: dict[str, str] | None = None) -> bytes:
+    head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}", "content-type: application/json",
+            f"content-length: {len(payload)}"] + [f"{k}: {v}" for k, v in (headers or {}).items()]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + payload  # one write: no Nagle / delayed-ACK stalls
 
-    def do_POST(self) -> None:
-        api = self.fake
-        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-        path = self.path.split("?")[0]
-        body, fault = api._record(path, raw, {k.lower(): v for k, v in self.headers.items()})
-        try:
-            api.wait(api.latency)
-            if path not in (ANTHROPIC_PATH, OPENAI_PATH):
-                return self._send(404, json.dumps({"error": {"type": "not_found_error", "message": path}}).encode())
-            if fault is not None and fault.kind == "drop":
-                self.close_connection = True
-                self.connection.shutdown(2)
+
+def _error_payload(path: str, f: Fault) -> bytes:
+    etype = ERROR_TYPES.get(f.status, "api_error")
+    msg = f"fake {f.status} {etype}"
+    if path == ANTHROPIC_PATH:
+        err: dict[str, Any] = {"type": etype, "message": msg}
+        if f.error_code:
+            err["details"] = {"error_code": f.error_code}
+        return json.dumps({"type": "error", "error": err}).encode()
+    return json.dumps({"error": {"message": msg, "type": etype, "code": f.error_code, "param": None}}).encode()
+
+
+async def _respond(api: FakeAPI, path: str, raw: bytes, headers: dict[str, str]) -> bytes | None:
+    """The bytes to send back, or None to drop the connection."""
+    body, fault = api._record(path, raw, headers)
+    try:
+        if api.latency > 0:
+            await asyncio.sleep(api.latency)
+        if path not in (ANTHROPIC_PATH, OPENAI_PATH):
+            return _http(404, json.dumps({"error": {"type": "not_found_error", "message": path}}).encode())
+        if fault is not None and fault.kind == "drop":
+            return None
+        if fault is not None and fault.kind == "hang":
+            await asyncio.sleep(fault.hang_s)
+        if fault is not None and fault.kind == "status":
+            extra = dict(fault.headers)
+            if fault.retry_after is not None:
+                extra["retry-after"] = str(fault.retry_after)
+            if fault.retry_after_ms is not None:
+                extra["retry-after-ms"] = str(fault.retry_after_ms)
+            return _http(fault.status, _error_payload(path, fault), extra)
+        if fault is not None and fault.kind == "malformed":
+            return _http(200, b'{"id": "msg_broken", "content": [{"type": "tool_use", "inp')
+        bad = fault is not None and fault.kind == "bad_schema"
+        reply = anthropic_reply(api, body, raw, bad) if path == ANTHROPIC_PATH else openai_reply(api, body, raw, bad)
+        return _http(200, json.dumps(reply).encode(), {"request-id": "req_" + uuid.uuid4().hex[:12]})
+    finally:
+        api._done()
+
+
+async def _serve_connection(api: FakeAPI, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """HTTP/1.1 with keep-alive: requests one after another on this connection."""
+    try:
+        while True:
+            line = await reader.readline()
+            if not line.strip():
                 return
-            if fault is not None and fault.kind == "hang":
-                api.wait(fault.hang_s)
-            if fault is not None and fault.kind == "status":
-                return self._send_error(path, fault)
-            if fault is not None and fault.kind == "malformed":
-                return self._send(200, b'{"id": "msg_broken", "content": [{"type": "tool_use", "inp')
-            bad = fault is not None and fault.kind == "bad_schema"
-            reply = anthropic_reply(api, body, raw, bad) if path == ANTHROPIC_PATH else openai_reply(api, body, raw, bad)
-            self._send(200, json.dumps(reply).encode(), {"request-id": "req_" + uuid.uuid4().hex[:12]})
-        finally:
-            api._done()
-
-    def _send_error(self, path: str, f: Fault) -> None:
-        etype = ERROR_TYPES.get(f.status, "api_error")
-        msg = f"fake {f.status} {etype}"
-        if path == ANTHROPIC_PATH:
-            err: dict[str, Any] = {"type": etype, "message": msg}
-            if f.error_code:
-                err["details"] = {"error_code": f.error_code}
-            payload = {"type": "error", "error": err}
-        else:
-            payload = {"error": {"message": msg, "type": etype, "code": f.error_code, "param": None}}
-        headers = dict(f.headers)
-        if f.retry_after is not None:
-            headers["retry-after"] = str(f.retry_after)
-        if f.retry_after_ms is not None:
-            headers["retry-after-ms"] = str(f.retry_after_ms)
-        self._send(f.status, json.dumps(payload).encode(), headers)
+            method, target, _ = line.decode("latin-1").split(" ", 2)
+            headers: dict[str, str] = {}
+            while (h := await reader.readline()) not in (b"\r\n", b"\n", b""):
+                k, _, v = h.decode("latin-1").partition(":")
+                headers[k.strip().lower()] = v.strip()
+            raw = await reader.readexactly(int(headers.get("content-length") or 0))
+            if method != "POST":
+                writer.write(_http(405, b'{"error": {"message": "POST only"}}'))
+                await writer.drain()
+                continue
+            out = await _respond(api, target.split("?")[0], raw, headers)
+            if out is None:  # drop: close without an answer
+                writer.transport.abort()
+                return
+            writer.write(out)
+            await writer.drain()
+            if headers.get("connection", "").lower() == "close":
+                return
+    except (asyncio.IncompleteReadError, ConnectionError, ValueError):
+        return
+    finally:
+        writer.close()
