@@ -26,12 +26,8 @@ class HFJudge:
     kind = "hf"
 
     def __init__(self, model: str, max_new_tokens: int = 128, teacher_max_new_tokens: int = 384):
-        from pipeline.config import StudentConfig
-        from pipeline.model import load_student, load_tokenizer
-        scfg = StudentConfig(model=model, system_prompt="")
         self.model_id = model
-        self.tok = load_tokenizer(scfg)
-        self.model = load_student(scfg)
+        self.tok = self.model = None  # loaded on the first call: keys and dry-runs need no weights
         self.max_new_tokens = max_new_tokens
         self.teacher_max_new_tokens = teacher_max_new_tokens
         self._lock = threading.Lock()  # one generate at a time on this model
@@ -53,14 +49,28 @@ class HFJudge:
     def teacher_key(self, problem: Problem) -> str:
         return cache_key({**self.teacher_ingredients(), "prompt": sha256_text(problem.prompt)})
 
+    def _load(self) -> None:
+        from pipeline.config import StudentConfig
+        from pipeline.model import load_student, load_tokenizer
+        scfg = StudentConfig(model=self.model_id, system_prompt="")
+        self.tok, self.model = load_tokenizer(scfg), load_student(scfg)
+
     @torch.no_grad()
     def _generate(self, system: str, user: str, max_new: int) -> str:
+        with self._lock:
+            if self.model is None:
+                self._load()
         msgs = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": user}]
         ids = self.tok.apply_chat_template(msgs, add_generation_prompt=True, return_tensors="pt", return_dict=True)
         with self._lock:
             out = self.model.generate(**ids, do_sample=False, max_new_tokens=max_new,
                                       pad_token_id=self.tok.pad_token_id)
         return self.tok.decode(out[0, ids["input_ids"].shape[1]:], skip_special_tokens=True)
+
+    def estimate_usd(self, *a) -> float:
+        return 0.0
+
+    estimate_generate_usd = estimate_usd
 
     def score(self, problem: Problem, completion: str, reference: str | None = None) -> Score:
         system, user = rubric.build_prompt(problem.prompt, completion, reference)

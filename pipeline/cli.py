@@ -30,6 +30,9 @@ def cmd_epoch(cfg: Config, a) -> int:
                       update_only=a.cmd == "update", dry_run=getattr(a, "dry_run", False),
                       ignore_early_stop=getattr(a, "ignore_early_stop", False))
     if getattr(a, "dry_run", False):
+        from pipeline.dryrun import estimate
+        for line in estimate(r, a.n):
+            print("  " + line)
         return 0
     m = json.loads((r.epoch_dir(a.n) / "metrics.json").read_text()) if (r.epoch_dir(a.n) / "metrics.json").exists() else {}
     if "update" in res:
@@ -232,9 +235,15 @@ def main(argv: list[str] | None = None) -> int:
     from judges.cache import CacheCorrupted
     from pipeline.model import ModelError
     from pipeline.runner import RunError
-    a = build_parser().parse_args(argv)
+    parser = build_parser()
+    a, extra = parser.parse_known_args(argv)
+    # key=value overrides may stand anywhere (argparse stops filling a positional list at an option)
+    stray = [x for x in extra if "=" not in x or x.startswith("-")]
+    if stray:
+        parser.error(f"unrecognized arguments: {' '.join(stray)}")
+    a.overrides = list(getattr(a, "overrides", [])) + [x for x in extra if x not in stray]
     _quiet_libraries()
-    overrides = list(a.overrides)
+    overrides = a.overrides
     if a.cmd == "replay":
         overrides.append("judge.mode=replay")
     try:

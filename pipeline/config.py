@@ -49,7 +49,10 @@ class StudentConfig(Section):
 
 class TeacherConfig(Section):
     kind: Literal["reference", "anthropic", "openai", "hf", "none"] = Field("reference", description="Who writes the teacher answer: the dataset reference, a model, or none (for reward.kind=direct).")
-    model: str = Field("", description="Teacher model id when kind is a model.")
+    model: str = Field("", description="Teacher model id when kind is a model (e.g. claude-sonnet-4-5, gpt-5-mini, or a local path for hf).")
+    base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default).")
+    max_tokens: int = Field(1024, ge=1, description="Length limit of a teacher answer.")
+    temperature: float | None = Field(None, ge=0, description="Teacher sampling temperature (None = the API's default; Anthropic's current API takes none).")
 
 
 class ExecutionJudgeConfig(Section):
@@ -65,7 +68,19 @@ class ExecutionJudgeConfig(Section):
 
 class JudgeConfig(Section):
     kind: Literal["execution", "anthropic", "openai", "hf", "mix", "length"] = Field("execution", description="Which judge scores student and teacher answers (length: the toy 2 - words/16 score of configs/length_reward.yaml).")
-    model: str = Field("", description="Judge model id for LLM judges.")
+    model: str = Field("", description="Judge model id for LLM judges (e.g. claude-haiku-4-5, gpt-5-mini, or a local path for hf).")
+    base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default).")
+    max_tokens: int = Field(512, ge=1, description="Length limit of an LLM judge's answer.")
+    temperature: float | None = Field(None, ge=0, description="LLM judge temperature (None = the API's default; must stay None for anthropic).")
+    show_teacher: bool = Field(True, description="Show the LLM judge the teacher's answer as a reference.")
+    mix: dict[str, float] = Field(default_factory=lambda: {"execution": 0.65, "anthropic": 0.35}, description="judge.kind=mix: component judge -> weight (execution, anthropic, openai, hf).")
+    prices: dict[str, dict[str, float]] = Field(default_factory=dict, description="Extra/overriding prices, model -> {input: $/Mtok, output: $/Mtok}; merged over the built-in table.")
+    skip_missing: bool = Field(False, description="replay: skip (and count) items missing from the cache instead of failing.")
+    max_in_flight: int = Field(16, ge=1, description="API requests in flight at once. Runtime only.")
+    rpm: float = Field(0, ge=0, description="Requests-per-minute limit (0 = none). Runtime only.")
+    tpm: float = Field(0, ge=0, description="Tokens-per-minute limit (0 = none). Runtime only.")
+    attempts: int = Field(6, ge=1, description="Tries per API request (429/5xx/connection errors retried with jittered backoff honouring retry-after). Runtime only.")
+    timeout_s: float = Field(120.0, gt=0, description="Per-request API timeout. Runtime only.")
     mode: Literal["live", "replay"] = Field("live", description="live: call judges on cache misses; replay: answer from the cache only (a miss is an error).")
     budget_usd: float = Field(0.0, ge=0, description="Stop the judge stage before spending more than this (0 = no limit).")
     cache_dir: str = Field("", description="Judge cache directory ('' = <run.dir>/.judge-cache, shared by runs).")
@@ -190,10 +205,20 @@ class Config(Section):
     def _consistent(self) -> "Config":
         if self.teacher.kind not in ("reference", "none") and not self.teacher.model:
             raise ValueError(f"teacher.kind={self.teacher.kind} needs teacher.model (e.g. teacher.model=claude-sonnet-4-5)")
-        if self.judge.kind in ("anthropic", "openai", "hf"):
-            raise ValueError(f"judge.kind={self.judge.kind} is not available in this version; use judge.kind=execution")
-        if self.teacher.kind not in ("reference", "none"):
-            raise ValueError(f"teacher.kind={self.teacher.kind} is not available in this version; use teacher.kind=reference")
+        llm = {"anthropic", "openai", "hf"}
+        if self.judge.kind in llm and not self.judge.model:
+            raise ValueError(f"judge.kind={self.judge.kind} needs judge.model (e.g. judge.model=claude-haiku-4-5)")
+        if self.judge.kind == "mix":
+            bad = set(self.judge.mix) - {"execution"} - llm
+            if bad or not self.judge.mix or sum(self.judge.mix.values()) <= 0:
+                raise ValueError(f"judge.mix={self.judge.mix}: components must be among execution, anthropic, "
+                                 "openai, hf with positive total weight, e.g. {execution: 0.65, anthropic: 0.35}")
+            if set(self.judge.mix) & llm and not self.judge.model:
+                raise ValueError("judge.mix has an LLM component, so judge.model must name its model")
+            if len(set(self.judge.mix) & llm) > 1:
+                raise ValueError("judge.mix takes at most one LLM component (one judge.model)")
+        if self.judge.kind == "anthropic" and self.judge.temperature is not None:
+            raise ValueError("judge.temperature must stay unset for anthropic (its current API rejects it)")
         if self.select.top_k == 1 and self.select.advantage != "raw":
             raise ValueError("select.top_k=1 leaves one completion per prompt, so group advantages are 0; "
                              "use select.top_k>=2 or select.advantage=raw")

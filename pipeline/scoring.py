@@ -1,12 +1,17 @@
-"""teacher and judge stages: one reference answer per prompt; a cached score for every answer.
+"""teacher and judge stages: one answer per prompt from the teacher; a cached score for every answer.
 
-Every judgement goes through the judge cache, keyed by everything that changes the answer,
-so a rerun, a replay or an update-only variant never pays for it twice.
+Every judgement and every teacher answer goes through the judge cache, keyed by everything
+that changes it, so a rerun, a replay or an update-only variant never pays twice. Judges:
+execution (sandboxed tests), anthropic / openai (rubric through the official SDKs), hf (a
+local model), mix (weighted sum of components, each cached on its own so changing a weight
+re-pays nothing).
 """
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -16,12 +21,13 @@ from tqdm import tqdm
 from data.schema import Problem
 from judges.base import Score
 from judges.cache import JudgeCache, cache_key
-from pipeline.artifacts import sha256_text
+from pipeline.artifacts import read_manifest, sha256_text
 from pipeline.config import Config
 from pipeline.runner import Ctx, RunError
 from pipeline.tables import load_table, save_table
 
 log = logging.getLogger("rlaif")
+LLM = ("anthropic", "openai", "hf")
 
 
 def cache_dir(cfg: Config) -> Path:
@@ -33,49 +39,130 @@ def as_answer(code: str) -> str:
     return f"```python\n{code.rstrip()}\n```"
 
 
-# -- teacher ------------------------------------------------------------------------------
+def spent_usd(run_dir: Path) -> float:
+    """Dollars this run has paid so far (judge and teacher figures of every finished output)."""
+    total = 0.0
+    for m in run_dir.glob("epoch-*/*/manifest.json"):
+        fig = (read_manifest(m.parent) or {}).get("figures", {})
+        total += fig.get("judge/cost_usd", 0.0) + fig.get("teacher/cost_usd", 0.0)
+    return total
+
+
+# -- model judges and teachers -------------------------------------------------------------
+def make_model(kind: str, model: str, cfg: Config, teacher: bool = False):
+    """An API client (anthropic / openai) or a local model (hf) that judges and writes answers."""
+    if kind == "hf":
+        from judges.hf import HFJudge
+        return HFJudge(model, max_new_tokens=cfg.judge.max_tokens, teacher_max_new_tokens=cfg.teacher.max_tokens)
+    from judges.api import PRICES, AnthropicJudge, OpenAIJudge, RateLimiter
+    jc = cfg.judge
+    opts: dict[str, Any] = dict(
+        base_url=(cfg.teacher.base_url if teacher else jc.base_url) or None, max_tokens=jc.max_tokens,
+        teacher_max_tokens=cfg.teacher.max_tokens, timeout_s=jc.timeout_s, attempts=jc.attempts,
+        prices={**PRICES, **jc.prices}, limiter=RateLimiter(jc.max_in_flight, jc.rpm, jc.tpm))
+    if jc.mode == "replay":  # answers come from the cache only: no key needed, none is sent
+        opts["api_key"] = "replay-needs-no-key"
+    temperature = cfg.teacher.temperature if teacher else jc.temperature
+    if kind == "anthropic":
+        if temperature is not None:
+            raise RunError("anthropic models take no temperature on the current API; unset it")
+        return AnthropicJudge(model, **opts)
+    return OpenAIJudge(model, temperature=temperature, **opts)
+
+
+class _Sync:
+    """Runs a local (hf) judge's blocking calls in a thread, as a run_cached job."""
+
+    def __init__(self, judge):
+        self.judge = judge
+
+    def score_job(self, problem, completion, reference):
+        async def call() -> dict:
+            return (await asyncio.to_thread(self.judge.score, problem, completion, reference)).to_json()
+        return self.judge.key(problem, completion, reference), call
+
+    def generate_job(self, problem):
+        async def call() -> dict:
+            return (await asyncio.to_thread(self.judge.generate, problem)).to_json()
+        return self.judge.teacher_key(problem), call
+
+    def estimate_usd(self, *a) -> float:
+        return 0.0
+
+    estimate_generate_usd = estimate_usd
+
+
+def run_jobs(cfg: Config, cache: JudgeCache, jobs: list, estimate, desc: str, run_dir: Path):
+    """run_cached with the run's budget and mode; budget and replay misses become RunErrors."""
+    from judges.api import BudgetExceeded, ReplayMiss, run_cached
+    jc = cfg.judge
+    bar = tqdm(total=len(jobs), desc=desc, unit="call", dynamic_ncols=True)
+    try:
+        return asyncio.run(run_cached(cache, jobs, mode=jc.mode, budget_usd=jc.budget_usd, estimate_usd=estimate,
+                                      spent_usd=spent_usd(run_dir), max_in_flight=jc.max_in_flight,
+                                      skip_missing=jc.skip_missing, progress=bar.update))
+    except BudgetExceeded as e:
+        raise RunError(f"judge.budget_usd=${e.budget:g} reached: the run has spent ${e.spent:.4f}; {e.done} answers "
+                       f"of this stage are paid and kept in the cache, {e.remaining} remain. Raise judge.budget_usd "
+                       "and rerun: nothing paid is asked for again") from None
+    except ReplayMiss as e:
+        raise RunError(f"judge.mode=replay: {e.count} of {e.total} answers are not in the cache {cache.directory}; "
+                       "run with judge.mode=live, import a teammate's cache (rlaif cache import FILE), "
+                       "or set judge.skip_missing=true to skip and count them") from None
+    finally:
+        bar.close()
+
+
+# -- teacher -------------------------------------------------------------------------------
 def run_teacher(ctx: Ctx) -> None:
-    prompts = load_table(ctx.inputs["prompts"], json_cols=("problem",))
-    rows, missing = [], 0
-    if ctx.cfg.teacher.kind == "none":
-        prompts = []
-    for p in prompts:
-        ref = p["problem"].get("reference")
-        missing += ref is None
-        rows.append({"problem_id": p["problem_id"], "text": as_answer(ref) if ref else "", "source": "reference"})
-    if missing:
-        log.warning("teacher: %d problems have no reference solution; their teacher score is None", missing)
-    save_table(rows, ctx.out)
-    ctx.rows = len(rows)
-    ctx.figures = {"teacher/missing": missing}
+    cfg, tc = ctx.cfg, ctx.cfg.teacher
+    prompts = [] if tc.kind == "none" else load_table(ctx.inputs["prompts"], json_cols=("problem",))
+    problems = [Problem.from_json(p["problem"]) for p in prompts]
+    figures: dict[str, Any] = {}
+    if tc.kind == "reference":
+        texts = [as_answer(p.reference) if p.reference else "" for p in problems]
+    elif problems:
+        model = make_model(tc.kind, tc.model, cfg, teacher=True)
+        api = model if tc.kind != "hf" else _Sync(model)
+        cache = JudgeCache(cache_dir(cfg))
+        try:
+            results, stats = run_jobs(cfg, cache, [api.generate_job(p) for p in problems],
+                                      lambda i: api.estimate_generate_usd(problems[i]), "teacher", ctx.run_dir)
+        finally:
+            cache.close()
+        texts = [r["text"] if r else "" for r in results]
+        figures = {"teacher/api_calls": stats.api_calls, "teacher/cache_hits": stats.cache_hits,
+                   "teacher/cost_usd": stats.cost_usd, "teacher/saved_usd": stats.saved_usd}
+    else:
+        texts = []
+    missing = sum(not t for t in texts)
+    if missing and tc.kind != "none":
+        log.warning("teacher: %d prompts have no teacher answer; their teacher score is None", missing)
+    save_table([{"problem_id": p.id, "text": t, "source": tc.kind} for p, t in zip(problems, texts)], ctx.out)
+    ctx.rows = len(texts)
+    ctx.figures = {"teacher/missing": missing, **figures}
 
 
-# -- judge --------------------------------------------------------------------------------
+# -- execution judge -----------------------------------------------------------------------
 class Judging:
-    """A judge behind the cache, with counters for the manifest."""
+    """The execution judge behind the cache, run in parallel up to the core count."""
 
     def __init__(self, cfg: Config):
         from judges.execution import HARNESS_VERSION, ExecutionJudge
-        ec = cfg.judge.execution
         self.cfg = cfg
-        self.settings = execution_settings(cfg)
-        self.judge = ExecutionJudge(self.settings)
-        self.base_ingredients = {
-            "kind": "execution", "model": "", "base_url": "", "harness": HARNESS_VERSION,
-            "grading": ec.model_dump(), "params": {},
-        }
+        self.judge = ExecutionJudge(execution_settings(cfg))
+        self.base_ingredients = {"kind": "execution", "model": "", "base_url": "", "harness": HARNESS_VERSION,
+                                 "grading": cfg.judge.execution.model_dump(), "params": {}}
         self.cache = JudgeCache(cache_dir(cfg))
         self.calls = self.hits = 0
+        self._count = threading.Lock()
 
     def key(self, problem: Problem, completion: str, truncated: bool) -> str:
         tests = problem.tests if problem.tests is not None else problem.test_code
-        return cache_key({**self.base_ingredients,
-                          "problem": sha256_text(repr((problem.entry_point, tests))),
+        return cache_key({**self.base_ingredients, "problem": sha256_text(repr((problem.entry_point, tests))),
                           "completion": sha256_text(completion), "truncated": truncated})
 
-    def score_all(self, items: list[tuple[Problem, str, bool]], desc: str = "judge") -> list[Score | None]:
-        if self.cfg.judge.kind == "length":  # free and deterministic: nothing to cache
-            return [length_score(c) for _, c, _ in items]
+    def score_all(self, items: list[tuple[Problem, str, bool]], desc: str = "judge") -> list[Score]:
         keys = [self.key(*it) for it in items]
         found = [self.cache.get(k) for k in keys]
         todo = [i for i, v in enumerate(found) if v is None]
@@ -84,36 +171,51 @@ class Judging:
             raise RunError(f"judge.mode=replay: {len(todo)} of {len(items)} judgements are not in the cache "
                            f"{cache_dir(self.cfg)}; run with judge.mode=live, or import a teammate's cache "
                            "(rlaif cache import FILE)")
-        workers = self.cfg.judge.workers or os.cpu_count() or 1
         bar = tqdm(total=len(todo), desc=desc, unit="ans", dynamic_ncols=True, disable=not todo)
 
         def one(i: int) -> None:
             value, hit = self.cache.get_or_compute(keys[i], lambda: self.judge.score(*items[i]).to_json())
             found[i] = value
-            if hit:
-                self.hits += 1
-            else:
-                self.calls += 1
+            with self._count:
+                self.hits += hit
+                self.calls += not hit
             bar.update(1)
 
-        with ThreadPoolExecutor(max_workers=workers) as pool:
+        with ThreadPoolExecutor(max_workers=self.cfg.judge.workers or os.cpu_count() or 1) as pool:
             list(pool.map(one, todo))
         bar.close()
         return [Score.from_json(v) for v in found]
 
 
+def execution_settings(cfg: Config):
+    from judges.execution import ExecutionSettings
+    return ExecutionSettings(**cfg.judge.execution.model_dump(),
+                             hide=(str(Path(cfg.run.dir).resolve()), str(cache_dir(cfg).resolve())))
+
+
 def length_score(completion: str) -> Score:
-    """The toy reward of the length experiment (configs/length_reward.yaml): 2 - words/16,
-    as in the TRL/"learning to summarize"-style PPO length-control demos: shorter is better."""
+    """The toy reward of configs/length_reward.yaml: 2 - words/16 (shorter is better)."""
     words = len(completion.split())
     return Score(value=2.0 - words / 16, breakdown={"words": words})
 
 
-def execution_settings(cfg: Config):
-    from judges.execution import ExecutionSettings
-    ec = cfg.judge.execution
-    return ExecutionSettings(**ec.model_dump(),
-                             hide=(str(Path(cfg.run.dir).resolve()), str(cache_dir(cfg).resolve())))
+# -- the judge stage -----------------------------------------------------------------------
+def components(cfg: Config) -> dict[str, float]:
+    """Component judge -> weight."""
+    return dict(cfg.judge.mix) if cfg.judge.kind == "mix" else {cfg.judge.kind: 1.0}
+
+
+def combine(parts: dict[str, Score], weights: dict[str, float]) -> Score:
+    """Weighted mean of the components; None when any component could not score (counted)."""
+    if len(parts) == 1:
+        return next(iter(parts.values()))
+    if any(s.value is None for s in parts.values()):
+        return Score(value=None, breakdown={k: {"value": s.value, **s.breakdown} for k, s in parts.items()},
+                     raw="a component could not score", cost_usd=sum(s.cost_usd for s in parts.values()))
+    total = sum(weights.values())
+    return Score(value=sum(weights[k] * s.value for k, s in parts.items()) / total,
+                 breakdown={k: {"value": s.value, "weight": weights[k], **s.breakdown} for k, s in parts.items()},
+                 cost_usd=sum(s.cost_usd for s in parts.values()))
 
 
 def _score_row(s: Score) -> dict[str, Any]:
@@ -121,28 +223,54 @@ def _score_row(s: Score) -> dict[str, Any]:
 
 
 def run_judge(ctx: Ctx) -> None:
+    cfg = ctx.cfg
     prompts = {p["problem_id"]: Problem.from_json(p["problem"])
                for p in load_table(ctx.inputs["prompts"], json_cols=("problem",))}
     samples = load_table(ctx.inputs["sample"])
-    teacher = load_table(ctx.inputs["teacher"])
-    j = Judging(ctx.cfg)
-    try:
-        items = [(prompts[s["problem_id"]], s["text"], s["finish_reason"] == "length") for s in samples]
-        items += [(prompts[t["problem_id"]], t["text"], False) for t in teacher]
-        scores = j.score_all(items)
-    finally:
-        j.cache.close()
+    teacher = [t for t in load_table(ctx.inputs["teacher"]) if t["text"]]
+    ref = {t["problem_id"]: t["text"] for t in teacher} if cfg.judge.show_teacher else {}
+    # (problem, answer, truncated, reference shown to an LLM judge)
+    items = [(prompts[s["problem_id"]], s["text"], s["finish_reason"] == "length", ref.get(s["problem_id"]))
+             for s in samples]
+    items += [(prompts[t["problem_id"]], t["text"], False, None) for t in teacher]
+    weights = components(cfg)
+    per: dict[str, list[Score]] = {}
+    fig = {"judge/api_calls": 0, "judge/cache_hits": 0, "judge/cost_usd": 0.0, "judge/saved_usd": 0.0}
+    for kind in weights:
+        if kind == "length":
+            per[kind] = [length_score(c) for _, c, _, _ in items]
+        elif kind == "execution":
+            j = Judging(cfg)
+            try:
+                per[kind] = j.score_all([(p, c, tr) for p, c, tr, _ in items])
+            finally:
+                j.cache.close()
+            fig["judge/api_calls"] += j.calls
+            fig["judge/cache_hits"] += j.hits
+        else:
+            model = make_model(kind, cfg.judge.model, cfg)
+            api = model if kind != "hf" else _Sync(model)
+            cache = JudgeCache(cache_dir(cfg))
+            try:
+                results, stats = run_jobs(cfg, cache, [api.score_job(p, c, r) for p, c, _, r in items],
+                                          lambda i: api.estimate_usd(items[i][0], items[i][1], items[i][3]),
+                                          f"judge ({kind})", ctx.run_dir)
+            finally:
+                cache.close()
+            per[kind] = [Score.from_json(r) if r else Score(value=None, raw="skipped: not in the cache")
+                         for r in results]
+            fig["judge/api_calls"] += stats.api_calls
+            fig["judge/cache_hits"] += stats.cache_hits
+            fig["judge/cost_usd"] += stats.cost_usd
+            fig["judge/saved_usd"] += stats.saved_usd
+            fig["judge/skipped"] = stats.missing
+    scores = [combine({k: per[k][i] for k in weights}, weights) for i in range(len(items))]
     rows = []
     for s, sc in zip(samples, scores[: len(samples)]):
         rows.append({"role": "student", "problem_id": s["problem_id"], "sample_idx": s["sample_idx"], **_score_row(sc)})
     for t, sc in zip(teacher, scores[len(samples):]):
-        if not t["text"]:
-            sc = Score(value=None, raw="no teacher answer")
         rows.append({"role": "teacher", "problem_id": t["problem_id"], "sample_idx": -1, **_score_row(sc)})
     save_table(rows, ctx.out, json_cols=("breakdown",))
     ctx.rows = len(rows)
-    ctx.figures = {
-        "judge/api_calls": j.calls, "judge/cache_hits": j.hits,
-        "judge/cost_usd": sum(r["cost_usd"] for r in rows) if j.calls else 0.0, "judge/saved_usd": 0.0,
-        "judge/parse_failures": sum(r["value"] is None for r in rows if r["role"] == "student"),
-    }
+    fig["judge/parse_failures"] = sum(r["value"] is None for r in rows)
+    ctx.figures = fig

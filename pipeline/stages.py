@@ -5,29 +5,34 @@ The runner wires them; stages never call each other.
 from __future__ import annotations
 
 from pipeline import evaluate, rl, sample, scoring, update
-from pipeline.runner import POLICY, Ctx, Stage
+from pipeline.runner import POLICY, Ctx, RunError, Stage
 from pipeline.tables import save_table
 
 
-def run_prompts(ctx: Ctx) -> None:
-    """This epoch's prompts: the curriculum schedule (curriculum.strategy) over the training set,
-    from each prompt's tier, teacher score and the student's score history of earlier epochs."""
+def choose_prompts(cfg, run_dir, epoch: int):
+    """(chosen ids, problems by id, figures, schedule rows) for the epoch: the curriculum
+    schedule (curriculum.strategy) over the training set, from each prompt's tier, teacher
+    score and the student's score history of earlier epochs."""
     from curriculum import schedule as cur
     from data.loaders import load_source
     from pipeline.history import score_history
-    cfg, dc = ctx.cfg, ctx.cfg.data
+    dc = cfg.data
     problems = [p for p in load_source(dc.source, dc.mapping or None) if p.difficulty in dc.difficulties]
     if not problems:
-        raise ValueError(f"data.source={dc.source} has no problems with difficulty in {dc.difficulties}")
-    history, teacher = score_history(ctx.run_dir, ctx.epoch)
-    ids = cur.schedule(problems, history, teacher, ctx.epoch, dc.prompts_per_epoch, cfg.curriculum, cfg.run.seed)
-    by_id = {p.id: p for p in problems}
-    info = {r["problem_id"]: r for r in cur.rows(ids, problems, history, teacher, cfg.curriculum)}
+        raise RunError(f"data.source={dc.source} has no problems with difficulty in {dc.difficulties}")
+    history, teacher = score_history(run_dir, epoch)
+    ids = cur.schedule(problems, history, teacher, epoch, dc.prompts_per_epoch, cfg.curriculum, cfg.run.seed)
+    rows = {r["problem_id"]: r for r in cur.rows(ids, problems, history, teacher, cfg.curriculum)}
+    return ids, {p.id: p for p in problems}, cur.figures(ids, problems, history, teacher, cfg.curriculum), rows
+
+
+def run_prompts(ctx: Ctx) -> None:
+    ids, by_id, figures, info = choose_prompts(ctx.cfg, ctx.run_dir, ctx.epoch)
     save_table([{"problem_id": i, "difficulty": by_id[i].difficulty, "bucket": info[i]["bucket"],
                  "estimate": info[i]["difficulty"], "problem": by_id[i].to_json()} for i in ids],
                ctx.out, json_cols=("problem",))
     ctx.rows = len(ids)
-    ctx.figures = {"data/prompts": len(ids), **cur.figures(ids, problems, history, teacher, cfg.curriculum)}
+    ctx.figures = {"data/prompts": len(ids), **figures}
 
 
 def run_sft_prompts(ctx: Ctx) -> None:
@@ -42,6 +47,10 @@ def run_sft_prompts(ctx: Ctx) -> None:
 
 
 STUDENT = ("student.model", "student.dtype", "student.system_prompt")
+# what changes a teacher answer or a judgement (runtime knobs such as judge.max_in_flight are left out)
+TEACHER = ("teacher.kind", "teacher.model", "teacher.base_url", "teacher.max_tokens", "teacher.temperature")
+JUDGE = ("judge.kind", "judge.model", "judge.base_url", "judge.max_tokens", "judge.temperature", "judge.show_teacher",
+         "judge.mix", "judge.execution")
 SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.top_k",
             "sample.max_new_tokens", "sample.stop")
 
@@ -49,9 +58,8 @@ STAGES = [
     Stage("prompts", "2", ("data.source", "data.mapping", "data.prompts_per_epoch", "data.difficulties", "run.seed",
                            "curriculum"), (POLICY,), run_prompts),
     Stage("sample", "1", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), sample.run),
-    Stage("teacher", "1", ("teacher.kind", "teacher.model"), ("prompts",), scoring.run_teacher),
-    Stage("judge", "1", ("judge.kind", "judge.model", "judge.execution"), ("prompts", "sample", "teacher"),
-          scoring.run_judge),
+    Stage("teacher", "1", TEACHER, ("prompts",), scoring.run_teacher),
+    Stage("judge", "1", JUDGE, ("prompts", "sample", "teacher"), scoring.run_judge),
     Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), rl.run_reward),
     Stage("select", "2", ("select.min_reward", "select.top_k", "select.drop_zero_std", "select.advantage",
                           "update.teacher_sft_coef", *STUDENT), ("reward", "sample", "teacher"), rl.run_select),
@@ -64,7 +72,7 @@ STAGES = [
 # `rlaif epoch 0`: fine-tune the adapter on the teacher's answers before any RL (optional).
 WARM_START = [
     Stage("prompts", "1", ("data.source", "data.mapping", "data.difficulties"), (), run_sft_prompts),
-    Stage("teacher", "1", ("teacher.kind", "teacher.model"), ("prompts",), scoring.run_teacher),
+    Stage("teacher", "1", TEACHER, ("prompts",), scoring.run_teacher),
     Stage("update", "1", (*STUDENT, "student.lora", "update.sft_epochs", "update.sft_lr", "update.micro_batch_size",
                           "update.grad_accum", "update.max_grad_norm", "update.warmup_ratio", "update.scheduler",
                           "run.seed"), ("prompts", "teacher"), update.run_sft, variant=True),

@@ -1,0 +1,129 @@
+"""Claude/GPT as teacher and judge inside real epochs, against the local fake API server:
+paid once, replayable offline, budgeted, and safe to kill."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from judges.cache import JudgeCache
+from pipeline.cli import main
+from pipeline.config import load_config
+from pipeline.runner import Runner
+from pipeline.tables import load_table
+from tests.fakeapi import FakeAPI
+
+PRICES = "judge.prices={fake-model: {input: 3.0, output: 15.0}}"
+
+
+@pytest.fixture
+def api(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with FakeAPI() as a:
+        yield a
+
+
+def api_run(tiny_config, api: FakeAPI) -> list[str]:
+    return tiny_config + [
+        "teacher.kind=openai", "teacher.model=fake-model", f"teacher.base_url={api.openai_url}",
+        "judge.kind=mix", "judge.model=fake-model", f"judge.base_url={api.anthropic_url}",
+        "judge.mix={execution: 0.65, anthropic: 0.35}", PRICES, "judge.attempts=3",
+        "select.drop_zero_std=false", "select.advantage=mean", "reward.none_as=0.0"]
+
+
+def judge_values(r: Runner, n: int) -> list:
+    return [(x["role"], x["problem_id"], x["sample_idx"], x["value"]) for x in load_table(r.epoch_dir(n) / "judge")]
+
+
+def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monkeypatch):
+    over = api_run(tiny_config, api)
+    assert main(["epoch", "1", "--dry-run", *over]) == 0
+    out = capsys.readouterr().out
+    assert "teacher (openai fake-model): 3 of 3 answers missing" in out and "judge (anthropic fake-model)" in out
+    assert api.total == 0  # a dry run calls nothing
+
+    assert main(["epoch", "1", *over]) == 0
+    r = Runner(load_config(None, over))
+    m = json.loads((r.epoch_dir(1) / "metrics.json").read_text())
+    assert m["teacher/api_calls"] == 3 and m["teacher/cost_usd"] > 0
+    assert m["judge/cost_usd"] > 0 and m["judge/api_calls"] >= 12  # 9 student + 3 teacher LLM judgements (+ sandbox runs)
+    paid = api.total
+    assert paid == 3 + 12
+    judged = judge_values(r, 1)
+    bd = load_table(r.epoch_dir(1) / "judge", json_cols=("breakdown",))[0]["breakdown"]
+    assert set(bd) >= {"execution", "anthropic"} and bd["anthropic"]["weight"] == 0.35
+
+    # unchanged rerun and an update-only variant: no request reaches the server
+    assert main(["epoch", "1", *over]) == 0
+    assert main(["update", "1", *over, "update.lr=5e-6"]) == 0
+    assert api.total == paid
+
+    # replay offline: no server, no API key, identical scores bit for bit
+    api.stop()
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    monkeypatch.delenv("OPENAI_API_KEY")
+    import shutil
+    for stage in ("teacher", "judge"):
+        shutil.rmtree(r.epoch_dir(1) / stage)
+    capsys.readouterr()
+    assert main(["replay", "1", *over]) == 0
+    assert judge_values(r, 1) == judged
+
+    # a replay miss is a clear error with the count, or skipped and counted when asked
+    assert main(["replay", "1", *over, "judge.show_teacher=false"]) == 2
+    err = capsys.readouterr().err
+    assert "judge.mode=replay" in err and "9 of 12 answers are not in the cache" in err  # the teacher judgements never see a reference
+    assert main(["replay", "1", *over, "judge.show_teacher=false", "judge.skip_missing=true",
+                 f"run.name=skipping"]) == 0
+
+
+def test_budget_stops_the_judge_stage_and_keeps_what_was_paid(tiny_config, api, capsys):
+    over = api_run(tiny_config, api) + ["judge.max_in_flight=1", "teacher.max_tokens=200", "judge.max_tokens=200"]
+    # a call is reserved at its worst case (max_tokens of output) and costs ~$0.002; the teacher's
+    # 3 answers fit in the budget, the 12 judgements do not
+    assert main(["epoch", "1", *over, "judge.budget_usd=0.015"]) == 2
+    err = capsys.readouterr().err
+    assert "judge.budget_usd=$0.015 reached" in err and "Raise judge.budget_usd" in err, err[-600:]
+    r = Runner(load_config(None, over))
+    assert (r.epoch_dir(1) / "teacher" / "manifest.json").exists()
+    assert not (r.epoch_dir(1) / "judge").exists()
+    first = api.total
+    assert 3 < first < 15
+    cache = JudgeCache(Path(r.cfg.run.dir) / ".judge-cache")
+    kept = len(cache)
+    cache.close()
+    assert main(["epoch", "1", *over, "judge.budget_usd=1.0"]) == 0
+    assert max(api.by_body.values()) == 1  # nothing paid was asked for again
+    assert api.total == 15
+    assert kept >= first  # every paid answer was cached (plus the sandbox's judgements)
+
+
+def test_kill_during_judge_stage_repeats_no_answered_request(tiny_config, api, tmp_path):
+    api.latency = 0.3
+    over = api_run(tiny_config, api) + ["judge.max_in_flight=2"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "epoch", "1", *over], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 180
+    while api.total < 3 + 5 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert 3 + 5 <= api.total < 15, api.total
+    before = dict(api.by_body)
+    r = Runner(load_config(None, over))
+    assert not (r.epoch_dir(1) / "judge").exists()
+    res = subprocess.run([sys.executable, "-m", "pipeline.cli", "epoch", "1", *over], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    # at most the requests in flight at the kill (max_in_flight=2) are asked again
+    again = [b for b, n in api.by_body.items() if n > 1]
+    assert len(again) <= 2, again
+    assert set(api.by_body) >= set(before) and len(api.by_body) == 15
