@@ -16,7 +16,7 @@ from data.schema import Problem
 from pipeline.config import Config
 from pipeline.model import load_student, load_tokenizer
 from pipeline.runner import Ctx
-from pipeline.sample import chat_prompt, finish
+from pipeline.sample import chat_prompt, finish, left_pad
 from pipeline.scoring import Judging
 from pipeline.tables import save_table
 
@@ -40,9 +40,8 @@ def greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int) 
     device = next(model.parameters()).device
     for b in tqdm(range(0, len(order), batch_size), desc="eval", unit="batch", dynamic_ncols=True):
         idx = order[b: b + batch_size]
-        width = max(len(prompts[i]) for i in idx)
-        ids = torch.tensor([[tok.pad_token_id] * (width - len(prompts[i])) + prompts[i] for i in idx], device=device)
-        attn = torch.tensor([[0] * (width - len(prompts[i])) + [1] * len(prompts[i]) for i in idx], device=device)
+        ids, attn = left_pad([prompts[i] for i in idx], tok.pad_token_id, device)
+        width = ids.shape[1]
         gen = model.generate(input_ids=ids, attention_mask=attn, do_sample=False, max_new_tokens=max_new,
                              pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
         for i, row in zip(idx, gen[:, width:].tolist()):

@@ -58,6 +58,14 @@ class Stage:
     """Outputs sit side by side as `<name>-<fp8>/` (update reruns) instead of replacing each other."""
 
 
+def _fault_point(stage: str) -> None:
+    """Fault injection for the crash tests: with RLAIF_STALL_IN=<stage>, stall once the stage's
+    outputs are written but before its manifest, the worst moment to be killed."""
+    if os.environ.get("RLAIF_STALL_IN") == stage:
+        print(f"stalled in {stage}", flush=True)
+        time.sleep(600)
+
+
 def epoch_name(n: int) -> str:
     return f"epoch-{n:03d}"
 
@@ -271,6 +279,7 @@ class Runner:
         with atomic_dir(d) as tmp:
             ctx = Ctx(cfg=self.cfg, epoch=n, out=tmp, inputs=inputs, run_dir=self.run_dir, fingerprint=fp)
             st.fn(ctx)
+            _fault_point(st.name)
             manifest = write_manifest(tmp, {
                 "stage": st.name, "epoch": n, "fingerprint": fp, "inputs": input_fps,
                 "config": {f: self.cfg.get(f) for f in st.fields}, "version": st.version,

@@ -29,6 +29,14 @@ def chat_prompt(tok, cfg: Config, prompt: str) -> list[int]:
     return list(ids)
 
 
+def left_pad(seqs: list[list[int]], pad_id: int, device=None) -> tuple[torch.Tensor, torch.Tensor]:
+    """(input_ids, attention_mask), both (B, T), padded on the left so every row ends at T."""
+    width = max(len(s) for s in seqs)
+    ids = torch.tensor([[pad_id] * (width - len(s)) + s for s in seqs], device=device)
+    attn = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs], device=device)
+    return ids, attn
+
+
 def finish(tok, ids: list[int], stop: list[str], max_new: int) -> tuple[list[int], str, str]:
     """Cut generated ids at eos or a stop string. Returns (ids kept, text, finish_reason).
 
@@ -62,9 +70,8 @@ def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, desc:
     for b in range(0, len(prompts), per_batch):
         group = prompts[b: b + per_batch]
         seqs = [p for p in group for _ in range(k)]
-        width = max(len(s) for s in seqs)
-        input_ids = torch.tensor([[tok.pad_token_id] * (width - len(s)) + s for s in seqs], device=device)
-        attn = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs], device=device)
+        input_ids, attn = left_pad(seqs, tok.pad_token_id, device)
+        width = input_ids.shape[1]
         torch.manual_seed(seed * 1_000_003 + b)
         gen = model.generate(
             input_ids=input_ids, attention_mask=attn, do_sample=True, temperature=sc.temperature,

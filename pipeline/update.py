@@ -25,18 +25,18 @@ import os
 import random
 import shutil
 import time
+from pathlib import Path
 
 import torch
 from torch.utils.data import DataLoader
 from tqdm import tqdm
 from trl.trainer.utils import entropy_from_logits, selective_log_softmax
 
-from pathlib import Path
-
 from pipeline.artifacts import read_manifest
 from pipeline.config import UpdateConfig
 from pipeline.model import load_student
 from pipeline.runner import POLICY, Ctx, RunError
+from pipeline.sample import left_pad
 from pipeline.tables import load_table
 
 log = logging.getLogger("rlaif")
@@ -49,10 +49,8 @@ def collate(rows: list[dict], pad_id: int) -> dict[str, torch.Tensor]:
     (`logits_to_keep`), which skips most of the LM head's work on the prompt.
     """
     seqs = [r["prompt_ids"] + r["completion_ids"] for r in rows]
-    width = max(len(s) for s in seqs)
     kc = max(len(r["completion_ids"]) for r in rows)
-    input_ids = torch.tensor([[pad_id] * (width - len(s)) + s for s in seqs])             # (B, T)
-    attn = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs])             # (B, T)
+    input_ids, attn = left_pad(seqs, pad_id)                                                # (B, T), (B, T)
     mask = torch.tensor([[0.0] * (kc - len(r["completion_ids"])) + [1.0] * len(r["completion_ids"]) for r in rows])  # (B, Kc)
     return {"input_ids": input_ids, "attention_mask": attn, "completion_mask": mask,
             "advantage": torch.tensor([float(r["advantage"]) for r in rows]),              # (B,)
