@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import threading
 import zlib
 from pathlib import Path
@@ -46,16 +47,24 @@ class JudgeCache:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         os.chmod(self.directory, 0o700)
-        self._cache = diskcache.Cache(str(self.directory), disk=SafeJSONDisk,
-                                      eviction_policy="none", size_limit=2**62)
+        try:
+            self._cache = diskcache.Cache(str(self.directory), disk=SafeJSONDisk,
+                                          eviction_policy="none", size_limit=2**62)
+        except sqlite3.DatabaseError as e:
+            raise CacheCorrupted(
+                f"judge cache {self.directory} is corrupted ({e}); it is not used. Move it aside "
+                f"(mv {self.directory} {self.directory}.broken), then rerun: judgements are recomputed "
+                "(API ones are paid again), or restore it from a `rlaif cache export` file with "
+                "`rlaif cache import`") from None
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
     def get(self, key: str) -> dict | None:
         try:
             return self._cache.get(key)
-        except (zlib.error, json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CacheCorrupted(f"judge cache {self.directory}: entry {key[:12]} is unreadable ({e})") from None
+        except (zlib.error, json.JSONDecodeError, UnicodeDecodeError, sqlite3.DatabaseError) as e:
+            raise CacheCorrupted(f"judge cache {self.directory}: entry {key[:12]} is unreadable ({e}); move the "
+                                 "cache aside and rerun, or restore it with `rlaif cache import`") from None
 
     def set(self, key: str, value: dict) -> None:
         self._cache.set(key, value)

@@ -26,6 +26,7 @@ class RunConfig(Section):
     dir: str = Field("runs", description="Directory holding all runs.")
     seed: int = Field(0, description="Base seed: prompt order, sampling and the update derive theirs from it and the epoch.")
     log_level: str = Field("INFO", description="Logging level (runtime only, not fingerprinted).")
+    trackers: list[Literal["tensorboard", "wandb"]] = Field(default_factory=list, description="Also log each epoch's metrics to these trackers (accelerate's; tensorboard writes under <run>/trackers). Runtime only.")
     checkpoint_every: int = Field(10, ge=0, description="The update saves a resume checkpoint every this many optimizer steps (0 = never). Runtime only.")
 
 

@@ -270,7 +270,8 @@ class Runner:
             if only is not None:
                 break
         if not dry_run and all(st.name in results for st, *_ in plan):
-            self.write_metrics(n, wall_s=time.time() - t0)
+            from pipeline.trackers import log_epoch
+            log_epoch(self.cfg, self.run_dir, n, self.write_metrics(n, wall_s=time.time() - t0))
         return results
 
     def _run_stage(self, st: Stage, n: int, fp: str, d: Path, inputs: dict, input_fps: dict) -> dict:

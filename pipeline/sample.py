@@ -98,6 +98,12 @@ def run(ctx: Ctx) -> None:
                        f"(first: {too_long[0][0]}, {too_long[0][1]} tokens); raise data.max_prompt_tokens "
                        "or drop those problems")
     model = load_student(cfg.student, adapter=ctx.inputs[POLICY])
+    ctx_len = getattr(model.config, "max_position_embeddings", None)
+    longest = max(len(i) for i in ids) if ids else 0
+    if ctx_len and longest + cfg.sample.max_new_tokens > ctx_len:
+        raise RunError(f"the longest prompt ({longest} tokens) plus sample.max_new_tokens={cfg.sample.max_new_tokens} "
+                       f"exceeds the model's context of {ctx_len} tokens; lower sample.max_new_tokens or "
+                       "data.max_prompt_tokens")
     t = time.time()
     gens = generate(model, tok, ids, cfg, seed=cfg.run.seed * 1000 + ctx.epoch)
     secs = time.time() - t

@@ -72,3 +72,9 @@ def test_disk_full_fails_the_stage_cleanly(tiny_config, monkeypatch):
     after = {p.name: (p / "manifest.json").read_text() for p in e1.iterdir() if (p / "manifest.json").exists()}
     assert after == before  # the finished stages are intact
     assert not [p for p in e1.iterdir() if p.name.startswith((".tmp-", ".trash-"))]
+
+
+def test_prompt_plus_generation_beyond_model_context_is_rejected(tiny_config, capsys):
+    # the tiny model's context is 1024 tokens
+    assert main(["epoch", "1", *tiny_config, "sample.max_new_tokens=1020"]) == 2
+    assert "exceeds the model's context of 1024 tokens" in capsys.readouterr().err

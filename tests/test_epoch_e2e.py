@@ -184,3 +184,15 @@ def test_warm_start_epoch_zero_and_teacher_sft_mixing(tiny_run, capsys):
     assert e1["select"]["figures"]["select/teacher_rows"] > 0  # the random student never beats the reference
     upd = next(v for k, v in e1.items() if k.startswith("update-"))
     assert upd["figures"]["loss/sft"] > 0
+
+
+def test_tensorboard_tracker_logs_each_epoch(tiny_run):
+    over, _ = tiny_run
+    assert rlaif("epoch", "1", *over, "run.trackers=[tensorboard]") == 0
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    cfg = load_config(None, over)
+    logdir = next((Path(cfg.run.dir) / cfg.run.name / "trackers").rglob("events.out.tfevents.*")).parent
+    ev = EventAccumulator(str(logdir))
+    ev.Reload()
+    assert "reward/mean" in ev.Tags()["scalars"]
+    assert ev.Scalars("reward/mean")[0].step == 1

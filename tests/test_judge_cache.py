@@ -119,3 +119,16 @@ def test_export_import_merges_without_overwriting(tmp_path, capsys):
     bad.write_text('{"key": "x", "value": {}}\nnot json\n')
     assert main(["cache", "import", str(bad), f"judge.cache_dir={tmp_path / 'a'}"]) == 2
     assert "bad.jsonl, line 2" in capsys.readouterr().err
+
+
+def test_corrupted_cache_database_is_refused_not_used(tmp_path, capsys):
+    from pipeline.cli import main
+    c = JudgeCache(tmp_path / "cache")
+    c.set("k", {"value": 1.0})
+    c.close()
+    db = tmp_path / "cache" / "cache.db"
+    db.write_bytes(db.read_bytes()[: db.stat().st_size // 3])  # truncated, as by a full disk or a bad copy
+    with pytest.raises(CacheCorrupted, match="is corrupted"):
+        JudgeCache(tmp_path / "cache")
+    assert main(["cache", "stats", f"judge.cache_dir={tmp_path / 'cache'}"]) == 2
+    assert "mv " in capsys.readouterr().err
