@@ -1,0 +1,53 @@
+"""configs/length_reward.yaml on SmolLM2-135M: does the reward (2 - words/16) rise, and does
+adaptive KL hold k3 near its 0.1 target? Prints a row per epoch; appends to bench/RESULTS.md.
+
+    python bench/length_reward.py [--epochs 6] [--fresh] [key.sub=value ...]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.common import record  # noqa: E402
+from pipeline.config import load_config  # noqa: E402
+from pipeline.runner import Runner  # noqa: E402
+
+COLS = ["reward/mean", "reward/best_of_n", "completion/length_mean", "kl/k3", "kl/k1", "kl/coef", "time/epoch_s"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--fresh", action="store_true")
+    ap.add_argument("overrides", nargs="*")
+    a = ap.parse_args()
+    cfg = load_config(ROOT / "configs/length_reward.yaml", ["run.name=bench-length", *a.overrides])
+    r = Runner(cfg)
+    if a.fresh and r.run_dir.exists():
+        shutil.rmtree(r.run_dir)
+    t0 = time.time()
+    for n in range(1, a.epochs + 1):
+        r.run_epoch(n, ignore_early_stop=True)
+    rows = [json.loads((r.epoch_dir(n) / "metrics.json").read_text()) for n in range(1, a.epochs + 1)]
+    lines = ["| epoch | " + " | ".join(COLS) + " |", "|---" * (len(COLS) + 1) + "|"]
+    for m in rows:
+        lines.append(f"| {m['epoch']} | " + " | ".join(
+            f"{m[c]:.4f}" if isinstance(m.get(c), (int, float)) else "-" for c in COLS) + " |")
+    first, last = rows[0]["reward/mean"], rows[-1]["reward/mean"]
+    k3 = [m["kl/k3"] for m in rows]
+    record(f"length reward: configs/length_reward.yaml on SmolLM2-135M, {a.epochs} epochs (bench/length_reward.py)",
+           "\n".join(lines) + f"\n\nOverrides: {' '.join(a.overrides) or 'none'}. Total {time.time() - t0:.0f}s. "
+           f"Mean reward {first:.3f} -> {last:.3f}; k3 KL min {min(k3):.4f}, last {k3[-1]:.4f} (target "
+           f"{cfg.update.kl_target}).")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
