@@ -44,6 +44,14 @@ report: setup
 bench-learning: setup
 	$(PY) bench/learning.py
 
+# side-by-side benchmarks against TRL (tens of minutes on CPU); each appends to bench/RESULTS.md
+.PHONY: bench
+bench: setup
+	$(PY) bench/sweep.py
+	$(PY) bench/rerun.py
+	$(PY) bench/throughput.py
+	$(PY) bench/judge.py
+
 compare: setup
 	$(RLAIF) --config $(CONFIG) compare $(N)
 
