@@ -219,15 +219,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _quiet_libraries() -> None:
-    """Our own progress bars say what is happening; silence the libraries' per-file ones."""
+    """Library warnings users cannot act on; progress bars are silenced when a stage runs
+    (pipeline.runner.quiet_libraries), so a rerun that reuses everything imports no torch."""
     import warnings
     warnings.filterwarnings("ignore", category=FutureWarning)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    import datasets
-    import transformers
-    datasets.disable_progress_bars()
-    transformers.utils.logging.disable_progress_bar()
-    transformers.utils.logging.set_verbosity_error()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,8 +12,6 @@ import logging
 import os
 from pathlib import Path
 
-import torch
-
 from pipeline.config import StudentConfig
 
 log = logging.getLogger("rlaif")
@@ -55,6 +53,7 @@ def ensure_embedded() -> Path:
     out = cache_root() / "models" / EMBEDDED
     if (out / "config.json").exists() and (out / "model.safetensors").exists():
         return out
+    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     src = _gguf_dir()
     log.info("converting the embedded %s GGUF to safetensors in %s (once)", EMBEDDED, out)
@@ -105,12 +104,13 @@ def _missing(model: str, err: Exception) -> str:
 
 
 def load_student(cfg: StudentConfig, adapter: str | Path | None = None, trainable: bool = False,
-                 device: str | torch.device = "cpu"):
+                 device: str = "cpu"):
     """Base model + LoRA adapter (the given one, or a fresh one when trainable and none given).
 
     Returns a PeftModel when an adapter is involved; the reference policy is the same model
     under `model.disable_adapter()`, so no second copy lives in memory.
     """
+    import torch
     from peft import LoraConfig, PeftModel, get_peft_model
     from transformers import AutoModelForCausalLM
     name = resolve(cfg.model)

@@ -53,9 +53,26 @@ class Stage:
     """Config paths the stage reads (only these invalidate it)."""
     inputs: tuple[str, ...]
     """Stages of the same epoch it reads, and/or POLICY (epoch N-1's chosen policy)."""
-    fn: Callable[[Ctx], None]
+    fn: Callable[[Ctx], None] | str
+    """The stage code, or "module:function" imported when the stage runs."""
     variant: bool = False
     """Outputs sit side by side as `<name>-<fp8>/` (update reruns) instead of replacing each other."""
+
+
+def _resolve(ref: str) -> Callable[[Ctx], None]:
+    import importlib
+    module, name = ref.split(":")
+    quiet_libraries()
+    return getattr(importlib.import_module(module), name)
+
+
+def quiet_libraries() -> None:
+    """Our own progress bars say what is happening; silence the libraries' per-file ones."""
+    import datasets
+    import transformers
+    datasets.disable_progress_bars()
+    transformers.utils.logging.disable_progress_bar()
+    transformers.utils.logging.set_verbosity_error()
 
 
 def _fault_point(stage: str) -> None:
@@ -277,9 +294,10 @@ class Runner:
     def _run_stage(self, st: Stage, n: int, fp: str, d: Path, inputs: dict, input_fps: dict) -> dict:
         t = time.time()
         started = time.time()
+        fn = st.fn if callable(st.fn) else _resolve(st.fn)
         with atomic_dir(d) as tmp:
             ctx = Ctx(cfg=self.cfg, epoch=n, out=tmp, inputs=inputs, run_dir=self.run_dir, fingerprint=fp)
-            st.fn(ctx)
+            fn(ctx)
             _fault_point(st.name)
             manifest = write_manifest(tmp, {
                 "stage": st.name, "epoch": n, "fingerprint": fp, "inputs": input_fps,

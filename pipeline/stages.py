@@ -1,10 +1,10 @@
 """The epoch's stages, in order: what each reads (config fields, inputs) and its code version.
 
-The runner wires them; stages never call each other.
+The runner wires them; stages never call each other. Stage code is named as "module:function"
+and imported only when the stage runs, so a rerun that reuses everything never loads torch.
 """
 from __future__ import annotations
 
-from pipeline import evaluate, rl, sample, scoring, update
 from pipeline.runner import POLICY, Ctx, RunError, Stage
 from pipeline.tables import save_table
 
@@ -57,23 +57,23 @@ SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.
 STAGES = [
     Stage("prompts", "2", ("data.source", "data.mapping", "data.prompts_per_epoch", "data.difficulties", "run.seed",
                            "curriculum"), (POLICY,), run_prompts),
-    Stage("sample", "1", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), sample.run),
-    Stage("teacher", "1", TEACHER, ("prompts",), scoring.run_teacher),
-    Stage("judge", "1", JUDGE, ("prompts", "sample", "teacher"), scoring.run_judge),
-    Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), rl.run_reward),
+    Stage("sample", "1", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), "pipeline.sample:run"),
+    Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.scoring:run_teacher"),
+    Stage("judge", "1", JUDGE, ("prompts", "sample", "teacher"), "pipeline.scoring:run_judge"),
+    Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), "pipeline.rl:run_reward"),
     Stage("select", "2", ("select.min_reward", "select.top_k", "select.drop_zero_std", "select.advantage",
-                          "update.teacher_sft_coef", *STUDENT), ("reward", "sample", "teacher"), rl.run_select),
+                          "update.teacher_sft_coef", *STUDENT), ("reward", "sample", "teacher"), "pipeline.rl:run_select"),
     Stage("update", "1", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
-          ("select", POLICY), update.run, variant=True),
+          ("select", POLICY), "pipeline.update:run", variant=True),
     Stage("eval", "1", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "judge.execution"),
-          ("update",), evaluate.run, variant=True),
+          ("update",), "pipeline.evaluate:run", variant=True),
 ]
 
 # `rlaif epoch 0`: fine-tune the adapter on the teacher's answers before any RL (optional).
 WARM_START = [
     Stage("prompts", "1", ("data.source", "data.mapping", "data.difficulties"), (), run_sft_prompts),
-    Stage("teacher", "1", TEACHER, ("prompts",), scoring.run_teacher),
+    Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.scoring:run_teacher"),
     Stage("update", "1", (*STUDENT, "student.lora", "update.sft_epochs", "update.sft_lr", "update.micro_batch_size",
                           "update.grad_accum", "update.max_grad_norm", "update.warmup_ratio", "update.scheduler",
-                          "run.seed"), ("prompts", "teacher"), update.run_sft, variant=True),
+                          "run.seed"), ("prompts", "teacher"), "pipeline.update:run_sft", variant=True),
 ]
