@@ -122,7 +122,7 @@ def test_fork_bomb_is_contained_and_cleaned_up():
         assert sandbox._pids_of(uid) == []  # and every forked process is gone
     t = time.monotonic()
     subprocess.run(["true"], check=True, timeout=5)  # the host still forks promptly
-    assert time.monotonic() - t < 1
+    assert time.monotonic() - t < 3
 
 
 @strong
