@@ -50,18 +50,18 @@ def main() -> int:
         print(f"unchanged rerun: {wall:.2f}s wall ({reruns[-1][1]:.2f}s in the epoch), every stage reused")
     med = statistics.median(w for w, _ in reruns)
     ratio = med / cold
-    # where the rerun's time goes: bare start-up, and importing the stages (torch, transformers, trl)
-    bare = statistics.median(run_timed([PY, "-c", "pass"])[0] for _ in range(3))
-    stages = statistics.median(run_timed([PY, "-c", "import pipeline.stages"])[0] for _ in range(3))
+    # where a rerun's time goes: bare start-up, the CLI's imports, and what running a stage would import
+    imports = {what: statistics.median(run_timed([PY, "-c", what])[0] for _ in range(3))
+               for what in ("pass", "import pipeline.cli", "import pipeline.update")}
     lines = ["| | wall s | in the epoch s (CLI `done in`) |", "|---|---|---|",
              f"| cold `rlaif epoch 1` (fresh run dir, cold judge cache) | {cold:.1f} | {cold_inner:.1f} |"]
     lines += [f"| unchanged rerun {i + 1} (every stage reused) | {w:.2f} | {e:.2f} |"
               for i, (w, e) in enumerate(reruns)]
     verdict = (f"Unchanged rerun / cold epoch = **{100 * ratio:.2f}%** (median of {len(reruns)} reruns; goal < 2%: "
                f"{'met' if ratio < 0.02 else 'NOT met'}). Inside the rerun the epoch itself took "
-               f"{statistics.median(e for _, e in reruns):.2f}s; the rest is start-up: `python -c pass` takes "
-               f"{bare:.2f}s, `python -c 'import pipeline.stages'` (torch, transformers, trl) {stages:.2f}s "
-               "(medians of 3).")
+               f"{statistics.median(e for _, e in reruns):.2f}s; the rest is start-up. For scale (medians of 3): "
+               + ", ".join(f"`python -c '{w}'` {s:.2f}s" for w, s in imports.items())
+               + " (the last: torch, transformers, trl, which a stage that runs needs).")
     setup = (f"Config: config.yaml + {' '.join(SMALL)}{' ' + ' '.join(a.overrides) if a.overrides else ''}; each run a "
              f"subprocess, wall clock. Note: {busy()}.")
     record("rerun: unchanged rerun vs cold epoch (bench/rerun.py)", "\n".join(lines) + f"\n\n{verdict}\n\n{setup}")
