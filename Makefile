@@ -7,7 +7,7 @@ LR      ?=
 KL      ?=
 ARGS    ?=
 
-.PHONY: setup test epoch update replay status compare report bench-learning clean
+.PHONY: setup test epoch update sweep replay status compare report bench-learning clean
 
 setup: .venv/.installed
 
@@ -31,6 +31,9 @@ epoch: setup
 
 update: setup
 	$(RLAIF) --config $(CONFIG) update $(N) $(if $(LR),update.lr=$(LR)) $(if $(KL),update.kl_coef=$(KL)) $(ARGS)
+
+sweep: setup
+	$(RLAIF) --config $(CONFIG) sweep $(N) $(if $(LRS),--grid update.lr=$(LRS)) $(if $(KLS),--grid update.kl_coef=$(KLS)) $(ARGS)
 
 replay: setup
 	$(RLAIF) --config $(CONFIG) replay $(N) $(ARGS)

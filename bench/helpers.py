@@ -134,7 +134,8 @@ def plain_model_dir(cfg) -> str:
     return str(out)
 
 
-def trl_trainer(cfg, rows: list[dict], reward_funcs, out_dir: str, rollout_func=None, **grpo_kw):
+def trl_trainer(cfg, rows: list[dict], reward_funcs, out_dir: str, rollout_func=None, learning_rate=None, beta=None,
+                **grpo_kw):
     """GRPOTrainer on our student (base weights + a fresh LoRA of our settings) over `rows`
     ({"prompt": messages, ...extra columns handed to the reward functions})."""
     from datasets import Dataset
@@ -142,7 +143,8 @@ def trl_trainer(cfg, rows: list[dict], reward_funcs, out_dir: str, rollout_func=
     from pipeline.model import load_tokenizer
     n_prompts = len(rows)
     return GRPOTrainer(model=plain_model_dir(cfg), reward_funcs=reward_funcs,
-                       args=grpo_config(cfg, out_dir, n_prompts, model_init_kwargs={"dtype": cfg.student.dtype},
+                       args=grpo_config(cfg, out_dir, n_prompts, lr=learning_rate, kl=beta,
+                                        model_init_kwargs={"dtype": cfg.student.dtype},
                                         **grpo_kw),
                        train_dataset=Dataset.from_list(rows), processing_class=load_tokenizer(cfg.student),
                        peft_config=lora_config(cfg), rollout_func=rollout_func)

@@ -48,6 +48,41 @@ def cmd_epoch(cfg: Config, a) -> int:
     return 0
 
 
+def sweep_grid(grid: list[str]) -> list[list[str]]:
+    """`--grid update.lr=5e-5,2e-4 --grid update.kl_coef=0.01,0.1` -> the 4 override lists."""
+    import itertools
+    axes = []
+    for g in grid:
+        key, sep, values = g.partition("=")
+        if not sep or not key.startswith("update.") or not values:
+            raise ConfigError(f"--grid {g}: expected update.KEY=V1,V2,... (a sweep varies only update settings; "
+                              "anything else would change the samples or judgements: run `rlaif epoch` for that)")
+        axes.append([f"{key}={v}" for v in values.split(",")])
+    return [list(c) for c in itertools.product(*axes)]
+
+
+def cmd_sweep(cfg: Config, a) -> int:
+    """Update-only variants of epoch N over a grid, in one process: the samples, judgements and
+    logprobs are read from disk, torch and the libraries are imported once."""
+    combos = sweep_grid(a.grid)
+    if not combos or not a.grid:
+        raise ConfigError("rlaif sweep needs at least one --grid update.KEY=V1,V2,...")
+    from pipeline.runner import Runner
+    t = time.time()
+    for i, combo in enumerate(combos, 1):
+        c = load_config(a.config, a.overrides + combo)
+        r = Runner(c)
+        print(f"[{i}/{len(combos)}] {' '.join(combo)}")
+        t1 = time.time()
+        res = r.run_epoch(a.n, update_only=True)
+        fp = res["update"]["fingerprint"][:8]
+        print(f"  -> update-{fp} ({time.time() - t1:.1f}s)")
+    print(f"sweep of {len(combos)} variants done in {time.time() - t:.1f}s; side by side:")
+    cmd_compare(cfg, a)
+    print(f"choose one with `rlaif promote {a.n} update-<fp8>` (else the last one is chosen)")
+    return 0
+
+
 def cmd_eval(cfg: Config, a) -> int:
     r = _runner(cfg)
     m = r.run_eval(a.n)
@@ -172,6 +207,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("update", help="rerun only epoch N's update into a side-by-side variant"), epoch=True)
     p.set_defaults(fn=cmd_epoch)
+    p = with_overrides(sub.add_parser("sweep", help="several update-only variants of epoch N over a grid, in one process"),
+                       epoch=True)
+    p.add_argument("--grid", action="append", default=[], metavar="update.KEY=V1,V2",
+                   help="an axis of the grid (repeat for more; the variants are every combination)")
+    p.set_defaults(fn=cmd_sweep)
     p = with_overrides(sub.add_parser("replay", help="run epoch N with judge.mode=replay (cache only, offline)"), epoch=True)
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("eval", help="evaluate epoch N's chosen policy on held-out problems (0 = base model)"), epoch=True)

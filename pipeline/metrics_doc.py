@@ -55,6 +55,7 @@ METRICS: dict[str, Metric] = {
     "optim/lr": Metric("learning rate of the schedule", "", "update"),
     "optim/steps": Metric("optimizer steps taken", "", "update"),
     "update/trained_tokens": Metric("completion tokens the update trained on", "", "update"),
+    "logprobs/tokens": Metric("completion tokens whose sampling-policy and reference logprobs were computed once for every update variant", "", "logprobs"),
     "update/tokens_per_s": Metric("update throughput (tokens per second)", "higher", "update"),
     "update/variant": Metric("the chosen update variant directory (update-<fingerprint8>)", "", "update"),
     # sampling

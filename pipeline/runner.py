@@ -273,7 +273,7 @@ class Runner:
             if dry_run:
                 echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}")
                 continue
-            if update_only and i < first_variant:
+            if update_only and i < first_variant and st.name != "logprobs":  # logprobs: no sampling, no judging
                 raise RunError(f"`rlaif update` reruns only the update, but stage {st.name} of epoch {n} is not "
                                f"up to date for this config (changed keys among: {', '.join(st.fields) or 'inputs'}); "
                                f"run `rlaif epoch {n}` with these settings instead")

@@ -63,8 +63,9 @@ STAGES = [
     Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), "pipeline.rl:run_reward"),
     Stage("select", "2", ("select.min_reward", "select.top_k", "select.drop_zero_std", "select.advantage",
                           "update.teacher_sft_coef", *STUDENT), ("reward", "sample", "teacher"), "pipeline.rl:run_select"),
-    Stage("update", "1", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
-          ("select", POLICY), "pipeline.update:run", variant=True),
+    Stage("logprobs", "1", (*STUDENT, "sample.temperature"), ("select", POLICY), "pipeline.update:run_logprobs"),
+    Stage("update", "2", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
+          ("select", "logprobs", POLICY), "pipeline.update:run", variant=True),
     Stage("eval", "1", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "judge.execution"),
           ("update",), "pipeline.evaluate:run", variant=True),
 ]

@@ -105,6 +105,34 @@ def restore(path: Path, model, optimizer, scheduler) -> tuple[dict, dict, dict]:
     return ck["state"], ck["old"], ck["ref"]
 
 
+def rollout_logprobs(model, rows: list[dict], temperature: float, pad_id: int, fresh_adapter: bool,
+                     batch_size: int = 8) -> tuple[dict[int, torch.Tensor], dict[int, torch.Tensor]]:
+    """Per-token logp of each row's completion under the policy that sampled it (old) and under
+    the reference (the adapter disabled), no grad. Rows with `sft` need neither and get none.
+    fresh_adapter: the adapter is new (LoRA B = 0), so old *is* the reference: one pass, not two.
+    Rows are batched by length, which wastes less on padding than the update's shuffled order."""
+    from contextlib import nullcontext
+    peft_model = getattr(model, "module", model)
+    has_adapter = hasattr(peft_model, "disable_adapter")
+    todo = sorted((i for i, r in enumerate(rows) if not r.get("sft")),
+                  key=lambda i: len(rows[i]["prompt_ids"]) + len(rows[i]["completion_ids"]))
+    old, ref = {}, {}
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        for b in range(0, len(todo), batch_size):
+            idx = todo[b:b + batch_size]
+            batch = collate([{**rows[i], "index": i} for i in idx], pad_id)
+            with peft_model.disable_adapter() if has_adapter else nullcontext():
+                rp, _ = token_logprobs(model, batch, temperature)
+            lp = rp if (fresh_adapter or not has_adapter) else token_logprobs(model, batch, temperature)[0]
+            lens = batch["completion_mask"].sum(-1).long().tolist()
+            for j, i in enumerate(idx):  # keep only the real tokens
+                old[i], ref[i] = lp[j, lp.shape[1] - lens[j]:].clone(), rp[j, rp.shape[1] - lens[j]:].clone()
+    model.train(was_training)
+    return old, ref
+
+
 def adapt_kl_coef(coef: float, kl: float, target: float, horizon: float) -> float:
     """Proportional controller of Ziegler et al. 2019 (arXiv:1909.08593, section 2.2):
     beta <- beta * (1 + clip(KL / target - 1, -0.2, 0.2) / horizon), per optimizer step."""
@@ -127,7 +155,7 @@ def masked_seq_mean(x: torch.Tensor, mask: torch.Tensor, weight: torch.Tensor | 
 def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id: int, seed: int = 0,
           show_progress: bool = True, fresh_adapter: bool = False, kl_coef: float | None = None,
           sft_coef: float | None = None, checkpoint: Path | None = None,
-          checkpoint_every: int = 0) -> dict[str, float]:
+          checkpoint_every: int = 0, logprobs: tuple[dict, dict] | None = None) -> dict[str, float]:
     """Run `uc.epochs` passes of the policy-gradient update over `rows` (in place on `model`).
 
     rows: dicts with prompt_ids, completion_ids, advantage. Returns the update's figures.
@@ -138,6 +166,8 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     uc.teacher_sft_coef) x the mean token NLL, in place of the policy-gradient loss.
     checkpoint: a directory for `state.pt`, written every `checkpoint_every` optimizer steps and
     resumed from when present (adapter, optimizer, scheduler, logprobs, counters, RNG).
+    logprobs: (old, ref) as `rollout_logprobs` returns them (the logprobs stage's, shared by every
+    update variant of the epoch); computed here when None.
     """
     sft_coef = uc.teacher_sft_coef if sft_coef is None else sft_coef
     from accelerate import Accelerator
@@ -164,21 +194,16 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                               num_training_steps=steps)
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
     peft_model = accelerator.unwrap_model(model)
-    loader = pass_loader(0)
 
-    # logp under the policy before any step (for the ratio) and under the reference (adapter off)
-    old, ref = {}, {}
-    model.eval()
-    with torch.no_grad():
-        for batch in (loader if not (checkpoint and (checkpoint / "state.pt").exists()) else []):
-            if batch["sft"].all():  # teacher rows need neither
-                continue
-            with peft_model.disable_adapter():
-                rp, _ = token_logprobs(model, batch, temperature)
-            lp = rp if fresh_adapter else token_logprobs(model, batch, temperature)[0]
-            lens = batch["completion_mask"].sum(-1).long().tolist()
-            for j, i in enumerate(batch["index"].tolist()):  # keep only the real tokens
-                old[i], ref[i] = lp[j, lp.shape[1] - lens[j]:], rp[j, rp.shape[1] - lens[j]:]
+    # logp under the policy before any step (for the ratio) and under the reference (adapter off):
+    # given by the logprobs stage (shared by every update variant of the epoch), else computed here
+    resuming = checkpoint is not None and (checkpoint / "state.pt").exists()
+    if logprobs is not None:
+        old, ref = logprobs
+    elif not resuming:
+        old, ref = rollout_logprobs(model, rows, temperature, pad_id, fresh_adapter, uc.micro_batch_size)
+    else:
+        old, ref = {}, {}  # restored from the checkpoint below
     model.train()
 
     st = {"coef": uc.kl_coef if kl_coef is None else kl_coef, "sums": {}, "count": 0, "grad_norms": [],
@@ -264,6 +289,35 @@ def previous_kl_coef(policy: Path | None) -> float | None:
     return (m or {}).get("figures", {}).get("kl/coef")
 
 
+LOGPROBS_FILE = "logprobs.pt"
+
+
+def run_logprobs(ctx: Ctx) -> None:
+    """logprobs: each selected completion's per-token logp under the sampling policy and under the
+    reference, computed once per epoch and read by every update variant (a sweep over lr or
+    kl_coef pays for these no-grad forward passes once, not once per variant)."""
+    from pipeline.model import load_tokenizer
+    cfg = ctx.cfg
+    rows = load_table(ctx.inputs["select"])
+    tok = load_tokenizer(cfg.student)
+    old, ref = {}, {}
+    if any(not r.get("sft") for r in rows):
+        model = load_student(cfg.student, adapter=ctx.inputs[POLICY])
+        old, ref = rollout_logprobs(model, rows, cfg.sample.temperature, tok.pad_token_id,
+                                    fresh_adapter=ctx.inputs[POLICY] is None)
+    torch.save({"rows": len(rows), "old": old, "ref": ref}, ctx.out / LOGPROBS_FILE)
+    ctx.rows = len(old)
+    ctx.figures = {"logprobs/tokens": sum(len(v) for v in old.values())}
+
+
+def load_logprobs(d: Path, n_rows: int) -> tuple[dict, dict]:
+    lp = torch.load(d / LOGPROBS_FILE, weights_only=True)
+    if lp["rows"] != n_rows:
+        raise RunError(f"{d / LOGPROBS_FILE} holds logprobs for {lp['rows']} rows but the selected batch has "
+                       f"{n_rows}; rerun the epoch with --force to recompute it")
+    return lp["old"], lp["ref"]
+
+
 def run(ctx: Ctx) -> None:
     from pipeline.model import load_tokenizer
     cfg = ctx.cfg
@@ -274,9 +328,11 @@ def run(ctx: Ctx) -> None:
     coef = previous_kl_coef(ctx.inputs[POLICY]) if cfg.update.kl_mode == "adaptive" else None
     ckpt = ctx.run_dir / f"epoch-{ctx.epoch:03d}" / f".ckpt-update-{ctx.fingerprint[:8]}"
     if rows:
+        logprobs = load_logprobs(ctx.inputs["logprobs"], len(rows)) if ctx.inputs.get("logprobs") else None
         ctx.figures = train(model, rows, cfg.update, cfg.sample.temperature, tok.pad_token_id,
                             seed=cfg.run.seed * 1000 + ctx.epoch, fresh_adapter=ctx.inputs[POLICY] is None,
-                            kl_coef=coef, checkpoint=ckpt, checkpoint_every=cfg.run.checkpoint_every)
+                            kl_coef=coef, checkpoint=ckpt, checkpoint_every=cfg.run.checkpoint_every,
+                            logprobs=logprobs)
     else:
         log.warning("update: the selected batch is empty (every group had zero reward spread or was filtered); "
                     "the policy is carried over unchanged. Consider more samples per prompt "

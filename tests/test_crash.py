@@ -16,7 +16,7 @@ import pytest
 from pipeline.config import load_config
 from pipeline.runner import Runner
 
-STAGES = ["prompts", "sample", "teacher", "judge", "reward", "select", "update", "eval"]
+STAGES = ["prompts", "sample", "teacher", "judge", "reward", "select", "logprobs", "update", "eval"]
 
 
 def finished(edir: Path) -> dict[str, dict]:

@@ -42,7 +42,7 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     r = Runner(cfg)
     e1 = r.epoch_dir(1)
     first = manifests(e1)
-    assert {"prompts", "sample", "teacher", "judge", "reward", "select"} <= set(first)
+    assert {"prompts", "sample", "teacher", "judge", "reward", "select", "logprobs"} <= set(first)
     updates = [k for k in first if k.startswith("update-")]
     assert len(updates) == 1
     adapter = e1 / updates[0] / "adapter"
@@ -63,7 +63,7 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     capsys.readouterr()
     assert rlaif("epoch", "1", *over) == 0
     out = capsys.readouterr().out
-    assert out.count("reused") == 8 and "running" not in out
+    assert out.count("reused") == 9 and "running" not in out
     assert manifests(e1) == first
 
     # update-only variant: new LR/KL, no sampling and no judge calls, side by side
@@ -73,7 +73,7 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     capsys.readouterr()
     assert rlaif("update", "1", *over, "update.lr=5e-6", "update.kl_coef=0.1") == 0
     out = capsys.readouterr().out
-    for stage in ("prompts", "sample", "teacher", "judge", "reward", "select"):
+    for stage in ("prompts", "sample", "teacher", "judge", "reward", "select", "logprobs"):
         assert f"{stage:<8} reused" in out
     after = manifests(e1)
     variant = ("update-", "eval-")
@@ -91,6 +91,24 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     assert new[0] in capsys.readouterr().out
     assert rlaif("promote", "1", updates[0], *over) == 0
     assert r.chosen_update(1)[0].name == updates[0]
+
+    # a sweep: every combination of a grid, one process, the same logprobs, no judge call
+    assert rlaif("sweep", "1", *over, "--grid", "update.lr=1e-4,2e-4", "--grid", "update.kl_coef=0.0,0.2") == 0
+    out = capsys.readouterr().out
+    assert "[4/4] update.lr=2e-4 update.kl_coef=0.2" in out and "sweep of 4 variants done" in out
+    swept = manifests(e1)
+    grid = {(v["config"]["update"]["lr"], v["config"]["update"]["kl_coef"]) for k, v in swept.items()
+            if k.startswith("update-") and k not in after}
+    assert grid == {(1e-4, 0.0), (1e-4, 0.2), (2e-4, 0.0), (2e-4, 0.2)}
+    assert swept["logprobs"] == first["logprobs"]
+    assert all(v["inputs"]["logprobs"] == first["logprobs"]["fingerprint"] for k, v in swept.items()
+               if k.startswith("update-"))
+    cache = JudgeCache(Path(cfg.run.dir) / ".judge-cache")
+    assert len(cache) == entries
+    cache.close()
+    assert rlaif("sweep", "1", *over, "--grid", "sample.temperature=0.5,1") == 2
+    assert "varies only update settings" in capsys.readouterr().err
+    assert rlaif("promote", "1", updates[0], *over) == 0
 
     # an update-only rerun refuses to resample
     assert rlaif("update", "1", *over, "sample.temperature=0.5") == 2
