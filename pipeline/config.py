@@ -148,6 +148,7 @@ class UpdateConfig(Section):
     clip_eps: float = Field(0.2, gt=0, description="PPO clip range for the ratio.")
     epochs: int = Field(1, ge=1, description="Passes over the selected batch.")
     micro_batch_size: int = Field(4, ge=1, description="Sequences per forward/backward.")
+    share_prompt: bool = Field(True, description="Keep each prompt's completions together in micro-batches and run the prompt through the model once per micro-batch (its keys/values, with their gradients, shared by its completions) instead of once per completion: the same loss and gradients for fewer tokens. false: rows shuffled one by one, each with its own copy of the prompt.")
     grad_accum: int = Field(2, ge=1, description="Micro-batches per optimizer step.")
     max_grad_norm: float = Field(1.0, gt=0, description="Gradient clipping norm.")
     weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")

@@ -42,24 +42,52 @@ from pipeline.tables import load_table
 log = logging.getLogger("rlaif")
 
 
-def collate(rows: list[dict], pad_id: int) -> dict[str, torch.Tensor]:
+def collate(rows: list[dict], pad_id: int, share_prompt: bool = False) -> dict[str, torch.Tensor]:
     """Left-pad prompt+completion so every completion ends at the last position.
 
     Then the logits we need are the last `max completion length` positions only
-    (`logits_to_keep`), which skips most of the LM head's work on the prompt.
+    (`logits_to_keep`), which skips most of the LM head's work on the prompt. With
+    share_prompt the batch also carries its prompt groups (each distinct prompt and its rows)
+    and the completions right-padded, for `token_logprobs`' shared-prompt forward.
     """
     seqs = [r["prompt_ids"] + r["completion_ids"] for r in rows]
     kc = max(len(r["completion_ids"]) for r in rows)
     input_ids, attn = left_pad(seqs, pad_id)                                                # (B, T), (B, T)
     mask = torch.tensor([[0.0] * (kc - len(r["completion_ids"])) + [1.0] * len(r["completion_ids"]) for r in rows])  # (B, Kc)
-    return {"input_ids": input_ids, "attention_mask": attn, "completion_mask": mask,
-            "advantage": torch.tensor([float(r["advantage"]) for r in rows]),              # (B,)
-            "sft": torch.tensor([float(bool(r.get("sft"))) for r in rows]),                # (B,) teacher rows
-            "index": torch.tensor([r["index"] for r in rows])}
+    out = {"input_ids": input_ids, "attention_mask": attn, "completion_mask": mask,
+           "advantage": torch.tensor([float(r["advantage"]) for r in rows]),              # (B,)
+           "sft": torch.tensor([float(bool(r.get("sft"))) for r in rows]),                # (B,) teacher rows
+           "index": torch.tensor([r["index"] for r in rows])}
+    if share_prompt and all(r["prompt_ids"] and r["completion_ids"] for r in rows):
+        pos = {id(r): j for j, r in enumerate(rows)}
+        out["groups"] = [(torch.tensor([g[0]["prompt_ids"]]), torch.tensor([pos[id(r)] for r in g]))  # (1, P), (G,)
+                         for g in _by_prompt(rows)]
+        out["right_ids"] = torch.tensor([r["completion_ids"] + [pad_id] * (kc - len(r["completion_ids"]))
+                                         for r in rows])                                   # (B, Kc)
+    return out
+
+
+def _by_prompt(rows: list[dict]) -> list[list[dict]]:
+    """Rows grouped by prompt, in first-seen order."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault(tuple(r["prompt_ids"]), []).append(r)
+    return list(groups.values())
+
+
+def prompt_ordered(rows: list[dict], seed: int | None = None) -> list[dict]:
+    """Rows with each prompt's completions next to each other (groups in a seeded random order
+    when seed is given), so that consecutive micro-batches hold whole prompt groups."""
+    groups = _by_prompt(rows)
+    if seed is not None:
+        random.Random(seed).shuffle(groups)
+    return [r for g in groups for r in g]
 
 
 def token_logprobs(model, batch: dict, temperature: float, with_entropy: bool = False):
     """log pi(y_t) for the completion tokens, (B, Kc); optionally the entropy per token."""
+    if "groups" in batch:
+        return _shared_prompt_logprobs(model, batch, temperature, with_entropy)
     kc = batch["completion_mask"].shape[1]
     # positions as generation saw them under left padding
     pos = (batch["attention_mask"].cumsum(-1) - 1).clamp(min=0)
@@ -70,6 +98,41 @@ def token_logprobs(model, batch: dict, temperature: float, with_entropy: bool = 
     if with_entropy:
         with torch.no_grad():
             ent = entropy_from_logits(logits)
+    return logp, ent
+
+
+def _shared_prompt_logprobs(model, batch: dict, temperature: float, with_entropy: bool):
+    """token_logprobs with each prompt run once: per prompt group of the batch, the prompt's keys
+    and values (with their autograd graph) are repeated over the group's completions, which run
+    on top of them. Same values and gradients as the left-padded batch, without a copy of the
+    prompt per completion."""
+    ids, mask = batch["right_ids"], batch["completion_mask"]                               # (B, Kc) each
+    kc = ids.shape[1]
+    lens = mask.sum(-1).long()
+    arange = torch.arange(kc, device=ids.device)
+    right = (arange[None, :] < lens[:, None]).long()                                       # (B, Kc) right-padded
+    shift = (kc - lens)[:, None]
+    src = (arange[None, :] - shift).clamp(min=0)                                           # right -> left layout
+    logp_rows, ent_rows, order = [], [], []
+    for prompt, rows in batch["groups"]:                                                   # (1, P), (G,)
+        g, p = rows.shape[0], prompt.shape[1]
+        head = model(input_ids=prompt, use_cache=True, logits_to_keep=1)
+        cache = head.past_key_values
+        cache.batch_repeat_interleave(g)
+        tail = model(input_ids=ids[rows], attention_mask=torch.cat([right.new_ones(g, p), right[rows]], 1),
+                     position_ids=torch.arange(p, p + kc, device=ids.device).expand(g, kc), past_key_values=cache,
+                     use_cache=True, logits_to_keep=kc)
+        # the prompt's last position predicts the first completion token
+        logits = torch.cat([head.logits[:, -1:].expand(g, 1, -1), tail.logits[:, :-1]], 1) / temperature  # (G, Kc, V)
+        logp_rows.append(torch.gather(selective_log_softmax(logits, ids[rows]), 1, src[rows]))
+        if with_entropy:
+            with torch.no_grad():
+                ent_rows.append(torch.gather(entropy_from_logits(logits), 1, src[rows]))
+        order.append(rows)
+    inverse = torch.empty_like(lens)
+    inverse[torch.cat(order)] = torch.arange(len(lens), device=lens.device)
+    logp = torch.cat(logp_rows)[inverse] * mask                                            # (B, Kc)
+    ent = torch.cat(ent_rows)[inverse] * mask if with_entropy else None
     return logp, ent
 
 
@@ -106,28 +169,32 @@ def restore(path: Path, model, optimizer, scheduler) -> tuple[dict, dict, dict]:
 
 
 def rollout_logprobs(model, rows: list[dict], temperature: float, pad_id: int, fresh_adapter: bool,
-                     batch_size: int = 8) -> tuple[dict[int, torch.Tensor], dict[int, torch.Tensor]]:
+                     batch_size: int = 8, share_prompt: bool = True
+                     ) -> tuple[dict[int, torch.Tensor], dict[int, torch.Tensor]]:
     """Per-token logp of each row's completion under the policy that sampled it (old) and under
     the reference (the adapter disabled), no grad. Rows with `sft` need neither and get none.
     fresh_adapter: the adapter is new (LoRA B = 0), so old *is* the reference: one pass, not two.
-    Rows are batched by length, which wastes less on padding than the update's shuffled order."""
+    share_prompt: batch by prompt group, as the update does (`update.share_prompt`)."""
     from contextlib import nullcontext
     peft_model = getattr(model, "module", model)
     has_adapter = hasattr(peft_model, "disable_adapter")
-    todo = sorted((i for i, r in enumerate(rows) if not r.get("sft")),
-                  key=lambda i: len(rows[i]["prompt_ids"]) + len(rows[i]["completion_ids"]))
+    todo = [{**r, "index": i} for i, r in enumerate(rows) if not r.get("sft")]
+    if share_prompt:  # one prompt's completions together: each prompt runs once per batch
+        todo = prompt_ordered(todo)
+    else:  # by length, which wastes less on padding than the update's shuffled order
+        todo.sort(key=lambda r: len(r["prompt_ids"]) + len(r["completion_ids"]))
+    batches = [todo[b:b + batch_size] for b in range(0, len(todo), batch_size)]
     old, ref = {}, {}
     was_training = model.training
     model.eval()
     with torch.no_grad():
-        for b in range(0, len(todo), batch_size):
-            idx = todo[b:b + batch_size]
-            batch = collate([{**rows[i], "index": i} for i in idx], pad_id)
+        for chunk in batches:
+            batch = collate(chunk, pad_id, share_prompt)
             with peft_model.disable_adapter() if has_adapter else nullcontext():
                 rp, _ = token_logprobs(model, batch, temperature)
             lp = rp if (fresh_adapter or not has_adapter) else token_logprobs(model, batch, temperature)[0]
             lens = batch["completion_mask"].sum(-1).long().tolist()
-            for j, i in enumerate(idx):  # keep only the real tokens
+            for j, i in enumerate(batch["index"].tolist()):  # keep only the real tokens
                 old[i], ref[i] = lp[j, lp.shape[1] - lens[j]:].clone(), rp[j, rp.shape[1] - lens[j]:].clone()
     model.train(was_training)
     return old, ref
@@ -179,11 +246,16 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     rows = [{**r, "index": i} for i, r in enumerate(rows)]
 
     def pass_loader(p: int, skip: int = 0):
-        """Pass p's micro-batches in a seeded order of its own, so a resumed run sees the same ones."""
-        order = list(range(len(rows)))
-        random.Random(seed * 1000 + p).shuffle(order)
-        dl = accelerator.prepare(DataLoader([rows[i] for i in order], batch_size=uc.micro_batch_size,
-                                            collate_fn=lambda b: collate(b, pad_id)))
+        """Pass p's micro-batches in a seeded order of its own, so a resumed run sees the same ones.
+        share_prompt: prompt groups in a random order, each group's rows together."""
+        if uc.share_prompt:
+            ordered = prompt_ordered(rows, seed * 1000 + p)
+        else:
+            order = list(range(len(rows)))
+            random.Random(seed * 1000 + p).shuffle(order)
+            ordered = [rows[i] for i in order]
+        dl = accelerator.prepare(DataLoader(ordered, batch_size=uc.micro_batch_size,
+                                            collate_fn=lambda b: collate(b, pad_id, uc.share_prompt)))
         return accelerator.skip_first_batches(dl, skip) if skip else dl
 
     n_mb = math.ceil(len(rows) / uc.micro_batch_size)
@@ -201,7 +273,8 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     if logprobs is not None:
         old, ref = logprobs
     elif not resuming:
-        old, ref = rollout_logprobs(model, rows, temperature, pad_id, fresh_adapter, uc.micro_batch_size)
+        old, ref = rollout_logprobs(model, rows, temperature, pad_id, fresh_adapter, uc.micro_batch_size,
+                                    uc.share_prompt)
     else:
         old, ref = {}, {}  # restored from the checkpoint below
     model.train()
@@ -304,7 +377,8 @@ def run_logprobs(ctx: Ctx) -> None:
     if any(not r.get("sft") for r in rows):
         model = load_student(cfg.student, adapter=ctx.inputs[POLICY])
         old, ref = rollout_logprobs(model, rows, cfg.sample.temperature, tok.pad_token_id,
-                                    fresh_adapter=ctx.inputs[POLICY] is None)
+                                    fresh_adapter=ctx.inputs[POLICY] is None, batch_size=cfg.update.micro_batch_size,
+                                    share_prompt=cfg.update.share_prompt)
     torch.save({"rows": len(rows), "old": old, "ref": ref}, ctx.out / LOGPROBS_FILE)
     ctx.rows = len(old)
     ctx.figures = {"logprobs/tokens": sum(len(v) for v in old.values())}

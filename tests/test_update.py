@@ -25,6 +25,45 @@ def test_logprobs_match_unpadded_forward(tiny_model):
             torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
 
 
+def test_shared_prompt_forward_gives_the_same_logprobs_and_gradients(tiny_model):
+    """update.share_prompt: each prompt of a micro-batch runs once and its keys/values serve all of
+    its completions. Values, entropy and LoRA gradients must equal the padded batch's."""
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=8", "student.lora.alpha=16"])
+    torch.manual_seed(0)
+    model = load_student(cfg.student, trainable=True)
+    for name, p in model.named_parameters():
+        if "lora_B" in name:
+            p.data.normal_(0, 0.05)  # a trained-looking adapter, so the LoRA path carries gradient everywhere
+    gen = torch.Generator().manual_seed(1)
+    prompts = [torch.randint(5, 4000, (n,), generator=gen).tolist() for n in (11, 17)]
+    rows = [{"prompt_ids": prompts[i % 2], "completion_ids": torch.randint(5, 4000, (3 + 4 * i,), generator=gen).tolist(),
+             "advantage": 1.0, "index": i} for i in range(6)]  # two prompts interleaved, ragged completions
+    got = {}
+    for shared in (False, True):
+        model.zero_grad()
+        batch = update.collate(rows, 0, share_prompt=shared)
+        assert ("groups" in batch) == shared
+        logp, ent = update.token_logprobs(model, batch, 0.7, with_entropy=True)
+        (logp * batch["completion_mask"]).sum().backward()
+        grads = {n: p.grad.clone() for n, p in model.named_parameters() if p.requires_grad}
+        got[shared] = (logp.detach() * batch["completion_mask"], ent * batch["completion_mask"], grads)
+    torch.testing.assert_close(got[True][0], got[False][0], atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(got[True][1], got[False][1], atol=1e-4, rtol=1e-4)
+    for n, g in got[False][2].items():
+        assert g.norm() > 0, n
+        assert (got[True][2][n] - g).norm() / g.norm() < 1e-4, n  # float32 summation order differs, no more
+
+
+def test_prompt_ordered_keeps_groups_together():
+    rows = [{"prompt_ids": [p], "completion_ids": [i]} for i, p in enumerate([1, 2, 1, 3, 2, 1])]
+    for seed in (None, 0, 1):
+        out = update.prompt_ordered(rows, seed)
+        prompts = [r["prompt_ids"][0] for r in out]
+        assert sorted(out, key=lambda r: r["completion_ids"]) == rows  # a permutation
+        assert all(prompts.index(p) + prompts.count(p) - 1 == len(prompts) - 1 - prompts[::-1].index(p)
+                   for p in set(prompts))  # each prompt's rows are contiguous
+
+
 def test_k3_is_never_negative_and_k1_can_be():
     logp = torch.randn(1000)
     ref = logp + torch.randn(1000)
