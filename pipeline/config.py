@@ -106,6 +106,7 @@ class SampleConfig(Section):
     max_new_tokens: int = Field(160, ge=1, description="Generation limit; hitting it marks the completion truncated.")
     stop: list[str] = Field(default_factory=list, description="Stop strings (finish_reason 'stop').")
     batch_size: int = Field(32, ge=1, description="Sequences generated together. Runtime only.")
+    share_prompt: bool = Field(True, description="Run each prompt through the model once and copy its keys/values to its num_samples completions, instead of prefilling num_samples copies of it.")
 
 
 class RewardConfig(Section):

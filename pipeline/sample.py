@@ -59,6 +59,19 @@ def finish(tok, ids: list[int], stop: list[str], max_new: int) -> tuple[list[int
 
 
 @torch.no_grad()
+def prefill(model, prompts: list[list[int]], pad_id: int, k: int, device):
+    """The prompts' keys and values, computed once per prompt and repeated k times: generate then
+    starts from them (it runs only the tokens the cache lacks) instead of prefilling k copies.
+    All but each prompt's last token: generate needs one token to run to get the first logits."""
+    ids, attn = left_pad(prompts, pad_id, device)
+    pos = (attn.cumsum(-1) - 1).clamp(min=0)
+    with torch.no_grad():
+        cache = model(input_ids=ids[:, :-1], attention_mask=attn[:, :-1], position_ids=pos[:, :-1],
+                      use_cache=True, logits_to_keep=1).past_key_values
+    cache.batch_repeat_interleave(k)
+    return cache
+
+
 def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, desc: str = "sample"):
     """K completions for each prompt; yields dicts in prompt order."""
     sc = cfg.sample
@@ -72,9 +85,10 @@ def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, desc:
         seqs = [p for p in group for _ in range(k)]
         input_ids, attn = left_pad(seqs, tok.pad_token_id, device)
         width = input_ids.shape[1]
+        cache = prefill(model, group, tok.pad_token_id, k, device) if sc.share_prompt else None
         torch.manual_seed(seed * 1_000_003 + b)
         gen = model.generate(
-            input_ids=input_ids, attention_mask=attn, do_sample=True, temperature=sc.temperature,
+            input_ids=input_ids, attention_mask=attn, past_key_values=cache, do_sample=True, temperature=sc.temperature,
             top_p=sc.top_p, top_k=sc.top_k or None, max_new_tokens=sc.max_new_tokens,
             stop_strings=sc.stop or None, tokenizer=tok if sc.stop else None,
             pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)

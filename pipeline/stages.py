@@ -52,12 +52,12 @@ TEACHER = ("teacher.kind", "teacher.model", "teacher.base_url", "teacher.max_tok
 JUDGE = ("judge.kind", "judge.model", "judge.base_url", "judge.max_tokens", "judge.temperature", "judge.show_teacher",
          "judge.mix", "judge.execution")
 SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.top_k",
-            "sample.max_new_tokens", "sample.stop")
+            "sample.max_new_tokens", "sample.stop", "sample.share_prompt")
 
 STAGES = [
     Stage("prompts", "2", ("data.source", "data.mapping", "data.prompts_per_epoch", "data.difficulties", "run.seed",
                            "curriculum"), (POLICY,), run_prompts),
-    Stage("sample", "1", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), "pipeline.sample:run"),
+    Stage("sample", "2", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), "pipeline.sample:run"),
     Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.scoring:run_teacher"),
     Stage("judge", "1", JUDGE, ("prompts", "sample", "teacher"), "pipeline.scoring:run_judge"),
     Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), "pipeline.rl:run_reward"),

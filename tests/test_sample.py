@@ -34,3 +34,18 @@ def test_generate_k_per_prompt_is_seeded(tiny_model):
     assert all(x["finish_reason"] in ("eos", "length") and 1 <= x["length"] <= 6 for x in a)
     c = sample.generate(model, tok, prompts, cfg, seed=8)
     assert [x["completion_ids"] for x in a] != [x["completion_ids"] for x in c]
+
+
+def test_shared_prompt_prefill_samples_the_same_tokens(tiny_model):
+    """sample.share_prompt: each prompt is prefilled once and its cache copied to its K samples.
+    With the same seed the completions equal those of K separate prefills, token for token."""
+    out = {}
+    for share in (False, True):
+        cfg = load_config(None, [f"student.model={tiny_model}", "sample.num_samples=4", "sample.max_new_tokens=24",
+                                 "sample.batch_size=8", "sample.temperature=1.0", f"sample.share_prompt={share}"])
+        tok = load_tokenizer(cfg.student)
+        model = load_student(cfg.student)
+        prompts = [sample.chat_prompt(tok, cfg, q) for q in ("Add two numbers.", "Hi", "Reverse a string, please.")]
+        out[share] = [x["completion_ids"] for x in sample.generate(model, tok, prompts, cfg, seed=5)]
+    assert len(out[True]) == 12 and out[True] == out[False]
+    assert len({tuple(c) for c in out[True]}) > 3  # samples of one prompt differ: the copies are independent
