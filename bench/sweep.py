@@ -118,10 +118,10 @@ def main() -> int:
         and judge_after["started_at"] == judge_before["started_at"]
     ours_calls = entries() - cache_before
     trl_calls = sum(r["judge_calls"] for r in trl)
-    lines = ["| lr | kl_coef | ours: update stage s | TRL GRPOTrainer run s (sampling / judge / train() s) "
+    lines = ["| lr | kl_coef | ours: update stage s | TRL GRPOTrainer run s (train() s, of which sampling / judge s) "
              "| TRL judge calls |", "|---|---|---|---|---|"]
     lines += [f"| {r['lr']:g} | {r['kl']:g} | {stage_s.get((r['lr'], r['kl']), float('nan')):.1f} "
-              f"| {r['config_s']:.1f} ({r['generate_s']:.1f} / {r['judge_s']:.1f} / {r['train_s']:.1f}) "
+              f"| {r['config_s']:.1f} ({r['train_s']:.1f}, of which {r['generate_s']:.1f} / {r['judge_s']:.1f}) "
               f"| {r['judge_calls']} |" for r in trl]
     lines.append(f"| **process total** (wall / CPU s) | | **{ours_wall:.1f}** / {ours_cpu:.1f} "
                  f"| **{trl_wall:.1f}** / {trl_cpu:.1f} | **{trl_calls}** |")
