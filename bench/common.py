@@ -17,7 +17,18 @@ def header(title: str) -> str:
             f"{os.cpu_count()} cores, Python {platform.python_version()}; {vers}\n\n")
 
 
-def record(title: str, body: str) -> None:
+def epoch_table(rows: list[dict], cols: list[str]) -> list[str]:
+    """Markdown lines: one row per epoch's metrics.json, `-` where a metric is missing."""
+    lines = ["| epoch | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    for m in rows:
+        lines.append(f"| {m['epoch']} | " + " | ".join(
+            f"{m[c]:.4f}" if isinstance(m.get(c), (int, float)) else "-" for c in cols) + " |")
+    return lines
+
+
+def record(title: str, lines: list[str], *paragraphs: str) -> None:
+    """Print and append to RESULTS.md: the header, a table (its lines), then paragraphs."""
+    body = "\n\n".join(["\n".join(lines), *paragraphs])
     text = header(title) + body.rstrip() + "\n\n"
     print(text)
     with open(RESULTS, "a") as f:

@@ -156,7 +156,7 @@ def main() -> int:
              f"(model `{MODEL}`, made-up prices {json.dumps(PRICES[MODEL])} $/Mtok, ANTHROPIC_API_KEY dummy); each "
              f"level on a cold cache with distinct answers. Note: {busy()}.")
     record("judge: API judge throughput vs a sync reward function (bench/judge.py)",
-           "\n".join(lines) + f"\n\n{verdict}\n\n{setup}")
+           lines, verdict, setup)
     return 0
 
 

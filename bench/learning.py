@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import record  # noqa: E402
+from bench.common import epoch_table, record  # noqa: E402
 from pipeline.config import load_config  # noqa: E402
 from pipeline.runner import Runner  # noqa: E402
 
@@ -40,10 +40,7 @@ def main() -> int:
     for n in range(1, a.epochs + 1):
         r.run_epoch(n, ignore_early_stop=True)
     rows = [json.loads((r.epoch_dir(n) / "metrics.json").read_text()) for n in range(0, a.epochs + 1)]
-    lines = ["| epoch | " + " | ".join(COLS) + " |", "|---" * (len(COLS) + 1) + "|"]
-    for m in rows:
-        lines.append(f"| {m['epoch']} | " + " | ".join(
-            f"{m[c]:.4f}" if isinstance(m.get(c), (int, float)) else "-" for c in COLS) + " |")
+    lines = epoch_table(rows, COLS)
     means = [m["reward/mean"] for m in rows[1:]]
     regress = [i + 2 for i in range(len(means) - 1) if means[i + 1] < means[i]]
     base, last = rows[0].get("eval/pass@1", 0.0), rows[-1].get("eval/pass@1", 0.0)
@@ -52,7 +49,7 @@ def main() -> int:
         ("(beats base)" if last > base else "(does NOT beat base)")
     overrides = " ".join(a.overrides) or "none"
     record(f"learning: default config, {a.epochs} epochs (bench/learning.py)",
-           "\n".join(lines) + f"\n\nOverrides: {overrides}. Total {time.time() - t0:.0f}s. {verdict}.")
+           lines, f"Overrides: {overrides}. Total {time.time() - t0:.0f}s. {verdict}.")
     return 0
 
 

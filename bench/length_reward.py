@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import record  # noqa: E402
+from bench.common import epoch_table, record  # noqa: E402
 from pipeline.config import load_config  # noqa: E402
 from pipeline.runner import Runner  # noqa: E402
 
@@ -36,14 +36,11 @@ def main() -> int:
     for n in range(1, a.epochs + 1):
         r.run_epoch(n, ignore_early_stop=True)
     rows = [json.loads((r.epoch_dir(n) / "metrics.json").read_text()) for n in range(1, a.epochs + 1)]
-    lines = ["| epoch | " + " | ".join(COLS) + " |", "|---" * (len(COLS) + 1) + "|"]
-    for m in rows:
-        lines.append(f"| {m['epoch']} | " + " | ".join(
-            f"{m[c]:.4f}" if isinstance(m.get(c), (int, float)) else "-" for c in COLS) + " |")
+    lines = epoch_table(rows, COLS)
     first, last = rows[0]["reward/mean"], rows[-1]["reward/mean"]
     k3 = [m["kl/k3"] for m in rows]
     record(f"length reward: configs/length_reward.yaml on SmolLM2-135M, {a.epochs} epochs (bench/length_reward.py)",
-           "\n".join(lines) + f"\n\nOverrides: {' '.join(a.overrides) or 'none'}. Total {time.time() - t0:.0f}s. "
+           lines, f"Overrides: {' '.join(a.overrides) or 'none'}. Total {time.time() - t0:.0f}s. "
            f"Mean reward {first:.3f} -> {last:.3f}; k3 KL min {min(k3):.4f}, last {k3[-1]:.4f} (target "
            f"{cfg.update.kl_target}).")
     return 0

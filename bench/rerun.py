@@ -64,7 +64,7 @@ def main() -> int:
                + " (the last: torch, transformers, trl, which a stage that runs needs).")
     setup = (f"Config: config.yaml + {' '.join(SMALL)}{' ' + ' '.join(a.overrides) if a.overrides else ''}; each run a "
              f"subprocess, wall clock. Note: {busy()}.")
-    record("rerun: unchanged rerun vs cold epoch (bench/rerun.py)", "\n".join(lines) + f"\n\n{verdict}\n\n{setup}")
+    record("rerun: unchanged rerun vs cold epoch (bench/rerun.py)", lines, verdict, setup)
     return 0
 
 if __name__ == "__main__":

@@ -144,7 +144,7 @@ def main() -> int:
              "would); loss_type=grpo, generation_batch_size = all completions, gradient checkpointing off. "
              f"Note: {busy()}.")
     record("sweep: 4 update-only variants vs TRL GRPOTrainer (bench/sweep.py)",
-           "\n".join(lines) + f"\n\n{verdict}\n\n{setup}")
+           lines, verdict, setup)
     return 0
 
 

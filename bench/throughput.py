@@ -192,7 +192,7 @@ def main() -> int:
              "lengths differ between the sides (random sampling); tokens/s counts each side's own. The sides "
              f"alternate so that the load hits both. No GPU here, so no bf16 / MFU figures. Note: {busy()}.")
     record("throughput: update and sampling vs TRL GRPOTrainer (bench/throughput.py)",
-           "\n".join(lines) + f"\n\n{verdict}\n\n{setup}")
+           lines, verdict, setup)
     return 0
 
 

@@ -64,9 +64,9 @@ def sweep_grid(grid: list[str]) -> list[list[str]]:
 def cmd_sweep(cfg: Config, a) -> int:
     """Update-only variants of epoch N over a grid, in one process: the samples, judgements and
     logprobs are read from disk, torch and the libraries are imported once."""
-    combos = sweep_grid(a.grid)
-    if not combos or not a.grid:
+    if not a.grid:
         raise ConfigError("rlaif sweep needs at least one --grid update.KEY=V1,V2,...")
+    combos = sweep_grid(a.grid)
     from pipeline.runner import Runner
     t = time.time()
     for i, combo in enumerate(combos, 1):

@@ -57,6 +57,8 @@ class Stage:
     """The stage code, or "module:function" imported when the stage runs."""
     variant: bool = False
     """Outputs sit side by side as `<name>-<fp8>/` (update reruns) instead of replacing each other."""
+    derived: bool = False
+    """Computed from earlier artifacts alone (no sampling, no judging), so `rlaif update` may run it."""
 
 
 def _resolve(ref: str) -> Callable[[Ctx], None]:
@@ -273,7 +275,7 @@ class Runner:
             if dry_run:
                 echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}")
                 continue
-            if update_only and i < first_variant and st.name != "logprobs":  # logprobs: no sampling, no judging
+            if update_only and i < first_variant and not st.derived:
                 raise RunError(f"`rlaif update` reruns only the update, but stage {st.name} of epoch {n} is not "
                                f"up to date for this config (changed keys among: {', '.join(st.fields) or 'inputs'}); "
                                f"run `rlaif epoch {n}` with these settings instead")

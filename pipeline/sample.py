@@ -65,13 +65,13 @@ def prefill(model, prompts: list[list[int]], pad_id: int, k: int, device):
     All but each prompt's last token: generate needs one token to run to get the first logits."""
     ids, attn = left_pad(prompts, pad_id, device)
     pos = (attn.cumsum(-1) - 1).clamp(min=0)
-    with torch.no_grad():
-        cache = model(input_ids=ids[:, :-1], attention_mask=attn[:, :-1], position_ids=pos[:, :-1],
-                      use_cache=True, logits_to_keep=1).past_key_values
+    cache = model(input_ids=ids[:, :-1], attention_mask=attn[:, :-1], position_ids=pos[:, :-1],
+                  use_cache=True, logits_to_keep=1).past_key_values
     cache.batch_repeat_interleave(k)
     return cache
 
 
+@torch.no_grad()
 def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, desc: str = "sample"):
     """K completions for each prompt; yields dicts in prompt order."""
     sc = cfg.sample

@@ -63,7 +63,10 @@ STAGES = [
     Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), "pipeline.rl:run_reward"),
     Stage("select", "2", ("select.min_reward", "select.top_k", "select.drop_zero_std", "select.advantage",
                           "update.teacher_sft_coef", *STUDENT), ("reward", "sample", "teacher"), "pipeline.rl:run_select"),
-    Stage("logprobs", "2", (*STUDENT, "sample.temperature", "update.share_prompt", "update.micro_batch_size"), ("select", POLICY), "pipeline.update:run_logprobs"),
+    # batch layout (update.micro_batch_size, update.share_prompt) is runtime only: it moves logprobs by
+    # float32 summation order, no more (tests/test_update.py), so update variants never recompute them
+    Stage("logprobs", "3", (*STUDENT, "sample.temperature"), ("select", POLICY), "pipeline.update:run_logprobs",
+          derived=True),
     Stage("update", "3", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
           ("select", "logprobs", POLICY), "pipeline.update:run", variant=True),
     Stage("eval", "1", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "judge.execution"),

@@ -388,7 +388,7 @@ def load_logprobs(d: Path, n_rows: int) -> tuple[dict, dict]:
     lp = torch.load(d / LOGPROBS_FILE, weights_only=True)
     if lp["rows"] != n_rows:
         raise RunError(f"{d / LOGPROBS_FILE} holds logprobs for {lp['rows']} rows but the selected batch has "
-                       f"{n_rows}; rerun the epoch with --force to recompute it")
+                       f"{n_rows}; recompute it with `rlaif epoch {int(d.parent.name.split('-')[1])} --only logprobs --force`")
     return lp["old"], lp["ref"]
 
 
