@@ -93,6 +93,7 @@ class DataConfig(Section):
     source: str = Field("builtin:train", description="Training problems: builtin[:train|heldout], humaneval, a .jsonl/.parquet path, or hf:<name>[:split].")
     mapping: dict[str, str] = Field(default_factory=dict, description="Field mapping for foreign data: our field -> source column (e.g. {prompt: question}).")
     prompts_per_epoch: int = Field(8, ge=1, description="Prompts drawn for each epoch.")
+    pool_size: int = Field(0, ge=0, description="Train on a fixed subset of this many problems (chosen by run.seed; 0 = all). Each epoch draws its prompts from the pool, so with pool_size = prompts_per_epoch every epoch revisits the same prompts and reward/mean compares like with like from epoch to epoch. The warm-start (`rlaif epoch 0`) still learns every teacher answer.")
     difficulties: list[Literal["easy", "medium", "hard"]] = Field(
         default_factory=lambda: ["easy", "medium", "hard"], description="Difficulty tiers to draw from.")
     max_prompt_tokens: int = Field(512, ge=16, description="Prompts longer than this (after the chat template) are rejected.")

@@ -5,6 +5,8 @@ and imported only when the stage runs, so a rerun that reuses everything never l
 """
 from __future__ import annotations
 
+import random
+
 from pipeline.runner import POLICY, Ctx, RunError, Stage
 from pipeline.tables import save_table
 
@@ -20,10 +22,21 @@ def choose_prompts(cfg, run_dir, epoch: int):
     problems = [p for p in load_source(dc.source, dc.mapping or None) if p.difficulty in dc.difficulties]
     if not problems:
         raise RunError(f"data.source={dc.source} has no problems with difficulty in {dc.difficulties}")
+    problems = pool(problems, dc.pool_size, cfg.run.seed)
     history, teacher = score_history(run_dir, epoch)
     ids = cur.schedule(problems, history, teacher, epoch, dc.prompts_per_epoch, cfg.curriculum, cfg.run.seed)
     rows = {r["problem_id"]: r for r in cur.rows(ids, problems, history, teacher, cfg.curriculum)}
     return ids, {p.id: p for p in problems}, cur.figures(ids, problems, history, teacher, cfg.curriculum), rows
+
+
+def pool(problems: list, size: int, seed: int) -> list:
+    """The fixed training subset of data.pool_size problems (all when 0 or not fewer): seeded,
+    independent of the order the loader returned them in, the same for every epoch."""
+    if not size or size >= len(problems):
+        return problems
+    ordered = sorted(problems, key=lambda p: p.id)
+    keep = set(random.Random(f"pool:{seed}").sample(range(len(ordered)), size))
+    return [p for i, p in enumerate(ordered) if i in keep]
 
 
 def run_prompts(ctx: Ctx) -> None:
@@ -55,7 +68,7 @@ SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.
             "sample.max_new_tokens", "sample.stop", "sample.share_prompt")
 
 STAGES = [
-    Stage("prompts", "2", ("data.source", "data.mapping", "data.prompts_per_epoch", "data.difficulties", "run.seed",
+    Stage("prompts", "2", ("data.source", "data.mapping", "data.prompts_per_epoch", "data.pool_size", "data.difficulties", "run.seed",
                            "curriculum"), (POLICY,), run_prompts),
     Stage("sample", "2", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), "pipeline.sample:run"),
     Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.scoring:run_teacher"),

@@ -48,3 +48,70 @@ def tiny_config(tmp_path, tiny_model):
             "data.prompts_per_epoch=3", "sample.num_samples=3", "sample.max_new_tokens=24",
             "update.micro_batch_size=3", "update.grad_accum=1", "judge.execution.timeout_s=5",
             "eval.max_problems=3", "eval.max_new_tokens=16"]
+
+
+def build_brevity_model(out: Path, steps: int = 300, lr: float = 3e-3) -> Path:
+    """The tiny Llama taught, by a few seconds of supervised training, to answer the short
+    prompts of configs/length_reward.yaml with 1 to 24 words (uniformly). A random model has
+    no answer lengths to choose between (it never says EOS, and 49k random embeddings give no
+    "fewer words" direction a KL-bounded step can take); this one does, so a test can see RL
+    shift the lengths the way the reward 2 - words/16 asks."""
+    import json
+    import random
+
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    from pipeline.config import Config
+    from pipeline.model import embedded_tokenizer_dir
+    from pipeline.sample import chat_prompt
+    if (out / "config.json").exists():
+        return out
+    tok = AutoTokenizer.from_pretrained(embedded_tokenizer_dir())
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=1024,
+                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+                      tie_word_embeddings=True, initializer_range=0.02)
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(cfg)
+    root = Path(__file__).resolve().parent.parent
+    prompts = [json.loads(line)["prompt"] for line in (root / "data/problems/short_prompts.jsonl").open()]
+    words = ["the", "cat", "sat", "on", "a", "mat", "and", "it", "was", "good"]
+    rng = random.Random(0)
+    run_cfg = Config()
+    encoded = [chat_prompt(tok, run_cfg, p) for p in prompts]
+    opt = torch.optim.AdamW(model.parameters(), lr=lr)
+    model.train()
+    for _ in range(steps):
+        batch = []
+        for _ in range(16):
+            p = rng.choice(encoded)
+            n = rng.randint(1, 24)
+            ans = tok.encode(" ".join(rng.choice(words) for _ in range(n)) + ".", add_special_tokens=False)
+            batch.append((p, ans + [tok.eos_token_id]))
+        width = max(len(p) + len(a) for p, a in batch)
+        ids = torch.full((len(batch), width), tok.pad_token_id)
+        attn = torch.zeros_like(ids)
+        target = torch.zeros_like(ids, dtype=torch.bool)  # positions whose next token is an answer token
+        for i, (p, a) in enumerate(batch):
+            ids[i, : len(p) + len(a)] = torch.tensor(p + a)
+            attn[i, : len(p) + len(a)] = 1
+            target[i, len(p) - 1: len(p) + len(a) - 1] = True
+        hidden = model.model(input_ids=ids, attention_mask=attn).last_hidden_state
+        logits = model.lm_head(hidden[target])            # only where an answer token is predicted
+        labels = ids[:, 1:][target[:, :-1]]
+        loss = torch.nn.functional.cross_entropy(logits, labels)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    model.eval()
+    tmp = out.with_name(out.name + f".tmp{os.getpid()}")
+    model.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    os.replace(tmp, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def brevity_model(tmp_path_factory) -> str:
+    from pipeline.model import cache_root
+    return str(build_brevity_model(cache_root() / "models" / "tiny-llama-brevity-v1"))

@@ -259,3 +259,23 @@ def test_bad_inputs_are_actionable():
         schedule([problem("a")], {}, {}, 1, 1, CurriculumConfig(strategy="linear", linear_start=[1.0, 0.0]), seed=0)
     with pytest.raises(ValueError, match="no problems"):
         schedule([], {}, {}, 1, 1, CurriculumConfig(), seed=0)
+
+
+def test_pool_size_fixes_the_training_subset(tmp_path):
+    """data.pool_size: a seeded subset, the same for every epoch and whatever order the loader
+    gives; pool_size = prompts_per_epoch makes every epoch revisit the same prompts."""
+    from pipeline.config import load_config
+    from pipeline.stages import choose_prompts, pool
+    probs = [Problem(id=f"p{i:03d}", prompt=f"q{i}", entry_point="f", difficulty="easy") for i in range(40)]
+    a = pool(probs, 10, seed=0)
+    assert len(a) == 10 and {p.id for p in a} == {p.id for p in pool(list(reversed(probs)), 10, seed=0)}
+    assert {p.id for p in a} != {p.id for p in pool(probs, 10, seed=1)}
+    assert pool(probs, 0, seed=0) == probs and pool(probs, 99, seed=0) == probs
+    cfg = load_config(None, [f"run.dir={tmp_path}", "data.pool_size=8", "data.prompts_per_epoch=8",
+                             "data.difficulties=[easy,medium]"])
+    chosen = [set(choose_prompts(cfg, tmp_path / "run", n)[0]) for n in (1, 2, 3)]
+    assert len(chosen[0]) == 8 and chosen[0] == chosen[1] == chosen[2]
+    wide = load_config(None, [f"run.dir={tmp_path}", "data.pool_size=12", "data.prompts_per_epoch=4",
+                              "data.difficulties=[easy,medium]"])
+    seen = set().union(*(choose_prompts(wide, tmp_path / "run", n)[0] for n in (1, 2, 3, 4, 5, 6)))
+    assert len(seen) == 12  # the walk covers the pool, and never leaves it
