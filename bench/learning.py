@@ -48,8 +48,11 @@ def main() -> int:
         f"; eval pass@1 base {base:.4f} -> epoch {a.epochs} {last:.4f} " + \
         ("(beats base)" if last > base else "(does NOT beat base)")
     overrides = " ".join(a.overrides) or "none"
+    keys = ["data.pool_size", "data.prompts_per_epoch", "sample.num_samples", "sample.temperature", "update.lr",
+            "update.epochs", "update.teacher_sft_coef", "update.kl_coef", "curriculum.strategy"]
     record(f"learning: default config, {a.epochs} epochs (bench/learning.py)",
-           lines, f"Overrides: {overrides}. Total {time.time() - t0:.0f}s. {verdict}.")
+           lines, f"Overrides: {overrides}. Total {time.time() - t0:.0f}s. {verdict}.",
+           "Config: " + ", ".join(f"{k}={cfg.get(k)}" for k in keys) + ".")
     return 0
 
 

@@ -1,7 +1,7 @@
 """configs/length_reward.yaml on SmolLM2-135M: does the reward (2 - words/16) rise, and does
 adaptive KL hold k3 near its 0.1 target? Prints a row per epoch; appends to bench/RESULTS.md.
 
-    python bench/length_reward.py [--epochs 6] [--fresh] [key.sub=value ...]
+    python bench/length_reward.py [--epochs 10] [--fresh] [key.sub=value ...]
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ COLS = ["reward/mean", "reward/best_of_n", "completion/length_mean", "kl/k3", "k
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("overrides", nargs="*")
     a = ap.parse_args()
@@ -37,12 +37,21 @@ def main() -> int:
         r.run_epoch(n, ignore_early_stop=True)
     rows = [json.loads((r.epoch_dir(n) / "metrics.json").read_text()) for n in range(1, a.epochs + 1)]
     lines = epoch_table(rows, COLS)
-    first, last = rows[0]["reward/mean"], rows[-1]["reward/mean"]
+    reward = [m["reward/mean"] for m in rows]
     k3 = [m["kl/k3"] for m in rows]
+    # each epoch draws different prompts, so compare thirds of the run rather than single epochs
+    third = max(len(rows) // 3, 1)
+    early, late = sum(reward[:third]) / third, sum(reward[-third:]) / third
+    target = cfg.update.kl_target
+    late_k3 = k3[-third:]
+    held = all(0.5 * target <= k <= 1.5 * target for k in late_k3)
     record(f"length reward: configs/length_reward.yaml on SmolLM2-135M, {a.epochs} epochs (bench/length_reward.py)",
            lines, f"Overrides: {' '.join(a.overrides) or 'none'}. Total {time.time() - t0:.0f}s. "
-           f"Mean reward {first:.3f} -> {last:.3f}; k3 KL min {min(k3):.4f}, last {k3[-1]:.4f} (target "
-           f"{cfg.update.kl_target}).")
+           f"Mean reward over the first {third} epoch(s) {early:.3f}, over the last {third} {late:.3f} "
+           f"({'rose' if late > early else 'did NOT rise'}). k3 KL min {min(k3):.4f} "
+           f"({'never negative' if min(k3) >= 0 else 'NEGATIVE'}); over the last {third} epoch(s) "
+           + ", ".join(f"{k:.4f}" for k in late_k3) + f" against target {target} "
+           f"({'held within +-50%' if held else 'NOT held within +-50%'}).")
     return 0
 
 

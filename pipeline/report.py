@@ -348,9 +348,21 @@ def status_lines(runner: "Runner") -> list[str]:
         except RunError:
             planned = {}
         states = []
+        edir = runner.epoch_dir(n)
         for st in runner.stages:
             m = ms.get(st.name)
-            state = "-" if m is None else "stale" if planned.get(st.name, m.get("fingerprint")) != m.get("fingerprint") else "done"
+            want = planned.get(st.name, (m or {}).get("fingerprint"))
+            if m is None:
+                state = "-"
+            elif want == m.get("fingerprint"):
+                state = "done"
+            elif st.variant:
+                # variants sit side by side: the current config's may exist without being the chosen
+                # one (after a sweep or a promote), or would be added beside the others; nothing is stale
+                made = {(read_manifest(p) or {}).get("fingerprint") for p in edir.glob(f"{st.name}-*")}
+                state = "done" if want in made else "new"
+            else:
+                state = "stale"
             states.append(f"{st.name}:{state}")
         chosen = runner.chosen_update(n)
         spend = epoch_spend(runner, n)
@@ -366,7 +378,8 @@ def status_lines(runner: "Runner") -> list[str]:
     by = ", ".join(f"{k.split('/')[0]} ${v:.4f}" for k, v in sorted(total.items()) if k.endswith("cost_usd"))
     lines.append(f"money spent so far: ${spent:.4f}" + (f" ({by})" if by else "")
                  + (f"; the cache saved ${total['judge/saved_usd']:.4f}" if total.get("judge/saved_usd") else ""))
-    lines.append("stage states: done; stale = finished, but the current config would recompute it; - = not run")
+    lines.append("stage states: done; stale = finished, but the current config would recompute it; new = the current "
+                 "config's update/eval variant is not run yet (it would go beside the chosen one); - = not run")
     ms_all = load_metrics(runner)
     if ms_all:
         last = ms_all[-1]["epoch"]

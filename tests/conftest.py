@@ -13,26 +13,34 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 torch.set_num_threads(min(2, os.cpu_count() or 1))
 
 
-def build_tiny_model(out: Path) -> Path:
+def _tiny_llama(init: float):
+    """(model, tokenizer): a 2-layer, 64-wide Llama with the SmolLM2 tokenizer, seeded."""
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
     from pipeline.model import embedded_tokenizer_dir
-    if (out / "config.json").exists():
-        return out
     tok = AutoTokenizer.from_pretrained(embedded_tokenizer_dir())
     cfg = LlamaConfig(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                       num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=1024,
                       bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
-                      tie_word_embeddings=True,
-                      # a wide init makes the output distribution peaky, so a toy reward on one token has signal
-                      initializer_range=0.6)
+                      tie_word_embeddings=True, initializer_range=init)
     torch.manual_seed(0)
-    model = LlamaForCausalLM(cfg)
+    return LlamaForCausalLM(cfg), tok
+
+
+def _save(model, tok, out: Path) -> Path:
+    """Write atomically: a concurrent or killed build never leaves a half-written model."""
     tmp = out.with_name(out.name + f".tmp{os.getpid()}")
     model.save_pretrained(tmp)
     tok.save_pretrained(tmp)
     os.replace(tmp, out)
     return out
+
+
+def build_tiny_model(out: Path) -> Path:
+    if (out / "config.json").exists():
+        return out
+    # a wide init makes the output distribution peaky, so a toy reward on one token has signal
+    return _save(*_tiny_llama(0.6), out)
 
 
 @pytest.fixture(scope="session")
@@ -59,20 +67,11 @@ def build_brevity_model(out: Path, steps: int = 300, lr: float = 3e-3) -> Path:
     import json
     import random
 
-    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
-
     from pipeline.config import Config
-    from pipeline.model import embedded_tokenizer_dir
     from pipeline.sample import chat_prompt
     if (out / "config.json").exists():
         return out
-    tok = AutoTokenizer.from_pretrained(embedded_tokenizer_dir())
-    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=1024,
-                      bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
-                      tie_word_embeddings=True, initializer_range=0.02)
-    torch.manual_seed(0)
-    model = LlamaForCausalLM(cfg)
+    model, tok = _tiny_llama(0.02)
     root = Path(__file__).resolve().parent.parent
     prompts = [json.loads(line)["prompt"] for line in (root / "data/problems/short_prompts.jsonl").open()]
     words = ["the", "cat", "sat", "on", "a", "mat", "and", "it", "was", "good"]
@@ -104,11 +103,7 @@ def build_brevity_model(out: Path, steps: int = 300, lr: float = 3e-3) -> Path:
         loss.backward()
         opt.step()
     model.eval()
-    tmp = out.with_name(out.name + f".tmp{os.getpid()}")
-    model.save_pretrained(tmp)
-    tok.save_pretrained(tmp)
-    os.replace(tmp, out)
-    return out
+    return _save(model, tok, out)
 
 
 @pytest.fixture(scope="session")

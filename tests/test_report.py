@@ -230,4 +230,5 @@ def test_status_lines(fake_run):
     other = Runner(fake_run.cfg.model_copy(update={"update": fake_run.cfg.update.model_copy(update={"lr": 1e-5})}),
                    stages=STAGES)
     line = status_lines(other)[1]
-    assert "update:stale" in line and "judge:done" in line
+    # variants sit side by side: the new lr would add one, the chosen one is not out of date
+    assert "update:new" in line and "update:stale" not in line and "judge:done" in line
