@@ -348,7 +348,6 @@ def status_lines(runner: "Runner") -> list[str]:
         except RunError:
             planned = {}
         states = []
-        edir = runner.epoch_dir(n)
         for st in runner.stages:
             m = ms.get(st.name)
             want = planned.get(st.name, (m or {}).get("fingerprint"))
@@ -359,7 +358,7 @@ def status_lines(runner: "Runner") -> list[str]:
             elif st.variant:
                 # variants sit side by side: the current config's may exist without being the chosen
                 # one (after a sweep or a promote), or would be added beside the others; nothing is stale
-                made = {(read_manifest(p) or {}).get("fingerprint") for p in edir.glob(f"{st.name}-*")}
+                made = {m.get("fingerprint") for _, m in runner.variants(n, st.name)}
                 state = "done" if want in made else "new"
             else:
                 state = "stale"

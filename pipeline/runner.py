@@ -105,15 +105,19 @@ class Runner:
     def base_policy_fp(self) -> str:
         return fingerprint("base", "1", {"student.model": self.cfg.student.model}, {})
 
-    def update_variants(self, n: int) -> list[tuple[Path, dict]]:
-        """Finished update variants of epoch n, oldest first."""
+    def variants(self, n: int, stage: str = "update") -> list[tuple[Path, dict]]:
+        """Finished `<stage>-<fp8>/` variants of epoch n (update or eval), oldest first."""
         d = self.epoch_dir(n)
         out = []
-        for p in sorted(d.glob("update-*")) if d.exists() else []:
+        for p in sorted(d.glob(f"{stage}-*")) if d.exists() else []:
             m = read_manifest(p)
-            if m is not None and m.get("stage") == "update":
+            if m is not None and m.get("stage") == stage:
                 out.append((p, m))
         return sorted(out, key=lambda pm: pm[1].get("finished_at", 0))
+
+    def update_variants(self, n: int) -> list[tuple[Path, dict]]:
+        """Finished update variants of epoch n, oldest first."""
+        return self.variants(n, "update")
 
     def chosen_update(self, n: int) -> tuple[Path, dict] | None:
         """The promoted variant of epoch n, else the last completed one."""

@@ -6,7 +6,8 @@ update's recompute does not see.
 The tiny model is `brevity_model` (tests/conftest.py): a 2-layer Llama taught to answer these
 prompts with 1 to 24 words. A random model cannot show this learning at all: it never emits EOS,
 and with 49k random output embeddings there is no "fewer words" direction a KL-bounded step can
-take. The lr is raised for a 64-wide model; every other setting is the preset's."""
+take. The lr is raised and the LoRA rank lowered for a 64-wide model; every other setting is
+the preset's."""
 from __future__ import annotations
 
 import json
@@ -30,7 +31,8 @@ def test_length_preset_reward_rises_with_k3_never_negative(tmp_path, brevity_mod
     assert cfg.update.kl_estimator == "k3"
     r = Runner(cfg)
     rows = []
-    for n in (1, 2, 3, 4):
+    # measured here: mean reward 1.09, 1.17, 1.24, 1.33, 1.51, 1.55; k3 0.001 -> 0.046 (~50 s)
+    for n in range(1, 7):
         r.run_epoch(n, echo=lambda _: None)
         rows.append(json.loads((r.epoch_dir(n) / "metrics.json").read_text()))
     reward = [m["reward/mean"] for m in rows]
@@ -44,6 +46,6 @@ def test_length_preset_reward_rises_with_k3_never_negative(tmp_path, brevity_mod
     # the controller moved the coefficient from its initial 1.0 every epoch
     assert all(m["kl/coef"] != 1.0 for m in rows)
     # the reward is the preset's: 2 - words/16 of each completion
-    texts = {(s["problem_id"], s["sample_idx"]): s["text"] for s in load_table(r.epoch_dir(4) / "sample")}
-    for row in load_table(r.epoch_dir(4) / "reward"):
+    texts = {(s["problem_id"], s["sample_idx"]): s["text"] for s in load_table(r.epoch_dir(6) / "sample")}
+    for row in load_table(r.epoch_dir(6) / "reward"):
         assert row["reward"] == length_score(texts[(row["problem_id"], row["sample_idx"])]).value
