@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -159,19 +160,22 @@ def test_run_lock_refuses_second_process(tiny_run):
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_kill_during_sample_keeps_earlier_stages_and_resumes(tiny_run, tmp_path, sig):
     over, cfg = tiny_run
-    over = over + ["sample.max_new_tokens=200", "data.prompts_per_epoch=6"]
+    # pinned here, not read from config.yaml: one group per generate call and long completions,
+    # so the sample stage is still generating (5 of 6 batches to go) when the signal lands
+    over = over + ["sample.max_new_tokens=300", "data.prompts_per_epoch=6", "sample.num_samples=3",
+                   "sample.batch_size=3", "sample.temperature=1.0"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "epoch", "1", *over], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, env=env, text=True)
     seen = ""
     deadline = time.time() + 120
-    while "sample   running" not in seen and time.time() < deadline:
-        line = proc.stdout.readline()
-        if not line:
+    # the progress bar's first frame (tqdm writes "\r", no newline): generation has begun
+    while not re.search(r"sample:\s+0%.*0/18", seen) and time.time() < deadline:
+        ch = proc.stdout.read(1)
+        if not ch:
             break
-        seen += line
-    assert "sample   running" in seen, seen
-    time.sleep(0.5)
+        seen += ch
+    assert "sample   running" in seen and "0/18" in seen, seen
     proc.send_signal(sig)
     rest = proc.communicate()[0]
     if sig == signal.SIGINT:
