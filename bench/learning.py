@@ -49,7 +49,8 @@ def main() -> int:
         ("(beats base)" if last > base else "(does NOT beat base)")
     overrides = " ".join(a.overrides) or "none"
     keys = ["data.pool_size", "data.prompts_per_epoch", "sample.num_samples", "sample.temperature", "update.lr",
-            "update.epochs", "update.teacher_sft_coef", "update.kl_coef", "curriculum.strategy"]
+            "update.epochs", "update.teacher_sft_coef", "update.kl_coef", "update.warm_start", "update.sft_epochs",
+            "update.sft_lr", "update.kl_reference", "curriculum.strategy"]
     record(f"learning: default config, {a.epochs} epochs (bench/learning.py)",
            lines, f"Overrides: {overrides}. Total {time.time() - t0:.0f}s. {verdict}.",
            "Config: " + ", ".join(f"{k}={cfg.get(k)}" for k in keys) + ".")

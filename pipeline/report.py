@@ -348,7 +348,7 @@ def status_lines(runner: "Runner") -> list[str]:
         except RunError:
             planned = {}
         states = []
-        for st in runner.stages:
+        for st in runner.stages_for(n):
             m = ms.get(st.name)
             want = planned.get(st.name, (m or {}).get("fingerprint"))
             if m is None:

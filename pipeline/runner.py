@@ -23,6 +23,7 @@ from pipeline.config import Config
 log = logging.getLogger("rlaif")
 
 POLICY = "policy"  # the input name for the previous epoch's chosen policy
+REFERENCE = "reference"  # the input name for the KL reference policy (update.kl_reference)
 
 
 class RunError(RuntimeError):
@@ -143,6 +144,13 @@ class Runner:
         p, m = chosen
         return m["fingerprint"], p / "adapter"
 
+    def reference(self) -> tuple[str, Path | None]:
+        """(fingerprint, adapter dir) of the KL reference (update.kl_reference): the policy epoch 1
+        started from (the warm-start when one was run), or the base model (adapter None)."""
+        if self.cfg.update.kl_reference == "base":
+            return self.base_policy_fp(), None
+        return self.policy(0)
+
     def promote(self, n: int, variant: str) -> Path:
         names = [p.name for p, _ in self.update_variants(n)]
         if variant not in names:
@@ -184,6 +192,8 @@ class Runner:
         fps: dict[str, str] = {}
         dirs: dict[str, Path | None] = {}
         fps[POLICY], dirs[POLICY] = self.policy(n - 1)
+        if n >= 1:
+            fps[REFERENCE], dirs[REFERENCE] = self.reference()
         out = []
         for st in self.stages_for(n):
             conf = {f: self.cfg.get(f) for f in st.fields}
@@ -255,6 +265,10 @@ class Runner:
         if not dry_run:
             self.lock()
         try:
+            if n == 1 and self.cfg.update.warm_start and not update_only and only is None:
+                echo("epoch 0 (supervised warm-start, update.warm_start=true)")
+                self._run_epoch(0, None, False, False, dry_run, echo)
+                echo("epoch 1")
             return self._run_epoch(n, only, force, update_only, dry_run, echo)
         finally:
             self.unlock()
@@ -265,8 +279,10 @@ class Runner:
         if not dry_run:
             clean_stale(edir)
         plan = self.plan(n)
-        dirs: dict[str, Path | None] = {POLICY: self.policy(n - 1)[1]}
-        fps: dict[str, str] = {POLICY: self.policy(n - 1)[0]}
+        (fps, dirs) = ({}, {})
+        fps[POLICY], dirs[POLICY] = self.policy(n - 1)
+        if n >= 1:
+            fps[REFERENCE], dirs[REFERENCE] = self.reference()
         results: dict[str, dict] = {}
         first_variant = next((i for i, (st, *_) in enumerate(plan) if st.variant), len(plan))
         for i, (st, fp, d, _) in enumerate(plan):

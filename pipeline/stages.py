@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from pipeline.runner import POLICY, Ctx, RunError, Stage
+from pipeline.runner import POLICY, REFERENCE, Ctx, RunError, Stage
 from pipeline.tables import save_table
 
 
@@ -78,7 +78,8 @@ STAGES = [
                           "update.teacher_sft_coef", *STUDENT), ("reward", "sample", "teacher"), "pipeline.rl:run_select"),
     # batch layout (update.micro_batch_size, update.share_prompt) is runtime only: it moves logprobs by
     # float32 summation order, no more (tests/test_update.py), so update variants never recompute them
-    Stage("logprobs", "3", (*STUDENT, "sample.temperature"), ("select", POLICY), "pipeline.update:run_logprobs",
+    # the reference is the policy KL is measured against (update.kl_reference): the warm-start or the base
+    Stage("logprobs", "4", (*STUDENT, "sample.temperature"), ("select", POLICY, REFERENCE), "pipeline.update:run_logprobs",
           derived=True),
     Stage("update", "3", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
           ("select", "logprobs", POLICY), "pipeline.update:run", variant=True),

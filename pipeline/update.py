@@ -34,8 +34,8 @@ from trl.trainer.utils import entropy_from_logits, selective_log_softmax
 
 from pipeline.artifacts import read_manifest
 from pipeline.config import UpdateConfig
-from pipeline.model import load_student
-from pipeline.runner import POLICY, Ctx, RunError
+from pipeline.model import check_adapter_base, load_student, resolve
+from pipeline.runner import POLICY, REFERENCE, Ctx, RunError
 from pipeline.sample import left_pad
 from pipeline.tables import load_table
 
@@ -169,15 +169,32 @@ def restore(path: Path, model, optimizer, scheduler) -> tuple[dict, dict, dict]:
 
 
 def rollout_logprobs(model, rows: list[dict], temperature: float, pad_id: int, fresh_adapter: bool,
-                     batch_size: int = 8, share_prompt: bool = True
+                     batch_size: int = 8, share_prompt: bool = True, reference: str | None = None
                      ) -> tuple[dict[int, torch.Tensor], dict[int, torch.Tensor]]:
-    """Per-token logp of each row's completion under the policy that sampled it (old) and under
-    the reference (the adapter disabled), no grad. Rows with `sft` need neither and get none.
-    fresh_adapter: the adapter is new (LoRA B = 0), so old *is* the reference: one pass, not two.
+    """Per-token logp of each row's completion under the policy that sampled it (old: the active
+    adapter) and under the reference, no grad. Rows with `sft` need neither and get none.
+    reference: the name of a second adapter loaded into the model to serve as the reference (the
+    warm-start, update.kl_reference=start); None: the base model (the adapter disabled).
+    fresh_adapter: the policy *is* the reference (a new adapter, LoRA B = 0, or the reference
+    adapter itself): one pass, not two.
     share_prompt: batch by prompt group, as the update does (`update.share_prompt`)."""
-    from contextlib import nullcontext
+    from contextlib import contextmanager, nullcontext
     peft_model = getattr(model, "module", model)
     has_adapter = hasattr(peft_model, "disable_adapter")
+
+    @contextmanager
+    def as_reference():
+        if reference is None:
+            with peft_model.disable_adapter() if has_adapter else nullcontext():
+                yield
+            return
+        active = peft_model.active_adapter
+        peft_model.set_adapter(reference)
+        try:
+            yield
+        finally:
+            peft_model.set_adapter(active)
+
     todo = [{**r, "index": i} for i, r in enumerate(rows) if not r.get("sft")]
     if share_prompt:  # one prompt's completions together: each prompt runs once per batch
         todo = prompt_ordered(todo)
@@ -190,7 +207,7 @@ def rollout_logprobs(model, rows: list[dict], temperature: float, pad_id: int, f
     with torch.no_grad():
         for chunk in batches:
             batch = collate(chunk, pad_id, share_prompt)
-            with peft_model.disable_adapter() if has_adapter else nullcontext():
+            with as_reference():
                 rp, _ = token_logprobs(model, batch, temperature)
             lp = rp if (fresh_adapter or not has_adapter) else token_logprobs(model, batch, temperature)[0]
             lens = batch["completion_mask"].sum(-1).long().tolist()
@@ -374,11 +391,19 @@ def run_logprobs(ctx: Ctx) -> None:
     rows = load_table(ctx.inputs["select"])
     tok = load_tokenizer(cfg.student)
     old, ref = {}, {}
+    policy, reference = ctx.inputs[POLICY], ctx.inputs.get(REFERENCE)
     if any(not r.get("sft") for r in rows):
-        model = load_student(cfg.student, adapter=ctx.inputs[POLICY])
+        model, ref_name = load_student(cfg.student, adapter=policy), None
+        if reference is not None and reference != policy:
+            if policy is None:
+                raise RunError(f"update.kl_reference=start names {reference} as the reference, but epoch "
+                               f"{ctx.epoch - 1}'s policy is the base model; use update.kl_reference=base")
+            check_adapter_base(reference, resolve(cfg.student.model))
+            model.load_adapter(str(reference), adapter_name="reference")
+            ref_name = "reference"
         old, ref = rollout_logprobs(model, rows, cfg.sample.temperature, tok.pad_token_id,
-                                    fresh_adapter=ctx.inputs[POLICY] is None, batch_size=cfg.update.micro_batch_size,
-                                    share_prompt=cfg.update.share_prompt)
+                                    fresh_adapter=policy == reference, batch_size=cfg.update.micro_batch_size,
+                                    share_prompt=cfg.update.share_prompt, reference=ref_name)
     torch.save({"rows": len(rows), "old": old, "ref": ref}, ctx.out / LOGPROBS_FILE)
     ctx.rows = len(old)
     ctx.figures = {"logprobs/tokens": sum(len(v) for v in old.values())}

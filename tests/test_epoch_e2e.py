@@ -218,3 +218,56 @@ def test_tensorboard_tracker_logs_each_epoch(tiny_run):
     ev.Reload()
     assert "reward/mean" in ev.Tags()["scalars"]
     assert ev.Scalars("reward/mean")[0].step == 1
+
+
+def test_warm_start_runs_before_epoch_one_and_is_the_kl_reference(tiny_run, capsys):
+    import torch
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM
+
+    from pipeline.tables import load_table
+    from pipeline.update import LOGPROBS_FILE, collate, token_logprobs
+    over, _ = tiny_run
+    over = over + ["data.difficulties=[easy]", "update.sft_epochs=1", "update.warm_start=true"]
+    assert rlaif("epoch", "1", *over) == 0
+    out = capsys.readouterr().out
+    assert "epoch 0 (supervised warm-start" in out and "update   running  epoch-000/update-" in out
+    r = Runner(load_config(None, over))
+    sft_fp, sft_dir = r.policy(0)
+    assert sft_dir is not None and sft_dir.parent.parent == r.epoch_dir(0)
+    e1 = manifests(r.epoch_dir(1))
+    assert e1["sample"]["inputs"]["policy"] == sft_fp  # RL starts from the warm-start
+    assert e1["logprobs"]["inputs"]["reference"] == sft_fp  # and KL is measured against it
+    lp1 = torch.load(r.epoch_dir(1) / "logprobs" / LOGPROBS_FILE)
+    assert lp1["old"] and all(torch.equal(lp1["old"][i], lp1["ref"][i]) for i in lp1["old"])  # policy = reference
+    assert rlaif("status", *over) == 0
+    assert re.search(r"epoch +0  prompts:done  teacher:done  update:done ", capsys.readouterr().out)
+
+    assert rlaif("epoch", "2", *over) == 0
+    assert "epoch-000" not in capsys.readouterr().out  # only epoch 1 looks at the warm-start
+    e2 = r.epoch_dir(2)
+    assert manifests(e2)["logprobs"]["inputs"]["reference"] == sft_fp
+    lp2 = torch.load(e2 / "logprobs" / LOGPROBS_FILE)
+    rows = load_table(e2 / "select")
+    cfg = r.cfg
+    # the reference logprobs are the warm-start adapter's, computed independently here, and not the
+    # epoch-1 policy's (old) nor the base model's
+    base = AutoModelForCausalLM.from_pretrained(cfg.student.model)
+    warm = PeftModel.from_pretrained(base, str(sft_dir)).eval()
+    from pipeline.model import load_tokenizer
+    pad = load_tokenizer(cfg.student).pad_token_id
+    i = next(k for k, row in enumerate(rows) if not row.get("sft"))
+    with torch.no_grad():
+        want = token_logprobs(warm, collate([{**rows[i], "index": i}], pad), cfg.sample.temperature)[0][0]
+        with warm.disable_adapter():
+            base_lp = token_logprobs(warm, collate([{**rows[i], "index": i}], pad), cfg.sample.temperature)[0][0]
+    assert torch.allclose(lp2["ref"][i], want, atol=1e-4)
+    assert not torch.allclose(lp2["ref"][i], base_lp, atol=1e-3)
+    assert not torch.allclose(lp2["ref"][i], lp2["old"][i], atol=1e-3)
+
+    # update.kl_reference=base: the same epoch, the reference is the base model again (logprobs recomputed)
+    assert rlaif("update", "2", *over, "update.kl_reference=base") == 0
+    lps = [p for p in e2.iterdir() if p.name.startswith("logprobs")]
+    base_ref = next(json.loads((p / "manifest.json").read_text()) for p in lps
+                    if json.loads((p / "manifest.json").read_text())["inputs"]["reference"] != sft_fp)
+    assert base_ref["inputs"]["reference"] == r.base_policy_fp()
