@@ -107,8 +107,9 @@ def load_student(cfg: StudentConfig, adapter: str | Path | None = None, trainabl
                  device: str = "cpu"):
     """Base model + LoRA adapter (the given one, or a fresh one when trainable and none given).
 
-    Returns a PeftModel when an adapter is involved; the reference policy is the same model
-    under `model.disable_adapter()`, so no second copy lives in memory.
+    Returns a PeftModel when an adapter is involved; a base-model KL reference is the same model
+    under `model.disable_adapter()`, and a warm-start reference a second adapter loaded beside the
+    policy's (pipeline.update.run_logprobs), so no second copy of the weights lives in memory.
     """
     import torch
     from peft import LoraConfig, PeftModel, get_peft_model

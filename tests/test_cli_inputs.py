@@ -42,6 +42,11 @@ def test_missing_model_fails_the_epoch_cleanly(tmp_path, capsys):
     rc = main(["epoch", "1", f"run.dir={tmp_path}", f"student.model={tmp_path / 'nope'}", "data.prompts_per_epoch=1"])
     assert rc == 2
     assert "cannot load student.model" in capsys.readouterr().err
+    # the default config warm-starts: the model is first needed by epoch 0's update; what came before is kept
+    assert (tmp_path / "default" / "epoch-000" / "teacher" / "manifest.json").exists()
+    rc = main(["epoch", "1", f"run.dir={tmp_path}", f"student.model={tmp_path / 'nope'}", "data.prompts_per_epoch=1",
+               "update.warm_start=false"])
+    assert rc == 2 and "cannot load student.model" in capsys.readouterr().err
     assert (tmp_path / "default" / "epoch-001" / "prompts" / "manifest.json").exists()  # earlier stage kept
 
 

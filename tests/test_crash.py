@@ -50,7 +50,7 @@ def crash_config(root: Path, tiny_model: str) -> list[str]:
             "data.prompts_per_epoch=3", "sample.num_samples=3", "sample.max_new_tokens=24",
             "update.micro_batch_size=3", "update.grad_accum=1", "judge.execution.timeout_s=5",
             "eval.max_problems=3", "eval.max_new_tokens=16", "select.drop_zero_std=false",
-            "select.advantage=mean", "reward.none_as=0.0"]
+            "select.advantage=mean", "reward.none_as=0.0", "update.warm_start=false"]
 
 
 @pytest.mark.parametrize("when", ["random", "before-manifest"])
