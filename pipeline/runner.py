@@ -151,6 +151,16 @@ class Runner:
             return self.base_policy_fp(), None
         return self.policy(0)
 
+    def outside_inputs(self, n: int) -> tuple[dict[str, str], dict[str, Path | None]]:
+        """(fingerprints, dirs) of the inputs epoch n's stages take from outside the epoch:
+        POLICY (epoch n-1's chosen policy) and, from epoch 1 on, REFERENCE (the KL reference)."""
+        fps: dict[str, str] = {}
+        dirs: dict[str, Path | None] = {}
+        fps[POLICY], dirs[POLICY] = self.policy(n - 1)
+        if n >= 1:
+            fps[REFERENCE], dirs[REFERENCE] = self.reference()
+        return fps, dirs
+
     def promote(self, n: int, variant: str) -> Path:
         names = [p.name for p, _ in self.update_variants(n)]
         if variant not in names:
@@ -189,11 +199,7 @@ class Runner:
 
     def plan(self, n: int) -> list[tuple[Stage, str, Path, dict | None]]:
         """For each stage: (stage, fingerprint, output dir, finished manifest or None)."""
-        fps: dict[str, str] = {}
-        dirs: dict[str, Path | None] = {}
-        fps[POLICY], dirs[POLICY] = self.policy(n - 1)
-        if n >= 1:
-            fps[REFERENCE], dirs[REFERENCE] = self.reference()
+        fps, dirs = self.outside_inputs(n)
         out = []
         for st in self.stages_for(n):
             conf = {f: self.cfg.get(f) for f in st.fields}
@@ -279,10 +285,7 @@ class Runner:
         if not dry_run:
             clean_stale(edir)
         plan = self.plan(n)
-        (fps, dirs) = ({}, {})
-        fps[POLICY], dirs[POLICY] = self.policy(n - 1)
-        if n >= 1:
-            fps[REFERENCE], dirs[REFERENCE] = self.reference()
+        fps, dirs = self.outside_inputs(n)
         results: dict[str, dict] = {}
         first_variant = next((i for i, (st, *_) in enumerate(plan) if st.variant), len(plan))
         for i, (st, fp, d, _) in enumerate(plan):
