@@ -148,6 +148,7 @@ class UpdateConfig(Section):
     kl_coef: float = Field(0.05, ge=0, description="Weight of KL(pi || ref) in the loss (ref: update.kl_reference).")
     kl_reference: Literal["start", "base"] = Field("start", description="The policy KL is measured against. start: the one RL started from, i.e. the supervised warm-start (epoch 0) when one was run, else the base model (as InstructGPT keeps its RL policy near its SFT model); base: always the base model (the adapter disabled).")
     kl_estimator: Literal["k1", "k2", "k3"] = Field("k3", description="KL estimator in the loss (k3 is never negative; k1 and k3 are both logged).")
+    loss_type: Literal["grpo", "dapo", "dr_grpo"] = Field("grpo", description="How a completion's token losses are summed. grpo: divided by its own length (GRPO eq. 3; favours long completions among the wrong ones); dapo: divided by the mean completion length of the optimizer step, so every token weighs the same (DAPO); dr_grpo: divided by sample.max_new_tokens (Dr. GRPO). TRL's loss_type, same names.")
     clip_eps: float = Field(0.2, gt=0, description="PPO clip range for the ratio.")
     epochs: int = Field(1, ge=1, description="Passes over the selected batch.")
     micro_batch_size: int = Field(4, ge=1, description="Sequences per forward/backward.")

@@ -10,7 +10,15 @@ the *sampling temperature*, since mismatched generation settings are the classic
     d      = ref - logp                                    # ref: same model, adapter disabled
     kl     = exp(d) - d - 1                                # k3, never negative (http://joschu.net/blog/kl-approx.html)
            | -d (k1) | d^2 / 2 (k2)
-    loss   = mean over sequences of (mean over its tokens of policy + kl_coef * kl)   # GRPO eq. 3
+    loss   = mean over sequences of (sum over its tokens of policy + kl_coef * kl) / norm
+    norm   = its own length                               # grpo (GRPO eq. 3)
+           | mean length of the optimizer step's rows     # dapo (DAPO's token-level loss)
+           | max_new_tokens                               # dr_grpo (Dr. GRPO)
+
+Dividing each sequence by its own length (grpo) favours long completions among the ones with
+negative advantage (each of their tokens is pushed down less) and short ones among the positive
+(Liu et al. 2025, "Understanding R1-Zero-Like Training"); dapo and dr_grpo give every token of the
+step the same weight. TRL's GRPOTrainer offers the same three under `loss_type`.
 
 AdamW, warmup + cosine (or linear / constant / restarts) from `transformers.get_scheduler`,
 gradient clipping and accumulation, `update.epochs` passes over the batch; all on
@@ -57,7 +65,8 @@ def collate(rows: list[dict], pad_id: int, share_prompt: bool = False) -> dict[s
     out = {"input_ids": input_ids, "attention_mask": attn, "completion_mask": mask,
            "advantage": torch.tensor([float(r["advantage"]) for r in rows]),              # (B,)
            "sft": torch.tensor([float(bool(r.get("sft"))) for r in rows]),                # (B,) teacher rows
-           "index": torch.tensor([r["index"] for r in rows])}
+           "index": torch.tensor([r["index"] for r in rows]),
+           "norm": torch.tensor([float(r.get("norm", max(len(r["completion_ids"]), 1))) for r in rows])}  # (B,)
     if share_prompt and all(r["prompt_ids"] and r["completion_ids"] for r in rows):
         pos = {id(r): j for j, r in enumerate(rows)}
         out["groups"] = [(torch.tensor([g[0]["prompt_ids"]]), torch.tensor([pos[id(r)] for r in g]))  # (1, P), (G,)
@@ -223,6 +232,24 @@ def adapt_kl_coef(coef: float, kl: float, target: float, horizon: float) -> floa
     return coef * (1 + max(-0.2, min(0.2, kl / target - 1)) / horizon)
 
 
+def length_norms(ordered: list[dict], rows_per_step: int, loss_type: str, max_len: int) -> list[float]:
+    """The number each row's token sum is divided by in the policy loss, for `ordered` (one pass's
+    rows in loader order; an optimizer step takes `rows_per_step` of them in turn).
+    grpo: the row's own length; dapo: the mean length of the step's policy-gradient rows (so every
+    token of the step weighs the same, and a step of equal lengths loses exactly what grpo does);
+    dr_grpo: max_len, a constant."""
+    if loss_type == "grpo":
+        return [float(max(len(r["completion_ids"]), 1)) for r in ordered]
+    if loss_type == "dr_grpo":
+        return [float(max_len)] * len(ordered)
+    out: list[float] = []
+    for s in range(0, len(ordered), rows_per_step):
+        step = ordered[s:s + rows_per_step]
+        pg = [len(r["completion_ids"]) for r in step if not r.get("sft")]
+        out += [max(sum(pg) / len(pg), 1.0) if pg else 1.0] * len(step)
+    return out
+
+
 def seq_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Mean over each sequence's tokens, (B, T) -> (B,) (GRPO's 1/|o_i| normalisation)."""
     return (x * mask).sum(-1) / mask.sum(-1).clamp(min=1)
@@ -239,7 +266,8 @@ def masked_seq_mean(x: torch.Tensor, mask: torch.Tensor, weight: torch.Tensor | 
 def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id: int, seed: int = 0,
           show_progress: bool = True, fresh_adapter: bool = False, kl_coef: float | None = None,
           sft_coef: float | None = None, checkpoint: Path | None = None,
-          checkpoint_every: int = 0, logprobs: tuple[dict, dict] | None = None) -> dict[str, float]:
+          checkpoint_every: int = 0, logprobs: tuple[dict, dict] | None = None,
+          max_len: int | None = None) -> dict[str, float]:
     """Run `uc.epochs` passes of the policy-gradient update over `rows` (in place on `model`).
 
     rows: dicts with prompt_ids, completion_ids, advantage. Returns the update's figures.
@@ -252,6 +280,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     resumed from when present (adapter, optimizer, scheduler, logprobs, counters, RNG).
     logprobs: (old, ref) as `rollout_logprobs` returns them (the logprobs stage's, shared by every
     update variant of the epoch); computed here when None.
+    max_len: dr_grpo's constant (the sampling max_new_tokens; default the longest completion in rows).
     """
     sft_coef = uc.teacher_sft_coef if sft_coef is None else sft_coef
     from accelerate import Accelerator
@@ -261,6 +290,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     accelerator = Accelerator(gradient_accumulation_steps=uc.grad_accum, cpu=not torch.cuda.is_available())
     set_seed(seed)
     rows = [{**r, "index": i} for i, r in enumerate(rows)]
+    max_len = max_len or max([len(r["completion_ids"]) for r in rows] + [1])
 
     def pass_loader(p: int, skip: int = 0):
         """Pass p's micro-batches in a seeded order of its own, so a resumed run sees the same ones.
@@ -271,6 +301,8 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
             order = list(range(len(rows)))
             random.Random(seed * 1000 + p).shuffle(order)
             ordered = [rows[i] for i in order]
+        for r, norm in zip(ordered, length_norms(ordered, uc.micro_batch_size * uc.grad_accum, uc.loss_type, max_len)):
+            r["norm"] = norm
         dl = accelerator.prepare(DataLoader(ordered, batch_size=uc.micro_batch_size,
                                             collate_fn=lambda b: collate(b, pad_id, uc.share_prompt)))
         return accelerator.skip_first_batches(dl, skip) if skip else dl
@@ -327,7 +359,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                     ratio = torch.ones_like(logp)
                     policy_tok = -logp * adv
                 kl = kl_terms(logp, ref_lp, uc.kl_estimator)
-                pg_seq = seq_mean(policy_tok + coef * kl["loss"], mask)                       # (B,)
+                pg_seq = ((policy_tok + coef * kl["loss"]) * mask).sum(-1) / batch["norm"]   # (B,)
                 sft_seq = seq_mean(-logp, mask)                                              # (B,)
                 loss = torch.where(is_sft.bool(), sft_coef * sft_seq, pg_seq).mean()
                 policy_loss = masked_seq_mean(policy_tok, mask, pg_w)
@@ -428,7 +460,7 @@ def run(ctx: Ctx) -> None:
     ckpt = ctx.run_dir / f"epoch-{ctx.epoch:03d}" / f".ckpt-update-{ctx.fingerprint[:8]}"
     if rows:
         logprobs = load_logprobs(ctx.inputs["logprobs"], len(rows)) if ctx.inputs.get("logprobs") else None
-        ctx.figures = train(model, rows, cfg.update, cfg.sample.temperature, tok.pad_token_id,
+        ctx.figures = train(model, rows, cfg.update, cfg.sample.temperature, tok.pad_token_id, max_len=cfg.sample.max_new_tokens,
                             seed=cfg.run.seed * 1000 + ctx.epoch, fresh_adapter=ctx.inputs[POLICY] is None,
                             kl_coef=coef, checkpoint=ckpt, checkpoint_every=cfg.run.checkpoint_every,
                             logprobs=logprobs)

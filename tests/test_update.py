@@ -130,3 +130,34 @@ def test_update_resumes_from_checkpoint_to_the_same_adapter(tiny_model, tmp_path
     assert fig_c["optim/steps"] == fig_a["optim/steps"] == 6
     for n, p in lora(a).items():
         torch.testing.assert_close(lora(c)[n], p, atol=1e-6, rtol=1e-5)
+
+
+def test_length_norms_per_loss_type():
+    """grpo divides a completion's token sum by its own length; dapo by the mean length of its optimizer
+    step's policy-gradient rows (teacher rows left out); dr_grpo by a constant."""
+    rows = [{"completion_ids": [0] * n, "sft": s} for n, s in [(2, False), (6, False), (3, True), (5, False)]]
+    assert update.length_norms(rows, 2, "grpo", 160) == [2.0, 6.0, 3.0, 5.0]
+    assert update.length_norms(rows, 2, "dapo", 160) == [4.0, 4.0, 5.0, 5.0]
+    assert update.length_norms(rows, 4, "dapo", 160) == [13 / 3] * 4
+    assert update.length_norms(rows, 2, "dr_grpo", 160) == [160.0] * 4
+
+
+def test_loss_type_reaches_the_loss(tiny_model):
+    """With completions of one length every loss type divides by it (dr_grpo's constant set to it), so
+    they train the same adapter; with ragged lengths dapo trains another one than grpo."""
+    def lora_after(loss_type, lengths):
+        cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "update.micro_batch_size=2",
+                                 "update.grad_accum=2", "update.lr=1e-2", f"update.loss_type={loss_type}"])
+        torch.manual_seed(0)
+        model = load_student(cfg.student, trainable=True)
+        rows = [{"prompt_ids": [5, 6, 7], "completion_ids": list(range(20, 20 + n)), "advantage": (-1.0) ** i}
+                for i, n in enumerate(lengths)]
+        update.train(model, rows, cfg.update, 1.0, 0, seed=3, show_progress=False, max_len=max(lengths))
+        return torch.cat([p.detach().flatten() for n, p in model.named_parameters() if "lora_" in n])
+
+    same = [4, 4, 4, 4, 4, 4]
+    base = lora_after("grpo", same)
+    for lt in ("dapo", "dr_grpo"):
+        torch.testing.assert_close(lora_after(lt, same), base, atol=1e-6, rtol=1e-5)
+    ragged = [2, 9, 3, 7, 4, 6]
+    assert (lora_after("dapo", ragged) - lora_after("grpo", ragged)).abs().max() > 1e-4
