@@ -106,6 +106,7 @@ class SampleConfig(Section):
     top_k: int = Field(0, ge=0, description="Top-k sampling (0 = off).")
     max_new_tokens: int = Field(160, ge=1, description="Generation limit; hitting it marks the completion truncated.")
     stop: list[str] = Field(default_factory=list, description="Stop strings (finish_reason 'stop').")
+    seed_per_epoch: bool = Field(True, description="true: epoch N samples with a seed of its own (run.seed x 1000 + N). false: every epoch draws the same random numbers (common random numbers): a policy that did not change gives the same completions back (and their cached judgements), so the change of reward/mean from one epoch to the next measures the policy, not the luck of the draw. Each epoch's samples are still draws from its policy.")
     batch_size: int = Field(32, ge=1, description="Sequences generated together. Runtime only.")
     share_prompt: bool = Field(True, description="Run each prompt through the model once and copy its keys/values to its num_samples completions, instead of prefilling num_samples copies of it.")
 

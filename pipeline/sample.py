@@ -119,7 +119,7 @@ def run(ctx: Ctx) -> None:
                        f"exceeds the model's context of {ctx_len} tokens; lower sample.max_new_tokens or "
                        "data.max_prompt_tokens")
     t = time.time()
-    gens = generate(model, tok, ids, cfg, seed=cfg.run.seed * 1000 + ctx.epoch)
+    gens = generate(model, tok, ids, cfg, seed=cfg.run.seed * 1000 + (ctx.epoch if cfg.sample.seed_per_epoch else 0))
     secs = time.time() - t
     rows = []
     for g in gens:

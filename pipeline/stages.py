@@ -65,7 +65,7 @@ TEACHER = ("teacher.kind", "teacher.model", "teacher.base_url", "teacher.max_tok
 JUDGE = ("judge.kind", "judge.model", "judge.base_url", "judge.max_tokens", "judge.temperature", "judge.show_teacher",
          "judge.mix", "judge.execution")
 SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.top_k",
-            "sample.max_new_tokens", "sample.stop", "sample.share_prompt")
+            "sample.max_new_tokens", "sample.stop", "sample.share_prompt", "sample.seed_per_epoch")
 
 STAGES = [
     Stage("prompts", "2", ("data.source", "data.mapping", "data.prompts_per_epoch", "data.pool_size", "data.difficulties", "run.seed",
@@ -79,7 +79,7 @@ STAGES = [
     # batch layout (update.micro_batch_size, update.share_prompt) is runtime only: it moves logprobs by
     # float32 summation order, no more (tests/test_update.py), so update variants never recompute them
     # the reference is the policy KL is measured against (update.kl_reference): the warm-start or the base
-    Stage("logprobs", "4", (*STUDENT, "sample.temperature"), ("select", POLICY, REFERENCE), "pipeline.update:run_logprobs",
+    Stage("logprobs", "5", (*STUDENT, "sample.temperature"), ("select", POLICY, REFERENCE), "pipeline.update:run_logprobs",
           derived=True),
     Stage("update", "3", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
           ("select", "logprobs", POLICY), "pipeline.update:run", variant=True),

@@ -185,7 +185,9 @@ def rollout_logprobs(model, rows: list[dict], temperature: float, pad_id: int, f
     reference: the name of a second adapter loaded into the model to serve as the reference (the
     warm-start, update.kl_reference=start); None: the base model (the adapter disabled).
     fresh_adapter: the policy *is* the reference (a new adapter, LoRA B = 0, or the reference
-    adapter itself): one pass, not two.
+    adapter itself): one pass under the active adapter, not two. (Until logprobs v5 that one pass
+    ran with the adapter disabled, so epoch 1 after a warm-start took the base model's logprobs
+    as old and reference: a clipped ratio and a KL pull toward the base model from its first step.)
     share_prompt: batch by prompt group, as the update does (`update.share_prompt`)."""
     from contextlib import contextmanager, nullcontext
     peft_model = getattr(model, "module", model)
@@ -216,9 +218,12 @@ def rollout_logprobs(model, rows: list[dict], temperature: float, pad_id: int, f
     with torch.no_grad():
         for chunk in batches:
             batch = collate(chunk, pad_id, share_prompt)
-            with as_reference():
-                rp, _ = token_logprobs(model, batch, temperature)
-            lp = rp if (fresh_adapter or not has_adapter) else token_logprobs(model, batch, temperature)[0]
+            lp, _ = token_logprobs(model, batch, temperature)  # the active adapter: the policy
+            if fresh_adapter or not has_adapter:
+                rp = lp  # the policy is the reference: under the active adapter, never the adapter disabled
+            else:
+                with as_reference():
+                    rp, _ = token_logprobs(model, batch, temperature)
             lens = batch["completion_mask"].sum(-1).long().tolist()
             for j, i in enumerate(batch["index"].tolist()):  # keep only the real tokens
                 old[i], ref[i] = lp[j, lp.shape[1] - lens[j]:].clone(), rp[j, rp.shape[1] - lens[j]:].clone()

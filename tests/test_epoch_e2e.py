@@ -243,6 +243,28 @@ def test_warm_start_runs_before_epoch_one_and_is_the_kl_reference(tiny_run, caps
     assert e1["logprobs"]["inputs"]["reference"] == sft_fp  # and KL is measured against it
     lp1 = torch.load(r.epoch_dir(1) / "logprobs" / LOGPROBS_FILE)
     assert lp1["old"] and all(torch.equal(lp1["old"][i], lp1["ref"][i]) for i in lp1["old"])  # policy = reference
+    # ... and both are the warm-start adapter's, computed independently, not the base model's (the
+    # adapter disabled), which logprobs v4 took and so began epoch 1 off its policy
+    cfg = r.cfg
+    base = AutoModelForCausalLM.from_pretrained(cfg.student.model, dtype=torch.float32)
+    warm = PeftModel.from_pretrained(base, str(sft_dir)).eval()
+    from pipeline.model import load_tokenizer
+    pad = load_tokenizer(cfg.student).pad_token_id
+
+    def warm_and_base(epoch_dir):
+        rows = load_table(epoch_dir / "select")
+        temp = manifests(epoch_dir)["logprobs"]["config"]["sample.temperature"]  # what the CLI ran with
+        i = next(k for k, row in enumerate(rows) if not row.get("sft"))
+        batch = collate([{**rows[i], "index": i}], pad)
+        with torch.no_grad():
+            want = token_logprobs(warm, batch, temp)[0][0]
+            with warm.disable_adapter():
+                base_lp = token_logprobs(warm, batch, temp)[0][0]
+        return i, want, base_lp
+
+    i, want, base_lp = warm_and_base(r.epoch_dir(1))
+    assert torch.allclose(lp1["old"][i], want, atol=1e-4)
+    assert not torch.allclose(lp1["old"][i], base_lp, atol=1e-3)
     assert rlaif("status", *over) == 0
     assert re.search(r"epoch +0  prompts:done  teacher:done  update:done ", capsys.readouterr().out)
 
@@ -251,20 +273,9 @@ def test_warm_start_runs_before_epoch_one_and_is_the_kl_reference(tiny_run, caps
     e2 = r.epoch_dir(2)
     assert manifests(e2)["logprobs"]["inputs"]["reference"] == sft_fp
     lp2 = torch.load(e2 / "logprobs" / LOGPROBS_FILE)
-    rows = load_table(e2 / "select")
-    cfg = r.cfg
-    temp = manifests(e2)["logprobs"]["config"]["sample.temperature"]  # what the CLI ran with (config.yaml's)
     # the reference logprobs are the warm-start adapter's, computed independently here, and not the
     # epoch-1 policy's (old) nor the base model's
-    base = AutoModelForCausalLM.from_pretrained(cfg.student.model, dtype=torch.float32)
-    warm = PeftModel.from_pretrained(base, str(sft_dir)).eval()
-    from pipeline.model import load_tokenizer
-    pad = load_tokenizer(cfg.student).pad_token_id
-    i = next(k for k, row in enumerate(rows) if not row.get("sft"))
-    with torch.no_grad():
-        want = token_logprobs(warm, collate([{**rows[i], "index": i}], pad), temp)[0][0]
-        with warm.disable_adapter():
-            base_lp = token_logprobs(warm, collate([{**rows[i], "index": i}], pad), temp)[0][0]
+    i, want, base_lp = warm_and_base(e2)
     assert torch.allclose(lp2["ref"][i], want, atol=1e-4)
     assert not torch.allclose(lp2["ref"][i], base_lp, atol=1e-3)
     assert not torch.allclose(lp2["ref"][i], lp2["old"][i], atol=1e-3)
