@@ -7,7 +7,7 @@ the *sampling temperature*, since mismatched generation settings are the classic
     ratio  = exp(logp - logp_old)                          # logp_old: the policy before this update
     policy = -min(ratio * A, clip(ratio, 1-e, 1+e) * A)    # grpo (PPO clip, Schulman et al. 2017)
            = -logp * A                                     # reinforce (Williams 1992)
-    d      = ref - logp                                    # ref: same model, adapter disabled
+    d      = ref - logp                                    # ref: update.kl_reference (warm-start or base)
     kl     = exp(d) - d - 1                                # k3, never negative (http://joschu.net/blog/kl-approx.html)
            | -d (k1) | d^2 / 2 (k2)
     loss   = mean over sequences of (sum over its tokens of policy + kl_coef * kl) / norm

@@ -49,3 +49,25 @@ def test_shared_prompt_prefill_samples_the_same_tokens(tiny_model):
         out[share] = [x["completion_ids"] for x in sample.generate(model, tok, prompts, cfg, seed=5)]
     assert len(out[True]) == 12 and out[True] == out[False]
     assert len({tuple(c) for c in out[True]}) > 3  # samples of one prompt differ: the copies are independent
+
+
+def test_seed_per_epoch_false_gives_an_unchanged_policy_the_same_samples(tiny_config, tmp_path):
+    """sample.seed_per_epoch=false: epochs 1 and 2 draw the same random numbers, so the same policy
+    samples the same completions (common random numbers); true (the code default): they differ."""
+    from pipeline.runner import POLICY, Ctx, Runner
+    from pipeline.tables import load_table
+    got = {}
+    for per_epoch in ("true", "false"):
+        cfg = load_config(None, [*tiny_config, f"run.name=seed-{per_epoch}", f"sample.seed_per_epoch={per_epoch}"])
+        r = Runner(cfg)
+        r.run_epoch(1, only="prompts")
+        texts = []
+        for epoch in (1, 2):
+            out = tmp_path / f"sample-{per_epoch}-{epoch}"
+            out.mkdir()
+            sample.run(Ctx(cfg=cfg, epoch=epoch, out=out, inputs={"prompts": r.epoch_dir(1) / "prompts", POLICY: None},
+                           run_dir=r.run_dir))
+            texts.append([row["completion_ids"] for row in load_table(out)])
+        got[per_epoch] = texts
+    assert got["false"][0] == got["false"][1]
+    assert got["true"][0] != got["true"][1]
