@@ -19,7 +19,8 @@ from bench.common import epoch_table, record  # noqa: E402
 from pipeline.config import load_config  # noqa: E402
 from pipeline.runner import Runner  # noqa: E402
 
-COLS = ["reward/mean", "reward/best_of_n", "completion/length_mean", "kl/k3", "kl/k1", "kl/coef", "time/epoch_s"]
+COLS = ["reward/mean", "reward/best_of_n", "completion/length_mean", "kl/k3", "kl/k1", "kl/k3_start", "kl/coef",
+        "time/epoch_s"]
 
 
 def main() -> int:
@@ -45,13 +46,18 @@ def main() -> int:
     target = cfg.update.kl_target
     late_k3 = k3[-third:]
     held = all(0.5 * target <= k <= 1.5 * target for k in late_k3)
+    # where each epoch starts (the policy that sampled it), free of the update's own transients
+    start = [m["kl/k3_start"] for m in rows[-third:] if "kl/k3_start" in m]
+    held_start = bool(start) and all(0.5 * target <= k <= 1.5 * target for k in start)
     record(f"length reward: configs/length_reward.yaml on SmolLM2-135M, {a.epochs} epochs (bench/length_reward.py)",
            lines, f"Overrides: {' '.join(a.overrides) or 'none'}. Total {time.time() - t0:.0f}s. "
            f"Mean reward over the first {third} epoch(s) {early:.3f}, over the last {third} {late:.3f} "
            f"({'rose' if late > early else 'did NOT rise'}). k3 KL min {min(k3):.4f} "
            f"({'never negative' if min(k3) >= 0 else 'NEGATIVE'}); over the last {third} epoch(s) "
            + ", ".join(f"{k:.4f}" for k in late_k3) + f" against target {target} "
-           f"({'held within +-50%' if held else 'NOT held within +-50%'}).")
+           f"({'held within +-50%' if held else 'NOT held within +-50%'}); at the start of those epochs "
+           + (", ".join(f"{k:.4f}" for k in start) + f" ({'held' if held_start else 'NOT held'} within +-50%)."
+              if start else "not recorded."))
     return 0
 
 

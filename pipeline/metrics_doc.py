@@ -48,6 +48,8 @@ METRICS: dict[str, Metric] = {
     "loss/kl": Metric("update.kl_coef x KL term of the loss", "lower", "update"),
     "kl/k3": Metric("KL(pi || ref), k3 estimator exp(ref-logp)-(ref-logp)-1, never negative (Schulman 2020, joschu.net/blog/kl-approx.html)", "target", "update"),
     "kl/k1": Metric("KL(pi || ref), k1 estimator mean(logp-ref); negative = sampled tokens not drawn from pi (generation settings differ)", "target", "update"),
+    "kl/k3_start": Metric("KL(policy that sampled this epoch || ref), k3, before any update step: where the epoch starts (kl/k3 averages over the update's own steps too)", "target", "logprobs"),
+    "kl/k1_start": Metric("KL(policy that sampled this epoch || ref), k1, before any update step", "target", "logprobs"),
     "kl/coef": Metric("KL coefficient the update ended with (update.kl_coef, or where update.kl_mode=adaptive steered it)", "", "update"),
     "policy/entropy": Metric("mean token entropy (nats) of the policy in the update's forward pass", "higher", "update"),
     "policy/clip_ratio": Metric("share of tokens whose probability ratio was clipped to [1-e, 1+e]", "lower", "update"),

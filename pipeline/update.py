@@ -443,7 +443,17 @@ def run_logprobs(ctx: Ctx) -> None:
                                     share_prompt=cfg.update.share_prompt, reference=ref_name)
     torch.save({"rows": len(rows), "old": old, "ref": ref}, ctx.out / LOGPROBS_FILE)
     ctx.rows = len(old)
-    ctx.figures = {"logprobs/tokens": sum(len(v) for v in old.values())}
+    ctx.figures = {"logprobs/tokens": sum(len(v) for v in old.values()), **start_kl(old, ref)}
+
+
+def start_kl(old: dict, ref: dict) -> dict[str, float]:
+    """KL(policy that sampled the epoch || reference), k1 and k3 per token, mean over sequences:
+    where the epoch starts, before any update step (the update's kl/k3 also counts its own steps)."""
+    if not old:
+        return {}
+    k1 = [float((old[i] - ref[i]).mean()) for i in old]
+    k3 = [float((torch.exp(ref[i] - old[i]) - (ref[i] - old[i]) - 1).mean()) for i in old]
+    return {"kl/k1_start": sum(k1) / len(k1), "kl/k3_start": sum(k3) / len(k3)}
 
 
 def load_logprobs(d: Path, n_rows: int) -> tuple[dict, dict]:

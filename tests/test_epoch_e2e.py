@@ -271,6 +271,8 @@ def test_warm_start_runs_before_epoch_one_and_is_the_kl_reference(tiny_run, caps
     assert rlaif("epoch", "2", *over) == 0
     assert "epoch-000" not in capsys.readouterr().out  # only epoch 1 looks at the warm-start
     e2 = r.epoch_dir(2)
+    kl_start = [json.loads((r.epoch_dir(n) / "metrics.json").read_text())["kl/k3_start"] for n in (1, 2)]
+    assert kl_start[0] == 0 and kl_start[1] > 0  # epoch 1 starts at the reference, epoch 2 away from it
     assert manifests(e2)["logprobs"]["inputs"]["reference"] == sft_fp
     lp2 = torch.load(e2 / "logprobs" / LOGPROBS_FILE)
     # the reference logprobs are the warm-start adapter's, computed independently here, and not the
