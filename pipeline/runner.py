@@ -197,9 +197,10 @@ class Runner:
     def stages_for(self, n: int) -> list[Stage]:
         return self.warm_start if n == 0 else self.stages
 
-    def plan(self, n: int) -> list[tuple[Stage, str, Path, dict | None]]:
-        """For each stage: (stage, fingerprint, output dir, finished manifest or None)."""
-        fps, dirs = self.outside_inputs(n)
+    def plan(self, n: int, outside: tuple[dict, dict] | None = None) -> list[tuple[Stage, str, Path, dict | None]]:
+        """For each stage: (stage, fingerprint, output dir, finished manifest or None).
+        outside: `outside_inputs(n)` when the caller already has it (left unchanged)."""
+        fps, dirs = (dict(outside[0]), dict(outside[1])) if outside else self.outside_inputs(n)
         out = []
         for st in self.stages_for(n):
             conf = {f: self.cfg.get(f) for f in st.fields}
@@ -284,8 +285,8 @@ class Runner:
         edir = self.epoch_dir(n)
         if not dry_run:
             clean_stale(edir)
-        plan = self.plan(n)
         fps, dirs = self.outside_inputs(n)
+        plan = self.plan(n, (fps, dirs))
         results: dict[str, dict] = {}
         first_variant = next((i for i, (st, *_) in enumerate(plan) if st.variant), len(plan))
         for i, (st, fp, d, _) in enumerate(plan):

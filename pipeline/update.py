@@ -177,26 +177,26 @@ def restore(path: Path, model, optimizer, scheduler) -> tuple[dict, dict, dict]:
     return ck["state"], ck["old"], ck["ref"]
 
 
-def rollout_logprobs(model, rows: list[dict], temperature: float, pad_id: int, fresh_adapter: bool,
+def rollout_logprobs(model, rows: list[dict], temperature: float, pad_id: int, policy_is_reference: bool,
                      batch_size: int = 8, share_prompt: bool = True, reference: str | None = None
                      ) -> tuple[dict[int, torch.Tensor], dict[int, torch.Tensor]]:
     """Per-token logp of each row's completion under the policy that sampled it (old: the active
     adapter) and under the reference, no grad. Rows with `sft` need neither and get none.
     reference: the name of a second adapter loaded into the model to serve as the reference (the
     warm-start, update.kl_reference=start); None: the base model (the adapter disabled).
-    fresh_adapter: the policy *is* the reference (a new adapter, LoRA B = 0, or the reference
-    adapter itself): one pass under the active adapter, not two. (Until logprobs v5 that one pass
+    policy_is_reference: a new adapter (LoRA B = 0), or the reference adapter itself: one pass
+    under the active adapter, not two. (Until logprobs v5 that one pass
     ran with the adapter disabled, so epoch 1 after a warm-start took the base model's logprobs
     as old and reference: a clipped ratio and a KL pull toward the base model from its first step.)
     share_prompt: batch by prompt group, as the update does (`update.share_prompt`)."""
-    from contextlib import contextmanager, nullcontext
+    from contextlib import contextmanager
     peft_model = getattr(model, "module", model)
     has_adapter = hasattr(peft_model, "disable_adapter")
 
     @contextmanager
     def as_reference():
         if reference is None:
-            with peft_model.disable_adapter() if has_adapter else nullcontext():
+            with peft_model.disable_adapter():
                 yield
             return
         active = peft_model.active_adapter
@@ -219,7 +219,7 @@ def rollout_logprobs(model, rows: list[dict], temperature: float, pad_id: int, f
         for chunk in batches:
             batch = collate(chunk, pad_id, share_prompt)
             lp, _ = token_logprobs(model, batch, temperature)  # the active adapter: the policy
-            if fresh_adapter or not has_adapter:
+            if policy_is_reference or not has_adapter:
                 rp = lp  # the policy is the reference: under the active adapter, never the adapter disabled
             else:
                 with as_reference():
@@ -439,7 +439,7 @@ def run_logprobs(ctx: Ctx) -> None:
             model.load_adapter(str(reference), adapter_name="reference")
             ref_name = "reference"
         old, ref = rollout_logprobs(model, rows, cfg.sample.temperature, tok.pad_token_id,
-                                    fresh_adapter=policy == reference, batch_size=cfg.update.micro_batch_size,
+                                    policy_is_reference=policy == reference, batch_size=cfg.update.micro_batch_size,
                                     share_prompt=cfg.update.share_prompt, reference=ref_name)
     torch.save({"rows": len(rows), "old": old, "ref": ref}, ctx.out / LOGPROBS_FILE)
     ctx.rows = len(old)
@@ -451,9 +451,8 @@ def start_kl(old: dict, ref: dict) -> dict[str, float]:
     where the epoch starts, before any update step (the update's kl/k3 also counts its own steps)."""
     if not old:
         return {}
-    k1 = [float((old[i] - ref[i]).mean()) for i in old]
-    k3 = [float((torch.exp(ref[i] - old[i]) - (ref[i] - old[i]) - 1).mean()) for i in old]
-    return {"kl/k1_start": sum(k1) / len(k1), "kl/k3_start": sum(k3) / len(k3)}
+    kls = [kl_terms(old[i], ref[i], "k3") for i in old]
+    return {f"kl/{k}_start": sum(float(kl[k].mean()) for kl in kls) / len(kls) for k in ("k1", "k3")}
 
 
 def load_logprobs(d: Path, n_rows: int) -> tuple[dict, dict]:
