@@ -25,8 +25,10 @@ JSON_HINT = ('\n\nAnswer with one JSON object only, e.g. {"correctness": 7, "eff
 class HFJudge:
     kind = "hf"
 
-    def __init__(self, model: str, max_new_tokens: int = 128, teacher_max_new_tokens: int = 384):
+    def __init__(self, model: str, max_new_tokens: int = 128, teacher_max_new_tokens: int = 384,
+                 device: str = "auto"):
         self.model_id = model
+        self.device = device  # run.device
         self.tok = self.model = None  # loaded on the first call: keys and dry-runs need no weights
         self.max_new_tokens = max_new_tokens
         self.teacher_max_new_tokens = teacher_max_new_tokens
@@ -50,10 +52,7 @@ class HFJudge:
         return cache_key({**self.teacher_ingredients(), "prompt": sha256_text(problem.prompt)})
 
     def _load(self) -> None:
-        from pipeline.config import StudentConfig
-        from pipeline.model import load_student, load_tokenizer
-        scfg = StudentConfig(model=self.model_id, system_prompt="")
-        self.tok, self.model = load_tokenizer(scfg), load_student(scfg)
+        self.tok, self.model = _loaded(self.model_id, self.device)
 
     @torch.no_grad()
     def _generate(self, system: str, user: str, max_new: int) -> str:
@@ -62,6 +61,7 @@ class HFJudge:
                 self._load()
         msgs = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": user}]
         ids = self.tok.apply_chat_template(msgs, add_generation_prompt=True, return_tensors="pt", return_dict=True)
+        ids = {k: v.to(self.model.device) for k, v in ids.items()}
         with self._lock:
             out = self.model.generate(**ids, do_sample=False, max_new_tokens=max_new,
                                       pad_token_id=self.tok.pad_token_id)
@@ -81,3 +81,17 @@ class HFJudge:
     def generate(self, problem: Problem) -> Generation:
         text = self._generate("", problem.prompt, self.teacher_max_new_tokens)
         return Generation(text=text, raw=text, usage={}, cost_usd=0.0)
+
+
+_LOADED: dict[tuple[str, str], tuple[Any, Any]] = {}
+
+
+def _loaded(model_id: str, device: str):
+    """(tokenizer, model) of a judge/teacher model on run.device, loaded once per process (the
+    teacher and judge stages and eval's judging share it)."""
+    if (model_id, device) not in _LOADED:
+        from pipeline.config import StudentConfig
+        from pipeline.model import load_student, load_tokenizer
+        scfg = StudentConfig(model=model_id, system_prompt="")
+        _LOADED[(model_id, device)] = (load_tokenizer(scfg), load_student(scfg, device=device))
+    return _LOADED[(model_id, device)]

@@ -21,6 +21,12 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+RUNTIME = {"runtime": True}
+"""json_schema_extra of a field that changes how fast or where a stage runs, never what it computes
+(beyond float summation order): left out of every fingerprint (`Config.fingerprinted`), so changing
+it, or adding such a key, never makes an artifact recompute."""
+
+
 class RunConfig(Section):
     name: str = Field("default", description="Run name; artifacts go to <run.dir>/<run.name>/.")
     dir: str = Field("runs", description="Directory holding all runs.")
@@ -28,6 +34,7 @@ class RunConfig(Section):
     log_level: str = Field("INFO", description="Logging level (runtime only, not fingerprinted).")
     trackers: list[Literal["tensorboard", "wandb"]] = Field(default_factory=list, description="Also log each epoch's metrics to these trackers (accelerate's; tensorboard writes under <run>/trackers). Runtime only.")
     checkpoint_every: int = Field(10, ge=0, description="The update saves a resume checkpoint every this many optimizer steps (0 = never). Runtime only.")
+    device: str = Field("auto", pattern=r"^(auto|cpu|cuda(:[0-9]+)?)$", description="Where every model of the run lives (sample, logprobs, update, eval, the warm-start, the hf judge and teacher): auto = the first GPU when torch sees one, else the CPU; cpu; cuda; cuda:N. Runtime only: artifacts and fingerprints do not depend on it.", json_schema_extra=RUNTIME)
 
 
 class LoraConfig(Section):
@@ -41,7 +48,7 @@ class LoraConfig(Section):
 
 class StudentConfig(Section):
     model: str = Field("smollm2-135m-instruct", description="Student model: 'smollm2-135m-instruct' (embedded, no network), a Hub id, or a local path.")
-    dtype: Literal["float32", "bfloat16", "float16"] = Field("float32", description="Weights dtype. float32 on CPU; bfloat16 on GPUs.")
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field("auto", description="Weights dtype. auto: bfloat16 on CUDA (float16 where the GPU has no bf16), float32 on the CPU. Runtime only (not in any fingerprint).", json_schema_extra=RUNTIME)
     lora: LoraConfig = Field(default_factory=LoraConfig, description="LoRA adapter settings.")
     system_prompt: str = Field(
         "You are a helpful Python programmer. Answer with one ```python code block.",
@@ -107,8 +114,9 @@ class SampleConfig(Section):
     max_new_tokens: int = Field(160, ge=1, description="Generation limit; hitting it marks the completion truncated.")
     stop: list[str] = Field(default_factory=list, description="Stop strings (finish_reason 'stop').")
     seed_per_epoch: bool = Field(True, description="true: epoch N samples with a seed of its own (run.seed x 1000 + N). false: every epoch draws the same random numbers (common random numbers): a policy that did not change gives the same completions back (and their cached judgements), so the change of reward/mean from one epoch to the next measures the policy, not the luck of the draw. Each epoch's samples are still draws from its policy.")
-    batch_size: int = Field(32, ge=1, description="Sequences generated together. Runtime only.")
+    batch_size: int | Literal["auto"] = Field("auto", description="Sequences generated together (whole prompt groups). auto: 32 on the CPU; on CUDA as many as the free GPU memory holds the KV cache of (prompt + max_new_tokens). Runtime only.", json_schema_extra=RUNTIME)
     share_prompt: bool = Field(True, description="Run each prompt through the model once and copy its keys/values to its num_samples completions, instead of prefilling num_samples copies of it.")
+    merge_lora: bool = Field(True, description="Generate on the LoRA merged into the weights (one matmul per projection instead of three; the exact base weights are put back afterwards). Same tokens as unmerged generation within float tolerance. Runtime only.", json_schema_extra=RUNTIME)
 
 
 class RewardConfig(Section):
@@ -152,8 +160,10 @@ class UpdateConfig(Section):
     loss_type: Literal["grpo", "dapo", "dr_grpo"] = Field("grpo", description="How a completion's token losses are summed. grpo: divided by its own length (GRPO eq. 3; favours long completions among the wrong ones); dapo: divided by the mean completion length of the optimizer step, so every token weighs the same (DAPO); dr_grpo: divided by sample.max_new_tokens (Dr. GRPO). TRL's loss_type, same names.")
     clip_eps: float = Field(0.2, gt=0, description="PPO clip range for the ratio.")
     epochs: int = Field(1, ge=1, description="Passes over the selected batch.")
-    micro_batch_size: int = Field(4, ge=1, description="Sequences per forward/backward.")
-    share_prompt: bool = Field(True, description="Keep each prompt's completions together in micro-batches and run the prompt through the model once per micro-batch (its keys/values, with their gradients, shared by its completions) instead of once per completion: the same loss and gradients for fewer tokens. false: rows shuffled one by one, each with its own copy of the prompt.")
+    micro_batch_size: int = Field(4, ge=1, description="Sequences per micro-batch: the loss is their mean, accumulated over grad_accum micro-batches per optimizer step. (A micro-batch longer than max_batch_tokens runs as several forward/backward passes with the same gradients.)")
+    share_prompt: bool | Literal["auto"] = Field("auto", description="Run each prompt of a micro-batch through the model once (its keys/values, with their gradients, shared by its completions, in a per-prompt loop) instead of once per completion: the same loss and gradients for fewer tokens. auto: on for the CPU (fewer FLOPs win), off for CUDA (one padded batch without the loop wins). Runtime only. Micro-batches hold whole prompt groups either way.", json_schema_extra=RUNTIME)
+    max_batch_tokens: int | Literal["auto"] = Field("auto", description="Padded tokens (rows x longest row) per forward/backward pass of the update and the logprobs stage: a micro-batch above it is split into passes whose gradients add up to the micro-batch's. auto: no limit on the CPU; on CUDA sized from free GPU memory and the model's shape. Runtime only.", json_schema_extra=RUNTIME)
+    activation_checkpointing: bool = Field(False, description="Recompute each decoder layer's activations in the backward pass instead of keeping them (transformers' gradient checkpointing): about a third more update compute for a fraction of the activation memory. Turn on for 3B+ students on one GPU. Runtime only.", json_schema_extra=RUNTIME)
     grad_accum: int = Field(2, ge=1, description="Micro-batches per optimizer step.")
     max_grad_norm: float = Field(1.0, gt=0, description="Gradient clipping norm.")
     weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
@@ -240,6 +250,23 @@ class Config(Section):
         for part in path.split("."):
             obj = getattr(obj, part)
         return obj.model_dump() if isinstance(obj, BaseModel) else obj
+
+    def fingerprinted(self, path: str) -> Any:
+        """`get(path)` as a fingerprint sees it: a section without its runtime-only fields (RUNTIME)."""
+        obj: Any = self
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        return _without_runtime(obj) if isinstance(obj, BaseModel) else obj
+
+
+def _without_runtime(section: BaseModel) -> dict:
+    out = {}
+    for name, f in type(section).model_fields.items():
+        if (f.json_schema_extra or {}).get("runtime"):
+            continue
+        v = getattr(section, name)
+        out[name] = _without_runtime(v) if isinstance(v, BaseModel) else (v.model_dump() if hasattr(v, "model_dump") else v)
+    return out
 
 
 def _set_path(d: dict, path: str, value: Any) -> None:

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import random
 import statistics
+from contextlib import nullcontext
 
 import torch
 from tqdm import tqdm
 
 from data.schema import Problem
 from pipeline.config import Config
-from pipeline.model import load_student, load_tokenizer
+from pipeline.model import load_tokenizer, merged, student_model
 from pipeline.runner import Ctx
-from pipeline.sample import chat_prompt, finish, left_pad
+from pipeline.sample import batch_size, chat_prompt, finish, left_pad
 from pipeline.scoring import Judging
 from pipeline.tables import save_table
 
@@ -59,9 +60,11 @@ def run(ctx: Ctx) -> None:
         return
     tok = load_tokenizer(cfg.student)
     policy = ctx.inputs.get("update")
-    model = load_student(cfg.student, adapter=policy / "adapter" if policy is not None else None)
+    model = student_model(cfg, adapter=policy / "adapter" if policy is not None else None)
     prompts = [chat_prompt(tok, cfg, p.prompt) for _, p in probs]
-    answers = greedy(model, tok, prompts, cfg.eval.max_new_tokens, cfg.sample.batch_size)
+    size = batch_size(model, cfg.sample.batch_size, max(len(p) for p in prompts), cfg.eval.max_new_tokens)
+    with merged(model) if cfg.sample.merge_lora else nullcontext():
+        answers = greedy(model, tok, prompts, cfg.eval.max_new_tokens, size)
     j = Judging(cfg)
     try:
         scores = j.score_all([(p, text, reason == "length") for (_, p), (text, reason) in zip(probs, answers)],

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 from pipeline.config import StudentConfig
@@ -103,33 +104,193 @@ def _missing(model: str, err: Exception) -> str:
             f"Use '{EMBEDDED}' (embedded, no network), a local model directory, or a Hub id with network access.")
 
 
+def resolve_device(spec: str = "auto"):
+    """run.device -> torch.device. auto: the first GPU when torch sees one, else the CPU. Asking
+    for a GPU that is not there fails here, before any work."""
+    import torch
+    if spec == "auto":
+        return torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
+    dev = torch.device(spec)
+    if dev.type == "cuda":
+        n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if n == 0:
+            raise ModelError(f"run.device={spec}, but torch {torch.__version__} sees no CUDA GPU "
+                             f"(built for CUDA {torch.version.cuda or 'none'}); use run.device=auto or cpu, "
+                             "or install a CUDA build of torch on a machine with a GPU")
+        if (dev.index or 0) >= n:
+            raise ModelError(f"run.device={spec}, but torch sees {n} GPU(s) (cuda:0..cuda:{n - 1})")
+        dev = torch.device("cuda", dev.index or 0)
+    return dev
+
+
+def resolve_dtype(spec: str, device):
+    """student.dtype -> torch dtype. auto: bf16 on CUDA (fp16 where the GPU lacks bf16), fp32 on the CPU."""
+    import torch
+    if spec != "auto":
+        return getattr(torch, spec)
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.float32
+
+
 def load_student(cfg: StudentConfig, adapter: str | Path | None = None, trainable: bool = False,
-                 device: str = "cpu"):
-    """Base model + LoRA adapter (the given one, or a fresh one when trainable and none given).
+                 device: str = "auto"):
+    """Base model + LoRA adapter (the given one, or a fresh one when trainable and none given), a
+    copy of its own. The stages share one copy per process instead: `Student`.
 
     Returns a PeftModel when an adapter is involved; a base-model KL reference is the same model
     under `model.disable_adapter()`, and a warm-start reference a second adapter loaded beside the
     policy's (pipeline.update.run_logprobs), so no second copy of the weights lives in memory.
     """
-    import torch
-    from peft import LoraConfig, PeftModel, get_peft_model
-    from transformers import AutoModelForCausalLM
-    name = resolve(cfg.model)
-    try:
-        model = AutoModelForCausalLM.from_pretrained(name, dtype=getattr(torch, cfg.dtype))
-    except (OSError, ValueError) as e:
-        raise ModelError(_missing(cfg.model, e)) from None
-    model.to(device)
+    from peft import PeftModel, get_peft_model
+    model = _load_base(cfg, resolve_device(device) if isinstance(device, str) else device)
     if adapter is not None:
-        check_adapter_base(adapter, name)
+        check_adapter_base(adapter, resolve(cfg.model))
         model = PeftModel.from_pretrained(model, str(adapter), is_trainable=trainable)
     elif trainable:
-        lc = cfg.lora
-        model = get_peft_model(model, LoraConfig(r=lc.r, lora_alpha=lc.alpha, lora_dropout=lc.dropout,
-                                                 target_modules=list(lc.target_modules), task_type="CAUSAL_LM"))
+        model = get_peft_model(model, lora_config(cfg))
     if not trainable:
         model.eval()
     return model
+
+
+def lora_config(cfg: StudentConfig):
+    from peft import LoraConfig
+    lc = cfg.lora
+    return LoraConfig(r=lc.r, lora_alpha=lc.alpha, lora_dropout=lc.dropout, target_modules=list(lc.target_modules),
+                      task_type="CAUSAL_LM")
+
+
+def _load_base(cfg: StudentConfig, device):
+    from transformers import AutoModelForCausalLM
+    name = resolve(cfg.model)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(name, dtype=resolve_dtype(cfg.dtype, device), device_map=None)
+    except (OSError, ValueError) as e:
+        raise ModelError(_missing(cfg.model, e)) from None
+    if device.type == "cuda":
+        import torch
+        torch.cuda.set_device(device)  # accelerate and generate pick the current GPU
+    return model.to(device)
+
+
+class Student:
+    """The student's base weights, loaded once per process; adapters are switched on top of them
+    (peft load_adapter / add_adapter / set_adapter / delete_adapter). Within one `rlaif epoch`,
+    `update`, `sweep` or `eval`, the sample, logprobs, update and eval stages (and the warm-start)
+    share this one copy instead of each loading the weights again."""
+
+    _current: "Student | None" = None
+
+    def __init__(self, cfg: StudentConfig, device):
+        self.key = (resolve(cfg.model), cfg.dtype, str(device))
+        self.cfg, self.device = cfg, device
+        self.base = _load_base(cfg, device)
+        self.peft = None  # the PeftModel wrapping self.base once an adapter is in
+        self._names = 0
+
+    @classmethod
+    def get(cls, cfg: StudentConfig, device: str = "auto") -> "Student":
+        """This process's student for cfg.model on run.device (loaded on first use; another model
+        replaces it)."""
+        dev = resolve_device(device)
+        key = (resolve(cfg.model), cfg.dtype, str(dev))
+        if cls._current is None or cls._current.key != key:
+            cls._current = None  # let the old weights go before the new ones arrive
+            cls._current = cls(cfg, dev)
+        cls._current.cfg = cfg  # same weights; the LoRA settings may differ
+        return cls._current
+
+    @classmethod
+    def release(cls) -> None:
+        cls._current = None
+
+    def use(self, adapter: str | Path | None = None, trainable: bool = False,
+            extra: dict[str, Path] | None = None, checkpointing: bool = False):
+        """The model with `adapter` active (trainable or frozen), or a fresh LoRA (trainable=True and
+        no adapter), or the bare base model (neither). `extra`: further adapters loaded beside it by
+        name (the KL reference). Every adapter of an earlier use is dropped."""
+        from peft import PeftModel, get_peft_model
+        if adapter is None and not trainable:
+            if extra:
+                raise ValueError("extra adapters need an active adapter beside them")
+            if self.peft is not None:
+                self.base, self.peft = self.peft.unload(), None  # LoRA layers out, base weights untouched
+            self._gradient_checkpointing(False)
+            return self.base.eval()
+        if adapter is not None:
+            check_adapter_base(adapter, self.key[0])
+        self._names += 1
+        name = f"policy{self._names}"
+        if self.peft is None:
+            self.peft = (PeftModel.from_pretrained(self.base, str(adapter), adapter_name=name, is_trainable=trainable)
+                         if adapter is not None else get_peft_model(self.base, lora_config(self.cfg), adapter_name=name))
+        else:
+            old = list(self.peft.peft_config)
+            if adapter is not None:
+                self.peft.load_adapter(str(adapter), adapter_name=name, is_trainable=trainable)
+            else:
+                self.peft.add_adapter(name, lora_config(self.cfg))
+            self.peft.set_adapter(name, inference_mode=not trainable)
+            for o in old:
+                self.peft.delete_adapter(o)
+        for n, path in (extra or {}).items():
+            check_adapter_base(path, self.key[0])
+            self.peft.load_adapter(str(path), adapter_name=n, is_trainable=False)
+        self.peft.set_adapter(name, inference_mode=not trainable)
+        self._gradient_checkpointing(trainable and checkpointing)
+        return self.peft.train() if trainable else self.peft.eval()
+
+    def _gradient_checkpointing(self, on: bool) -> None:
+        if on:
+            # non-reentrant: LoRA weights inside a checkpointed layer get their gradients without
+            # enable_input_require_grads
+            self.base.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
+        elif self.base.is_activation_checkpointing:
+            self.base.activation_checkpointing_disable()
+
+
+def student_model(cfg, adapter: str | Path | None = None, trainable: bool = False,
+                  extra: dict[str, Path] | None = None):
+    """The stages' way to the student: this process's one copy of the weights (`Student`) on
+    run.device, with `adapter` switched in."""
+    return Student.get(cfg.student, cfg.run.device).use(adapter, trainable, extra,
+                                                         checkpointing=cfg.update.activation_checkpointing)
+
+
+def save_adapter(model, out: Path) -> None:
+    """The active adapter as a standard PEFT adapter directory (`PeftModel.from_pretrained(out)`
+    loads it); peft puts an adapter not named "default" into a subdirectory of its name."""
+    import shutil
+    name = model.active_adapter
+    model.save_pretrained(out, selected_adapters=[name])
+    if name != "default" and (out / name).is_dir():
+        for f in (out / name).iterdir():
+            shutil.move(str(f), out / f.name)
+        (out / name).rmdir()
+
+
+@contextmanager
+def merged(model):
+    """Generation on W + BA instead of W x + B(A x): peft merges the active adapter into the base
+    weights for the duration, then unmerges and puts the exact base weights back (an unmerge alone
+    leaves bf16 rounding in them, which would drift the base a little with every merge). The copy
+    of the adapted weights is kept on the CPU. A model without an adapter is used as it is."""
+    import torch
+    from peft.tuners.tuners_utils import BaseTunerLayer
+    if not hasattr(model, "merge_adapter"):
+        yield model
+        return
+    layers = [m.get_base_layer() for m in model.modules() if isinstance(m, BaseTunerLayer)]
+    saved = [layer.weight.detach().to("cpu", copy=True) for layer in layers]
+    model.merge_adapter()
+    try:
+        yield model
+    finally:
+        model.unmerge_adapter()
+        with torch.no_grad():
+            for layer, w in zip(layers, saved):
+                layer.weight.copy_(w)
 
 
 def check_adapter_base(adapter: str | Path, base_name: str) -> None:

@@ -203,7 +203,7 @@ class Runner:
         fps, dirs = (dict(outside[0]), dict(outside[1])) if outside else self.outside_inputs(n)
         out = []
         for st in self.stages_for(n):
-            conf = {f: self.cfg.get(f) for f in st.fields}
+            conf = {f: self.cfg.fingerprinted(f) for f in st.fields}
             fp = fingerprint(st.name, st.version, conf, {i: fps[i] for i in st.inputs})
             d = self.epoch_dir(n) / (f"{st.name}-{fp[:8]}" if st.variant else st.name)
             fps[st.name], dirs[st.name] = fp, d
@@ -233,8 +233,16 @@ class Runner:
                     "or change eval.patience / eval.min_delta")
         return None
 
+    def check_device(self) -> None:
+        """run.device=cuda[:N] where torch sees no such GPU fails here, before any work. (auto and
+        cpu always resolve; checking them would import torch for a rerun that reuses everything.)"""
+        if self.cfg.run.device.startswith("cuda"):
+            from pipeline.model import resolve_device
+            resolve_device(self.cfg.run.device)
+
     def run_eval(self, n: int, echo: Callable[[str], None] = print) -> dict:
         """The eval stage on epoch n's chosen policy (n = 0: the base model)."""
+        self.check_device()
         st = next(s for s in self.stages if s.name == "eval")
         if n == 0:
             fp_in, d_in = self.base_policy_fp(), None
@@ -243,7 +251,7 @@ class Runner:
             if chosen is None:
                 raise RunError(f"epoch {n} has no finished update; run `rlaif epoch {n}` first")
             d_in, fp_in = chosen[0], chosen[1]["fingerprint"]
-        fp = fingerprint(st.name, st.version, {f: self.cfg.get(f) for f in st.fields}, {"update": fp_in})
+        fp = fingerprint(st.name, st.version, {f: self.cfg.fingerprinted(f) for f in st.fields}, {"update": fp_in})
         d = self.epoch_dir(n) / f"eval-{fp[:8]}"
         self.lock()
         try:
@@ -270,6 +278,7 @@ class Runner:
         if only is not None and only not in names:
             raise RunError(f"--only {only}: no such stage; stages are {', '.join(names)}")
         if not dry_run:
+            self.check_device()
             self.lock()
         try:
             if n == 1 and self.cfg.update.warm_start and not update_only and only is None:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import logging
 import time
+from contextlib import nullcontext
 
 import torch
 from tqdm import tqdm
 
 from pipeline.config import Config
-from pipeline.model import load_student, load_tokenizer
+from pipeline.model import load_tokenizer, merged, student_model
 from pipeline.runner import POLICY, Ctx, RunError
 from pipeline.tables import load_table, save_table
 
@@ -71,12 +72,33 @@ def prefill(model, prompts: list[list[int]], pad_id: int, k: int, device):
     return cache
 
 
+def batch_size(model, setting: int | str, longest_prompt: int, max_new: int, group: int = 1) -> int:
+    """Sequences per generate call. An int is taken as it is; auto: 32 on the CPU (where a larger
+    batch buys nothing), and on CUDA as many as 60% of the free GPU memory holds: each sequence's
+    KV cache over prompt + max_new tokens, plus a step's float32 logits and their softmax. At
+    least one group."""
+    if setting != "auto":
+        return int(setting)
+    device = next(model.parameters()).device
+    if device.type != "cuda":
+        return 32
+    c = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    head_dim = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
+    kv_heads = getattr(c, "num_key_value_heads", None) or c.num_attention_heads
+    elem = next(model.parameters()).element_size()
+    per_seq = 2 * c.num_hidden_layers * kv_heads * head_dim * elem * (longest_prompt + max_new) + 3 * 4 * c.vocab_size
+    free, _ = torch.cuda.mem_get_info(device)
+    n = min(int(0.6 * free / per_seq), 4096)
+    return max(group, n // group * group)
+
+
 @torch.no_grad()
 def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, desc: str = "sample"):
     """K completions for each prompt; yields dicts in prompt order."""
     sc = cfg.sample
     k = sc.num_samples
-    per_batch = max(1, sc.batch_size // k)  # whole groups per batch
+    longest = max((len(p) for p in prompts), default=0)
+    per_batch = max(1, batch_size(model, sc.batch_size, longest, sc.max_new_tokens, k) // k)  # whole groups per batch
     device = next(model.parameters()).device
     out = []
     bar = tqdm(total=len(prompts) * k, desc=desc, unit="seq", dynamic_ncols=True)
@@ -111,7 +133,7 @@ def run(ctx: Ctx) -> None:
         raise RunError(f"{len(too_long)} prompts are longer than data.max_prompt_tokens={cfg.data.max_prompt_tokens} "
                        f"(first: {too_long[0][0]}, {too_long[0][1]} tokens); raise data.max_prompt_tokens "
                        "or drop those problems")
-    model = load_student(cfg.student, adapter=ctx.inputs[POLICY])
+    model = student_model(cfg, adapter=ctx.inputs[POLICY])
     ctx_len = getattr(model.config, "max_position_embeddings", None)
     longest = max(len(i) for i in ids) if ids else 0
     if ctx_len and longest + cfg.sample.max_new_tokens > ctx_len:
@@ -119,7 +141,8 @@ def run(ctx: Ctx) -> None:
                        f"exceeds the model's context of {ctx_len} tokens; lower sample.max_new_tokens or "
                        "data.max_prompt_tokens")
     t = time.time()
-    gens = generate(model, tok, ids, cfg, seed=cfg.run.seed * 1000 + (ctx.epoch if cfg.sample.seed_per_epoch else 0))
+    with merged(model) if cfg.sample.merge_lora else nullcontext():
+        gens = generate(model, tok, ids, cfg, seed=cfg.run.seed * 1000 + (ctx.epoch if cfg.sample.seed_per_epoch else 0))
     secs = time.time() - t
     rows = []
     for g in gens:

@@ -53,7 +53,8 @@ def make_model(kind: str, model: str, cfg: Config, teacher: bool = False):
     """An API client (anthropic / openai) or a local model (hf) that judges and writes answers."""
     if kind == "hf":
         from judges.hf import HFJudge
-        return HFJudge(model, max_new_tokens=cfg.judge.max_tokens, teacher_max_new_tokens=cfg.teacher.max_tokens)
+        return HFJudge(model, max_new_tokens=cfg.judge.max_tokens, teacher_max_new_tokens=cfg.teacher.max_tokens,
+                       device=cfg.run.device)
     from judges.api import PRICES, AnthropicJudge, OpenAIJudge, RateLimiter
     jc = cfg.judge
     opts: dict[str, Any] = dict(

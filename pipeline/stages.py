@@ -59,7 +59,8 @@ def run_sft_prompts(ctx: Ctx) -> None:
     ctx.figures = {"data/prompts": len(problems)}
 
 
-STUDENT = ("student.model", "student.dtype", "student.system_prompt")
+# student.dtype is runtime only (DESIGN.md, "Devices and scale"): bf16 on a GPU and fp32 on a CPU make the same artifacts
+STUDENT = ("student.model", "student.system_prompt")
 # what changes a teacher answer or a judgement (runtime knobs such as judge.max_in_flight are left out)
 TEACHER = ("teacher.kind", "teacher.model", "teacher.base_url", "teacher.max_tokens", "teacher.temperature")
 JUDGE = ("judge.kind", "judge.model", "judge.base_url", "judge.max_tokens", "judge.temperature", "judge.show_teacher",
@@ -79,9 +80,9 @@ STAGES = [
     # batch layout (update.micro_batch_size, update.share_prompt) is runtime only: it moves logprobs by
     # float32 summation order, no more (tests/test_update.py), so update variants never recompute them
     # the reference is the policy KL is measured against (update.kl_reference): the warm-start or the base
-    Stage("logprobs", "5", (*STUDENT, "sample.temperature"), ("select", POLICY, REFERENCE), "pipeline.update:run_logprobs",
+    Stage("logprobs", "5", (*STUDENT, "sample.temperature"), ("select", POLICY, REFERENCE), "pipeline.logprobs:run",
           derived=True),
-    Stage("update", "3", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
+    Stage("update", "4", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
           ("select", "logprobs", POLICY), "pipeline.update:run", variant=True),
     Stage("eval", "1", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "judge.execution"),
           ("update",), "pipeline.evaluate:run", variant=True),

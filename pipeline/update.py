@@ -30,7 +30,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import random
 import shutil
 import time
 from pathlib import Path
@@ -38,116 +37,19 @@ from pathlib import Path
 import torch
 from torch.utils.data import DataLoader
 from tqdm import tqdm
-from trl.trainer.utils import entropy_from_logits, selective_log_softmax
 
 from pipeline.artifacts import read_manifest
 from pipeline.config import UpdateConfig
-from pipeline.model import check_adapter_base, load_student, resolve
-from pipeline.runner import POLICY, REFERENCE, Ctx, RunError
-from pipeline.sample import left_pad
+from pipeline.logprobs import (collate, load_logprobs, prompt_ordered, resolve_share_prompt, right_aligned,
+                               rollout_logprobs, split_by_tokens, to_device, token_budget, token_logprobs)
+from pipeline.model import save_adapter, student_model
+from pipeline.runner import POLICY, Ctx, RunError
 from pipeline.tables import load_table
 
+# the logprob machinery lives in pipeline.logprobs; these names stay importable from here
+__all__ = ["collate", "prompt_ordered", "token_logprobs", "rollout_logprobs", "kl_terms", "train", "run", "run_sft"]
+
 log = logging.getLogger("rlaif")
-
-
-def collate(rows: list[dict], pad_id: int, share_prompt: bool = False) -> dict[str, torch.Tensor]:
-    """Left-pad prompt+completion so every completion ends at the last position.
-
-    Then the logits we need are the last `max completion length` positions only
-    (`logits_to_keep`), which skips most of the LM head's work on the prompt. With
-    share_prompt the batch also carries its prompt groups (each distinct prompt and its rows)
-    and the completions right-padded, for `token_logprobs`' shared-prompt forward.
-    """
-    seqs = [r["prompt_ids"] + r["completion_ids"] for r in rows]
-    kc = max(len(r["completion_ids"]) for r in rows)
-    input_ids, attn = left_pad(seqs, pad_id)                                                # (B, T), (B, T)
-    mask = torch.tensor([[0.0] * (kc - len(r["completion_ids"])) + [1.0] * len(r["completion_ids"]) for r in rows])  # (B, Kc)
-    out = {"input_ids": input_ids, "attention_mask": attn, "completion_mask": mask,
-           "advantage": torch.tensor([float(r["advantage"]) for r in rows]),              # (B,)
-           "sft": torch.tensor([float(bool(r.get("sft"))) for r in rows]),                # (B,) teacher rows
-           "index": torch.tensor([r["index"] for r in rows]),
-           "norm": torch.tensor([float(r.get("norm", max(len(r["completion_ids"]), 1))) for r in rows])}  # (B,)
-    if share_prompt and all(r["prompt_ids"] and r["completion_ids"] for r in rows):
-        pos = {id(r): j for j, r in enumerate(rows)}
-        out["groups"] = [(torch.tensor([g[0]["prompt_ids"]]), torch.tensor([pos[id(r)] for r in g]))  # (1, P), (G,)
-                         for g in _by_prompt(rows)]
-        out["right_ids"] = torch.tensor([r["completion_ids"] + [pad_id] * (kc - len(r["completion_ids"]))
-                                         for r in rows])                                   # (B, Kc)
-    return out
-
-
-def _by_prompt(rows: list[dict]) -> list[list[dict]]:
-    """Rows grouped by prompt, in first-seen order."""
-    groups: dict[tuple, list[dict]] = {}
-    for r in rows:
-        groups.setdefault(tuple(r["prompt_ids"]), []).append(r)
-    return list(groups.values())
-
-
-def prompt_ordered(rows: list[dict], seed: int | None = None) -> list[dict]:
-    """Rows with each prompt's completions next to each other (groups in a seeded random order
-    when seed is given), so that consecutive micro-batches hold whole prompt groups."""
-    groups = _by_prompt(rows)
-    if seed is not None:
-        random.Random(seed).shuffle(groups)
-    return [r for g in groups for r in g]
-
-
-def token_logprobs(model, batch: dict, temperature: float, with_entropy: bool = False):
-    """log pi(y_t) for the completion tokens, (B, Kc); optionally the entropy per token."""
-    if "groups" in batch:
-        return _shared_prompt_logprobs(model, batch, temperature, with_entropy)
-    kc = batch["completion_mask"].shape[1]
-    # positions as generation saw them under left padding
-    pos = (batch["attention_mask"].cumsum(-1) - 1).clamp(min=0)
-    logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], position_ids=pos,
-                   logits_to_keep=kc + 1).logits[:, :-1] / temperature                     # (B, Kc, V)
-    logp = selective_log_softmax(logits, batch["input_ids"][:, -kc:])                      # (B, Kc)
-    ent = None
-    if with_entropy:
-        with torch.no_grad():
-            ent = entropy_from_logits(logits)
-    return logp, ent
-
-
-def _shared_prompt_logprobs(model, batch: dict, temperature: float, with_entropy: bool):
-    """token_logprobs with each prompt run once: per prompt group of the batch, the prompt's keys
-    and values (with their autograd graph) are repeated over the group's completions, which run
-    on top of them. Same values and gradients as the left-padded batch, without a copy of the
-    prompt per completion."""
-    ids, mask = batch["right_ids"], batch["completion_mask"]                               # (B, Kc) each
-    kc = ids.shape[1]
-    lens = mask.sum(-1).long()
-    arange = torch.arange(kc, device=ids.device)
-    right = (arange[None, :] < lens[:, None]).long()                                       # (B, Kc) right-padded
-    shift = (kc - lens)[:, None]
-    src = (arange[None, :] - shift).clamp(min=0)                                           # right -> left layout
-    logp_rows, ent_rows, order = [], [], []
-    for prompt, rows in batch["groups"]:                                                   # (1, P), (G,)
-        g, p = rows.shape[0], prompt.shape[1]
-        head = model(input_ids=prompt, use_cache=True, logits_to_keep=1)
-        cache = head.past_key_values
-        cache.batch_repeat_interleave(g)
-        tail = model(input_ids=ids[rows], attention_mask=torch.cat([right.new_ones(g, p), right[rows]], 1),
-                     position_ids=torch.arange(p, p + kc, device=ids.device).expand(g, kc), past_key_values=cache,
-                     use_cache=True, logits_to_keep=kc)
-        # the prompt's last position predicts the first completion token
-        logits = torch.cat([head.logits[:, -1:].expand(g, 1, -1), tail.logits[:, :-1]], 1) / temperature  # (G, Kc, V)
-        logp_rows.append(torch.gather(selective_log_softmax(logits, ids[rows]), 1, src[rows]))
-        if with_entropy:
-            with torch.no_grad():
-                ent_rows.append(torch.gather(entropy_from_logits(logits), 1, src[rows]))
-        order.append(rows)
-    inverse = torch.empty_like(lens)
-    inverse[torch.cat(order)] = torch.arange(len(lens), device=lens.device)
-    logp = torch.cat(logp_rows)[inverse] * mask                                            # (B, Kc)
-    ent = torch.cat(ent_rows)[inverse] * mask if with_entropy else None
-    return logp, ent
-
-
-def pad_left(xs: list[torch.Tensor], width: int) -> torch.Tensor:
-    """Stack 1-D tensors, zero-padded on the left to `width` (matches `collate`'s layout)."""
-    return torch.stack([torch.cat([x.new_zeros(width - len(x)), x]) for x in xs])
 
 
 def kl_terms(logp: torch.Tensor, ref: torch.Tensor, estimator: str) -> dict[str, torch.Tensor]:
@@ -157,11 +59,15 @@ def kl_terms(logp: torch.Tensor, ref: torch.Tensor, estimator: str) -> dict[str,
 
 
 def save_checkpoint(path: Path, st: dict, old: dict, ref: dict, model, optimizer, scheduler) -> None:
-    """Everything a resumed update needs, written atomically (temp file + rename)."""
+    """Everything a resumed update needs, written atomically (temp file + rename). The running
+    figures live on the device; they come to the host here (the one sync a checkpoint costs)."""
     from peft import get_peft_model_state_dict
     tmp = path.with_suffix(".tmp")
     path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"state": st, "old": old, "ref": ref, "adapter": get_peft_model_state_dict(model),
+    host = {**st, "coef": float(st["coef"]), "trained_tokens": int(st["trained_tokens"]),
+            "grad_norms": [float(g) for g in st["grad_norms"]],
+            "sums": {k: [float(n), float(d)] for k, (n, d) in st["sums"].items()}}
+    torch.save({"state": host, "old": old, "ref": ref, "adapter": get_peft_model_state_dict(model),
                 "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
                 "rng": torch.get_rng_state()}, tmp)
     os.replace(tmp, path)
@@ -177,64 +83,13 @@ def restore(path: Path, model, optimizer, scheduler) -> tuple[dict, dict, dict]:
     return ck["state"], ck["old"], ck["ref"]
 
 
-def rollout_logprobs(model, rows: list[dict], temperature: float, pad_id: int, policy_is_reference: bool,
-                     batch_size: int = 8, share_prompt: bool = True, reference: str | None = None
-                     ) -> tuple[dict[int, torch.Tensor], dict[int, torch.Tensor]]:
-    """Per-token logp of each row's completion under the policy that sampled it (old: the active
-    adapter) and under the reference, no grad. Rows with `sft` need neither and get none.
-    reference: the name of a second adapter loaded into the model to serve as the reference (the
-    warm-start, update.kl_reference=start); None: the base model (the adapter disabled).
-    policy_is_reference: a new adapter (LoRA B = 0), or the reference adapter itself: one pass
-    under the active adapter, not two. (Until logprobs v5 that one pass
-    ran with the adapter disabled, so epoch 1 after a warm-start took the base model's logprobs
-    as old and reference: a clipped ratio and a KL pull toward the base model from its first step.)
-    share_prompt: batch by prompt group, as the update does (`update.share_prompt`)."""
-    from contextlib import contextmanager
-    peft_model = getattr(model, "module", model)
-    has_adapter = hasattr(peft_model, "disable_adapter")
-
-    @contextmanager
-    def as_reference():
-        if reference is None:
-            with peft_model.disable_adapter():
-                yield
-            return
-        active = peft_model.active_adapter
-        peft_model.set_adapter(reference)
-        try:
-            yield
-        finally:
-            peft_model.set_adapter(active)
-
-    todo = [{**r, "index": i} for i, r in enumerate(rows) if not r.get("sft")]
-    if share_prompt:  # one prompt's completions together: each prompt runs once per batch
-        todo = prompt_ordered(todo)
-    else:  # by length, which wastes less on padding than the update's shuffled order
-        todo.sort(key=lambda r: len(r["prompt_ids"]) + len(r["completion_ids"]))
-    batches = [todo[b:b + batch_size] for b in range(0, len(todo), batch_size)]
-    old, ref = {}, {}
-    was_training = model.training
-    model.eval()
-    with torch.no_grad():
-        for chunk in batches:
-            batch = collate(chunk, pad_id, share_prompt)
-            lp, _ = token_logprobs(model, batch, temperature)  # the active adapter: the policy
-            if policy_is_reference or not has_adapter:
-                rp = lp  # the policy is the reference: under the active adapter, never the adapter disabled
-            else:
-                with as_reference():
-                    rp, _ = token_logprobs(model, batch, temperature)
-            lens = batch["completion_mask"].sum(-1).long().tolist()
-            for j, i in enumerate(batch["index"].tolist()):  # keep only the real tokens
-                old[i], ref[i] = lp[j, lp.shape[1] - lens[j]:].clone(), rp[j, rp.shape[1] - lens[j]:].clone()
-    model.train(was_training)
-    return old, ref
-
-
-def adapt_kl_coef(coef: float, kl: float, target: float, horizon: float) -> float:
+def adapt_kl_coef(coef, kl, target: float, horizon: float):
     """Proportional controller of Ziegler et al. 2019 (arXiv:1909.08593, section 2.2):
-    beta <- beta * (1 + clip(KL / target - 1, -0.2, 0.2) / horizon), per optimizer step."""
-    return coef * (1 + max(-0.2, min(0.2, kl / target - 1)) / horizon)
+    beta <- beta * (1 + clip(KL / target - 1, -0.2, 0.2) / horizon), per optimizer step.
+    Floats or device tensors (the update keeps beta on the device: no sync per step)."""
+    err = kl / target - 1
+    err = err.clamp(-0.2, 0.2) if isinstance(err, torch.Tensor) else max(-0.2, min(0.2, err))
+    return coef * (1 + err / horizon)
 
 
 def length_norms(ordered: list[dict], rows_per_step: int, loss_type: str, max_len: int) -> list[float]:
@@ -260,12 +115,8 @@ def seq_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (x * mask).sum(-1) / mask.sum(-1).clamp(min=1)
 
 
-def masked_seq_mean(x: torch.Tensor, mask: torch.Tensor, weight: torch.Tensor | None = None) -> torch.Tensor:
-    """Mean over each sequence's tokens, then over the sequences with weight 1 (all by default)."""
-    per = seq_mean(x, mask)
-    if weight is None:
-        return per.mean()
-    return (per * weight).sum() / weight.sum().clamp(min=1)
+FIGURES = ("loss/total", "loss/policy", "loss/kl", "loss/sft", "kl/k1", "kl/k3", "policy/entropy", "policy/clip_ratio")
+"""The update's per-row figures; each is reported as its mean over the rows it applies to."""
 
 
 def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id: int, seed: int = 0,
@@ -286,30 +137,33 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     logprobs: (old, ref) as `rollout_logprobs` returns them (the logprobs stage's, shared by every
     update variant of the epoch); computed here when None.
     max_len: dr_grpo's constant (the sampling max_new_tokens; default the longest completion in rows).
+
+    Micro-batches hold whole prompt groups (groups in a seeded order per pass). One longer than
+    update.max_batch_tokens runs as several forward/backward passes, each weighted by its share
+    of the micro-batch's rows, so the gradients are the micro-batch's. Nothing in the loop waits
+    for the device: figures, the KL coefficient and grad norms stay there until the end (or a
+    checkpoint).
     """
     sft_coef = uc.teacher_sft_coef if sft_coef is None else sft_coef
     from accelerate import Accelerator
     from accelerate.utils import set_seed
     from transformers import get_scheduler
 
-    accelerator = Accelerator(gradient_accumulation_steps=uc.grad_accum, cpu=not torch.cuda.is_available())
+    device = next(model.parameters()).device
+    accelerator = Accelerator(gradient_accumulation_steps=uc.grad_accum, cpu=device.type == "cpu")
     set_seed(seed)
+    share_prompt = resolve_share_prompt(uc.share_prompt, device)
     rows = [{**r, "index": i} for i, r in enumerate(rows)]
     max_len = max_len or max([len(r["completion_ids"]) for r in rows] + [1])
 
     def pass_loader(p: int, skip: int = 0):
-        """Pass p's micro-batches in a seeded order of its own, so a resumed run sees the same ones.
-        share_prompt: prompt groups in a random order, each group's rows together."""
-        if uc.share_prompt:
-            ordered = prompt_ordered(rows, seed * 1000 + p)
-        else:
-            order = list(range(len(rows)))
-            random.Random(seed * 1000 + p).shuffle(order)
-            ordered = [rows[i] for i in order]
+        """Pass p's micro-batches (lists of rows) in a seeded order of its own, so a resumed run sees
+        the same ones: prompt groups in a random order, each group's rows together."""
+        ordered = prompt_ordered(rows, seed * 1000 + p)
         for r, norm in zip(ordered, length_norms(ordered, uc.micro_batch_size * uc.grad_accum, uc.loss_type, max_len)):
             r["norm"] = norm
-        dl = accelerator.prepare(DataLoader(ordered, batch_size=uc.micro_batch_size,
-                                            collate_fn=lambda b: collate(b, pad_id, uc.share_prompt)))
+        dl = accelerator.prepare_data_loader(DataLoader(ordered, batch_size=uc.micro_batch_size, collate_fn=list),
+                                             device_placement=False)
         return accelerator.skip_first_batches(dl, skip) if skip else dl
 
     n_mb = math.ceil(len(rows) / uc.micro_batch_size)
@@ -320,6 +174,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                               num_training_steps=steps)
     model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
     peft_model = accelerator.unwrap_model(model)
+    budget = token_budget(model, uc.max_batch_tokens, training=True, checkpointing=uc.activation_checkpointing)
 
     # logp under the policy before any step (for the ratio) and under the reference (adapter off):
     # given by the logprobs stage (shared by every update variant of the epoch), else computed here
@@ -328,68 +183,77 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
         old, ref = logprobs
     elif not resuming:
         old, ref = rollout_logprobs(model, rows, temperature, pad_id, fresh_adapter, uc.micro_batch_size,
-                                    uc.share_prompt)
+                                    share_prompt, max_tokens=uc.max_batch_tokens)
     else:
         old, ref = {}, {}  # restored from the checkpoint below
     model.train()
 
-    st = {"coef": uc.kl_coef if kl_coef is None else kl_coef, "sums": {}, "count": 0, "grad_norms": [],
-          "trained_tokens": 0, "pass": 0, "done_in_pass": 0}
-    if checkpoint is not None and (checkpoint / "state.pt").exists():
+    zero = torch.zeros((), device=device)
+    st = {"coef": uc.kl_coef if kl_coef is None else kl_coef, "sums": {k: [zero, zero] for k in FIGURES},
+          "grad_norms": [], "trained_tokens": zero, "pass": 0, "done_in_pass": 0}
+    if resuming:
         st, old, ref = restore(checkpoint / "state.pt", peft_model, optimizer, scheduler)
         log.info("update: resuming from %s (pass %d, micro-batch %d)", checkpoint, st["pass"], st["done_in_pass"])
-    coef, sums, grad_norms = st["coef"], st["sums"], st["grad_norms"]
-    step_kl: list[float] = []
+    width = max(len(r["completion_ids"]) for r in rows)
+    old_all, ref_all = right_aligned(old, len(rows), width, device), right_aligned(ref, len(rows), width, device)  # (N, W)
+    coef = torch.as_tensor(st["coef"], dtype=torch.float32, device=device)
+    sums, grad_norms = st["sums"], st["grad_norms"]
+    step_kl = [zero, zero]
     t0 = time.time()
     bar = tqdm(total=n_mb * uc.epochs, initial=st["pass"] * n_mb + st["done_in_pass"], desc="update", unit="mb",
                dynamic_ncols=True, disable=not show_progress)
+
+    def add(name: str, per_row: torch.Tensor, weight: torch.Tensor) -> None:
+        n, d = sums[name]
+        sums[name] = [n + (per_row * weight).sum(), d + weight.sum()]
+
     for p in range(st["pass"], uc.epochs):
-        for batch in pass_loader(p, st["done_in_pass"] if p == st["pass"] else 0):
+        for mb in pass_loader(p, st["done_in_pass"] if p == st["pass"] else 0):
             with accelerator.accumulate(model):
-                mask, adv = batch["completion_mask"], batch["advantage"][:, None]            # (B, Kc), (B, 1)
-                logp, ent = token_logprobs(model, batch, temperature, with_entropy=True)
-                idx = batch["index"].tolist()
-                is_sft = batch["sft"]                                                        # (B,)
-                pg_w = 1 - is_sft
-                zero = logp.new_zeros(0)
-                old_lp = pad_left([old.get(i, zero) for i in idx], logp.shape[1]).detach()
-                ref_lp = pad_left([ref.get(i, zero) for i in idx], logp.shape[1]).detach()
-                old_lp = torch.where(is_sft[:, None].bool(), logp.detach(), old_lp)  # sft rows: unused
-                ref_lp = torch.where(is_sft[:, None].bool(), logp.detach(), ref_lp)
-                if uc.algorithm == "grpo":
-                    ratio = torch.exp(logp - old_lp)
-                    clipped = torch.clamp(ratio, 1 - uc.clip_eps, 1 + uc.clip_eps)
-                    policy_tok = -torch.min(ratio * adv, clipped * adv)
-                else:
-                    ratio = torch.ones_like(logp)
-                    policy_tok = -logp * adv
-                kl = kl_terms(logp, ref_lp, uc.kl_estimator)
-                pg_seq = ((policy_tok + coef * kl["loss"]) * mask).sum(-1) / batch["norm"]   # (B,)
-                sft_seq = seq_mean(-logp, mask)                                              # (B,)
-                loss = torch.where(is_sft.bool(), sft_coef * sft_seq, pg_seq).mean()
-                policy_loss = masked_seq_mean(policy_tok, mask, pg_w)
-                kl_loss = masked_seq_mean(kl["loss"], mask, pg_w)
-                accelerator.backward(loss)
-                step_kl.append(float(masked_seq_mean(kl["k3"].detach(), mask, pg_w)))
+                for part in split_by_tokens(mb, budget):
+                    batch = to_device(collate(part, pad_id, share_prompt), device)
+                    mask, adv = batch["completion_mask"], batch["advantage"][:, None]        # (B, Kc), (B, 1)
+                    logp, ent = token_logprobs(model, batch, temperature, with_entropy=True)
+                    kc = logp.shape[1]
+                    is_sft = batch["sft"]                                                    # (B,)
+                    pg_w = 1 - is_sft
+                    sft_tok = is_sft[:, None].bool()  # teacher rows have no old/ref logprobs: unused
+                    old_lp = torch.where(sft_tok, logp.detach(), old_all[batch["index"], -kc:])
+                    ref_lp = torch.where(sft_tok, logp.detach(), ref_all[batch["index"], -kc:])
+                    if uc.algorithm == "grpo":
+                        ratio = torch.exp(logp - old_lp)
+                        clipped = torch.clamp(ratio, 1 - uc.clip_eps, 1 + uc.clip_eps)
+                        policy_tok = -torch.min(ratio * adv, clipped * adv)
+                    else:
+                        ratio = torch.ones_like(logp)
+                        policy_tok = -logp * adv
+                    kl = kl_terms(logp, ref_lp, uc.kl_estimator)
+                    pg_seq = ((policy_tok + coef * kl["loss"]) * mask).sum(-1) / batch["norm"]  # (B,)
+                    sft_seq = seq_mean(-logp, mask)                                          # (B,)
+                    row_loss = torch.where(is_sft.bool(), sft_coef * sft_seq, pg_seq)
+                    accelerator.backward(row_loss.sum() / len(mb))  # this pass's share of the micro-batch mean
+                    with torch.no_grad():
+                        k3 = seq_mean(kl["k3"], mask)
+                        ones = torch.ones_like(is_sft)
+                        add("loss/total", row_loss, ones)
+                        add("loss/policy", seq_mean(policy_tok, mask), pg_w)
+                        add("loss/kl", coef * seq_mean(kl["loss"], mask), pg_w)
+                        add("loss/sft", sft_seq, is_sft)
+                        add("kl/k1", seq_mean(kl["k1"], mask), pg_w)
+                        add("kl/k3", k3, pg_w)
+                        add("policy/entropy", seq_mean(ent, mask), ones)
+                        add("policy/clip_ratio", seq_mean(((ratio - 1).abs() > uc.clip_eps).float(), mask), pg_w)
+                        step_kl = [step_kl[0] + (k3 * pg_w).sum(), step_kl[1] + pg_w.sum()]
+                        st["trained_tokens"] = st["trained_tokens"] + mask.sum()
                 if accelerator.sync_gradients:
-                    grad_norms.append(float(accelerator.clip_grad_norm_(params, uc.max_grad_norm)))
+                    grad_norms.append(accelerator.clip_grad_norm_(params, uc.max_grad_norm))
                     if uc.kl_mode == "adaptive":
-                        coef = adapt_kl_coef(coef, sum(step_kl) / len(step_kl), uc.kl_target, uc.kl_horizon)
-                    step_kl = []
+                        coef = adapt_kl_coef(coef, step_kl[0] / step_kl[1].clamp(min=1), uc.kl_target, uc.kl_horizon)
+                    step_kl = [zero, zero]
                 optimizer.step()
                 scheduler.step()
                 optimizer.zero_grad()
                 stepped = accelerator.sync_gradients
-            with torch.no_grad():
-                clipped_frac = ((ratio - 1).abs() > uc.clip_eps).float()
-                for k, v in {"loss/total": loss, "loss/policy": policy_loss, "loss/kl": coef * kl_loss,
-                             "loss/sft": masked_seq_mean(sft_seq[:, None], torch.ones_like(sft_seq[:, None]), is_sft),
-                             "kl/k1": masked_seq_mean(kl["k1"], mask, pg_w), "kl/k3": masked_seq_mean(kl["k3"], mask, pg_w),
-                             "policy/entropy": masked_seq_mean(ent, mask),
-                             "policy/clip_ratio": masked_seq_mean(clipped_frac, mask, pg_w)}.items():
-                    sums[k] = sums.get(k, 0.0) + float(v)
-            st["count"] += 1
-            st["trained_tokens"] += int(mask.sum())
             st["done_in_pass"] += 1
             st["coef"] = coef
             bar.update(1)
@@ -397,11 +261,12 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                 save_checkpoint(checkpoint / "state.pt", st, old, ref, peft_model, optimizer, scheduler)
         st["pass"], st["done_in_pass"] = p + 1, 0
     bar.close()
+    figures = {k: float(n / torch.as_tensor(d).clamp(min=1)) for k, (n, d) in sums.items()}  # the one sync
     secs = time.time() - t0
-    figures = {k: v / max(st["count"], 1) for k, v in sums.items()}
-    trained_tokens = st["trained_tokens"]
+    trained_tokens = int(st["trained_tokens"])
     figures.update({
-        "optim/grad_norm": sum(grad_norms) / max(len(grad_norms), 1), "optim/lr": uc.lr, "kl/coef": coef,
+        "optim/grad_norm": float(torch.stack([torch.as_tensor(g, device=device) for g in grad_norms]).mean()) if grad_norms else 0.0,
+        "optim/lr": uc.lr, "kl/coef": float(coef),
         "optim/steps": len(grad_norms), "update/trained_tokens": trained_tokens,
         "update/tokens_per_s": round(trained_tokens / max(secs, 1e-9), 2),
     })
@@ -416,60 +281,13 @@ def previous_kl_coef(policy: Path | None) -> float | None:
     return (m or {}).get("figures", {}).get("kl/coef")
 
 
-LOGPROBS_FILE = "logprobs.pt"
-
-
-def run_logprobs(ctx: Ctx) -> None:
-    """logprobs: each selected completion's per-token logp under the sampling policy and under the
-    reference, computed once per epoch and read by every update variant (a sweep over lr or
-    kl_coef pays for these no-grad forward passes once, not once per variant)."""
-    from pipeline.model import load_tokenizer
-    cfg = ctx.cfg
-    rows = load_table(ctx.inputs["select"])
-    tok = load_tokenizer(cfg.student)
-    old, ref = {}, {}
-    policy, reference = ctx.inputs[POLICY], ctx.inputs.get(REFERENCE)
-    if any(not r.get("sft") for r in rows):
-        model, ref_name = load_student(cfg.student, adapter=policy), None
-        if reference is not None and reference != policy:
-            if policy is None:
-                raise RunError(f"update.kl_reference=start names {reference} as the reference, but epoch "
-                               f"{ctx.epoch - 1}'s policy is the base model; use update.kl_reference=base")
-            check_adapter_base(reference, resolve(cfg.student.model))
-            model.load_adapter(str(reference), adapter_name="reference")
-            ref_name = "reference"
-        old, ref = rollout_logprobs(model, rows, cfg.sample.temperature, tok.pad_token_id,
-                                    policy_is_reference=policy == reference, batch_size=cfg.update.micro_batch_size,
-                                    share_prompt=cfg.update.share_prompt, reference=ref_name)
-    torch.save({"rows": len(rows), "old": old, "ref": ref}, ctx.out / LOGPROBS_FILE)
-    ctx.rows = len(old)
-    ctx.figures = {"logprobs/tokens": sum(len(v) for v in old.values()), **start_kl(old, ref)}
-
-
-def start_kl(old: dict, ref: dict) -> dict[str, float]:
-    """KL(policy that sampled the epoch || reference), k1 and k3 per token, mean over sequences:
-    where the epoch starts, before any update step (the update's kl/k3 also counts its own steps)."""
-    if not old:
-        return {}
-    kls = [kl_terms(old[i], ref[i], "k3") for i in old]
-    return {f"kl/{k}_start": sum(float(kl[k].mean()) for kl in kls) / len(kls) for k in ("k1", "k3")}
-
-
-def load_logprobs(d: Path, n_rows: int) -> tuple[dict, dict]:
-    lp = torch.load(d / LOGPROBS_FILE, weights_only=True)
-    if lp["rows"] != n_rows:
-        raise RunError(f"{d / LOGPROBS_FILE} holds logprobs for {lp['rows']} rows but the selected batch has "
-                       f"{n_rows}; recompute it with `rlaif epoch {int(d.parent.name.split('-')[1])} --only logprobs --force`")
-    return lp["old"], lp["ref"]
-
-
 def run(ctx: Ctx) -> None:
     from pipeline.model import load_tokenizer
     cfg = ctx.cfg
     rows = load_table(ctx.inputs["select"])
     tok = load_tokenizer(cfg.student)
     torch.manual_seed(cfg.run.seed)  # a fresh adapter's LoRA A init draws from the global RNG
-    model = load_student(cfg.student, adapter=ctx.inputs[POLICY], trainable=True)
+    model = student_model(cfg, adapter=ctx.inputs[POLICY], trainable=True)
     coef = previous_kl_coef(ctx.inputs[POLICY]) if cfg.update.kl_mode == "adaptive" else None
     ckpt = ctx.run_dir / f"epoch-{ctx.epoch:03d}" / f".ckpt-update-{ctx.fingerprint[:8]}"
     if rows:
@@ -483,7 +301,7 @@ def run(ctx: Ctx) -> None:
                     "the policy is carried over unchanged. Consider more samples per prompt "
                     "(sample.num_samples) or select.drop_zero_std=false")
         ctx.figures = {"update/trained_tokens": 0, "optim/steps": 0, "kl/coef": coef or cfg.update.kl_coef}
-    model.save_pretrained(ctx.out / "adapter")
+    save_adapter(model, ctx.out / "adapter")
     ctx.rows = len(rows)
     ctx.on_success.append(lambda: shutil.rmtree(ckpt, ignore_errors=True))
 
@@ -502,8 +320,8 @@ def run_sft(ctx: Ctx) -> None:
         raise RunError("epoch 0 (supervised warm-start) found no teacher answers; "
                        "it needs references in the data or a teacher model (teacher.kind)")
     torch.manual_seed(cfg.run.seed)
-    model = load_student(cfg.student, trainable=True)
+    model = student_model(cfg, trainable=True)
     uc = cfg.update.model_copy(update={"lr": cfg.update.sft_lr, "epochs": cfg.update.sft_epochs})
     ctx.figures = train(model, rows, uc, 1.0, tok.pad_token_id, seed=cfg.run.seed, fresh_adapter=True, sft_coef=1.0)
-    model.save_pretrained(ctx.out / "adapter")
+    save_adapter(model, ctx.out / "adapter")
     ctx.rows = len(rows)
