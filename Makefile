@@ -7,7 +7,7 @@ LR      ?=
 KL      ?=
 ARGS    ?=
 
-.PHONY: setup test epoch update sweep replay status compare report bench-learning clean
+.PHONY: setup test epoch update sweep replay status compare report bench-learning bench-gpu clean
 
 setup: .venv/.installed
 
@@ -46,6 +46,10 @@ report: setup
 
 bench-learning: setup
 	$(PY) bench/learning.py
+
+# our epoch vs TRL GRPOTrainer on a GPU, random-weight Qwen2.5 0.5B/1.5B/3B shapes (see bench/gpu.py)
+bench-gpu: setup
+	$(PY) bench/gpu.py $(ARGS)
 
 # side-by-side benchmarks against TRL (tens of minutes on CPU); each appends to bench/RESULTS.md
 .PHONY: bench

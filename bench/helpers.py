@@ -144,10 +144,14 @@ def trl_trainer(cfg, rows: list[dict], reward_funcs, out_dir: str, rollout_func=
     n_prompts = len(rows)
     return GRPOTrainer(model=plain_model_dir(cfg), reward_funcs=reward_funcs,
                        args=grpo_config(cfg, out_dir, n_prompts, lr=learning_rate, kl=beta,
-                                        model_init_kwargs={"dtype": cfg.student.dtype},
-                                        **grpo_kw),
+                                        **{"model_init_kwargs": {"dtype": _dtype(cfg)}, **grpo_kw}),
                        train_dataset=Dataset.from_list(rows), processing_class=load_tokenizer(cfg.student),
                        peft_config=lora_config(cfg), rollout_func=rollout_func)
+
+
+def _dtype(cfg) -> str:
+    """student.dtype as TRL takes it: auto is ours (bf16 on CUDA, fp32 on the CPU); these benches run on the CPU."""
+    return "float32" if cfg.student.dtype == "auto" else cfg.student.dtype
 
 
 class CountingJudge:

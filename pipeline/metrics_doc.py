@@ -95,6 +95,7 @@ METRICS: dict[str, Metric] = {
     "teacher/cost_usd": Metric("dollars spent on teacher answers this epoch (model teachers)", "lower", "teacher"),
     # time
     "time/<stage>_s": Metric("wall seconds of one stage (as recorded when it ran; a reused stage keeps its time)", "", "runner"),
+    "memory/<stage>_peak_gib": Metric("peak GPU memory allocated by torch during the stage (GiB); recorded only when the stage ran on a GPU", "", "any"),
     "time/epoch_s": Metric("sum of the stage seconds of the epoch's chosen chain", "lower", "runner"),
 }
 
@@ -105,6 +106,8 @@ def metric_info(key: str) -> Metric | None:
         return METRICS[key]
     if key.startswith("time/") and key.endswith("_s"):
         return METRICS["time/<stage>_s"]
+    if key.startswith("memory/") and key.endswith("_peak_gib"):
+        return METRICS["memory/<stage>_peak_gib"]
     return None
 
 

@@ -86,6 +86,18 @@ def _fault_point(stage: str) -> None:
         time.sleep(600)
 
 
+def _gpu_peak(stage: str) -> dict[str, float]:
+    """The stage's peak GPU memory (GiB) when it used a GPU; the peak counter starts over for the
+    next stage. Nothing (and no torch import) on the CPU."""
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
+        return {}
+    peak = torch.cuda.max_memory_allocated() / 2**30
+    torch.cuda.reset_peak_memory_stats()
+    return {f"memory/{stage}_peak_gib": round(peak, 3)}
+
+
 def epoch_name(n: int) -> str:
     return f"epoch-{n:03d}"
 
@@ -333,6 +345,7 @@ class Runner:
         with atomic_dir(d) as tmp:
             ctx = Ctx(cfg=self.cfg, epoch=n, out=tmp, inputs=inputs, run_dir=self.run_dir, fingerprint=fp)
             fn(ctx)
+            ctx.figures.update(_gpu_peak(st.name))
             _fault_point(st.name)
             manifest = write_manifest(tmp, {
                 "stage": st.name, "epoch": n, "fingerprint": fp, "inputs": input_fps,
