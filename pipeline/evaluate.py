@@ -17,7 +17,7 @@ from data.schema import Problem
 from pipeline.config import Config
 from pipeline.model import load_tokenizer, merged, student_model
 from pipeline.runner import Ctx
-from pipeline.sample import batch_size, chat_prompt, finish, left_pad
+from pipeline.sample import batch_size, cache_kwargs, chat_prompt, finish, left_pad
 from pipeline.scoring import Judging
 from pipeline.tables import save_table
 
@@ -34,7 +34,7 @@ def eval_problems(cfg: Config) -> list[tuple[str, Problem]]:
 
 
 @torch.no_grad()
-def greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int) -> list[tuple[str, str]]:
+def greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int, **gen_kw) -> list[tuple[str, str]]:
     """(text, finish_reason) per prompt, greedy decoding, prompts sorted by length to pad less."""
     order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
     out: dict[int, tuple[str, str]] = {}
@@ -44,7 +44,7 @@ def greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int) 
         ids, attn = left_pad([prompts[i] for i in idx], tok.pad_token_id, device)
         width = ids.shape[1]
         gen = model.generate(input_ids=ids, attention_mask=attn, do_sample=False, max_new_tokens=max_new,
-                             pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
+                             pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id, **gen_kw)
         for i, row in zip(idx, gen[:, width:].tolist()):
             _, text, reason = finish(tok, row, [], max_new)
             out[i] = (text, reason)
@@ -64,7 +64,7 @@ def run(ctx: Ctx) -> None:
     prompts = [chat_prompt(tok, cfg, p.prompt) for _, p in probs]
     size = batch_size(model, cfg.sample.batch_size, max(len(p) for p in prompts), cfg.eval.max_new_tokens)
     with merged(model) if cfg.sample.merge_lora else nullcontext():
-        answers = greedy(model, tok, prompts, cfg.eval.max_new_tokens, size)
+        answers = greedy(model, tok, prompts, cfg.eval.max_new_tokens, size, **cache_kwargs(cfg))
     j = Judging(cfg)
     try:
         scores = j.score_all([(p, text, reason == "length") for (_, p), (text, reason) in zip(probs, answers)],

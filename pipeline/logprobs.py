@@ -116,28 +116,32 @@ def split_by_tokens(rows: list[dict], budget: int | None) -> list[list[dict]]:
 
 def token_budget(model, setting: int | str, training: bool, checkpointing: bool = False) -> int | None:
     """update.max_batch_tokens -> padded tokens per forward pass, None for no limit. auto: no limit
-    on the CPU; on CUDA, 60% of the free GPU memory over an estimate of a token's activations:
-    per decoder layer about (18 x hidden + 6 x intermediate) values kept for the backward pass (one
-    layer's worth, plus each layer's input, under activation checkpointing; one layer's worth
-    without grad), plus its logits and their gradient. Qwen2.5-3B's shape gives 7.4 MB a token,
-    against 7.2 MB measured on an H100 (16 x 612 tokens: 72.5 GiB peak, 6 GiB of it weights)."""
+    on the CPU; on CUDA, 60% of the free GPU memory over `bytes_per_token`."""
     if setting != "auto":
         return int(setting)
     param = next(model.parameters())
     if param.device.type != "cuda":
         return None
     c = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    free, _ = torch.cuda.mem_get_info(param.device)
+    return max(256, int(0.6 * free / bytes_per_token(c, param.element_size(), training, checkpointing)))
+
+
+def bytes_per_token(c, elem: int, training: bool, checkpointing: bool = False) -> int:
+    """An estimate of one token's activation memory in a forward pass of a decoder of config c:
+    per layer about (18 x hidden + 6 x intermediate) values kept for the backward pass, in every
+    layer (training), in one layer plus each layer's input (activation checkpointing), or in one
+    layer at a time (no grad); plus its logits and their gradient. Qwen2.5-3B's shape gives 7.4 MB
+    a token plus the logits, against 7.2 MB measured on an H100 (LoRA forward + backward of
+    16 x 612 tokens: 72.5 GiB peak, 6 GiB of it weights)."""
     h, layers = c.hidden_size, c.num_hidden_layers
     inter = getattr(c, "intermediate_size", None) or 4 * h
-    layer = (18 * h + 6 * inter) * param.element_size()
+    layer = (18 * h + 6 * inter) * elem
     if not training:
-        per_token = layer + c.vocab_size * param.element_size()
-    elif checkpointing:
-        per_token = layers * h * param.element_size() + layer + 2 * c.vocab_size * param.element_size()
-    else:
-        per_token = layers * layer + 2 * c.vocab_size * param.element_size()
-    free, _ = torch.cuda.mem_get_info(param.device)
-    return max(256, int(0.6 * free / per_token))
+        return layer + c.vocab_size * elem
+    if checkpointing:
+        return layers * h * elem + layer + 2 * c.vocab_size * elem
+    return layers * layer + 2 * c.vocab_size * elem
 
 
 def _logp_piece(logits: torch.Tensor, target: torch.Tensor, temperature: float) -> torch.Tensor:

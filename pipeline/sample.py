@@ -92,6 +92,11 @@ def batch_size(model, setting: int | str, longest_prompt: int, max_new: int, gro
     return max(group, n // group * group)
 
 
+def cache_kwargs(cfg: Config) -> dict:
+    """generate's KV-cache options (sample.static_cache)."""
+    return {"cache_implementation": "static"} if cfg.sample.static_cache else {}
+
+
 @torch.no_grad()
 def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, desc: str = "sample"):
     """K completions for each prompt; yields dicts in prompt order."""
@@ -107,10 +112,12 @@ def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, desc:
         seqs = [p for p in group for _ in range(k)]
         input_ids, attn = left_pad(seqs, tok.pad_token_id, device)
         width = input_ids.shape[1]
-        cache = prefill(model, group, tok.pad_token_id, k, device) if sc.share_prompt else None
+        # a static cache is allocated by generate itself, so it cannot start from a shared prefill
+        cache = prefill(model, group, tok.pad_token_id, k, device) if sc.share_prompt and not sc.static_cache else None
         torch.manual_seed(seed * 1_000_003 + b)
         gen = model.generate(
-            input_ids=input_ids, attention_mask=attn, past_key_values=cache, do_sample=True, temperature=sc.temperature,
+            input_ids=input_ids, attention_mask=attn, past_key_values=cache, **cache_kwargs(cfg),
+            do_sample=True, temperature=sc.temperature,
             top_p=sc.top_p, top_k=sc.top_k or None, max_new_tokens=sc.max_new_tokens,
             stop_strings=sc.stop or None, tokenizer=tok if sc.stop else None,
             pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
