@@ -115,7 +115,7 @@ def test_sample_and_eval_stages_with_the_vllm_engine(env, vllm_tiny_model, lora_
     policy.mkdir()
     (policy / "adapter").symlink_to(Path(lora_adapter).resolve())
     for engine in ("hf", "vllm"):
-        cfg = config(vllm_tiny_model, *over, f"sample.engine={engine}", f"eval.engine={engine}")
+        cfg = config(vllm_tiny_model, *over, f"run.name={engine}", f"sample.engine={engine}", f"eval.engine={engine}")
         r = Runner(cfg)
         r.run_epoch(1, only="prompts")
         out = tmp_path / f"sample-{engine}"
