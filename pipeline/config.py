@@ -118,6 +118,8 @@ class SampleConfig(Section):
     share_prompt: bool = Field(True, description="Run each prompt through the model once and copy its keys/values to its num_samples completions, instead of prefilling num_samples copies of it.")
     static_cache: bool = Field(False, description="Generate with a static KV cache (transformers' cache_implementation='static'); on CUDA transformers then compiles the decode step. Measured on an H100 at 1.5B before this option existed: 15.6k tokens/s once compiled against 9.2k, but the first call compiled for 42 s, so it pays only where an epoch samples for minutes. Off until bench/gpu.py measures it inside our epoch (`python bench/gpu.py sample.static_cache=true`). Runtime only.", json_schema_extra=RUNTIME)
     merge_lora: bool = Field(True, description="Generate on the LoRA merged into the weights (one matmul per projection instead of three; the exact base weights are put back afterwards). Same tokens as unmerged generation within float tolerance. Runtime only.", json_schema_extra=RUNTIME)
+    engine: Literal["hf", "vllm"] = Field("hf", description="What generates the samples. hf: transformers' generate on the run's student (one copy of the weights per process). vllm: vLLM with the base model loaded once per stage and the epoch's adapter served from disk as a LoRARequest, its memory given back when the stage ends (needs `pip install -e .[vllm]`; see README, vLLM). The two engines draw different, equally valid samples from the same policy; the update recomputes logprobs under its own model either way. Runtime only.", json_schema_extra=RUNTIME)
+    vllm_memory: float = Field(0.0, ge=0, lt=1, description="engine=vllm: vLLM's gpu_memory_utilization, the share of the GPU's memory (of RAM on the CPU build) it may take for weights and KV cache. 0 = auto: 0.85 x the share free when the stage starts on CUDA, 0.2 on the CPU. Runtime only.", json_schema_extra=RUNTIME)
 
 
 class RewardConfig(Section):
@@ -183,6 +185,7 @@ class EvalConfig(Section):
     sources: list[str] = Field(default_factory=lambda: ["builtin:heldout"], description="Held-out problem sets for the eval stage (builtin:heldout, humaneval, a path, hf:...). [] turns eval off.")
     max_problems: int = Field(0, ge=0, description="Evaluate at most this many problems per source (0 = all), chosen by a fixed seed.")
     max_new_tokens: int = Field(256, ge=1, description="Generation limit for eval (greedy decoding).")
+    engine: Literal["hf", "vllm"] = Field("hf", description="What generates the eval answers (greedy either way): hf or vllm, as sample.engine (vLLM's memory share: sample.vllm_memory). Runtime only.", json_schema_extra=RUNTIME)
     early_stop_metric: str = Field("eval/score", description="Metric early stopping watches (higher is better), e.g. eval/score, eval/pass@1, reward/mean.")
     patience: int = Field(0, ge=0, description="Stop after this many epochs without an improvement of min_delta (0 = never stop early).")
     min_delta: float = Field(0.005, ge=0, description="Smallest change of early_stop_metric that counts as an improvement.")
@@ -203,6 +206,7 @@ class ReportConfig(Section):
     max_parse_failure_frac: float = Field(0.02, ge=0, le=1, description="Flag judge parse failures above this share of judgements.")
     max_cost_per_epoch_usd: float = Field(5.0, ge=0, description="Flag judge cost per epoch above this many dollars.")
     min_teacher_score: float = Field(0.3, ge=0, le=1, description="Flag mean teacher score below this (the ratio reward means little).")
+    max_sampler_gap: float = Field(0.1, gt=0, description="Flag logprobs/sampler_gap (mean |sampler logprob - trainer logprob| per sampled token, nats) above this: the engine that sampled drew from another distribution than the one the update trains on.")
     samples_shown: int = Field(3, ge=0, description="Worst and best completions shown in the report.")
 
 

@@ -60,11 +60,17 @@ def run(ctx: Ctx) -> None:
         return
     tok = load_tokenizer(cfg.student)
     policy = ctx.inputs.get("update")
-    model = student_model(cfg, adapter=policy / "adapter" if policy is not None else None)
+    adapter = policy / "adapter" if policy is not None else None
     prompts = [chat_prompt(tok, cfg, p.prompt) for _, p in probs]
-    size = batch_size(model, cfg.sample.batch_size, max(len(p) for p in prompts), cfg.eval.max_new_tokens)
-    with merged(model) if cfg.sample.merge_lora else nullcontext():
-        answers = greedy(model, tok, prompts, cfg.eval.max_new_tokens, size, **cache_kwargs(cfg))
+    if cfg.eval.engine == "vllm":  # greedy in vLLM, the adapter from disk (pipeline/engine_vllm.py)
+        from pipeline import engine_vllm
+        engine_vllm.require("eval.engine")
+        answers = engine_vllm.greedy(cfg, tok, prompts, cfg.eval.max_new_tokens, adapter)
+    else:
+        model = student_model(cfg, adapter=adapter)
+        size = batch_size(model, cfg.sample.batch_size, max(len(p) for p in prompts), cfg.eval.max_new_tokens)
+        with merged(model) if cfg.sample.merge_lora else nullcontext():
+            answers = greedy(model, tok, prompts, cfg.eval.max_new_tokens, size, **cache_kwargs(cfg))
     j = Judging(cfg)
     try:
         scores = j.score_all([(p, text, reason == "length") for (_, p), (text, reason) in zip(probs, answers)],

@@ -333,7 +333,7 @@ def run(ctx: Ctx) -> None:
                                     max_tokens=cfg.update.max_batch_tokens)
     torch.save({"rows": len(rows), "old": old, "ref": ref}, ctx.out / LOGPROBS_FILE)
     ctx.rows = len(old)
-    ctx.figures = {"logprobs/tokens": sum(len(v) for v in old.values()), **start_kl(old, ref)}
+    ctx.figures = {"logprobs/tokens": sum(len(v) for v in old.values()), **start_kl(old, ref), **sampler_gap(rows, old)}
 
 
 def start_kl(old: dict, ref: dict) -> dict[str, float]:
@@ -344,6 +344,20 @@ def start_kl(old: dict, ref: dict) -> dict[str, float]:
         return {}
     kls = [kl_terms(old[i], ref[i], "k3") for i in old]
     return {f"kl/{k}_start": sum(float(kl[k].mean()) for kl in kls) / len(kls) for k in ("k1", "k3")}
+
+
+def sampler_gap(rows: list[dict], old: dict[int, torch.Tensor]) -> dict[str, float]:
+    """Mean |sampler's logprob - this stage's logprob| over the sampled tokens, for rows whose engine
+    recorded its own (`sampler_logprobs`: sample.engine=vllm). Both are of the policy that sampled, at
+    the sampling temperature, so the gap is numerics (kernels, dtype, merged weights) plus any
+    difference of distribution (top-p/top-k truncation): the second shows up here before it shows
+    up as a negative KL. Only the metric reads them: the update's ratio uses this stage's values."""
+    diffs = [(torch.tensor(r["sampler_logprobs"]) - old[i]).abs() for i, r in enumerate(rows)
+             if r.get("sampler_logprobs") is not None and i in old and len(r["sampler_logprobs"]) == len(old[i])]
+    if not diffs or not sum(len(d) for d in diffs):
+        return {}
+    d = torch.cat(diffs)
+    return {"logprobs/sampler_gap": float(d.mean()), "logprobs/sampler_gap_max": float(d.max())}
 
 
 def load_logprobs(d: Path, n_rows: int) -> tuple[dict, dict]:

@@ -58,6 +58,8 @@ METRICS: dict[str, Metric] = {
     "optim/steps": Metric("optimizer steps taken", "", "update"),
     "update/trained_tokens": Metric("completion tokens the update trained on", "", "update"),
     "logprobs/tokens": Metric("completion tokens whose sampling-policy and reference logprobs were computed once for every update variant", "", "logprobs"),
+    "logprobs/sampler_gap": Metric("mean |sampler's logprob - trainer's logprob| (nats) of the sampled tokens, both under the policy that sampled at sample.temperature; recorded when the engine returns its own (sample.engine=vllm). Numerics alone give ~1e-6 in float32; a different distribution (top-p/top-k, another temperature) gives tenths", "lower", "logprobs"),
+    "logprobs/sampler_gap_max": Metric("largest |sampler's logprob - trainer's logprob| of one sampled token (see logprobs/sampler_gap)", "lower", "logprobs"),
     "update/tokens_per_s": Metric("update throughput (tokens per second)", "higher", "update"),
     "update/variant": Metric("the chosen update variant directory (update-<fingerprint8>)", "", "update"),
     # sampling
@@ -160,6 +162,7 @@ FLAGS: dict[str, str] = {
     "kl_high": "kl/k3 above report.kl_high x report.kl_target",
     "kl_exploding": "kl/k3 above report.kl_explode x report.kl_target",
     "negative_k1": "kl/k1 below report.negative_k1",
+    "sampler_mismatch": "logprobs/sampler_gap above report.max_sampler_gap",
     "reward_cv_high": "reward/cv above report.max_reward_cv",
     "truncation_high": "completion/truncated_frac above report.max_truncated_frac",
     "judge_parse_failures": "judge/parse_failures above report.max_parse_failure_frac of the epoch's judgements",
@@ -317,6 +320,16 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  "(or LoRA dropout changing the update's logprobs). k3 stays >= 0 and hides this. "
                  "Set sample.top_p=1 and sample.top_k=0, keep one sample.temperature for sampling and update, "
                  "student.lora.dropout=0")
+
+        gap = get("logprobs/sampler_gap")
+        if gap is not None and gap > cfg.max_sampler_gap:
+            flag("sampler_mismatch", e,
+                 f"logprobs/sampler_gap {gap:.4f} nats > report.max_sampler_gap {cfg.max_sampler_gap}"
+                 + (f" (largest {get('logprobs/sampler_gap_max'):.3f})" if get("logprobs/sampler_gap_max") is not None else ""),
+                 "the engine that sampled (sample.engine) gave its tokens other probabilities than the update's model "
+                 "does: the update's ratio and KL assume the tokens came from its own distribution (a negative kl/k1 "
+                 "follows). Set sample.top_p=1 and sample.top_k=0; sample in the dtype the update trains in "
+                 "(student.dtype); compare with sample.engine=hf on the same epoch")
 
         cv = get("reward/cv")
         if cv is not None and cv > cfg.max_reward_cv:

@@ -242,12 +242,19 @@ class Student:
         return self.peft.train() if trainable else self.peft.eval()
 
     def _gradient_checkpointing(self, on: bool) -> None:
+        # transformers 5.20 renamed gradient_checkpointing_* to activation_checkpointing_*; the vllm
+        # extras (vLLM 0.32: transformers<5.20) get 5.19, which has only the old names
+        m = self.base
+        new = hasattr(m, "activation_checkpointing_enable")
         if on:
             # non-reentrant: LoRA weights inside a checkpointed layer get their gradients without
             # enable_input_require_grads
-            self.base.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
-        elif self.base.is_activation_checkpointing:
-            self.base.activation_checkpointing_disable()
+            if new:
+                m.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
+            else:
+                m.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+        elif m.is_activation_checkpointing if new else m.is_gradient_checkpointing:
+            m.activation_checkpointing_disable() if new else m.gradient_checkpointing_disable()
 
 
 def student_model(cfg, adapter: str | Path | None = None, trainable: bool = False,

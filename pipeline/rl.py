@@ -135,7 +135,9 @@ def run_select(ctx: Ctx) -> None:
         for r, a in zip(kept, advantages(rs, sc.advantage)):
             s = samples[(pid, r["sample_idx"])]
             batch.append({"problem_id": pid, "sample_idx": r["sample_idx"], "reward": r["reward"], "advantage": a,
-                          "prompt_ids": s["prompt_ids"], "completion_ids": s["completion_ids"], "sft": False})
+                          "prompt_ids": s["prompt_ids"], "completion_ids": s["completion_ids"], "sft": False,
+                          # the sampling engine's own logprobs (sample.engine=vllm), for logprobs/sampler_gap
+                          **({"sampler_logprobs": s["sampler_logprobs"]} if s.get("sampler_logprobs") is not None else {})})
     n_pg = len(batch)
     if ctx.cfg.update.teacher_sft_coef > 0:
         batch += teacher_rows(ctx, rewards, samples)

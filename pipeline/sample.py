@@ -2,7 +2,8 @@
 
 Batched generation with the model's chat template, left padding. Each completion keeps its
 text, token ids, finish reason (eos / stop / length) and length, so the update can recompute
-logprobs on exactly the sampled tokens.
+logprobs on exactly the sampled tokens. `sample.engine=vllm` generates in vLLM instead
+(pipeline/engine_vllm.py: same rows, plus the sampler's own logprob of each token).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import torch
 from tqdm import tqdm
 
 from pipeline.config import Config
-from pipeline.model import load_tokenizer, merged, student_model
+from pipeline.model import load_tokenizer, merged, resolve, student_model
 from pipeline.runner import POLICY, Ctx, RunError
 from pipeline.tables import load_table, save_table
 
@@ -140,16 +141,28 @@ def run(ctx: Ctx) -> None:
         raise RunError(f"{len(too_long)} prompts are longer than data.max_prompt_tokens={cfg.data.max_prompt_tokens} "
                        f"(first: {too_long[0][0]}, {too_long[0][1]} tokens); raise data.max_prompt_tokens "
                        "or drop those problems")
-    model = student_model(cfg, adapter=ctx.inputs[POLICY])
-    ctx_len = getattr(model.config, "max_position_embeddings", None)
+    vllm = cfg.sample.engine == "vllm"
+    if vllm:  # the base model in vLLM, the adapter from disk (pipeline/engine_vllm.py); no HF copy here
+        from pipeline import engine_vllm
+        engine_vllm.require("sample.engine")
+        from transformers import AutoConfig
+        model_config = AutoConfig.from_pretrained(resolve(cfg.student.model))
+    else:
+        model = student_model(cfg, adapter=ctx.inputs[POLICY])
+        model_config = model.config
+    ctx_len = getattr(model_config, "max_position_embeddings", None)
     longest = max(len(i) for i in ids) if ids else 0
     if ctx_len and longest + cfg.sample.max_new_tokens > ctx_len:
         raise RunError(f"the longest prompt ({longest} tokens) plus sample.max_new_tokens={cfg.sample.max_new_tokens} "
                        f"exceeds the model's context of {ctx_len} tokens; lower sample.max_new_tokens or "
                        "data.max_prompt_tokens")
+    seed = cfg.run.seed * 1000 + (ctx.epoch if cfg.sample.seed_per_epoch else 0)
     t = time.time()
-    with merged(model) if cfg.sample.merge_lora else nullcontext():
-        gens = generate(model, tok, ids, cfg, seed=cfg.run.seed * 1000 + (ctx.epoch if cfg.sample.seed_per_epoch else 0))
+    if vllm:
+        gens = engine_vllm.sample(cfg, tok, ids, ctx.inputs[POLICY], seed)
+    else:
+        with merged(model) if cfg.sample.merge_lora else nullcontext():
+            gens = generate(model, tok, ids, cfg, seed=seed)
     secs = time.time() - t
     rows = []
     for g in gens:
