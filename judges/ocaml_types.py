@@ -250,3 +250,18 @@ def printer(t: T) -> str:
         parts = " ^ \", \" ^ ".join(f"{printer(a)} {n}" for a, n in zip(t.args, names))
         return f'(fun ({", ".join(names)}) -> "[" ^ {parts} ^ "]")'
     raise TypeSpecError(f"no printer for {t}")
+
+
+def check_tests(signature: str | None, entry_point: str, tests: list[dict]) -> None:
+    """TypeSpecError unless the harness can call `entry_point` with every test's inputs."""
+    name, args, result = parse_signature(signature or "")
+    if name != entry_point:
+        raise TypeSpecError(f"signature {signature!r} names {name!r}, but entry_point is {entry_point!r}")
+    for i, test in enumerate(tests):
+        if len(test["input"]) != len(args):
+            raise TypeSpecError(f"test {i} has {len(test['input'])} inputs for the {len(args)} arguments "
+                                f"of `{signature}`")
+        for t, v in zip(args, test["input"]):
+            literal(t, v)
+        if "output" in test:
+            literal(result, test["output"])  # an expected value the result type cannot hold fails forever
