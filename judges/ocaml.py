@@ -42,7 +42,7 @@ from data.schema import Problem
 from judges import sandbox
 from judges.base import Score
 from judges.execution import _answer_dirs, outputs_match
-from judges.ocaml_types import PRELUDE, TypeSpecError, literal, parse_signature, printer
+from judges.ocaml_types import PRELUDE, TypeSpecError, check_tests, literal, parse_signature, printer
 
 OCAML_HARNESS_VERSION = "ocaml-1"
 """Bump whenever OCaml grading changes; part of the judge cache key of OCaml judgements."""
@@ -176,15 +176,10 @@ def check_problem(problem: Problem) -> None:
         if not problem.test_code:
             raise ValueError(f"problem {problem.id!r} has neither `tests` nor `test_code`")
         return
-    name, args, _ = parse_signature(problem.signature or "")
-    if name != problem.entry_point:
-        raise ValueError(f"problem {problem.id!r}: signature names {name!r} but entry_point is {problem.entry_point!r}")
-    for i, test in enumerate(problem.tests):
-        if len(test["input"]) != len(args):
-            raise ValueError(f"problem {problem.id!r}, test {i}: {len(test['input'])} inputs for "
-                             f"{len(args)} arguments of `{problem.signature}`")
-        for t, v in zip(args, test["input"]):
-            literal(t, v)
+    try:
+        check_tests(problem.signature, problem.entry_point, problem.tests)
+    except TypeSpecError as e:
+        raise TypeSpecError(f"problem {problem.id!r}: {e}") from None
 
 
 # ---------------------------------------------------------------------------- compiler
