@@ -270,7 +270,7 @@ class OcamlJudge:
         workdir = tempfile.mkdtemp(prefix="ocaml-")
         os.chmod(workdir, 0o755)
         try:
-            raw = self._grade(problem, code, compiler, workdir, bd)
+            raw, _ = self._grade(problem, code, compiler, workdir, bd)
         except sandbox.SandboxError as e:
             return Score(value=None, breakdown=bd, raw=f"judge error: {e}")
         finally:
@@ -281,7 +281,26 @@ class OcamlJudge:
             value *= s.truncation_factor
         return Score(value=min(1.0, max(0.0, value)), breakdown=bd, raw=raw)
 
-    def _grade(self, problem: Problem, code: str, compiler: str, workdir: str, bd: dict) -> str:
+    def outputs(self, problem: Problem, code: str) -> list[Any]:
+        """What `code` returns on each test input (the problem builder computes expected values
+        with the reference this way). RuntimeError when it does not compile or a test fails to run."""
+        bd: dict[str, Any] = {"passed": 0, "error": None}
+        workdir = tempfile.mkdtemp(prefix="ocaml-")
+        os.chmod(workdir, 0o755)
+        try:
+            raw, outs = self._grade(problem, code, compiler_path(self.settings.compiler), workdir, bd)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        tests = problem.tests or []
+        bad = [i for i in range(len(tests)) if not outs.get(i, {}).get("ok")]
+        if bd.get("compile") != 1.0 or bad:
+            raise RuntimeError(f"problem {problem.id!r}: {bd.get('compiler_error') or bd.get('error')} "
+                               f"(tests without a result: {bad}) {raw[-500:]}")
+        return [outs[i]["out"] for i in range(len(tests))]
+
+    def _grade(self, problem: Problem, code: str, compiler: str, workdir: str,
+               bd: dict) -> tuple[str, dict[int, dict]]:
+        """Compile and run; fills `bd`. (compiler/program output, result line per test index)."""
         s = self.settings
         native = s.compiler == "ocamlopt"
         obj, libs = ("solution.cmx", [f"{lib}.cmxa" for lib in s.libraries]) if native else \
@@ -300,14 +319,14 @@ class OcamlJudge:
         tc_out, tc_rc = read("tc.out"), read("tc.rc").strip()
         if res.timed_out or not tc_rc:
             bd["error"] = bd["compiler_error"] = f"the compiler did not finish (timed out: {res.timed_out})"
-            return tc_out
+            return tc_out, {}
         bd["typecheck_warnings"] = len(re.findall(r"^Warning", tc_out, re.M))
         if tc_rc != "0":
             bd["compiler_error"] = bd["error"] = first_error(tc_out) or tc_out[:600]
             n = 1 if "Syntax error" in tc_out else count_errors(code, tc_out, workdir, compiler, s)
             bd["typecheck_errors"] = n
             bd["typecheck"] = 0.0 if "Syntax error" in tc_out else max(0.0, 1.0 - s.error_penalty * n)
-            return tc_out
+            return tc_out, {}
         bd["typecheck"], bd["typecheck_errors"] = 1.0, 0
         link_out = read("link.out")
         if read("link.rc").strip() != "0":
@@ -315,16 +334,16 @@ class OcamlJudge:
             bd["compiler_error"] = first_error(link_out) or link_out[:600]
             bd["error"] = f"does not link with the tests (entry point `{problem.entry_point}` missing or of " \
                           f"another type): {bd['compiler_error']}"
-            return tc_out + link_out
+            return tc_out + link_out, {}
         bd["compile"] = 1.0
         run = sandbox.run_command([os.path.join(workdir, "prog")], workdir=workdir,
                                   limits=sandbox.Limits(timeout_s=s.timeout_s, memory_mb=s.memory_mb,
                                                         max_output_bytes=s.max_output_bytes),
                                   hide=[*_answer_dirs(), *s.hide])
-        self._results(problem, run, nonce, bd)
-        return (tc_out + run.stderr.decode("utf-8", "replace"))[-2000:]
+        outs = self._results(problem, run, nonce, bd)
+        return (tc_out + run.stderr.decode("utf-8", "replace"))[-2000:], outs
 
-    def _results(self, problem: Problem, run: sandbox.SandboxResult, nonce: str, bd: dict) -> None:
+    def _results(self, problem: Problem, run: sandbox.SandboxResult, nonce: str, bd: dict) -> dict[int, dict]:
         msgs = []
         for line in run.stdout.decode("utf-8", "replace").splitlines():
             try:
@@ -339,7 +358,7 @@ class OcamlJudge:
             ok = any(m.get("event") == "check" and m.get("ok") is True for m in msgs)
             bd["passed"], bd["tests"] = int(ok), float(ok)
             bd["error"] = None if ok else (run.stderr.decode("utf-8", "replace").strip()[-300:] or died)
-            return
+            return {}
         outs: dict[int, dict] = {}
         for m in msgs:
             if m.get("event") == "test" and isinstance(m.get("i"), int):
@@ -352,6 +371,7 @@ class OcamlJudge:
             if not ok and bd["error"] is None:
                 bd["error"] = (m or {}).get("error") or ("wrong answer" if m else died)
         bd["tests"] = bd["passed"] / len(problem.tests) if problem.tests else 0.0
+        return outs
 
     def score_many(self, items: Iterable[Sequence], workers: int | None = None) -> list[Score]:
         """Score (problem, completion[, truncated]) items in parallel threads, in order."""
