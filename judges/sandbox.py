@@ -187,6 +187,18 @@ def _mount_args(hide: Sequence[str], tmp_bytes: int) -> list[str]:
     return args
 
 
+def _parents(workdir: str, hidden: Sequence[str]) -> list[str]:
+    """Traversable (0755) parents for a workdir nested inside a hidden directory's tmpfs
+    (bwrap would create them 0700, which the sandbox uid could not enter)."""
+    path = os.path.realpath(workdir)
+    tops = [os.path.realpath(h) for h in hidden if _under(path, os.path.realpath(h))]
+    if not tops:
+        return []
+    parts = Path(path).relative_to(max(tops, key=len)).parts
+    return [a for i in range(1, len(parts))
+            for a in ("--perms", "0755", "--dir", str(Path(max(tops, key=len), *parts[:i])))]
+
+
 def _command(kind: Backend, inner: list[str], workdir: str, limits: Limits,
              hide: Sequence[str], uid: int | None, env: dict[str, str] | None = None) -> list[str]:
     """The full argv: `inner` (an interpreter with its bootstrap) wrapped in the backend."""
@@ -194,8 +206,9 @@ def _command(kind: Backend, inner: list[str], workdir: str, limits: Limits,
         return inner
     if kind == "unshare":
         return [shutil.which("unshare") or "unshare", "-rn", *inner]
+    hidden = ["/tmp", "/root", "/home", str(Path.home()), "/run", *hide]
     args = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            *_mount_args(["/tmp", "/root", "/home", str(Path.home()), "/run", *hide], limits.tmpfs_mb << 20),
+            *_mount_args(hidden, limits.tmpfs_mb << 20), *_parents(workdir, hidden),
             "--bind", workdir, workdir, "--chdir", workdir,
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
