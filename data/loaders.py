@@ -258,8 +258,11 @@ def _to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | Non
         return DataError(f"{where}: field {name(f)} {why}; {fix}.")
 
     values, used = {}, set()
+    claimed = set(mapping.values())
     for f in FIELDS:
         column = mapping.get(f, f)
+        if f not in mapping and column in claimed:
+            continue  # e.g. {test_code: tests}: the source's `tests` column is the test code, not our tests
         if column in row and row[column] is not None:
             values[f] = row[column]
             used.add(column)
@@ -307,12 +310,16 @@ def _to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | Non
     extra = {k: v for k, v in row.items() if k not in used}
     values["meta"] = {**extra, **meta} if extra else meta
     if ocaml and "tests" in values:  # the harness is generated from the signature: check it drives them
-        from judges.ocaml_types import TypeSpecError, check_tests
+        from judges.ocaml_types import TypeSpecError, check_tests, parse_signature
+        fix = "write `val <entry_point> : <type>` with the supported types, one input per argument"
+        try:
+            parse_signature(values.get("signature"))
+        except TypeSpecError as e:
+            raise bad("signature", f"does not fit the OCaml test harness: {e}", fix) from None
         try:
             check_tests(values.get("signature"), values["entry_point"], values["tests"])
         except TypeSpecError as e:
-            raise bad("signature" if "signature" in str(e) else "tests", f"does not fit the OCaml test harness: {e}",
-                      "write `val <entry_point> : <type>` with the supported types, one input per argument") from None
+            raise bad("tests", f"does not fit the OCaml test harness: {e}", fix) from None
     return Problem(**values)
 
 

@@ -775,7 +775,7 @@ let knapsack items cap =
       done)
     items;
   best.(cap)
-""", ([[[1, 1], [3, 4], [4, 5], [5, 7]], 7], 9), [[[], 10], [[[5, 10]], 4], [[[2, 3], [2, 3], [2, 3]], 4], [[[1, 2]], 1]], ("for c = cap downto w do", "for c = w to cap do")),
+""", ([[[1, 1], [3, 4], [4, 5], [5, 7]], 7], 9), [[[], 10], [[[5, 10]], 4], [[[2, 3], [2, 3], [2, 3]], 4], [[[1, 2]], 1], [[[2, 3]], 4]], ("for c = cap downto w do", "for c = w to cap do")),
 
     P("coin_change", "int list -> int -> int option", "returns the fewest coins (denominations `coins`, unlimited supply) that sum to `amount`, or `None` when impossible (0 coins for amount 0).", r"""
 (* Unbounded DP over amounts; max_int marks unreachable. *)
