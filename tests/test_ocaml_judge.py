@@ -4,7 +4,6 @@ Every program below is compiled and run for real in the sandbox (bytecode ocamlc
 """
 from __future__ import annotations
 
-import os
 import subprocess
 import tempfile
 import uuid

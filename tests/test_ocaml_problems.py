@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from data.loaders import OCAML, DataError, load_problems, load_source
+from data.loaders import DataError, load_problems, load_source
 from judges.ocaml import OcamlJudge
 from judges.ocaml_types import parse_signature
 
