@@ -215,3 +215,16 @@ def test_score_many_keeps_order_in_parallel():
     wrong = fenced(BODY.replace("a + b", "0"))
     scores = JUDGE.score_many([(ADD, fenced(BODY)), (ADD, wrong), (ADD, fenced(BODY), True)], workers=2)
     assert [s.breakdown["passed"] for s in scores] == [4, 1, 4] and scores[2].value == pytest.approx(0.3)
+
+
+def test_an_ocaml_epoch_without_a_compiler_stops_before_any_work(monkeypatch, tmp_path):
+    from pipeline.config import load_config
+    from pipeline.runner import RunError
+    from pipeline.stages import choose_prompts
+    cfg = load_config(None, [f"run.dir={tmp_path}", "data.source=ocaml:train"])
+    assert len(choose_prompts(cfg, tmp_path, 1)[0]) == cfg.data.prompts_per_epoch  # with the compiler: fine
+    monkeypatch.setattr(ocaml.shutil, "which", lambda name: None)
+    with pytest.raises(RunError, match="ocamlc.*not on PATH.*apt-get install"):
+        choose_prompts(cfg, tmp_path, 1)
+    python_only = load_config(None, [f"run.dir={tmp_path}"])
+    assert choose_prompts(python_only, tmp_path, 1)[0]  # Python problems do not need it
