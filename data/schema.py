@@ -5,6 +5,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 Difficulty = Literal["easy", "medium", "hard"]
+LANGUAGES = ("python", "ocaml")
 
 
 @dataclass(frozen=True)
@@ -20,16 +21,18 @@ class Problem:
     split: str = "train"
     """train | heldout."""
     reference: str | None = None
-    """Reference solution (Python source), used as the default teacher answer."""
+    """Reference solution (source in `language`), used as the default teacher answer."""
     tests: list[dict[str, Any]] | None = None
     """Input/expected pairs: [{"input": [arg0, arg1, ...], "output": expected}, ...] (JSON values).
     The sandbox only ever sees the inputs; comparison happens outside it."""
     test_code: str | None = None
     """Assertion-style tests (HumanEval's `check(candidate)`), run inside the sandbox. Weaker guarantee."""
     signature: str | None = None
-    """The `def ...:` line, when known."""
+    """The `def ...:` line (Python) or `val name : type` (OCaml: the test harness is built from it)."""
     meta: dict[str, Any] = field(default_factory=dict)
     """Anything else the source row had (kept, not used)."""
+    language: str = "python"
+    """python | ocaml: which execution judge grades answers to it (rows without it take data.language)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,4 +1,5 @@
-"""Run untrusted Python in a subprocess, as contained as this machine allows.
+"""Run untrusted code (a Python script, or any command such as a compiler or a compiled
+program) in a subprocess, as contained as this machine allows.
 
 Layers, each stopping something the others do not:
 
@@ -56,6 +57,15 @@ _BOOTSTRAP = (
     "path = sys.argv[1]; sys.argv = [path]\n"
     "src = open(path, encoding='utf-8').read()\n"
     "exec(compile(src, path, 'exec'), {'__name__': '__main__', '__file__': path})\n"
+)
+
+# The same cap for any other command (a compiler, a compiled program): set it, then exec.
+_EXEC_BOOTSTRAP = (
+    "import os, resource, sys\n"
+    "n, hard = int(sys.argv[1]), resource.getrlimit(resource.RLIMIT_NPROC)[1]\n"
+    "n = n if hard == resource.RLIM_INFINITY else min(n, hard)\n"
+    "resource.setrlimit(resource.RLIMIT_NPROC, (n, n))\n"
+    "os.execv(sys.argv[2], sys.argv[2:])\n"
 )
 
 
@@ -177,26 +187,41 @@ def _mount_args(hide: Sequence[str], tmp_bytes: int) -> list[str]:
     return args
 
 
-def _command(kind: Backend, script: str, workdir: str, limits: Limits,
-             hide: Sequence[str], uid: int | None) -> list[str]:
-    py = [sys.executable, "-I", "-c", _BOOTSTRAP, script, str(limits.max_procs)]
+def _parents(workdir: str, hidden: Sequence[str]) -> list[str]:
+    """Traversable (0755) parents for a workdir nested inside a hidden directory's tmpfs
+    (bwrap would create them 0700, which the sandbox uid could not enter)."""
+    path = os.path.realpath(workdir)
+    tops = [os.path.realpath(h) for h in hidden if _under(path, os.path.realpath(h))]
+    if not tops:
+        return []
+    parts = Path(path).relative_to(max(tops, key=len)).parts
+    return [a for i in range(1, len(parts))
+            for a in ("--perms", "0755", "--dir", str(Path(max(tops, key=len), *parts[:i])))]
+
+
+def _command(kind: Backend, inner: list[str], workdir: str, limits: Limits,
+             hide: Sequence[str], uid: int | None, env: dict[str, str] | None = None) -> list[str]:
+    """The full argv: `inner` (an interpreter with its bootstrap) wrapped in the backend."""
     if kind == "none":
-        return py
+        return inner
     if kind == "unshare":
-        return [shutil.which("unshare") or "unshare", "-rn", *py]
+        return [shutil.which("unshare") or "unshare", "-rn", *inner]
+    hidden = ["/tmp", "/root", "/home", str(Path.home()), "/run", *hide]
     args = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            *_mount_args(["/tmp", "/root", "/home", str(Path.home()), "/run", *hide], limits.tmpfs_mb << 20),
+            *_mount_args(hidden, limits.tmpfs_mb << 20), *_parents(workdir, hidden),
             "--bind", workdir, workdir, "--chdir", workdir,
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
+    for k, v in (env or {}).items():
+        args += ["--setenv", k, v]
     if os.geteuid() != 0:
         args.insert(1, "--unshare-user")  # unprivileged bwrap needs a user namespace
     if uid is None:
-        return [*args, "--cap-drop", "ALL", "--", *py]
+        return [*args, "--cap-drop", "ALL", "--", *inner]
     # As root without a user namespace bwrap keeps capabilities; setpriv drops all of them
     # together with the uid, so the program is an ordinary user of the host kernel.
     return [*args, "--", shutil.which("setpriv"), f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
-            "--inh-caps=-all", "--bounding-set=-all", *py]
+            "--inh-caps=-all", "--bounding-set=-all", *inner]
 
 
 def _set_rlimits(limits: Limits) -> None:
@@ -287,19 +312,41 @@ def run_python(script: str, *, stdin: bytes = b"", limits: Limits = Limits(),
     `backend`: force one (tests); default is the strongest that works here, see `active_backend()`.
     Raises SandboxError when the sandbox could not be started at all.
     """
-    kind = backend or active_backend()
-    uid, uid_lock = _claim_uid() if kind == "bwrap" and _drop_to_uid() else (None, -1)
-    workdir = tempfile.mkdtemp(prefix="sandbox-")
-    start = time.monotonic()
-    try:
+    def inner(workdir: str) -> list[str]:
         path = os.path.join(workdir, "main.py")
         Path(path).write_text(script, encoding="utf-8")
+        return [sys.executable, "-I", "-c", _BOOTSTRAP, path, str(limits.max_procs)]
+    return _run(inner, stdin, limits, hide, backend, None, {})
+
+
+def run_command(argv: Sequence[str], *, workdir: str, stdin: bytes = b"", limits: Limits = Limits(),
+                hide: Sequence[str] = (), backend: Backend | None = None,
+                env: dict[str, str] | None = None) -> SandboxResult:
+    """Run `argv` (an absolute path to a program, then its arguments) in the sandbox, in
+    `workdir`: a directory the caller made and removes, the only host directory the program
+    can write (so a compiler's output stays there for the next run). `env` is the program's
+    whole environment (default empty). Same containment and errors as `run_python`."""
+    if not os.path.isabs(argv[0]):
+        raise SandboxError(f"run_command needs an absolute program path, got {argv[0]!r}")
+    inner = [sys.executable, "-I", "-S", "-c", _EXEC_BOOTSTRAP, str(limits.max_procs), *argv]
+    return _run(lambda _: inner, stdin, limits, hide, backend, workdir, env or {})
+
+
+def _run(inner, stdin: bytes, limits: Limits, hide: Sequence[str], backend: Backend | None,
+         workdir: str | None, env: dict[str, str]) -> SandboxResult:
+    kind = backend or active_backend()
+    uid, uid_lock = _claim_uid() if kind == "bwrap" and _drop_to_uid() else (None, -1)
+    own_dir = workdir is None
+    workdir = tempfile.mkdtemp(prefix="sandbox-") if own_dir else workdir
+    start = time.monotonic()
+    try:
+        argv = inner(workdir)
         if uid is not None:
             os.chown(workdir, uid, uid)
-        cmd = _command(kind, path, workdir, limits, hide, uid)
+        cmd = _command(kind, argv, workdir, limits, hide, uid, env)
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, env={}, cwd=workdir,
+                                    stderr=subprocess.PIPE, env=env, cwd=workdir,
                                     start_new_session=True,
                                     preexec_fn=functools.partial(_set_rlimits, limits))
         except OSError as e:
@@ -315,7 +362,8 @@ def run_python(script: str, *, stdin: bytes = b"", limits: Limits = Limits(),
         return SandboxResult(proc.returncode, out, err, timed_out, truncated,
                              time.monotonic() - start, kind)
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        if own_dir:
+            shutil.rmtree(workdir, ignore_errors=True)
         if uid is not None:
             _reap(uid)
             os.close(uid_lock)

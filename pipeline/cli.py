@@ -160,9 +160,11 @@ def cmd_metrics(cfg: Config, a) -> int:
 def cmd_judge(cfg: Config, a) -> int:
     from data.loaders import load_source
     from pipeline.scoring import Judging
-    problems = {p.id: p for src in (cfg.data.source, "builtin") for p in load_source(src, cfg.data.mapping or None)}
+    problems = {p.id: p for src in dict.fromkeys((cfg.data.source, "builtin", "ocaml"))
+                for p in load_source(src, (cfg.data.mapping or None) if src == cfg.data.source else None, cfg.data.language)}
     if a.problem not in problems:
-        print(f"error: no problem {a.problem!r} in data.source={cfg.data.source} or the builtin set", file=sys.stderr)
+        print(f"error: no problem {a.problem!r} in data.source={cfg.data.source} or the builtin sets (Python, OCaml)",
+              file=sys.stderr)
         return 2
     completion = Path(a.completion).read_text() if a.completion != "-" else sys.stdin.read()
     j = Judging(cfg)

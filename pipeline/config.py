@@ -74,6 +74,21 @@ class ExecutionJudgeConfig(Section):
     memory_mb: int = Field(512, ge=64, description="Address-space limit of the sandboxed program.")
 
 
+class OcamlJudgeConfig(Section):
+    structure_weight: float = Field(0.05, ge=0, description="OCaml weight: answer is well-formed (closed ```ocaml block / END marker).")
+    typecheck_weight: float = Field(0.20, ge=0, description="OCaml weight: `ocamlc -c` accepts the module; else 1 - error_penalty per compiler error (syntax error: 0).")
+    compile_weight: float = Field(0.10, ge=0, description="OCaml weight: links with the test harness into an executable (0.5 when only the module compiles).")
+    tests_weight: float = Field(0.65, ge=0, description="OCaml weight: fraction of test cases passed (only when it compiles).")
+    truncation_factor: float = Field(0.3, ge=0, le=1, description="OCaml: multiplier for a completion that hit max_new_tokens without finishing.")
+    min_lines: int = Field(8, ge=0, description="OCaml: completions with fewer non-empty code lines score 0.")
+    error_penalty: float = Field(0.25, gt=0, le=1, description="OCaml: type-check credit lost per error the compiler reports.")
+    compiler: Literal["ocamlc", "ocamlopt"] = Field("ocamlc", description="ocamlc: bytecode (fast to compile); ocamlopt: native code.")
+    libraries: list[str] = Field(default_factory=list, description="Compiler libraries linked into the program (e.g. [str, unix]); none by default.")
+    compile_timeout_s: float = Field(20.0, gt=0, description="OCaml: wall-clock limit per compiler run.")
+    timeout_s: float = Field(10.0, gt=0, description="OCaml: wall-clock limit per program (all its tests).")
+    memory_mb: int = Field(512, ge=64, description="OCaml: address-space limit of the program (the compiler gets twice this).")
+
+
 class JudgeConfig(Section):
     kind: Literal["execution", "anthropic", "openai", "hf", "mix", "length"] = Field("execution", description="Which judge scores student and teacher answers (length: the toy 2 - words/16 score of configs/length_reward.yaml).")
     model: str = Field("", description="Judge model id for LLM judges (e.g. claude-haiku-4-5, gpt-5-mini, or a local path for hf).")
@@ -94,11 +109,13 @@ class JudgeConfig(Section):
     cache_dir: str = Field("", description="Judge cache directory ('' = <run.dir>/.judge-cache, shared by runs).")
     workers: int = Field(0, ge=0, description="Parallel sandboxed programs (0 = number of cores). Runtime only.")
     execution: ExecutionJudgeConfig = Field(default_factory=ExecutionJudgeConfig, description="Execution judge grading.")
+    ocaml: OcamlJudgeConfig = Field(default_factory=OcamlJudgeConfig, description="Execution judge grading of OCaml problems.")
 
 
 class DataConfig(Section):
-    source: str = Field("builtin:train", description="Training problems: builtin[:train|heldout], humaneval, a .jsonl/.parquet path, or hf:<name>[:split].")
-    mapping: dict[str, str] = Field(default_factory=dict, description="Field mapping for foreign data: our field -> source column (e.g. {prompt: question}).")
+    source: str = Field("builtin:train", description="Training problems: builtin[:train|heldout], ocaml[:train|heldout], humaneval, a .jsonl/.parquet path, or hf:<name>[:split].")
+    mapping: dict[str, str] = Field(default_factory=dict, description="Field mapping for foreign data: our field -> source column (e.g. {prompt: question}; OCaml Hub sets: {prompt: problem, test_code: tests, reference: solution}).")
+    language: Literal["python", "ocaml"] = Field("python", description="Language of problems whose rows do not name one (a row's own `language` field wins); picks the execution judge.")
     prompts_per_epoch: int = Field(8, ge=1, description="Prompts drawn for each epoch.")
     pool_size: int = Field(0, ge=0, description="Train on a fixed subset of this many problems (chosen by run.seed; 0 = all). Each epoch draws its prompts from the pool, so with pool_size = prompts_per_epoch every epoch revisits the same prompts and reward/mean compares like with like from epoch to epoch. The warm-start (`rlaif epoch 0`) still learns every teacher answer.")
     difficulties: list[Literal["easy", "medium", "hard"]] = Field(
@@ -195,13 +212,14 @@ class ReportConfig(Section):
     regression_drop: float = Field(0.01, ge=0, description="Flag reward regression when mean reward falls by more than this (absolute) from the previous epoch.")
     loss_rising_epochs: int = Field(2, ge=1, description="Flag loss rising this many epochs running.")
     max_frac_zero_std: float = Field(0.3, ge=0, le=1, description="Flag mode collapse when more than this share of prompt groups has zero reward spread.")
-    min_entropy: float = Field(0.1, ge=0, description="Flag entropy collapse below this mean token entropy (nats).")
-    entropy_drop: float = Field(0.5, ge=0, le=1, description="Flag entropy collapse when entropy falls by more than this fraction from epoch 1.")
+    min_entropy: float = Field(0.02, ge=0, description="Flag entropy collapse below this mean token entropy (nats): a near-deterministic policy. Code models sample at 0.05-0.2 nats/token when healthy (README, Reading the report).")
+    entropy_drop: float = Field(0.5, ge=0, le=1, description="Flag entropy collapse when entropy fell entropy_falls epochs running and ends more than this fraction below its highest earlier value. Swings that recover are not flagged.")
+    entropy_falls: int = Field(2, ge=1, description="Consecutive epoch-to-epoch falls of entropy before a drop counts as collapse (one low epoch is a swing).")
     kl_target: float = Field(0.1, gt=0, description="KL (k3) the run aims at; flag above kl_high x this, 'exploding' above kl_explode x this.")
     kl_high: float = Field(1.5, gt=1, description="Multiple of kl_target that flags KL above target.")
     kl_explode: float = Field(5.0, gt=1, description="Multiple of kl_target that flags exploding KL.")
     negative_k1: float = Field(-0.01, le=0, description="Flag k1 KL below this (mismatched sampling/training distributions).")
-    max_reward_cv: float = Field(1.5, gt=0, description="Flag a reward coefficient of variation above this.")
+    max_reward_cv: float = Field(1.5, gt=0, description="Flag the batch reward coefficient of variation above this, only with select.advantage=raw: grpo and mean advantages are taken within each prompt's group, so spread across prompts never reaches the gradient (README, Reading the report).")
     max_truncated_frac: float = Field(0.3, ge=0, le=1, description="Flag when more than this share of completions hit max_new_tokens.")
     max_parse_failure_frac: float = Field(0.02, ge=0, le=1, description="Flag judge parse failures above this share of judgements.")
     max_cost_per_epoch_usd: float = Field(5.0, ge=0, description="Flag judge cost per epoch above this many dollars.")

@@ -36,10 +36,17 @@ METRICS: dict[str, Metric] = {
     # reward: ratio reward student / (teacher + eps), DESIGN.md "The epoch"
     "reward/mean": Metric("mean ratio reward student/(teacher+reward.eps), clipped to [0, reward.clip_max], over scored completions", "higher", "reward"),
     "reward/std": Metric("population std of the rewards over all completions", "", "reward"),
-    "reward/cv": Metric("std / mean of the rewards; high = the reward is carried by a few outliers", "lower", "reward"),
+    "reward/cv": Metric("std / mean of the rewards over the whole batch: mostly how much prompts differ in difficulty, which GRPO's per-group advantages remove; it matters only with select.advantage=raw", "", "reward"),
     "reward/best_of_n": Metric("mean over prompts of the best of its K rewards (what best-of-N sampling would earn)", "higher", "reward"),
     "reward/frac_zero_std": Metric("share of prompt groups whose K rewards are all equal (no GRPO learning signal)", "lower", "reward"),
     "score/student_mean": Metric("mean judge score (0..1) of the student's completions", "higher", "reward"),
+    "breakdown/structure": Metric("execution judge: mean structure credit of the student's completions (closed code block / END)", "higher", "judge"),
+    "breakdown/static": Metric("Python: mean static-check credit (parses; 1 - 0.25 per pyflakes error)", "higher", "judge"),
+    "breakdown/load": Metric("Python: share of completions whose module loads and defines the entry point", "higher", "judge"),
+    "breakdown/typecheck": Metric("OCaml: mean type-check credit (1 - judge.ocaml.error_penalty per compiler error; syntax error 0)", "higher", "judge"),
+    "breakdown/compile": Metric("OCaml: mean compile credit (1 = links with the test harness, 0.5 = module only)", "higher", "judge"),
+    "breakdown/tests": Metric("execution judge: mean fraction of tests passed", "higher", "judge"),
+    "breakdown/<part>_ok": Metric("share of completions with full credit on that part (typecheck_ok: type-checks; compile_ok: compiles; tests_ok: passes every test)", "higher", "judge"),
     "score/teacher_mean": Metric("mean judge score of the teacher's answers (the ratio's denominator)", "higher", "reward"),
     "score/student_unscored": Metric("student completions the judge could not score (value None)", "lower", "reward"),
     # the update, DESIGN.md "The update"
@@ -106,6 +113,8 @@ def metric_info(key: str) -> Metric | None:
     """The table entry of a key; `time/sample_s` finds the `time/<stage>_s` pattern."""
     if key in METRICS:
         return METRICS[key]
+    if key.startswith("breakdown/") and key.endswith("_ok"):
+        return METRICS["breakdown/<part>_ok"]
     if key.startswith("time/") and key.endswith("_s"):
         return METRICS["time/<stage>_s"]
     if key.startswith("memory/") and key.endswith("_peak_gib"):
@@ -158,12 +167,15 @@ FLAGS: dict[str, str] = {
                    "(at least 0.001) above its value report.loss_rising_epochs epochs before",
     "best_of_n_vs_mean": "reward/best_of_n rose while reward/mean fell by more than report.regression_drop",
     "mode_collapse": "reward/frac_zero_std above report.max_frac_zero_std",
-    "entropy_collapse": "policy/entropy below report.min_entropy, or fallen by more than report.entropy_drop from the first epoch",
+    "entropy_collapse": "policy/entropy below report.min_entropy, or fallen report.entropy_falls epochs running to more than "
+                        "report.entropy_drop below its highest earlier value (swings that recover are not flagged)",
     "kl_high": "kl/k3 above report.kl_high x report.kl_target",
     "kl_exploding": "kl/k3 above report.kl_explode x report.kl_target",
     "negative_k1": "kl/k1 below report.negative_k1",
     "sampler_mismatch": "logprobs/sampler_gap above report.max_sampler_gap",
-    "reward_cv_high": "reward/cv above report.max_reward_cv",
+    "reward_cv_high": "reward/cv above report.max_reward_cv, when select.advantage=raw (grpo/mean advantages are "
+                      "within-group: spread across prompts does not reach the gradient; reward/frac_zero_std is the "
+                      "spread that matters)",
     "truncation_high": "completion/truncated_frac above report.max_truncated_frac",
     "judge_parse_failures": "judge/parse_failures above report.max_parse_failure_frac of the epoch's judgements",
     "judge_cost": "judge/cost_usd above report.max_cost_per_epoch_usd",
@@ -264,7 +276,14 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"{' -> '.join(f'{v:.4f}' for v in window)} ({end - start:+.4f}, {100 * (end - start) / abs(start or 1):+.0f}%)",
                  f"{lower_lr}; if loss/kl carries the rise, the policy is drifting from the reference: {raise_kl}")
 
-    first_entropy = next((v for _, v in series(ms, "policy/entropy")), None)
+    entropy = series(ms, "policy/entropy")
+    collapsing = set()  # epochs where entropy fell `entropy_falls` times running, far below its earlier peak
+    for i in range(cfg.entropy_falls, len(entropy)):
+        run = [v for _, v in entropy[i - cfg.entropy_falls: i + 1]]
+        peak = max(v for _, v in entropy[:i])
+        if all(b < a for a, b in zip(run, run[1:])) and run[-1] < (1 - cfg.entropy_drop) * peak:
+            collapsing.add(entropy[i][0])
+    raise_t, raise_k = _change("sample.temperature", "raise", s, factor=1.2), _change("sample.num_samples", "raise", s)
     for m in ms:
         e = int(m["epoch"])
         get = lambda key: as_number(m.get(key))  # noqa: E731
@@ -279,18 +298,16 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
             flag("mode_collapse", e,
                  f"reward/frac_zero_std {fz:.3f} > {cfg.max_frac_zero_std}: {fz:.0%} of prompt groups have all K rewards "
                  f"equal and give no learning signal" + (f" (score/student_mean {st:.3f})" if st is not None else ""),
-                 f"{_change('sample.temperature', 'raise', s, factor=1.2)} and "
-                 f"{_change('sample.num_samples', 'raise', s)} so groups spread; {why}; "
+                 f"{raise_t} and {raise_k} so groups spread; if it rose after updates, {lower_lr}; {why}; "
                  f"curriculum.strategy=adaptive prefers prompts the student solves only sometimes")
 
         ent = get("policy/entropy")
-        if ent is not None and (ent < cfg.min_entropy or
-                                (first_entropy and ent < (1 - cfg.entropy_drop) * first_entropy)):
+        if ent is not None and (ent < cfg.min_entropy or e in collapsing):
+            peak = max((v for ep, v in entropy if ep < e), default=ent)
             flag("entropy_collapse", e,
-                 f"policy/entropy {ent:.4f} nats (first epoch {first_entropy:.4f}; floor {cfg.min_entropy}, "
-                 f"allowed drop {cfg.entropy_drop:.0%})",
-                 f"the policy is becoming deterministic: {raise_kl}, {lower_lr}, "
-                 f"{_change('sample.temperature', 'raise', s, factor=1.2)}",
+                 f"policy/entropy {ent:.4f} nats (highest earlier {peak:.4f}; floor {cfg.min_entropy}; "
+                 f"fell {cfg.entropy_falls} epochs running by more than {cfg.entropy_drop:.0%}: {e in collapsing})",
+                 f"the policy is becoming deterministic: {raise_t}, {raise_k}, {lower_lr}, {raise_kl}",
                  "critical" if ent < cfg.min_entropy else "warning")
 
         k3 = get("kl/k3")
@@ -332,15 +349,15 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  "(student.dtype); compare with sample.engine=hf on the same epoch")
 
         cv = get("reward/cv")
-        if cv is not None and cv > cfg.max_reward_cv:
+        if cv is not None and cv > cfg.max_reward_cv and s.get("select.advantage", "grpo") == "raw":
             mean, std = get("reward/mean"), get("reward/std")
             flag("reward_cv_high", e,
                  f"reward/cv {cv:.3f} > {cfg.max_reward_cv}"
                  + (f" (reward/mean {mean:.4f}, std {std:.4f})" if mean is not None and std is not None else ""),
-                 f"a few outliers carry the reward: {_change('reward.clip_max', 'lower', s)} or "
-                 f"{_change('reward.eps', 'raise', s)} (a weak teacher answer inflates the ratio); "
-                 f"keep select.advantage=grpo (per-group normalisation); if most rewards are 0, use easier prompts "
-                 f"(data.difficulties)")
+                 f"with select.advantage=raw the reward itself is the advantage, so a few outliers carry the "
+                 f"gradient: set select.advantage=grpo (per-group normalisation), or "
+                 f"{_change('reward.clip_max', 'lower', s)} or {_change('reward.eps', 'raise', s)} (a weak teacher "
+                 f"answer inflates the ratio); if most rewards are 0, use easier prompts (data.difficulties)")
 
         tr = get("completion/truncated_frac")
         if tr is not None and tr > cfg.max_truncated_frac:

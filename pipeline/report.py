@@ -289,6 +289,20 @@ def make_plots(ms: list[dict], out: Path, cfg: ReportConfig, stage_order: list[s
         _finish(fig, [a1, a2], ms, out / "entropy.png")
         made.append(("Entropy and zero-spread groups", out / "entropy.png"))
 
+    fig, (a1, a2) = new(2)
+    parts = [k for k in ("breakdown/structure", "breakdown/static", "breakdown/typecheck", "breakdown/load",
+                         "breakdown/compile", "breakdown/tests") if series(ms, k)]
+    if parts:
+        for k in parts:
+            _line(a1, ms, k, label=k.split("/")[1])
+            _line(a2, ms, k + "_ok", label=k.split("/")[1] + "_ok")
+        a1.set_title("execution score parts: mean credit per epoch")
+        a2.set_title("share of completions with full credit (type-checks, compiles, passes every test)")
+        for ax in (a1, a2):
+            ax.set_ylim(-0.05, 1.05)
+        _finish(fig, [a1, a2], ms, out / "breakdown.png")
+        made.append(("Score breakdown", out / "breakdown.png"))
+
     cost = series(ms, "judge/cost_usd")
     calls, hits = dict(series(ms, "judge/api_calls")), dict(series(ms, "judge/cache_hits"))
     if cost or calls or hits:

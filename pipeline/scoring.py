@@ -34,9 +34,9 @@ def cache_dir(cfg: Config) -> Path:
     return Path(cfg.judge.cache_dir) if cfg.judge.cache_dir else Path(cfg.run.dir) / ".judge-cache"
 
 
-def as_answer(code: str) -> str:
+def as_answer(code: str, language: str = "python") -> str:
     """A reference solution written the way the student is asked to answer."""
-    return f"```python\n{code.rstrip()}\n```"
+    return f"```{language}\n{code.rstrip()}\n```"
 
 
 def spent_usd(run_dir: Path) -> float:
@@ -121,7 +121,7 @@ def run_teacher(ctx: Ctx) -> None:
     problems = [Problem.from_json(p["problem"]) for p in prompts]
     figures: dict[str, Any] = {}
     if tc.kind == "reference":
-        texts = [as_answer(p.reference) if p.reference else "" for p in problems]
+        texts = [as_answer(p.reference, p.language) if p.reference else "" for p in problems]
     elif problems:
         model = make_model(tc.kind, tc.model, cfg, teacher=True)
         api = model if tc.kind != "hf" else _Sync(model)
@@ -146,24 +146,38 @@ def run_teacher(ctx: Ctx) -> None:
 
 # -- execution judge -----------------------------------------------------------------------
 class Judging:
-    """The execution judge behind the cache, run in parallel up to the core count."""
+    """The execution judges (Python, OCaml: by each problem's language) behind the cache, run in
+    parallel up to the core count."""
 
     def __init__(self, cfg: Config):
         from judges.execution import HARNESS_VERSION, ExecutionJudge
+        from judges.ocaml import OCAML_HARNESS_VERSION, OcamlJudge
         self.cfg = cfg
-        self.judge = ExecutionJudge(execution_settings(cfg))
+        self.judges = {"python": ExecutionJudge(execution_settings(cfg)), "ocaml": OcamlJudge(ocaml_settings(cfg))}
+        self.judge = self.judges["python"]
         self.base_ingredients = {"kind": "execution", "model": "", "base_url": "", "harness": HARNESS_VERSION,
                                  "grading": cfg.judge.execution.model_dump(), "params": {}}
+        # OCaml judgements: their own harness version and grading in the key (Python keys are unchanged)
+        self.ocaml_ingredients = {**self.base_ingredients, "language": "ocaml", "harness": OCAML_HARNESS_VERSION,
+                                  "grading": cfg.judge.ocaml.model_dump()}
         self.cache = JudgeCache(cache_dir(cfg))
         self.calls = self.hits = 0
         self._count = threading.Lock()
 
     def key(self, problem: Problem, completion: str, truncated: bool) -> str:
         tests = problem.tests if problem.tests is not None else problem.test_code
+        if problem.language == "ocaml":  # the harness is generated from the signature
+            return cache_key({**self.ocaml_ingredients, "completion": sha256_text(completion), "truncated": truncated,
+                              "problem": sha256_text(repr((problem.entry_point, tests, problem.signature)))})
         return cache_key({**self.base_ingredients, "problem": sha256_text(repr((problem.entry_point, tests))),
                           "completion": sha256_text(completion), "truncated": truncated})
 
+    def score_one(self, problem: Problem, completion: str, truncated: bool = False) -> Score:
+        return self.judges[problem.language].score(problem, completion, truncated)
+
     def score_all(self, items: list[tuple[Problem, str, bool]], desc: str = "judge") -> list[Score]:
+        from pipeline.stages import require_compilers
+        require_compilers(self.cfg, [p for p, *_ in items])
         keys = [self.key(*it) for it in items]
         found = [self.cache.get(k) for k in keys]
         todo = [i for i, v in enumerate(found) if v is None]
@@ -175,7 +189,7 @@ class Judging:
         bar = tqdm(total=len(todo), desc=desc, unit="ans", dynamic_ncols=True, disable=not todo)
 
         def one(i: int) -> None:
-            value, hit = self.cache.get_or_compute(keys[i], lambda: self.judge.score(*items[i]).to_json())
+            value, hit = self.cache.get_or_compute(keys[i], lambda: self.score_one(*items[i]).to_json())
             found[i] = value
             with self._count:
                 self.hits += hit
@@ -190,8 +204,37 @@ class Judging:
 
 def execution_settings(cfg: Config):
     from judges.execution import ExecutionSettings
-    return ExecutionSettings(**cfg.judge.execution.model_dump(),
-                             hide=(str(Path(cfg.run.dir).resolve()), str(cache_dir(cfg).resolve())))
+    return ExecutionSettings(**cfg.judge.execution.model_dump(), hide=_hidden(cfg))
+
+
+def ocaml_settings(cfg: Config):
+    from judges.ocaml import OcamlSettings
+    oc = cfg.judge.ocaml.model_dump()
+    return OcamlSettings(**{**oc, "libraries": tuple(oc["libraries"]), "compile_memory_mb": 2 * oc["memory_mb"]},
+                         hide=_hidden(cfg))
+
+
+def _hidden(cfg: Config) -> tuple[str, ...]:
+    return (str(Path(cfg.run.dir).resolve()), str(cache_dir(cfg).resolve()))
+
+
+# The parts of an execution score, per language: (structure, static, load, tests) keys.
+PARTS = {"python": ("structure", "static", "load", "tests"), "ocaml": ("structure", "typecheck", "compile", "tests")}
+
+
+def breakdown_figures(breakdowns: list[dict]) -> dict[str, float]:
+    """Per-epoch means of the score's parts over student completions (`breakdown/<part>`), and the
+    shares that fully pass each gate (`breakdown/<part>_ok`; tests_ok = every test passed)."""
+    bds = [b.get("execution", b) if isinstance(b.get("execution"), dict) else b for b in breakdowns if b]
+    fig: dict[str, float] = {}
+    for language, parts in PARTS.items():
+        mine = [b for b in bds if b.get("language", "python") == language and all(k in b for k in parts)]
+        if not mine:
+            continue
+        for k in parts:
+            fig[f"breakdown/{k}"] = sum(float(b[k]) for b in mine) / len(mine)
+            fig[f"breakdown/{k}_ok"] = sum(float(b[k]) >= 1.0 for b in mine) / len(mine)
+    return fig
 
 
 def length_score(completion: str) -> Score:
@@ -274,4 +317,5 @@ def run_judge(ctx: Ctx) -> None:
     save_table(rows, ctx.out, json_cols=("breakdown",))
     ctx.rows = len(rows)
     fig["judge/parse_failures"] = sum(r["value"] is None for r in rows)
+    fig.update(breakdown_figures([r["breakdown"] for r in rows if r["role"] == "student"]))
     ctx.figures = fig

@@ -19,7 +19,8 @@ def choose_prompts(cfg, run_dir, epoch: int):
     from data.loaders import load_source
     from pipeline.history import score_history
     dc = cfg.data
-    problems = [p for p in load_source(dc.source, dc.mapping or None) if p.difficulty in dc.difficulties]
+    problems = [p for p in load_source(dc.source, dc.mapping or None, dc.language) if p.difficulty in dc.difficulties]
+    require_compilers(cfg, problems)
     if not problems:
         raise RunError(f"data.source={dc.source} has no problems with difficulty in {dc.difficulties}")
     problems = pool(problems, dc.pool_size, cfg.run.seed)
@@ -27,6 +28,16 @@ def choose_prompts(cfg, run_dir, epoch: int):
     ids = cur.schedule(problems, history, teacher, epoch, dc.prompts_per_epoch, cfg.curriculum, cfg.run.seed)
     rows = {r["problem_id"]: r for r in cur.rows(ids, problems, history, teacher, cfg.curriculum)}
     return ids, {p.id: p for p in problems}, cur.figures(ids, problems, history, teacher, cfg.curriculum), rows
+
+
+def require_compilers(cfg, problems: list) -> None:
+    """Fail before any work when OCaml problems are to be judged and the compiler is missing."""
+    if any(p.language == "ocaml" for p in problems):
+        from judges.ocaml import CompilerMissing, compiler_path
+        try:
+            compiler_path(cfg.judge.ocaml.compiler)
+        except CompilerMissing as e:
+            raise RunError(str(e)) from None
 
 
 def pool(problems: list, size: int, seed: int) -> list:
@@ -52,7 +63,8 @@ def run_sft_prompts(ctx: Ctx) -> None:
     """Epoch 0 (supervised warm-start): every training problem of the allowed difficulties."""
     from data.loaders import load_source
     dc = ctx.cfg.data
-    problems = [p for p in load_source(dc.source, dc.mapping or None) if p.difficulty in dc.difficulties]
+    problems = [p for p in load_source(dc.source, dc.mapping or None, dc.language) if p.difficulty in dc.difficulties]
+    require_compilers(ctx.cfg, problems)
     save_table([{"problem_id": p.id, "difficulty": p.difficulty, "bucket": p.difficulty, "estimate": 0.0,
                  "problem": p.to_json()} for p in problems], ctx.out, json_cols=("problem",))
     ctx.rows = len(problems)
@@ -64,12 +76,12 @@ STUDENT = ("student.model", "student.system_prompt")
 # what changes a teacher answer or a judgement (runtime knobs such as judge.max_in_flight are left out)
 TEACHER = ("teacher.kind", "teacher.model", "teacher.base_url", "teacher.max_tokens", "teacher.temperature")
 JUDGE = ("judge.kind", "judge.model", "judge.base_url", "judge.max_tokens", "judge.temperature", "judge.show_teacher",
-         "judge.mix", "judge.execution")
+         "judge.mix", "judge.execution", "judge.ocaml")
 SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.top_k",
             "sample.max_new_tokens", "sample.stop", "sample.share_prompt", "sample.seed_per_epoch")
 
 STAGES = [
-    Stage("prompts", "2", ("data.source", "data.mapping", "data.prompts_per_epoch", "data.pool_size", "data.difficulties", "run.seed",
+    Stage("prompts", "2", ("data.source", "data.mapping", "data.language", "data.prompts_per_epoch", "data.pool_size", "data.difficulties", "run.seed",
                            "curriculum"), (POLICY,), run_prompts),
     Stage("sample", "2", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), "pipeline.sample:run"),
     Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.scoring:run_teacher"),
@@ -84,13 +96,14 @@ STAGES = [
           derived=True),
     Stage("update", "4", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
           ("select", "logprobs", POLICY), "pipeline.update:run", variant=True),
-    Stage("eval", "1", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "judge.execution"),
+    Stage("eval", "1", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "judge.execution",
+                   "judge.ocaml"),
           ("update",), "pipeline.evaluate:run", variant=True),
 ]
 
 # `rlaif epoch 0`: fine-tune the adapter on the teacher's answers before any RL (optional).
 WARM_START = [
-    Stage("prompts", "1", ("data.source", "data.mapping", "data.difficulties"), (), run_sft_prompts),
+    Stage("prompts", "1", ("data.source", "data.mapping", "data.language", "data.difficulties"), (), run_sft_prompts),
     Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.scoring:run_teacher"),
     Stage("update", "1", (*STUDENT, "student.lora", "update.sft_epochs", "update.sft_lr", "update.micro_batch_size",
                           "update.grad_accum", "update.max_grad_norm", "update.warmup_ratio", "update.scheduler",

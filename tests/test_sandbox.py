@@ -253,3 +253,77 @@ def test_fallback_warns_loudly(monkeypatch):
             assert sandbox.active_backend() == "none"
     finally:
         sandbox.active_backend.cache_clear()
+
+
+# ---------------------------------------------------------------------------- OCaml programs
+
+@pytest.fixture(scope="module")
+def ocaml_programs(ocaml_compiler, tmp_path_factory):
+    """Each attack compiled once (bytecode, Unix linked) outside the sandbox: name -> workdir."""
+    attacks = {
+        "loop": 'let () = print_endline "started"; flush stdout; while true do () done',
+        "alloc": 'let () = let a = Array.make (1 lsl 31) 0 in print_endline ("allocated" ^ string_of_int a.(0))',
+        "fork": "let () = print_endline (string_of_int (Unix.getuid ())); flush stdout;\n"
+                "  while true do (try ignore (Unix.fork ()) with _ -> Unix.sleepf 0.01) done",
+        "env": 'let () = print_endline (match Sys.getenv_opt "FAKE_API_KEY" with Some v -> v | None -> "nothing")',
+        "write": 'let () = List.iter (fun p -> try let oc = open_out p in output_string oc "x"; close_out oc;\n'
+                 '  print_endline ("wrote " ^ p) with Sys_error e -> print_endline e) (List.tl (Array.to_list Sys.argv))',
+    }
+    out = {}
+    for name, src in attacks.items():
+        d = tmp_path_factory.mktemp(f"ml-{name}")
+        (d / "a.ml").write_text(src + "\n")
+        subprocess.run([ocaml_compiler, "-o", "prog", "unix.cma", "a.ml"], cwd=d, check=True, capture_output=True)
+        d.chmod(0o755)
+        out[name] = str(d)
+    return out
+
+
+def _run_ml(programs, name, limits=FAST, args=(), **kw):
+    return sandbox.run_command([os.path.join(programs[name], "prog"), *args], workdir=programs[name],
+                               limits=limits, **kw)
+
+
+def test_ocaml_infinite_loop_is_killed_at_the_wall_timeout(ocaml_programs):
+    res = _run_ml(ocaml_programs, "loop", Limits(timeout_s=1.5))
+    assert res.timed_out and res.stdout == b"started\n" and 1.4 < res.wall_s < 4
+
+
+def test_ocaml_huge_allocation_fails(ocaml_programs):
+    res = _run_ml(ocaml_programs, "alloc")
+    assert b"allocated" not in res.stdout and b"Out of memory" in res.stderr
+
+
+@strong
+def test_ocaml_fork_bomb_via_unix_is_contained(ocaml_programs):
+    res = _run_ml(ocaml_programs, "fork", Limits(timeout_s=2, max_procs=16))
+    assert res.timed_out
+    uid = int(res.stdout.split()[0])
+    if os.geteuid() == 0:
+        assert uid >= sandbox._UID_BASE and sandbox._pids_of(uid) == []
+    t = time.monotonic()
+    subprocess.run(["true"], check=True, timeout=5)
+    assert time.monotonic() - t < 3
+
+
+def test_ocaml_program_sees_no_environment(ocaml_programs, monkeypatch):
+    monkeypatch.setenv("FAKE_API_KEY", "sk-ocaml-env")
+    assert b"sk-ocaml-env" not in _run_ml(ocaml_programs, "env").stdout
+
+
+@strong
+def test_ocaml_program_cannot_write_outside_its_workdir(ocaml_programs):
+    run_dir = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="fake-run-"))
+    run_dir.chmod(0o777)
+    home = Path.home() / f".planted-{uuid.uuid4().hex}"
+    try:
+        targets = [f"{run_dir}/planted", str(home), "/etc/planted", "/usr/planted"]
+        res = _run_ml(ocaml_programs, "write", args=targets, hide=[str(run_dir)])
+        assert b"wrote" not in res.stdout, res.stdout
+        assert list(run_dir.iterdir()) == [] and not home.exists()
+        control = _run_ml(ocaml_programs, "write", args=[f"{run_dir}/planted"])  # not hidden: world-writable
+        assert b"wrote" not in control.stdout or (run_dir / "planted").exists()
+    finally:
+        for p in run_dir.iterdir():
+            p.unlink()
+        run_dir.rmdir()

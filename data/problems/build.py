@@ -1570,6 +1570,7 @@ def build() -> list[dict]:
                 "test_code": None,
                 "signature": signature,
                 "meta": {"source": "rlaif-builtin"},
+                "language": "python",
             })
     ids = [r["id"] for r in rows]
     names = [r["entry_point"] for r in rows]
