@@ -13,8 +13,7 @@ import torch
 
 from data.schema import Problem
 from judges import rubric
-from judges.api import Generation
-from judges.base import Score
+from judges.base import Generation, Score
 from judges.cache import cache_key
 from pipeline.artifacts import sha256_text
 
