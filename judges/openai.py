@@ -99,11 +99,8 @@ class OpenAIJudge(APIJudge):
 
     async def find_batch(self, client: openai.AsyncOpenAI, file_id: str) -> str | None:
         """The batch created over `file_id`, if a killed run created one before journaling its id."""
-        page = await self.with_retries(lambda: client.batches.list(limit=100))
-        async for b in page:
-            if b.input_file_id == file_id:
-                return b.id
-        return None
+        page = await self.with_retries(lambda: client.batches.list(limit=100))  # newest first
+        return next((b.id for b in page.data if b.input_file_id == file_id), None)
 
     async def batch_status(self, client: openai.AsyncOpenAI, batch_id: str) -> BatchStatus:
         b = await self.with_retries(lambda: client.batches.retrieve(batch_id))
