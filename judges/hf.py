@@ -66,7 +66,7 @@ class HFJudge:
                                       pad_token_id=self.tok.pad_token_id)
         return self.tok.decode(out[0, ids["input_ids"].shape[1]:], skip_special_tokens=True)
 
-    def estimate_usd(self, *a) -> float:
+    def estimate_usd(self, *a, **kw) -> float:
         return 0.0
 
     estimate_generate_usd = estimate_usd

@@ -12,8 +12,8 @@ and no thread-per-connection GIL convoy slowing the client under test. What it a
   GET .../{id}/results (JSONL), POST .../{id}/cancel.
 - OpenAI Batch API: POST /v1/files (multipart upload, purpose=batch), GET /v1/files/{id}/content,
   POST /v1/batches, GET /v1/batches (list), GET /v1/batches/{id}, POST /v1/batches/{id}/cancel.
-  A batch's items finish one after another over `batch_delay` seconds from its creation (the
-  provider's counts move with them); each item's answer is the live answer to its body.
+  A batch's items finish one after another over `batch_delay` seconds (or a function of the
+  provider) from its creation (OpenAI's counts move with them); each item's answer is the live answer to its body.
   `batch_outcomes` scripts per-item results ({substring of the request text: outcome}, or a
   function of the body): errored (a retryable 500), invalid (a 400), expired, malformed (a
   broken result line), bad_schema. `batch_expire_after`: items not done by then expire.
@@ -137,7 +137,7 @@ class FakeAPI:
 
     def __init__(self, *, latency: float = 0.0, scores: dict[str, int] | Callable[[dict], int | None] | None = None,
                  teacher: str | Callable[[dict], str] = DEFAULT_TEACHER, output_tokens: int | None = None,
-                 batch_delay: float = 0.1, batch_expire_after: float | None = None,
+                 batch_delay: float | Callable[[str], float] = 0.1, batch_expire_after: float | None = None,
                  batch_outcomes: dict[str, str] | Callable[[dict], str | None] | None = None):
         self.latency = latency
         self.batch_delay = batch_delay
@@ -253,6 +253,9 @@ class FakeAPI:
             self.max_active = 0
             self.batch_creates.clear()
             self.batch_items.clear()
+
+    def _delay(self, provider: str) -> float:
+        return self.batch_delay(provider) if callable(self.batch_delay) else self.batch_delay
 
     def batch_outcome(self, body: dict) -> str:
         if callable(self.batch_outcomes):
@@ -473,7 +476,7 @@ def _batch_route(api: FakeAPI, method: str, path: str, raw: bytes, headers: dict
             if method == "POST" and len(parts) == 3:
                 reqs = json.loads(raw)["requests"]
                 b = FakeBatch(f"msgbatch_{uuid.uuid4().hex[:24]}", "anthropic", now,
-                              [(r["custom_id"], r["params"]) for r in reqs], api.batch_delay, api.batch_expire_after)
+                              [(r["custom_id"], r["params"]) for r in reqs], api._delay("anthropic"), api.batch_expire_after)
                 api.batches[b.id] = b
                 api.batch_creates["anthropic"] += 1
                 api.batch_items.update(cid for cid, _ in b.items)
@@ -516,7 +519,7 @@ def _batch_route(api: FakeAPI, method: str, path: str, raw: bytes, headers: dict
                                                  "code": None, "param": "input_file_id"}})
                 lines = [json.loads(x) for x in data.decode().splitlines() if x.strip()]
                 b = FakeBatch(f"batch_{uuid.uuid4().hex[:24]}", "openai", now,
-                              [(x["custom_id"], x["body"]) for x in lines], api.batch_delay, api.batch_expire_after,
+                              [(x["custom_id"], x["body"]) for x in lines], api._delay("openai"), api.batch_expire_after,
                               input_file_id=req["input_file_id"])
                 api.batches[b.id] = b
                 api.batch_creates["openai"] += 1
