@@ -232,7 +232,7 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
         return judge.estimate_body_usd(it.body, batch=True) if it is not None else 0.0
 
     # worst case of what is already submitted and not yet read
-    reserved = sum(estimate(k) for _, keys, _ in running.values() for k in keys if k in missing_now or k in by_key)
+    reserved = sum(estimate(k) for _, keys, _ in running.values() for k in keys)
     over_budget = False
     t0 = time.monotonic()
     to_submit = [k for k in misses if k in missing_now]
@@ -333,9 +333,9 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
             for k, v in st.counts.items():
                 counts[k] = counts.get(k, 0) + v
             done, total = done + st.done, total + st.total
-            if st.ended:
-                fails.update(await _ingest(judge, client, cache, journal, local, bid, keys, role, st, answer,
-                                           stats, item_of))
+            if st.ended:  # a download cut short is read again (what it cached already is then a hit)
+                fails.update(await judge.with_retries(lambda: _ingest(judge, client, cache, journal, local, bid, keys,
+                                                                      role, st, answer, stats, item_of)))
                 del running[local]
         if status is not None:
             status(f"{len(running)} batches running, {done}/{total} done " +
