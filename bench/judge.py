@@ -1,7 +1,7 @@
 """Judge throughput against the local fake API at 200 ms latency: ours against a synchronous
 reward function of the kind TRL users write.
 
-Ours: judges.api.AnthropicJudge through run_cached (cache, dedup, retries, limiter) with 1, 8,
+Ours: judges.anthropic.AnthropicJudge through run_cached (cache, dedup, retries, limiter) with 1, 8,
 32 and 64 calls in flight, each level on a cold cache and distinct answers. Theirs: a loop over
 the anthropic SDK's sync client, one `messages.create` at a time, same request body (our rubric,
 forced tool call). The server is tests.fakeapi.FakeAPI in its own process, as a remote API
@@ -50,7 +50,9 @@ def answers(problem, tag: str, n: int) -> list[str]:
 
 def ours(url: str, problem, n: int, count: int, cache_dir: Path) -> tuple[float, int]:
     """(seconds, paid calls) for `count` distinct judgements with n in flight."""
-    from judges.api import AnthropicJudge, RateLimiter, run_cached
+    from judges.anthropic import AnthropicJudge
+    from judges.cached import run_cached
+    from judges.limits import RateLimiter
     from judges.cache import JudgeCache
     judge = AnthropicJudge(MODEL, base_url=url, prices=PRICES, limiter=RateLimiter(n), timeout_s=30)
     cache = JudgeCache(cache_dir)
@@ -65,7 +67,7 @@ def ours(url: str, problem, n: int, count: int, cache_dir: Path) -> tuple[float,
 def sync_loop(url: str, problem, count: int) -> tuple[float, list[float]]:
     """A TRL-style reward function: the SDK's sync client, one request after another."""
     import anthropic
-    from judges.api import AnthropicJudge
+    from judges.anthropic import AnthropicJudge
     from judges.rubric import build_prompt
     client = anthropic.Anthropic(base_url=url, max_retries=0, timeout=30)
     body = AnthropicJudge(MODEL, base_url=url, prices=PRICES)._score_body  # the same request as ours
@@ -87,7 +89,8 @@ def sync_loop(url: str, problem, count: int) -> tuple[float, list[float]]:
 
 def hit_path(url: str, problem, cache_dir: Path, n: int, count: int) -> tuple[float, float, float, int]:
     """(get p50 us, get p99 us, run_cached us per all-hit job, calls paid) on the cache level n filled."""
-    from judges.api import AnthropicJudge, run_cached
+    from judges.anthropic import AnthropicJudge
+    from judges.cached import run_cached
     from judges.cache import JudgeCache
     judge = AnthropicJudge(MODEL, base_url=url, prices=PRICES)
     jobs = [judge.score_job(problem, a, None) for a in answers(problem, f"n{n}", count)]

@@ -13,8 +13,7 @@ import torch
 
 from data.schema import Problem
 from judges import rubric
-from judges.api import Generation
-from judges.base import Score
+from judges.base import Generation, Score
 from judges.cache import cache_key
 from pipeline.artifacts import sha256_text
 
@@ -67,7 +66,7 @@ class HFJudge:
                                       pad_token_id=self.tok.pad_token_id)
         return self.tok.decode(out[0, ids["input_ids"].shape[1]:], skip_special_tokens=True)
 
-    def estimate_usd(self, *a) -> float:
+    def estimate_usd(self, *a, **kw) -> float:
         return 0.0
 
     estimate_generate_usd = estimate_usd

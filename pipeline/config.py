@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 
 class ConfigError(ValueError):
@@ -61,6 +61,7 @@ class TeacherConfig(Section):
     base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default).")
     max_tokens: int = Field(1024, ge=1, description="Length limit of a teacher answer.")
     temperature: float | None = Field(None, ge=0, description="Teacher sampling temperature (None = the API's default; Anthropic's current API takes none).")
+    batch: bool = Field(False, description="anthropic/openai teachers: send the missing answers through the provider's batch API (half price, done within 24 h; polling and failures as judge.batch_*). Runtime only: a batch answer and a live one are interchangeable.")
 
 
 class ExecutionJudgeConfig(Section):
@@ -108,8 +109,23 @@ class JudgeConfig(Section):
     budget_usd: float = Field(0.0, ge=0, description="Stop the judge stage before spending more than this (0 = no limit).")
     cache_dir: str = Field("", description="Judge cache directory ('' = <run.dir>/.judge-cache, shared by runs).")
     workers: int = Field(0, ge=0, description="Parallel sandboxed programs (0 = number of cores). Runtime only.")
+    batch: bool = Field(False, description="anthropic/openai judges: send the stage's cache misses through the provider's batch API (half price, done within 24 h; a killed run resumes polling). Runtime only: a batch answer and a live one are interchangeable.")
+    batch_poll_s: float = Field(30.0, gt=0, description="First wait between batch status checks; it grows 1.5x per check up to batch_max_poll_s. Runtime only.")
+    batch_max_poll_s: float = Field(300.0, gt=0, description="Longest wait between batch status checks. Runtime only.")
+    batch_timeout: float = Field(0.0, ge=0, description="Stop waiting for batches after this many seconds (0 = until they end; the providers end them within 24 h). Answers that arrived are kept; the batches keep running, and a rerun resumes polling them. Runtime only.")
+    batch_failed: Literal["live", "batch", "missing"] = Field("live", description="Batch items that come back expired, canceled or with a retryable error: ask them live (live price), in one more batch, or leave them missing and counted. Runtime only.")
     execution: ExecutionJudgeConfig = Field(default_factory=ExecutionJudgeConfig, description="Execution judge grading.")
     ocaml: OcamlJudgeConfig = Field(default_factory=OcamlJudgeConfig, description="Execution judge grading of OCaml problems.")
+
+    @field_validator("prices")
+    @classmethod
+    def _price_fields(cls, v: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        for model, p in v.items():
+            bad = set(p) - {"input", "output", "batch_input", "batch_output"}
+            if bad or not {"input", "output"} <= set(p):
+                raise ValueError(f"judge.prices.{model}: give input and output (and for batches batch_input and "
+                                 f"batch_output), $ per million tokens; got {sorted(p)}")
+        return v
 
 
 class DataConfig(Section):
@@ -258,6 +274,13 @@ class Config(Section):
                 raise ValueError("judge.mix has an LLM component, so judge.model must name its model")
             if len(set(self.judge.mix) & llm) > 1:
                 raise ValueError("judge.mix takes at most one LLM component (one judge.model)")
+        api = {"anthropic", "openai"}
+        if self.judge.batch and not ({self.judge.kind} | set(self.judge.mix if self.judge.kind == "mix" else ())) & api:
+            raise ValueError(f"judge.batch=true needs an anthropic or openai judge (judge.kind={self.judge.kind}); "
+                             "set judge.kind (or a judge.mix component) to one, or judge.batch=false")
+        if self.teacher.batch and self.teacher.kind not in api:
+            raise ValueError(f"teacher.batch=true needs teacher.kind anthropic or openai (got {self.teacher.kind}); "
+                             "or set teacher.batch=false")
         if self.judge.kind == "anthropic" and self.judge.temperature is not None:
             raise ValueError("judge.temperature must stay unset for anthropic (its current API rejects it)")
         if self.select.top_k == 1 and self.select.advantage != "raw":

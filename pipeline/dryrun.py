@@ -1,5 +1,5 @@
 """`rlaif epoch N --dry-run`: how many teacher and judge calls are missing from the cache, and
-what they would cost, calling nothing.
+what they would cost live and through the batch APIs (half price), calling nothing.
 
 Exact where the answers to judge already exist (samples on disk); otherwise an upper bound
 from prompts x num_samples, priced as if each answer used all of sample.max_new_tokens.
@@ -11,13 +11,24 @@ from pathlib import Path
 from data.schema import Problem
 from judges.cache import JudgeCache
 from pipeline.artifacts import load_complete
-from pipeline.scoring import LLM, Judging, as_answer, cache_dir, components, make_model
+from pipeline.scoring import LLM, Judging, as_answer, batching, cache_dir, components, make_model
 from pipeline.stages import choose_prompts
 from pipeline.tables import load_table
 
 
 def _done(d: Path) -> bool:
     return load_complete(d, verify=False) is not None
+
+
+def _prices(model, estimate, missing: list, batch: bool) -> str:
+    """'~$live live, ~$batch batch' (worst cases), marking the one this run uses."""
+    live = sum(estimate(*m) for m in missing)
+    try:
+        half = f"~${sum(estimate(*m, batch=True) for m in missing):.4f} batch"
+    except KeyError:
+        half = "batch: no batch price for this model (judge.prices)"
+    used = " (this run: batch)" if batch else ""
+    return f"~${live:.4f} live, {half}{used}"
 
 
 def estimate(runner, n: int) -> list[str]:
@@ -38,9 +49,10 @@ def estimate(runner, n: int) -> list[str]:
         elif cfg.teacher.kind in LLM:
             t = make_model(cfg.teacher.kind, cfg.teacher.model, cfg, teacher=True)
             missing = [p for p in problems if cache.get(t.teacher_key(p)) is None]
-            cost = sum(t.estimate_generate_usd(p) for p in missing)
+            cost = (_prices(t, t.estimate_generate_usd, [(p,) for p in missing], batching(cfg, teacher=True))
+                    if cfg.teacher.kind != "hf" else "$0 (local)")
             lines.append(f"teacher ({cfg.teacher.kind} {cfg.teacher.model}): {len(missing)} of {len(problems)} "
-                         f"answers missing from the cache, ~${cost:.4f}")
+                         f"answers missing from the cache, {cost}")
             for p in problems:
                 hit = cache.get(t.teacher_key(p))
                 teacher_text[p.id] = hit["text"] if hit else None
@@ -67,9 +79,10 @@ def estimate(runner, n: int) -> list[str]:
             elif kind in LLM:
                 m = make_model(kind, cfg.judge.model, cfg)
                 miss = [it for it in items if cache.get(m.key(it[0], it[1], it[3])) is None]
-                cost = sum(m.estimate_usd(p, c, r) for p, c, _, r in miss)
+                cost = (_prices(m, m.estimate_usd, [(p, c, r) for p, c, _, r in miss], batching(cfg))
+                        if kind != "hf" else "$0 (local)")
                 lines.append(f"judge ({kind} {cfg.judge.model}): {len(miss)} of {len(items)} judgements missing"
-                             f"{bound}, ~${cost:.4f}")
+                             f"{bound}, {cost}")
     finally:
         cache.close()
     return lines

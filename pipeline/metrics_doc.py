@@ -101,6 +101,12 @@ METRICS: dict[str, Metric] = {
     "judge/saved_usd": Metric("dollars the cache saved this epoch", "higher", "judge"),
     "judge/parse_failures": Metric("student completions the judge could not score (parse failure, sandbox error)", "lower", "judge"),
     "teacher/missing": Metric("prompts with no teacher answer", "lower", "teacher"),
+    "judge/batches": Metric("batches submitted to the provider's batch API this epoch (judge.batch)", "", "judge"),
+    "judge/batches_resumed": Metric("batches a killed or timed-out run had submitted, polled again instead of paid again", "", "judge"),
+    "judge/batch_failed": Metric("batch items that came back expired, errored or canceled (then handled per judge.batch_failed)", "lower", "judge"),
+    "teacher/batches": Metric("batches of teacher answers submitted this epoch (teacher.batch)", "", "teacher"),
+    "teacher/batches_resumed": Metric("teacher batches of a killed or timed-out run, polled again", "", "teacher"),
+    "teacher/batch_failed": Metric("teacher batch items that came back expired, errored or canceled", "lower", "teacher"),
     "teacher/cost_usd": Metric("dollars spent on teacher answers this epoch (model teachers)", "lower", "teacher"),
     # time
     "time/<stage>_s": Metric("wall seconds of one stage (as recorded when it ran; a reused stage keeps its time)", "", "runner"),

@@ -20,10 +20,11 @@ from tqdm import tqdm
 
 from data.schema import Problem
 from judges.base import Score
+from judges.mix import combine
 from judges.cache import JudgeCache, cache_key
 from pipeline.artifacts import read_manifest, sha256_text
 from pipeline.config import Config
-from pipeline.runner import Ctx, RunError
+from pipeline.runner import Ctx, RunError, epoch_name
 from pipeline.tables import load_table, save_table
 
 log = logging.getLogger("rlaif")
@@ -55,12 +56,16 @@ def make_model(kind: str, model: str, cfg: Config, teacher: bool = False):
         from judges.hf import HFJudge
         return HFJudge(model, max_new_tokens=cfg.judge.max_tokens, teacher_max_new_tokens=cfg.teacher.max_tokens,
                        device=cfg.run.device)
-    from judges.api import PRICES, AnthropicJudge, OpenAIJudge, RateLimiter
+    from judges.anthropic import AnthropicJudge
+    from judges.limits import RateLimiter
+    from judges.llm import PRICES
+    from judges.openai import OpenAIJudge
     jc = cfg.judge
     opts: dict[str, Any] = dict(
         base_url=(cfg.teacher.base_url if teacher else jc.base_url) or None, max_tokens=jc.max_tokens,
         teacher_max_tokens=cfg.teacher.max_tokens, timeout_s=jc.timeout_s, attempts=jc.attempts,
-        prices={**PRICES, **jc.prices}, limiter=RateLimiter(jc.max_in_flight, jc.rpm, jc.tpm))
+        prices={**PRICES, **jc.prices}, limiter=RateLimiter(jc.max_in_flight, jc.rpm, jc.tpm),
+        batch=batching(cfg, teacher))
     if jc.mode == "replay":  # answers come from the cache only: no key needed, none is sent
         opts["api_key"] = "replay-needs-no-key"
     temperature = cfg.teacher.temperature if teacher else jc.temperature
@@ -71,37 +76,64 @@ def make_model(kind: str, model: str, cfg: Config, teacher: bool = False):
     return OpenAIJudge(model, temperature=temperature, **opts)
 
 
+def batching(cfg: Config, teacher: bool = False) -> bool:
+    """Whether misses go through the batch APIs (live mode only: replay never calls)."""
+    return (cfg.teacher.batch if teacher else cfg.judge.batch) and cfg.judge.mode == "live"
+
+
+def work_dir(ctx: Ctx, stage: str) -> Path:
+    """The stage's work directory, kept across runs (a killed stage's batch journal lives here)."""
+    return ctx.run_dir / epoch_name(ctx.epoch) / ".work" / stage
+
+
 class _Sync:
-    """Runs a local (hf) judge's blocking calls in a thread, as a run_cached job."""
+    """Runs a local (hf) judge's blocking calls in a thread, as run_cached items."""
 
     def __init__(self, judge):
         self.judge = judge
 
-    def score_job(self, problem, completion, reference):
+    def score_item(self, problem, completion, reference):
+        from judges.batch import BatchItem
+
         async def call() -> dict:
             return (await asyncio.to_thread(self.judge.score, problem, completion, reference)).to_json()
-        return self.judge.key(problem, completion, reference), call
+        return BatchItem(self.judge.key(problem, completion, reference), {}, "judge", call)
 
-    def generate_job(self, problem):
+    def generate_item(self, problem):
+        from judges.batch import BatchItem
+
         async def call() -> dict:
             return (await asyncio.to_thread(self.judge.generate, problem)).to_json()
-        return self.judge.teacher_key(problem), call
+        return BatchItem(self.judge.teacher_key(problem), {}, "teacher", call)
 
-    def estimate_usd(self, *a) -> float:
+    def estimate_body_usd(self, body: dict, batch: bool = False) -> float:
         return 0.0
 
-    estimate_generate_usd = estimate_usd
 
-
-def run_jobs(cfg: Config, cache: JudgeCache, jobs: list, estimate, desc: str, run_dir: Path):
-    """run_cached with the run's budget and mode; budget and replay misses become RunErrors."""
-    from judges.api import BudgetExceeded, ReplayMiss, run_cached
+def run_items(cfg: Config, cache: JudgeCache, api, items: list, desc: str, run_dir: Path,
+              journal_dir: Path | None = None):
+    """Answer items live (run_cached) or, with journal_dir, through the batch APIs (run_batched), with
+    the run's budget and mode; budget, replay misses and batch timeouts become RunErrors."""
+    from judges.batch import BatchTimeout, Journal, run_batched
+    from judges.cached import BudgetExceeded, ReplayMiss, run_cached
     jc = cfg.judge
-    bar = tqdm(total=len(jobs), desc=desc, unit="call", dynamic_ncols=True)
+    bar = tqdm(total=len(items), desc=desc, unit="call", dynamic_ncols=True)
     try:
-        return asyncio.run(run_cached(cache, jobs, mode=jc.mode, budget_usd=jc.budget_usd, estimate_usd=estimate,
-                                      spent_usd=spent_usd(run_dir), max_in_flight=jc.max_in_flight,
-                                      skip_missing=jc.skip_missing, progress=bar.update))
+        if journal_dir is not None:
+            return asyncio.run(run_batched(
+                cache, api, items, Journal(journal_dir), budget_usd=jc.budget_usd, spent_usd=spent_usd(run_dir),
+                poll_s=jc.batch_poll_s, max_poll_s=jc.batch_max_poll_s, timeout_s=jc.batch_timeout,
+                failed=jc.batch_failed, max_in_flight=jc.max_in_flight, progress=bar.update,
+                status=bar.set_postfix_str))
+        return asyncio.run(run_cached(cache, [(it.key, it.live) for it in items], mode=jc.mode,
+                                      budget_usd=jc.budget_usd, spent_usd=spent_usd(run_dir),
+                                      estimate_usd=lambda i: api.estimate_body_usd(items[i].body),
+                                      max_in_flight=jc.max_in_flight, skip_missing=jc.skip_missing,
+                                      progress=bar.update))
+    except BatchTimeout as e:
+        raise RunError(f"judge.batch_timeout={e.timeout_s:g}s reached: {len(e.pending)} batches still running at "
+                       f"the provider ({', '.join(e.pending)}); every answer that arrived is in the cache. Run the "
+                       "same command again to resume polling them (nothing is submitted or paid again)") from None
     except BudgetExceeded as e:
         raise RunError(f"judge.budget_usd=${e.budget:g} reached: the run has spent ${e.spent:.4f}; {e.done} answers "
                        f"of this stage are paid and kept in the cache, {e.remaining} remain. Raise judge.budget_usd "
@@ -112,6 +144,13 @@ def run_jobs(cfg: Config, cache: JudgeCache, jobs: list, estimate, desc: str, ru
                        "or set judge.skip_missing=true to skip and count them") from None
     finally:
         bar.close()
+
+
+def batch_figures(prefix: str, stats, batch: bool) -> dict[str, Any]:
+    if not batch:
+        return {}
+    return {f"{prefix}/batches": stats.batches, f"{prefix}/batches_resumed": stats.resumed,
+            f"{prefix}/batch_failed": stats.failed}
 
 
 # -- teacher -------------------------------------------------------------------------------
@@ -127,13 +166,14 @@ def run_teacher(ctx: Ctx) -> None:
         api = model if tc.kind != "hf" else _Sync(model)
         cache = JudgeCache(cache_dir(cfg))
         try:
-            results, stats = run_jobs(cfg, cache, [api.generate_job(p) for p in problems],
-                                      lambda i: api.estimate_generate_usd(problems[i]), "teacher", ctx.run_dir)
+            results, stats = run_items(cfg, cache, api, [api.generate_item(p) for p in problems], "teacher",
+                                       ctx.run_dir, work_dir(ctx, "teacher") if batching(cfg, teacher=True) else None)
         finally:
             cache.close()
         texts = [r["text"] if r else "" for r in results]
         figures = {"teacher/api_calls": stats.api_calls, "teacher/cache_hits": stats.cache_hits,
-                   "teacher/cost_usd": stats.cost_usd, "teacher/saved_usd": stats.saved_usd}
+                   "teacher/cost_usd": stats.cost_usd, "teacher/saved_usd": stats.saved_usd,
+                   **batch_figures("teacher", stats, batching(cfg, teacher=True))}
     else:
         texts = []
     missing = sum(not t for t in texts)
@@ -249,19 +289,6 @@ def components(cfg: Config) -> dict[str, float]:
     return dict(cfg.judge.mix) if cfg.judge.kind == "mix" else {cfg.judge.kind: 1.0}
 
 
-def combine(parts: dict[str, Score], weights: dict[str, float]) -> Score:
-    """Weighted mean of the components; None when any component could not score (counted)."""
-    if len(parts) == 1:
-        return next(iter(parts.values()))
-    if any(s.value is None for s in parts.values()):
-        return Score(value=None, breakdown={k: {"value": s.value, **s.breakdown} for k, s in parts.items()},
-                     raw="a component could not score", cost_usd=sum(s.cost_usd for s in parts.values()))
-    total = sum(weights.values())
-    return Score(value=sum(weights[k] * s.value for k, s in parts.items()) / total,
-                 breakdown={k: {"value": s.value, "weight": weights[k], **s.breakdown} for k, s in parts.items()},
-                 cost_usd=sum(s.cost_usd for s in parts.values()))
-
-
 def _score_row(s: Score) -> dict[str, Any]:
     return {"value": s.value, "breakdown": s.breakdown, "raw": s.raw[:2000], "cost_usd": s.cost_usd}
 
@@ -294,15 +321,16 @@ def run_judge(ctx: Ctx) -> None:
         else:
             model = make_model(kind, cfg.judge.model, cfg)
             api = model if kind != "hf" else _Sync(model)
+            batch = batching(cfg) and kind != "hf"
             cache = JudgeCache(cache_dir(cfg))
             try:
-                results, stats = run_jobs(cfg, cache, [api.score_job(p, c, r) for p, c, _, r in items],
-                                          lambda i: api.estimate_usd(items[i][0], items[i][1], items[i][3]),
-                                          f"judge ({kind})", ctx.run_dir)
+                results, stats = run_items(cfg, cache, api, [api.score_item(p, c, r) for p, c, _, r in items],
+                                           f"judge ({kind})", ctx.run_dir, work_dir(ctx, "judge") if batch else None)
             finally:
                 cache.close()
-            per[kind] = [Score.from_json(r) if r else Score(value=None, raw="skipped: not in the cache")
-                         for r in results]
+            why = "not answered: the batch item failed (judge.batch_failed)" if batch else "skipped: not in the cache"
+            per[kind] = [Score.from_json(r) if r else Score(value=None, raw=why) for r in results]
+            fig.update(batch_figures("judge", stats, batch))
             fig["judge/api_calls"] += stats.api_calls
             fig["judge/cache_hits"] += stats.cache_hits
             fig["judge/cost_usd"] += stats.cost_usd

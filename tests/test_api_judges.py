@@ -14,11 +14,15 @@ from pathlib import Path
 import pytest
 
 from data.schema import Problem
-from judges import api as japi
 from judges import rubric
-from judges.api import (AnthropicJudge, BudgetExceeded, JudgeAPIError, OpenAIJudge, RateLimiter, ReplayMiss,
-                        cost_usd, run_cached)
-from judges.base import Score
+from judges.anthropic import AnthropicJudge
+from judges.base import Generation, Score
+from judges.cached import BudgetExceeded, ReplayMiss, run_cached
+from judges.limits import RateLimiter
+from judges.llm import PRICES as BUILTIN_PRICES
+from judges.llm import APIJudge, cost_usd
+from judges.openai import OpenAIJudge
+from judges.retries import JudgeAPIError
 from judges.cache import JudgeCache
 from tests.fakeapi import FakeAPI
 
@@ -33,7 +37,7 @@ def answer(i: int) -> str:
     return f"```python\ndef add(a, b):\n    # ITEM-{i:04d}\n    return a + b\n```"
 
 
-def make(kind: str, api: FakeAPI, model: str = "fake-model", **kw) -> japi.APIJudge:
+def make(kind: str, api: FakeAPI, model: str = "fake-model", **kw) -> APIJudge:
     opts = {**FAST, **kw}
     if kind == "anthropic":
         return AnthropicJudge(model, base_url=api.anthropic_url, **opts)
@@ -225,7 +229,7 @@ def test_teacher_answers_are_cached_too(api, tmp_path, kind):
     (g1, g2), stats = asyncio.run(run_cached(cache, jobs))
     again, stats2 = asyncio.run(run_cached(cache, jobs, mode="replay"))
     assert api.total == 1 and stats.api_calls == 1 and stats.cache_hits == 1 and stats2.cache_hits == 2
-    gen = japi.Generation.from_json(g1)
+    gen = Generation.from_json(g1)
     assert gen.text == api.teacher and gen.cost_usd > 0 and again == [g1, g1] and stats.parse_failures == 0
     cache.close()
 
@@ -244,7 +248,9 @@ def test_job_error_stops_issuing_and_keeps_what_was_paid(api, tmp_path):
 KILL_SCRIPT = textwrap.dedent("""
     import asyncio, sys
     from data.schema import Problem
-    from judges.api import AnthropicJudge, RateLimiter, run_cached
+    from judges.anthropic import AnthropicJudge
+    from judges.cached import run_cached
+    from judges.limits import RateLimiter
     from judges.cache import JudgeCache
     from tests.test_api_judges import PROBLEM, REF, FAST, answer
     url, cache_dir, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -364,10 +370,10 @@ def test_base_url_and_key_come_from_the_sdk_environment(api, monkeypatch):
 
 
 def test_prices_match_dated_snapshots():
-    assert cost_usd({"input_tokens": 1_000_000, "output_tokens": 0}, "claude-sonnet-4-5-20250929", japi.PRICES) == 3.0
-    assert cost_usd({"input_tokens": 0, "output_tokens": 1_000_000}, "gpt-5-mini-2025-08-07", japi.PRICES) == 2.0
+    assert cost_usd({"input_tokens": 1_000_000, "output_tokens": 0}, "claude-sonnet-4-5-20250929", BUILTIN_PRICES) == 3.0
+    assert cost_usd({"input_tokens": 0, "output_tokens": 1_000_000}, "gpt-5-mini-2025-08-07", BUILTIN_PRICES) == 2.0
     with pytest.raises(KeyError):
-        cost_usd({"input_tokens": 1}, "gpt-5.1", japi.PRICES)
+        cost_usd({"input_tokens": 1}, "gpt-5.1", BUILTIN_PRICES)
 
 
 # -- limits and speed ---------------------------------------------------------------------
@@ -430,3 +436,22 @@ def test_cache_hit_latency(tmp_path):
     assert stats.cache_hits == 2000 and stats.api_calls == 0
     assert p99 < 0.05
     cache.close()
+
+
+def test_cache_keys_are_the_ones_computed_before_the_split():
+    """Keys computed with judges/api.py on main (4b24433), before it was split into judges/anthropic.py,
+    judges/openai.py and what they share: every existing cache keeps hitting."""
+    ans = answer(1)
+    a = AnthropicJudge("fake-model", base_url="http://127.0.0.1:9", api_key="k", prices=PRICES)
+    o = OpenAIJudge("fake-model", base_url="http://127.0.0.1:9/v1", api_key="k", prices=PRICES)
+    assert a.key(PROBLEM, ans, REF) == "f81931157c3e6d948c307853353d930792fa25a70f9c24b90098d87d729e9578"
+    assert a.key(PROBLEM, ans, None) == "89612af803cae5ff1353734dfb0ffe6e29f5d9c2c61898a4edc0a7070f250eb4"
+    assert a.teacher_key(PROBLEM) == "2cfd7e47d33c918b5709290465deb7ec73981597b45f8f80e2deb808076c93bf"
+    assert o.key(PROBLEM, ans, REF) == "6551b1cb5917510d5a187c42ad8787d48618f7eac7b860017f769364c2acebbd"
+    assert o.teacher_key(PROBLEM) == "77f4cff17552fc59abb18d6c00806b741732c9222cbe8c8ec417b31aad3573f8"
+    # default endpoints and the built-in price table; batch=True changes no key
+    for batch in (False, True):
+        o = OpenAIJudge("gpt-5-mini", base_url="https://api.openai.com/v1", api_key="k", temperature=None, batch=batch)
+        a = AnthropicJudge("claude-haiku-4-5", base_url="https://api.anthropic.com", api_key="k", batch=batch)
+        assert o.key(PROBLEM, ans, None) == "a76ab1e12c07f9869ed37dbf90140ff6099043e7f09c1a392603d8b76fdd5caf"
+        assert a.key(PROBLEM, ans, None) == "cd566081bd3dc8b5c538237c12fea03fed8fda816c96b7820e274f90507dc71b"

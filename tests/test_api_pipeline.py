@@ -127,3 +127,37 @@ def test_kill_during_judge_stage_repeats_no_answered_request(tiny_config, api, t
     again = [b for b, n in api.by_body.items() if n > 1]
     assert len(again) <= 2, again
     assert set(api.by_body) >= set(before) and len(api.by_body) == 15
+
+
+def test_batch_epoch_half_price_stops_at_batch_timeout_and_resumes_the_same_batch(tiny_config, api, capsys):
+    """teacher (openai) and judge (anthropic) through the batch APIs inside real epochs: dry-run shows both
+    prices; a judge.batch_timeout stops the stage cleanly, the rerun polls the journaled batch (kept in
+    the epoch's .work/judge/) instead of submitting another; no request goes live."""
+    api.batch_delay = lambda provider: 0.1 if provider == "openai" else 2.0
+    over = api_run(tiny_config, api) + [
+        "judge.prices={fake-model: {input: 3.0, output: 15.0, batch_input: 1.5, batch_output: 7.5}}",
+        "teacher.batch=true", "judge.batch=true", "judge.batch_poll_s=0.02", "judge.batch_max_poll_s=0.05"]
+    assert main(["epoch", "1", "--dry-run", *over]) == 0
+    out = capsys.readouterr().out
+    for line in [ln for ln in out.splitlines() if "fake-model):" in ln]:
+        live, batch = (float(x.split()[0]) for x in line.split("~$")[1:3])
+        assert batch == pytest.approx(live / 2, abs=1e-4) and "(this run: batch)" in line, line
+    assert api.total == 0
+
+    assert main(["epoch", "1", *over, "judge.batch_timeout=0.3"]) == 2
+    err = capsys.readouterr().err
+    assert "judge.batch_timeout=0.3s reached" in err and "resume polling" in err, err[-800:]
+    r = Runner(load_config(None, over))
+    assert (r.epoch_dir(1) / "teacher" / "manifest.json").exists() and not (r.epoch_dir(1) / "judge").exists()
+    assert '"created"' in (r.epoch_dir(1) / ".work" / "judge" / "batches.jsonl").read_text()
+    assert dict(api.batch_creates) == {"openai": 1, "anthropic": 1}
+
+    assert main(["epoch", "1", *over]) == 0
+    assert dict(api.batch_creates) == {"openai": 1, "anthropic": 1}
+    assert sorted(api.batch_items.values()) == [1] * 15  # 3 teacher answers, 12 judgements, each submitted once
+    assert api.by_path["/v1/messages"] == api.by_path["/v1/chat/completions"] == 0  # nothing went live
+    m = json.loads((r.epoch_dir(1) / "metrics.json").read_text())
+    assert (m["teacher/batches"], m["judge/batches"], m["judge/batches_resumed"]) == (1, 0, 1)
+    assert m["judge/api_calls"] >= 12 and m["judge/cost_usd"] > 0 and m["teacher/cost_usd"] > 0
+    paid = api.total
+    assert main(["epoch", "1", *over]) == 0 and api.total == paid

@@ -1,0 +1,395 @@
+"""Judge and teacher requests through the providers' batch APIs: half the price, still never paid twice.
+
+`run_batched` answers jobs as `run_cached` does (cache first; the same keys; the same values, read
+by the same parser, priced at the batch rate) but sends the misses as batches, one per provider
+size limit, and polls them with backoff until they end.
+
+Never paid twice, across kill -9:
+- Before a batch is submitted, its keys are appended to the stage's journal (`batches.jsonl` in
+  the stage's work directory, fsynced); the batch id is appended the moment the submission
+  returns (and, for OpenAI, the uploaded file's id between upload and creation).
+- A rerun reads the journal first: a journaled batch whose keys are still missing from the cache
+  is polled again (its results ingested), never submitted again. An OpenAI submission killed
+  between upload and the batch id is found again by its file (or created over the same file).
+- The one window left: a kill after the provider accepted a batch and before its id reached the
+  journal (milliseconds). That submission is lost (paid, never read); the rerun submits its
+  requests again. README says so.
+
+Items that come back expired, canceled, or errored with a retryable error (or not at all) follow
+`failed`: "live" (answered live, at the live price), "batch" (one more batch), "missing" (left
+unanswered and counted). Non-retryable errors (an invalid request) are always left missing and
+counted. A result line that is not JSON scores None with its raw text, like an unreadable live
+answer. `timeout_s` stops the wait cleanly: everything ingested is in the cache, the batches keep
+running at the provider, and a rerun resumes polling them.
+
+The budget check counts each batch's worst case (every request at its max tokens, batch price)
+before submitting it; batches that do not fit are not submitted (BudgetExceeded after the ones
+that fit are in).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+import os
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from judges.cache import JudgeCache
+from judges.cached import BudgetExceeded, RunStats, _cost, run_cached
+
+log = logging.getLogger("rlaif")
+
+
+@dataclass
+class BatchItem:
+    """One request: its cache key (the batch's custom_id), the body live and batch calls both send,
+    whose answer it is (judge | teacher), and the same request made live."""
+    key: str
+    body: dict
+    role: str
+    live: Callable[[], Awaitable[dict]]
+
+
+@dataclass
+class BatchStatus:
+    ended: bool
+    status: str
+    counts: dict[str, int]
+    """The provider's own request counts (Anthropic: processing/succeeded/errored/canceled/expired;
+    OpenAI: completed/failed)."""
+    done: int
+    total: int
+    files: list[str] = field(default_factory=list)
+    """OpenAI: the output and error files to read."""
+    error: str = ""
+    """Why the whole batch failed (OpenAI's validation errors), if it did."""
+
+
+@dataclass
+class Outcome:
+    """One result line."""
+    custom_id: str | None
+    kind: str
+    """succeeded | errored | expired | canceled | malformed"""
+    raw: str
+    """succeeded: the response JSON, read like a live one; otherwise the error or the line itself."""
+    retryable: bool = True
+
+
+_CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*"([A-Za-z0-9_-]{1,64})"')
+
+
+def custom_id_of(line: str) -> str | None:
+    """The custom_id of a result line that is not valid JSON, when it can still be read."""
+    m = _CUSTOM_ID.search(line)
+    return m.group(1) if m else None
+
+
+class BatchTimeout(RuntimeError):
+    def __init__(self, timeout_s: float, pending: list[str], results: list, stats: RunStats):
+        super().__init__(f"batch_timeout={timeout_s:g}s reached with {len(pending)} batches still running "
+                         f"({', '.join(pending)}); {stats.api_calls} answers of this run are in the cache. "
+                         "Rerun the same command to resume polling them (nothing is submitted again)")
+        self.timeout_s, self.pending, self.results, self.stats = timeout_s, pending, results, stats
+
+
+class Journal:
+    """Append-only JSON lines of batch events in a stage's work directory; each line fsynced before
+    `write` returns. Events: submit (keys, before the submission), file (OpenAI upload), created
+    (the batch id), ended (ingested), abandoned (rejected or lost)."""
+
+    def __init__(self, directory: str | Path):
+        self.path = Path(directory) / "batches.jsonl"
+
+    def write(self, record: dict) -> None:
+        new = not self.path.exists()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a") as f:
+            f.write(json.dumps({**record, "t": time.time()}) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        if new:  # the file's directory entry must survive a crash too
+            fd = os.open(self.path.parent, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def entries(self) -> dict[str, dict]:
+        """local id -> the merged events of one submission, in journal order."""
+        out: dict[str, dict] = {}
+        if not self.path.exists():
+            return out
+        for line in self.path.read_text().splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:  # a line torn by a kill mid-write: its event did not happen
+                continue
+            e = out.setdefault(rec["local"], {})
+            e.update({k: v for k, v in rec.items() if k != "event"})
+            e.setdefault("events", []).append(rec["event"])
+        return out
+
+
+def _chunks(judge: Any, items: list[BatchItem]) -> list[list[BatchItem]]:
+    """Split at the provider's documented limits on requests and bytes per batch."""
+    out: list[list[BatchItem]] = [[]]
+    size = 0
+    for it in items:
+        n = len(json.dumps(judge.batch_line(it))) + 1
+        if out[-1] and (len(out[-1]) >= judge.batch_max_requests or size + n > judge.batch_max_bytes):
+            out.append([])
+            size = 0
+        out[-1].append(it)
+        size += n
+    return [c for c in out if c]
+
+
+async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], journal: Journal, *,
+                      budget_usd: float = 0.0, spent_usd: float = 0.0, poll_s: float = 30.0,
+                      max_poll_s: float = 600.0, timeout_s: float = 0.0, failed: str = "live",
+                      max_in_flight: int = 64, progress: Callable[[int], Any] | None = None,
+                      status: Callable[[str], Any] | None = None) -> tuple[list[dict | None], RunStats]:
+    """Answer every item from the cache or through batches; results in item order (None = left missing).
+
+    poll_s: first wait between status checks, growing 1.5x per check up to max_poll_s.
+    timeout_s: 0 = wait as long as the batches run (they end within 24 hours).
+    failed: live | batch | missing, for expired, canceled and retryably errored items.
+    progress: called with the number of jobs just answered; status: with the provider's counts.
+    """
+    if failed not in ("live", "batch", "missing"):
+        raise ValueError(f"failed must be live, batch or missing, got {failed!r}")
+    results: list[dict | None] = [None] * len(items)
+    stats = RunStats()
+    by_key: dict[str, list[int]] = {}
+    for i, it in enumerate(items):
+        by_key.setdefault(it.key, []).append(i)
+    item_of = {it.key: it for it in items}
+
+    def answer(key: str, value: dict, paid: bool) -> None:
+        idx = by_key.get(key)
+        if paid:
+            stats.cost_usd += _cost(value)
+        if not idx or results[idx[0]] is not None:
+            return
+        for i in idx:
+            results[i] = value
+        stats.api_calls += paid
+        free = len(idx) - paid
+        stats.cache_hits += free
+        stats.saved_usd += free * _cost(value)
+        if progress is not None:
+            progress(len(idx))
+
+    misses = []
+    for key in by_key:
+        found = cache.get(key)
+        if found is not None:
+            answer(key, found, paid=False)
+        else:
+            misses.append(key)
+    if not misses:
+        return results, stats
+
+    client = await judge._client()
+    running: dict[str, tuple[str, list[str], str]] = {}  # local id -> (batch id, keys, role)
+    missing_now = set(misses)
+
+    # 1. a killed run's batches: poll them again, never submit their keys again
+    for local, e in journal.entries().items():
+        done = {"ended", "abandoned"} & set(e["events"])
+        if done or e.get("provider") != judge.kind or e.get("base_url") != judge.base_url:
+            continue
+        if not missing_now & set(e["keys"]):
+            continue
+        bid = e.get("batch_id")
+        if bid is None and e.get("file_id") and hasattr(judge, "find_batch"):
+            # OpenAI, killed between upload and the batch id: the batch over that file, or a new one over it
+            bid = await judge.find_batch(client, e["file_id"])
+            if bid is None:
+                bid = await judge.batch_submit(client, [], lambda d: None, file_id=e["file_id"])
+                stats.batches += 1
+            journal.write({"event": "created", "local": local, "batch_id": bid})
+        if bid is None:
+            journal.write({"event": "abandoned", "local": local, "reason": "killed before its id was journaled"})
+            log.warning("a batch of %d requests was submitted by a killed run before its id was journaled: if "
+                        "%s received it, it is paid and cannot be read (README: Batches). Submitting its requests "
+                        "again.", len(e["keys"]), judge.kind)
+            continue
+        log.info("resuming %s batch %s (%d requests) submitted by an earlier run", judge.kind, bid, len(e["keys"]))
+        running[local] = (bid, e["keys"], e.get("role", "judge"))
+        stats.resumed += 1
+        missing_now -= set(e["keys"])
+
+    def estimate(key: str) -> float:
+        it = item_of.get(key)
+        return judge.estimate_body_usd(it.body, batch=True) if it is not None else 0.0
+
+    # worst case of what is already submitted and not yet read
+    reserved = sum(estimate(k) for _, keys, _ in running.values() for k in keys)
+    over_budget = False
+    t0 = time.monotonic()
+    to_submit = [k for k in misses if k in missing_now]
+    left_missing: dict[str, str] = {}
+    for round_ in range(2):
+        # 2. submit what is missing, as far as the budget's worst case allows
+        fit: list[str] = []
+        for k in to_submit:
+            est = estimate(k)
+            if budget_usd > 0 and spent_usd + stats.cost_usd + reserved + est > budget_usd:
+                over_budget = True
+                break
+            fit.append(k)
+            reserved += est
+        for chunk in _chunks(judge, [item_of[k] for k in fit]):
+            local, bid = await _submit(judge, client, journal, chunk)
+            running[local] = (bid, [it.key for it in chunk], chunk[0].role)
+            stats.batches += 1
+        # 3. poll with backoff until every batch has ended, then read its results
+        fails = await _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results,
+                                       poll_s, max_poll_s, t0, timeout_s, status, item_of)
+        reserved = 0.0
+        retry = [k for k, o in fails.items() if o.retryable and k in by_key]
+        for k, o in fails.items():
+            if k in by_key and not o.retryable:
+                left_missing[k] = o.raw
+        if failed == "batch" and round_ == 0 and retry and not over_budget:
+            log.warning("%d batch requests came back %s; submitting them in a new batch", len(retry),
+                        _kinds(fails, retry))
+            to_submit = retry
+            continue
+        if failed == "live" and retry and not over_budget:
+            log.warning("%d batch requests came back %s; asking them live (live price)", len(retry),
+                        _kinds(fails, retry))
+            try:
+                live, _ = await run_cached(cache, [(k, item_of[k].live) for k in retry], budget_usd=budget_usd,
+                                           spent_usd=spent_usd + stats.cost_usd, max_in_flight=max_in_flight,
+                                           estimate_usd=lambda i: judge.estimate_body_usd(item_of[retry[i]].body))
+            except BudgetExceeded as e:
+                live, over_budget = e.results or [], True
+            for k, v in zip(retry, live):
+                if v is not None:
+                    answer(k, v, paid=True)
+        else:
+            for k in retry:
+                left_missing[k] = fails[k].raw
+        break
+    if left_missing:
+        example = next(iter(left_missing.values()))
+        log.warning("%d batch requests left unanswered and counted as missing (e.g. %s)", len(left_missing),
+                    example[:200])
+    stats.missing = sum(len(by_key[k]) for k in by_key if results[by_key[k][0]] is None)
+    stats.parse_failures = sum(1 for v in results if isinstance(v, dict) and "value" in v and v["value"] is None)
+    if over_budget:
+        answered = sum(v is not None for v in results)
+        raise BudgetExceeded(spent_usd + stats.cost_usd, budget_usd, answered, len(items) - answered, results, stats)
+    return results, stats
+
+
+def _kinds(fails: dict[str, Outcome], keys: list[str]) -> str:
+    kinds: dict[str, int] = {}
+    for k in keys:
+        kinds[fails[k].kind] = kinds.get(fails[k].kind, 0) + 1
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+
+
+async def _submit(judge: Any, client: Any, journal: Journal, chunk: list[BatchItem]) -> tuple[str, str]:
+    """(local id, batch id): the keys journaled first, the id the moment the provider returns it."""
+    from judges.retries import JudgeAPIError
+    local = uuid.uuid4().hex[:12]
+    journal.write({"event": "submit", "local": local, "provider": judge.kind, "base_url": judge.base_url,
+                   "model": judge.model, "role": chunk[0].role, "keys": [it.key for it in chunk]})
+    try:
+        bid = await judge.batch_submit(client, chunk, lambda d: journal.write({"event": "file", "local": local, **d}))
+    except JudgeAPIError as e:
+        if e.status is not None:  # refused: nothing was created, nothing to resume
+            journal.write({"event": "abandoned", "local": local, "reason": str(e)[:300]})
+            raise
+        raise JudgeAPIError(f"{e} The batch submission got no answer, so it may have been created; a rerun "
+                            "submits its requests again unless it can find it (OpenAI: by its uploaded file)",
+                            e.status, e.attempts) from e
+    journal.write({"event": "created", "local": local, "batch_id": bid})
+    log.info("submitted %s batch %s: %d requests", judge.kind, bid, len(chunk))
+    return local, bid
+
+
+async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results, poll_s, max_poll_s,
+                           t0, timeout_s, status, item_of) -> dict[str, Outcome]:
+    """Poll every running batch until it ends, ingest each as it ends; the items that failed."""
+    fails: dict[str, Outcome] = {}
+    interval = poll_s
+    deadline = t0 + timeout_s if timeout_s > 0 else math.inf
+    while running:
+        counts: dict[str, int] = {}
+        done = total = 0
+        for local, (bid, keys, role) in list(running.items()):
+            st = await judge.batch_status(client, bid)
+            for k, v in st.counts.items():
+                counts[k] = counts.get(k, 0) + v
+            done, total = done + st.done, total + st.total
+            if st.ended:  # a download cut short is read again (what it cached already is then a hit)
+                fails.update(await judge.with_retries(lambda: _ingest(judge, client, cache, journal, local, bid, keys,
+                                                                      role, st, answer, stats, item_of)))
+                del running[local]
+        if status is not None:
+            status(f"{len(running)} batches running, {done}/{total} done " +
+                   " ".join(f"{k}={v}" for k, v in counts.items()))
+        if not running:
+            break
+        now = time.monotonic()
+        if now >= deadline:
+            raise BatchTimeout(timeout_s, [bid for bid, _, _ in running.values()], results, stats)
+        await asyncio.sleep(min(interval, deadline - now))
+        interval = min(interval * 1.5, max(max_poll_s, poll_s))
+    return fails
+
+
+async def _ingest(judge, client, cache, journal, local, bid, keys, role, st, answer, stats,
+                  item_of) -> dict[str, Outcome]:
+    """Read one ended batch's results as they are: each answer cached under its key (never over one
+    already there), priced at the batch rate. Returns the items that did not succeed."""
+    from judges.base import Score
+    fails: dict[str, Outcome] = {}
+    seen: set[str] = set()
+    expected = set(keys)
+    async for out in judge.batch_results(client, bid):
+        key = out.custom_id
+        if key is None or key not in expected:
+            log.warning("%s batch %s: a result line names no request of this batch: %.200s", judge.kind, bid, out.raw)
+            continue
+        seen.add(key)
+        found = cache.get(key)
+        if found is not None:  # read by an earlier, killed run
+            answer(key, found, paid=False)
+            continue
+        kind_role = item_of[key].role if key in item_of else role
+        if out.kind == "succeeded":
+            try:
+                value = judge.value(kind_role, out.raw, batch=True)
+            except (ValueError, KeyError, TypeError, AttributeError) as e:
+                if kind_role != "judge":
+                    fails[key] = Outcome(key, "malformed", out.raw)
+                    continue
+                value = Score(None, {"parse_error": f"batch result unreadable: {e}"[:200]}, out.raw).to_json()
+        elif out.kind == "malformed" and kind_role == "judge":
+            value = Score(None, {"parse_error": "batch result line is not JSON"}, out.raw).to_json()
+        else:
+            fails[key] = out
+            continue
+        value["batch_id"] = bid
+        cache.set(key, value)
+        answer(key, value, paid=True)
+    why = f"not in the results of batch {bid} ({st.status}{': ' + st.error if st.error else ''})"
+    for key in expected - seen:
+        if cache.get(key) is None:
+            fails[key] = Outcome(key, "missing", why, retryable=st.status != "failed")
+    stats.failed += len(fails)
+    journal.write({"event": "ended", "local": local, "batch_id": bid, "status": st.status,
+                   "answered": len(seen) - len(fails), "failed": len(fails)})
+    return fails

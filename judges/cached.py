@@ -1,0 +1,205 @@
+"""Cache, then call: answer jobs from the judge cache, with one live call per distinct missing key.
+
+- Lookups first; one call per distinct missing key (also across concurrent runs in this
+  process), each result written to the cache the moment it arrives (a kill -9 loses nothing
+  already paid).
+- A budget that stops issuing calls before it would be exceeded (BudgetExceeded once the calls
+  in flight are cached), and replay mode that never calls (ReplayMiss).
+
+The batch path (judges/batch.py) answers misses through the providers' batch APIs instead and
+writes the same values under the same keys. Left out: a cross-process lock (two processes
+missing the same key at the same moment both pay).
+"""
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import threading
+from dataclasses import asdict, dataclass
+from typing import Any, Awaitable, Callable
+
+from judges.cache import JudgeCache
+
+Job = tuple[str, Callable[[], Awaitable[dict]]]
+"""(cache key, async call returning the JSON value to cache, with `cost_usd`)."""
+
+
+class BudgetExceeded(RuntimeError):
+    def __init__(self, spent: float, budget: float, done: int, remaining: int,
+                 results: list[dict | None] | None = None, stats: "RunStats | None" = None):
+        super().__init__(f"judge budget reached: spent ${spent:.4f} of ${budget:.4f}; {done} answered, {remaining} "
+                         f"left unasked (everything paid for is cached). Raise judge.budget_usd and rerun to finish.")
+        self.spent, self.budget, self.done, self.remaining = spent, budget, done, remaining
+        self.results, self.stats = results, stats
+
+
+class ReplayMiss(RuntimeError):
+    def __init__(self, count: int, total: int, directory: Any = ""):
+        super().__init__(f"judge.mode=replay: {count} of {total} judgements are not in the cache {directory}; run with "
+                         "judge.mode=live, import a teammate's cache (rlaif cache import FILE), or skip them "
+                         "(skip_missing) and they are counted as missing")
+        self.count, self.total = count, total
+
+
+
+@dataclass
+class RunStats:
+    api_calls: int = 0
+    """Calls paid for in this run (distinct keys; retries of one call count once)."""
+    cache_hits: int = 0
+    """Jobs answered without a new call (in the cache, a duplicate key, or another run's call)."""
+    cost_usd: float = 0.0
+    """Dollars of this run's new calls."""
+    saved_usd: float = 0.0
+    """Dollars the answered-without-a-call jobs cost when they were paid for."""
+    parse_failures: int = 0
+    """Answers whose value is None (the judge's output could not be read)."""
+    missing: int = 0
+    """Jobs left unanswered and counted: replay with skip_missing (not in the cache), or batch items
+    that failed and were not retried (judge.batch_failed)."""
+    batches: int = 0
+    """Batches submitted in this run."""
+    resumed: int = 0
+    """Batches a killed run had submitted, polled again instead of paid again."""
+    failed: int = 0
+    """Batch items that came back expired, errored or canceled (or not at all), before retrying them."""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# (cache directory, key) -> the call in flight, shared by concurrent run_cached calls in this process
+_IN_FLIGHT: dict[tuple[str, str], concurrent.futures.Future] = {}
+_IN_FLIGHT_LOCK = threading.Lock()
+
+
+async def _call_once(cache: JudgeCache, key: str, call: Callable[[], Awaitable[dict]]) -> tuple[dict, bool]:
+    """(value, paid). One call per key in this process; the value is cached before anyone sees it."""
+    slot = (str(cache.directory), key)
+    with _IN_FLIGHT_LOCK:
+        fut = _IN_FLIGHT.get(slot)
+        owner = fut is None
+        if owner:
+            found = cache.get(key)  # under the lock: a finished call is either here or still in _IN_FLIGHT
+            if found is not None:
+                return found, False
+            fut = _IN_FLIGHT[slot] = concurrent.futures.Future()
+            fut.set_running_or_notify_cancel()  # a cancelled waiter must not cancel the shared call
+    if not owner:
+        return await asyncio.wrap_future(fut), False
+    try:
+        value = await call()
+        if not isinstance(value, dict):
+            raise TypeError(f"a judge job must return a JSON dict, got {type(value).__name__}")
+        cache.set(key, value)  # WAL commit, ~0.1 ms: cheaper inline than a thread hop under load
+        fut.set_result(value)
+        return value, True
+    except BaseException as e:
+        fut.set_exception(e)
+        raise
+    finally:
+        with _IN_FLIGHT_LOCK:
+            _IN_FLIGHT.pop(slot, None)
+
+
+def _cost(v: dict | None) -> float:
+    return float(v.get("cost_usd") or 0.0) if isinstance(v, dict) else 0.0
+
+
+async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", budget_usd: float = 0.0,
+                     estimate_usd: float | Callable[[int], float] = 0.0, spent_usd: float = 0.0,
+                     max_in_flight: int = 64, skip_missing: bool = False,
+                     progress: Callable[[int], Any] | None = None) -> tuple[list[dict | None], RunStats]:
+    """Answer every job from the cache or with one call per distinct missing key.
+
+    jobs: (cache key, async call returning a JSON dict with `cost_usd`). estimate_usd: dollars a
+    call may cost, a number or a function of the job index (an upper bound keeps the budget).
+    budget_usd: 0 = no limit; otherwise no call is issued when spent_usd + this run's spend +
+    estimates of calls in flight + its own estimate would exceed it, and BudgetExceeded is raised
+    once the calls in flight are done and cached. max_in_flight: calls issued at once (match the
+    judge limiter's; it also bounds what still goes out after an error or a budget stop).
+    mode="replay": never calls; misses raise ReplayMiss, or with skip_missing are None and counted.
+    progress: called with the number of jobs just answered (tqdm's `update` fits).
+    """
+    results: list[dict | None] = [None] * len(jobs)
+    stats = RunStats()
+    by_key: dict[str, list[int]] = {}
+    for i, (key, _) in enumerate(jobs):
+        by_key.setdefault(key, []).append(i)
+
+    def answer(key: str, value: dict, paid: bool) -> None:
+        idx = by_key[key]
+        for i in idx:
+            results[i] = value
+        if paid:
+            stats.api_calls += 1
+            stats.cost_usd += _cost(value)
+        free = len(idx) - paid
+        stats.cache_hits += free
+        stats.saved_usd += free * _cost(value)
+        if progress is not None:
+            progress(len(idx))
+
+    misses: collections.deque[str] = collections.deque()
+    for key in by_key:
+        found = cache.get(key)
+        if found is not None:
+            answer(key, found, paid=False)
+        else:
+            misses.append(key)
+
+    if misses and mode == "replay":
+        stats.missing = sum(len(by_key[k]) for k in misses)
+        if not skip_missing:
+            raise ReplayMiss(stats.missing, len(jobs), cache.directory)
+        misses.clear()
+    elif mode not in ("live", "replay"):
+        raise ValueError(f"mode must be live or replay, got {mode!r}")
+
+    estimate = estimate_usd if callable(estimate_usd) else (lambda i: float(estimate_usd))
+    pending: dict[asyncio.Future, tuple[str, float]] = {}
+    reserved = 0.0
+    error: BaseException | None = None
+    over_budget = False
+
+    def settle(task: asyncio.Future) -> None:
+        nonlocal reserved, error
+        key, est = pending.pop(task)
+        reserved -= est
+        if task.exception() is not None:
+            error = error or task.exception()
+        else:
+            answer(key, *task.result())
+
+    try:
+        while True:
+            while misses and error is None and not over_budget and len(pending) < max(1, max_in_flight):
+                key = misses[0]
+                est = estimate(by_key[key][0])
+                if budget_usd > 0 and spent_usd + stats.cost_usd + reserved + est > budget_usd:
+                    if pending:
+                        break  # wait: a call finishing below its estimate may leave room
+                    over_budget = True
+                    break
+                misses.popleft()
+                reserved += est
+                pending[asyncio.ensure_future(_call_once(cache, key, jobs[by_key[key][0]][1]))] = (key, est)
+            if not pending:
+                break
+            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for t in done:
+                settle(t)
+    finally:
+        if pending:  # cancelled from outside: stop the calls in flight too (what already arrived is cached)
+            for t in pending:
+                t.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    stats.parse_failures = sum(1 for v in results if isinstance(v, dict) and "value" in v and v["value"] is None)
+    if error is not None:
+        raise error
+    if over_budget or misses:
+        answered = sum(v is not None for v in results)
+        raise BudgetExceeded(spent_usd + stats.cost_usd, budget_usd, answered, len(jobs) - answered, results, stats)
+    return results, stats

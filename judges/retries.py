@@ -1,0 +1,82 @@
+"""Retries for API calls, shared by both providers' live and batch calls. tenacity owns them (the SDKs
+get `max_retries=0`): 408/409/429/5xx, connection errors, timeouts and a 200 with a broken JSON
+body are retried with jittered exponential backoff that waits at least what `retry-after-ms` /
+`retry-after` say. 400/401/403/404/422 and spend-limit 429s are never retried: the same request
+cannot succeed.
+"""
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+
+import anthropic
+import openai
+from tenacity import RetryCallState
+from tenacity.wait import wait_base
+
+
+class JudgeAPIError(RuntimeError):
+    """An API call that failed for good: not retryable, or out of attempts. Names the status."""
+
+    def __init__(self, message: str, status: int | None = None, attempts: int = 0):
+        super().__init__(message)
+        self.status, self.attempts = status, attempts
+
+
+class MalformedResponse(Exception):
+    """A 2xx whose body is not a JSON object (a proxy or transport fault): retried."""
+
+
+
+_STATUS_ERRORS = (anthropic.APIStatusError, openai.APIStatusError)
+_CONNECTION_ERRORS = (anthropic.APIConnectionError, openai.APIConnectionError)  # timeouts included
+_RETRY_STATUS = {408, 409, 429}
+_SPEND_LIMITS = {"contract_spend_limit_reached", "enforced_spend_limit_reached", "insufficient_quota",
+                 "billing_hard_limit_reached"}
+
+
+def _error_code(exc: BaseException) -> str | None:
+    return getattr(exc, "error_code", None) or getattr(exc, "code", None)
+
+
+def is_retryable(exc: BaseException) -> bool:
+    if isinstance(exc, MalformedResponse) or isinstance(exc, _CONNECTION_ERRORS):
+        return True
+    if isinstance(exc, _STATUS_ERRORS):
+        if exc.response.headers.get("x-should-retry") == "false" or _error_code(exc) in _SPEND_LIMITS:
+            return False
+        return exc.status_code in _RETRY_STATUS or exc.status_code >= 500
+    return False
+
+
+def retry_after_s(exc: BaseException | None) -> float | None:
+    """Seconds the server asked us to wait: `retry-after-ms`, else `retry-after` (seconds or an HTTP date)."""
+    response = getattr(exc, "response", None)
+    if response is None:
+        return None
+    headers = response.headers
+    for name, scale in (("retry-after-ms", 1e-3), ("retry-after", 1.0)):
+        try:
+            return max(0.0, float(headers[name]) * scale)
+        except (KeyError, TypeError, ValueError):
+            pass
+    date = email.utils.parsedate_tz(headers.get("retry-after") or "")
+    return max(0.0, email.utils.mktime_tz(date) - time.time()) if date else None
+
+
+class wait_retry_after(wait_base):
+    """At least what the server asked for (plus up to 25% jitter, so a herd told the same number
+    spreads out), else the fallback backoff."""
+
+    def __init__(self, fallback: wait_base):
+        self.fallback = fallback
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        exc = retry_state.outcome.exception() if retry_state.outcome else None
+        ra = retry_after_s(exc)
+        if ra is None or ra <= 0:
+            return self.fallback(retry_state)
+        return ra * (1 + 0.25 * random.random())
+
+
