@@ -83,6 +83,7 @@ CASES = {
     "negative_k1": ({"kl/k1": -0.05}, {"sample.top_p": 0.9, "sample.top_k": 0},
                     ("sample.top_p=1", "sample.top_k=0", "temperature", "not come from the distribution")),
     "reward_cv_high": ({"reward/cv": 2.5}, {"select.advantage": "raw"}, ("select.advantage=grpo", "reward.clip_max")),
+    "sampler_mismatch": ({"logprobs/sampler_gap": 0.5}, None, ("sample.engine", "sample.top_p=1")),
     "truncation_high": ({"completion/truncated_frac": 0.5}, None, ("raise sample.max_new_tokens", "sample.stop")),
     "judge_parse_failures": ({"judge/parse_failures": 5}, None, ("rlaif samples 3",)),
     "judge_cost": ({"judge/cost_usd": 12.0}, None, ("judge.budget_usd",)),
