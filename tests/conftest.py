@@ -10,7 +10,14 @@ import torch
 # keep tests off the network and on the machine's cores
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-torch.set_num_threads(min(2, os.cpu_count() or 1))
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    # `make test` runs one worker per core (pytest-xdist): one thread each, in this process and in the
+    # CLI subprocesses the tests start. Two threads per worker would oversubscribe the cores, and
+    # torch's threads spin: sampling 300 tokens on the tiny model took 34-55 s so, 5 s with one thread.
+    os.environ["OMP_NUM_THREADS"] = "1"
+    torch.set_num_threads(1)
+else:
+    torch.set_num_threads(min(2, os.cpu_count() or 1))
 
 
 def _tiny_llama(init: float):
