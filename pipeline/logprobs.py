@@ -149,10 +149,11 @@ def _logp_piece(logits: torch.Tensor, target: torch.Tensor, temperature: float) 
     return x.gather(-1, target[..., None])[..., 0] - torch.logsumexp(x, -1)
 
 
-def _entropy_piece(logits: torch.Tensor, temperature: float) -> torch.Tensor:
+@torch.no_grad()
+def _no_grad_entropy(logits: torch.Tensor, temperature: float) -> torch.Tensor:
     x = logits.float() / temperature
     lse = torch.logsumexp(x, -1, keepdim=True)
-    return (lse[..., 0] - (torch.exp(x - lse) * x).sum(-1))
+    return lse[..., 0] - (torch.exp(x - lse) * x).sum(-1)
 
 
 def logprobs_from_logits(logits: torch.Tensor, target: torch.Tensor, temperature: float,
@@ -175,11 +176,6 @@ def logprobs_from_logits(logits: torch.Tensor, target: torch.Tensor, temperature
         if with_entropy:
             ents.append(_no_grad_entropy(x, temperature))
     return torch.cat(lps), (torch.cat(ents) if with_entropy else None)
-
-
-@torch.no_grad()
-def _no_grad_entropy(logits: torch.Tensor, temperature: float) -> torch.Tensor:
-    return _entropy_piece(logits, temperature)
 
 
 def token_logprobs(model, batch: dict, temperature: float, with_entropy: bool = False):
