@@ -11,6 +11,7 @@ from pathlib import Path
 
 import yaml
 
+from pipeline import dist
 from pipeline.config import Config, ConfigError, describe, load_config
 
 log = logging.getLogger("rlaif")
@@ -32,11 +33,14 @@ def cmd_epoch(cfg: Config, a) -> int:
     check_engines(cfg, sampling=a.cmd != "update")
     r = _runner(cfg)
     what = "update-only rerun of" if a.cmd == "update" else ("replay of" if a.cmd == "replay" else "epoch")
-    print(f"{what} epoch {a.n} of run {r.run_dir}" if what != "epoch" else f"epoch {a.n} of run {r.run_dir}")
+    ranks = f" on {dist.world_size()} processes" if dist.world_size() > 1 else ""
+    say(f"{what} epoch {a.n} of run {r.run_dir}{ranks}" if what != "epoch" else f"epoch {a.n} of run {r.run_dir}{ranks}")
     t = time.time()
     res = r.run_epoch(a.n, only=getattr(a, "only", None), force=getattr(a, "force", False),
                       update_only=a.cmd == "update", dry_run=getattr(a, "dry_run", False),
                       ignore_early_stop=getattr(a, "ignore_early_stop", False))
+    if not dist.is_main():
+        return 0
     if getattr(a, "dry_run", False):
         from pipeline.dryrun import estimate
         for line in estimate(r, a.n):
@@ -54,6 +58,12 @@ def cmd_epoch(cfg: Config, a) -> int:
             print(f"  [{f.severity}] {f.name}: {f.evidence} -> {f.advice}")
     print(f"done in {time.time() - t:.1f}s")
     return 0
+
+
+def say(text: str) -> None:
+    """print, from rank 0 alone when several processes run the command."""
+    if dist.is_main():
+        print(text, flush=True)
 
 
 def sweep_grid(grid: list[str]) -> list[list[str]]:
@@ -81,11 +91,13 @@ def cmd_sweep(cfg: Config, a) -> int:
     for i, combo in enumerate(combos, 1):
         c = load_config(a.config, a.overrides + combo)
         r = Runner(c)
-        print(f"[{i}/{len(combos)}] {' '.join(combo)}")
+        say(f"[{i}/{len(combos)}] {' '.join(combo)}")
         t1 = time.time()
         res = r.run_epoch(a.n, update_only=True)
         fp = res["update"]["fingerprint"][:8]
-        print(f"  -> update-{fp} ({time.time() - t1:.1f}s)")
+        say(f"  -> update-{fp} ({time.time() - t1:.1f}s)")
+    if not dist.is_main():
+        return 0
     print(f"sweep of {len(combos)} variants done in {time.time() - t:.1f}s; side by side:")
     cmd_compare(cfg, a)
     print(f"choose one with `rlaif promote {a.n} update-<fp8>` (else the last one is chosen)")
@@ -97,7 +109,7 @@ def cmd_eval(cfg: Config, a) -> int:
     r = _runner(cfg)
     m = r.run_eval(a.n)
     fig = m.get("figures", {})
-    print("  ".join(f"{k}={v:.4g}" for k, v in fig.items() if isinstance(v, (int, float))))
+    say("  ".join(f"{k}={v:.4g}" for k, v in fig.items() if isinstance(v, (int, float))))
     return 0
 
 
@@ -211,22 +223,34 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("overrides", nargs="*", metavar="key.sub=value", help="config overrides")
         return p
 
+    def with_processes(p):
+        p.add_argument("--processes", type=int, default=1, metavar="N",
+                       help="run on N processes (one per GPU): launches `accelerate launch --num_processes N` for you")
+        p.add_argument("--accelerate-config", metavar="FILE",
+                       help="with --processes: accelerate's config file (FSDP, DeepSpeed, several machines)")
+        return p
+
     p = with_overrides(sub.add_parser("epoch", help="run epoch N (finished, unchanged stages are reused)"), epoch=True)
     p.add_argument("--only", help="run only this stage (its inputs must be done)")
     p.add_argument("--force", action="store_true", help="recompute even if up to date (judge cache still used)")
     p.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
     p.add_argument("--ignore-early-stop", action="store_true", help="run even if early stopping says stop")
+    with_processes(p)
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("update", help="rerun only epoch N's update into a side-by-side variant"), epoch=True)
+    with_processes(p)
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("sweep", help="several update-only variants of epoch N over a grid, in one process"),
                        epoch=True)
     p.add_argument("--grid", action="append", default=[], metavar="update.KEY=V1,V2",
                    help="an axis of the grid (repeat for more; the variants are every combination)")
+    with_processes(p)
     p.set_defaults(fn=cmd_sweep)
     p = with_overrides(sub.add_parser("replay", help="run epoch N with judge.mode=replay (cache only, offline)"), epoch=True)
+    with_processes(p)
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("eval", help="evaluate epoch N's chosen policy on held-out problems (0 = base model)"), epoch=True)
+    with_processes(p)
     p.set_defaults(fn=cmd_eval)
     p = with_overrides(sub.add_parser("compare", help="show epoch N's update variants side by side"), epoch=True)
     p.set_defaults(fn=cmd_compare)
@@ -278,6 +302,36 @@ def _quiet_libraries() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
+def launch(n: int, accelerate_config: str | None, argv: list[str]) -> int:
+    """`rlaif ... --processes N`: the same command under `accelerate launch` on N processes. With an
+    accelerate config file, the file says how (FSDP, DeepSpeed, machines); without one, plain DDP
+    on this machine (accelerate's --multi_gpu launcher, which also runs CPU processes over gloo)."""
+    import socket
+    import subprocess
+    rest, skip = [], False
+    for x in argv:  # the command without --processes / --accelerate-config
+        if skip:
+            skip = False
+        elif x in ("--processes", "--accelerate-config"):
+            skip = True
+        elif not x.startswith(("--processes=", "--accelerate-config=")):
+            rest.append(x)
+    with socket.socket() as sock:  # a free port, so two runs on one machine do not collide
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    threads = os.environ.get("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // n)))
+    how = (["--config_file", accelerate_config] if accelerate_config else
+           ["--multi_gpu", "--num_machines", "1", "--main_process_port", str(port), "--mixed_precision", "no",
+            "--dynamo_backend", "no", "--num_cpu_threads_per_process", threads])
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", *how, "--num_processes", str(n),
+           "-m", "pipeline.cli", *rest]
+    print("launching: " + " ".join(cmd[2:]), flush=True)
+    try:
+        return subprocess.call(cmd)
+    except KeyboardInterrupt:
+        return 130
+
+
 def main(argv: list[str] | None = None) -> int:
     from data.loaders import DataError
     from judges.cache import CacheCorrupted
@@ -290,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     if stray:
         parser.error(f"unrecognized arguments: {' '.join(stray)}")
     a.overrides = list(getattr(a, "overrides", [])) + [x for x in extra if x not in stray]
+    if getattr(a, "processes", 1) > 1 and dist.world_size() == 1:
+        return launch(a.processes, a.accelerate_config, sys.argv[1:] if argv is None else argv)
     _quiet_libraries()
     overrides = a.overrides
     if a.cmd == "replay":
@@ -297,8 +353,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = load_config(a.config, overrides)
         logging.basicConfig(level=cfg.run.log_level, format="%(levelname)s %(message)s")
+        if dist.world_size() > 1:
+            from pipeline.model import resolve_device
+            dist.init(resolve_device(cfg.run.device), cfg.run.dist_timeout_s)
         return a.fn(cfg, a)
-    except (ConfigError, RunError, ModelError, DataError, CacheCorrupted) as e:
+    except (ConfigError, RunError, ModelError, DataError, CacheCorrupted, dist.RankFailed) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

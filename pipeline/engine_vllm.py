@@ -146,9 +146,10 @@ def _row(tok, out, stop: list[str], max_new: int) -> dict:
     return row
 
 
-def sample(cfg: Config, tok, prompts: list[list[int]], adapter: Path | None, seed: int) -> list[dict]:
+def sample(cfg: Config, tok, prompts: list[list[int]], adapter: Path | None, seed: int, first: int = 0) -> list[dict]:
     """K completions per prompt, rows as pipeline.sample.generate's (prompt order, `group` and
-    `sample_idx`), plus `sampler_logprobs`."""
+    `sample_idx`), plus `sampler_logprobs`. first: the index of prompts[0] in the epoch's prompts
+    (a rank's share starts there), so the seeds do not depend on the process count."""
     from vllm import SamplingParams
     from vllm.inputs import TokensPrompt
     sc = cfg.sample
@@ -156,7 +157,7 @@ def sample(cfg: Config, tok, prompts: list[list[int]], adapter: Path | None, see
     longest = max((len(p) for p in prompts), default=0)
     params = [SamplingParams(n=k, temperature=sc.temperature, top_p=sc.top_p, top_k=sc.top_k,
                              max_tokens=sc.max_new_tokens, stop=sc.stop or None, include_stop_str_in_output=True,
-                             logprobs=0, seed=seed * 1_000_003 + i * k)
+                             logprobs=0, seed=seed * 1_000_003 + (first + i) * k)
               for i in range(len(prompts))]
     with engine(cfg, adapter, longest + sc.max_new_tokens) as llm:
         lora = lora_request(adapter, resolve(cfg.student.model))

@@ -14,6 +14,7 @@ import torch
 from tqdm import tqdm
 
 from data.schema import Problem
+from pipeline import dist
 from pipeline.config import Config
 from pipeline.model import load_tokenizer, merged, student_model
 from pipeline.runner import Ctx
@@ -61,16 +62,20 @@ def run(ctx: Ctx) -> None:
     tok = load_tokenizer(cfg.student)
     policy = ctx.inputs.get("update")
     adapter = policy / "adapter" if policy is not None else None
-    prompts = [chat_prompt(tok, cfg, p.prompt) for _, p in probs]
+    every = [chat_prompt(tok, cfg, p.prompt) for _, p in probs]
+    prompts = [every[i] for i in dist.shard(every)]  # this rank's problems (all of them with one process)
     if cfg.eval.engine == "vllm":  # greedy in vLLM, the adapter from disk (pipeline/engine_vllm.py)
         from pipeline import engine_vllm
         engine_vllm.require("eval.engine")
-        answers = engine_vllm.greedy(cfg, tok, prompts, cfg.eval.max_new_tokens, adapter)
+        answers = engine_vllm.greedy(cfg, tok, prompts, cfg.eval.max_new_tokens, adapter) if prompts else []
     else:
         model = student_model(cfg, adapter=adapter)
-        size = batch_size(model, cfg.sample.batch_size, max(len(p) for p in prompts), cfg.eval.max_new_tokens)
+        size = batch_size(model, cfg.sample.batch_size, max(len(p) for p in every), cfg.eval.max_new_tokens)
         with merged(model) if cfg.sample.merge_lora else nullcontext():
             answers = greedy(model, tok, prompts, cfg.eval.max_new_tokens, size, **cache_kwargs(cfg))
+    answers = dist.merge(dist.gather(answers))  # rank 0 judges every answer and writes the table
+    if not dist.is_main():
+        return
     j = Judging(cfg)
     try:
         scores = j.score_all([(p, text, reason == "length") for (_, p), (text, reason) in zip(probs, answers)],

@@ -27,6 +27,7 @@ from pathlib import Path
 import torch
 from torch.utils.checkpoint import checkpoint
 
+from pipeline import dist
 from pipeline.runner import POLICY, REFERENCE, Ctx, RunError
 from pipeline.sample import left_pad
 from pipeline.tables import load_table
@@ -323,10 +324,21 @@ def run(ctx: Ctx) -> None:
                                f"{ctx.epoch - 1}'s policy is the base model; use update.kl_reference=base")
             extra = {"reference": reference}
         model = student_model(cfg, adapter=policy, extra=extra)
-        old, ref = rollout_logprobs(model, rows, cfg.sample.temperature, tok.pad_token_id,
+        mine = dist.shard(rows)  # this rank's rows (all of them with one process)
+        old, ref = rollout_logprobs(model, [rows[i] for i in mine], cfg.sample.temperature, tok.pad_token_id,
                                     policy_is_reference=policy == reference, batch_size=cfg.update.micro_batch_size,
                                     share_prompt=cfg.update.share_prompt, reference="reference" if extra else None,
                                     max_tokens=cfg.update.max_batch_tokens)
+        parts = dist.gather(({mine[i]: v for i, v in old.items()}, {mine[i]: v for i, v in ref.items()}))
+        if not dist.is_main():
+            return
+        old, ref = {}, {}
+        for o, r in parts:
+            old.update(o)
+            ref.update(r)
+        old, ref = dict(sorted(old.items())), dict(sorted(ref.items()))
+    elif not dist.is_main():
+        return
     torch.save({"rows": len(rows), "old": old, "ref": ref}, ctx.out / LOGPROBS_FILE)
     ctx.rows = len(old)
     ctx.figures = {"logprobs/tokens": sum(len(v) for v in old.values()), **start_kl(old, ref), **sampler_gap(rows, old)}

@@ -108,8 +108,13 @@ def resolve_device(spec: str = "auto"):
     """run.device -> torch.device. auto: the first GPU when torch sees one, else the CPU. Asking
     for a GPU that is not there fails here, before any work."""
     import torch
+
+    from pipeline import dist
+    several = dist.world_size() > 1
     if spec == "auto":
-        return torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")
+        return torch.device("cuda", dist.local_rank() if several else 0) if torch.cuda.is_available() else torch.device("cpu")
+    if several and spec.startswith("cuda"):
+        spec = f"cuda:{dist.local_rank()}"  # one GPU per rank (accelerate launch / torchrun set LOCAL_RANK)
     dev = torch.device(spec)
     if dev.type == "cuda":
         n = torch.cuda.device_count() if torch.cuda.is_available() else 0

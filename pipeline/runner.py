@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from pipeline import dist
 from pipeline.artifacts import (atomic_dir, clean_stale, fingerprint, load_complete, read_manifest,
                                 write_json, write_manifest)
 from pipeline.config import Config
@@ -60,6 +61,9 @@ class Stage:
     """Outputs sit side by side as `<name>-<fp8>/` (update reruns) instead of replacing each other."""
     derived: bool = False
     """Computed from earlier artifacts alone (no sampling, no judging), so `rlaif update` may run it."""
+    every_rank: bool = False
+    """With several processes, every rank runs it (its share of the work; rank 0 gathers and writes):
+    sample, logprobs, update, eval. Otherwise rank 0 alone runs it and the others read its output."""
 
 
 def _resolve(ref: str) -> Callable[[Ctx], None]:
@@ -96,6 +100,10 @@ def _gpu_peak(stage: str) -> dict[str, float]:
     peak = torch.cuda.max_memory_allocated() / 2**30
     torch.cuda.reset_peak_memory_stats()
     return {f"memory/{stage}_peak_gib": round(peak, 3)}
+
+
+def _silent(_: str) -> None:
+    """The echo of ranks other than 0: one process speaks for the run."""
 
 
 def epoch_name(n: int) -> str:
@@ -186,6 +194,11 @@ class Runner:
 
     # -- locking --------------------------------------------------------------------------
     def lock(self) -> None:
+        """Take the run's lock (rank 0 takes it for every rank of a multi-process run, and holds it
+        until they are all done); a second rlaif process on the same run fails here."""
+        dist.on_main(self._lock)
+
+    def _lock(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.run_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -200,6 +213,7 @@ class Runner:
         self._lock_fd = fd
 
     def unlock(self) -> None:
+        dist.barrier()  # no rank is still working when the lock goes
         if self._lock_fd is not None:
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
@@ -265,15 +279,16 @@ class Runner:
             d_in, fp_in = chosen[0], chosen[1]["fingerprint"]
         fp = fingerprint(st.name, st.version, {f: self.cfg.fingerprinted(f) for f in st.fields}, {"update": fp_in})
         d = self.epoch_dir(n) / f"eval-{fp[:8]}"
+        echo = echo if dist.is_main() else _silent
         self.lock()
         try:
-            m = load_complete(d, fp)
+            m = dist.on_main(lambda: load_complete(d, fp))
             if m is None:
                 echo(f"  eval     running  {d.relative_to(self.run_dir)}")
                 m = self._run_stage(st, n, fp, d, {"update": d_in}, {"update": fp_in})
             else:
                 echo(f"  eval     reused   {d.relative_to(self.run_dir)}")
-            self.write_metrics(n)
+            dist.on_main(lambda: self.write_metrics(n))
         finally:
             self.unlock()
         return m
@@ -289,6 +304,7 @@ class Runner:
         names = [s.name for s in self.stages_for(n)]
         if only is not None and only not in names:
             raise RunError(f"--only {only}: no such stage; stages are {', '.join(names)}")
+        echo = echo if dist.is_main() else _silent
         if not dry_run:
             self.check_device()
             self.lock()
@@ -305,14 +321,14 @@ class Runner:
         t0 = time.time()
         edir = self.epoch_dir(n)
         if not dry_run:
-            clean_stale(edir)
+            dist.on_main(lambda: clean_stale(edir))
         fps, dirs = self.outside_inputs(n)
         plan = self.plan(n, (fps, dirs))
         results: dict[str, dict] = {}
         first_variant = next((i for i, (st, *_) in enumerate(plan) if st.variant), len(plan))
         for i, (st, fp, d, _) in enumerate(plan):
             fps[st.name], dirs[st.name] = fp, d
-            m = None if (force and (only in (None, st.name))) else load_complete(d, fp)
+            m = None if (force and (only in (None, st.name))) else dist.on_main(lambda: load_complete(d, fp))
             if m is not None:
                 echo(f"  {st.name:<8} reused   {d.relative_to(self.run_dir)} ({m.get('rows', 0)} rows)")
                 results[st.name] = m
@@ -334,11 +350,29 @@ class Runner:
             if only is not None:
                 break
         if not dry_run and all(st.name in results for st, *_ in plan):
-            from pipeline.trackers import log_epoch
-            log_epoch(self.cfg, self.run_dir, n, self.write_metrics(n, wall_s=time.time() - t0))
+            def finish():
+                from pipeline.trackers import log_epoch
+                log_epoch(self.cfg, self.run_dir, n, self.write_metrics(n, wall_s=time.time() - t0))
+            dist.on_main(finish)
         return results
 
     def _run_stage(self, st: Stage, n: int, fp: str, d: Path, inputs: dict, input_fps: dict) -> dict:
+        """Run one stage into d; its manifest. With several processes: rank 0 alone, or every rank
+        (Stage.every_rank: the others work in a scratch directory that is thrown away; rank 0's
+        output is the stage's), and every rank gets rank 0's manifest."""
+        if dist.world_size() == 1:
+            return self._run_stage_here(st, n, fp, d, inputs, input_fps)
+        if not st.every_rank:
+            return dist.on_main(lambda: self._run_stage_here(st, n, fp, d, inputs, input_fps))
+        if dist.is_main():
+            return dist.on_main(lambda: self._run_stage_here(st, n, fp, d, inputs, input_fps))
+        import tempfile
+        fn = st.fn if callable(st.fn) else _resolve(st.fn)
+        with tempfile.TemporaryDirectory(prefix=f"rlaif-{st.name}-rank{dist.rank()}-") as tmp:
+            fn(Ctx(cfg=self.cfg, epoch=n, out=Path(tmp), inputs=inputs, run_dir=self.run_dir, fingerprint=fp))
+        return dist.on_main(lambda: None)  # rank 0's manifest (or its error)
+
+    def _run_stage_here(self, st: Stage, n: int, fp: str, d: Path, inputs: dict, input_fps: dict) -> dict:
         t = time.time()
         started = time.time()
         fn = st.fn if callable(st.fn) else _resolve(st.fn)

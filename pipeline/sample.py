@@ -7,13 +7,16 @@ logprobs on exactly the sampled tokens. `sample.engine=vllm` generates in vLLM i
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from contextlib import nullcontext
 
+import numpy as np
 import torch
 from tqdm import tqdm
 
+from pipeline import dist
 from pipeline.config import Config
 from pipeline.model import load_tokenizer, merged, resolve, student_model
 from pipeline.runner import POLICY, Ctx, RunError
@@ -93,14 +96,71 @@ def batch_size(model, setting: int | str, longest_prompt: int, max_new: int, gro
     return max(group, n // group * group)
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _splitmix64(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function (Steele et al. 2014), on uint64 arrays (wrapping arithmetic)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def row_seed(seed: int, key: str, sample_idx: int) -> int:
+    """The seed of one completion: the run's sampling seed (run.seed and the epoch), the prompt's
+    key (its problem id) and the sample's index in its group. Not its batch, not its rank."""
+    return int.from_bytes(hashlib.sha256(f"{seed}:{key}:{sample_idx}".encode()).digest()[:8], "little")
+
+
+def uniforms(seeds: list[int], steps: int) -> torch.Tensor:
+    """(len(seeds), steps) float64 in [0, 1): the t-th draw of each row's SplitMix64 stream."""
+    s = np.array(seeds, dtype=np.uint64)[:, None]
+    t = np.arange(1, steps + 1, dtype=np.uint64)[None, :]
+    with np.errstate(over="ignore"):
+        z = _splitmix64(s + t * _GOLDEN)
+    return torch.from_numpy((z >> np.uint64(11)).astype(np.float64) * 2.0**-53)
+
+
+class SeededSampler:
+    """A logits processor that samples each row from its own random stream: the token drawn for row
+    i at step t depends only on the row's seed (`row_seed`), t and the row's own logits, by
+    inverse-CDF sampling of softmax(warped logits) with the stream's t-th uniform. So a completion
+    is the same whatever else shares its batch: on 1 process or N, with any sample.batch_size.
+    (torch.multinomial draws for the whole batch from one generator, so a row's tokens depend on
+    its neighbours.) generate runs greedy over the result: every token but the drawn one is -inf.
+    Temperature, top-k and top-p are transformers' own warpers, in generate's order."""
+
+    def __init__(self, seeds: list[int], width: int, max_new: int, temperature: float, top_p: float, top_k: int,
+                 device):
+        from transformers import (LogitsProcessorList, TemperatureLogitsWarper, TopKLogitsWarper,
+                                  TopPLogitsWarper)
+        self.width = width
+        self.u = uniforms(seeds, max_new).to(device, torch.float32)                   # (B, max_new)
+        self.warpers = LogitsProcessorList(
+            [TemperatureLogitsWarper(temperature)] + ([TopKLogitsWarper(top_k)] if top_k else [])
+            + ([TopPLogitsWarper(top_p)] if top_p < 1.0 else []))
+
+    def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        step = input_ids.shape[1] - self.width
+        probs = torch.softmax(self.warpers(input_ids, scores).float(), -1)             # (B, V)
+        cdf = probs.cumsum(-1)
+        target = (self.u[:, step] * cdf[:, -1]).unsqueeze(-1)                            # (B, 1)
+        pick = torch.searchsorted(cdf, target, right=True).clamp(max=cdf.shape[-1] - 1)  # first cdf > u
+        return torch.full_like(scores, float("-inf")).scatter_(-1, pick, 0.0)
+
+
 def cache_kwargs(cfg: Config) -> dict:
     """generate's KV-cache options (sample.static_cache)."""
     return {"cache_implementation": "static"} if cfg.sample.static_cache else {}
 
 
 @torch.no_grad()
-def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, desc: str = "sample"):
-    """K completions for each prompt; yields dicts in prompt order."""
+def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, keys: list[str] | None = None,
+             desc: str = "sample"):
+    """K completions for each prompt, as dicts in prompt order. keys: each prompt's identity (its
+    problem id; default its index), which with seed and the sample index seeds each completion."""
+    from transformers import LogitsProcessorList
+    keys = [str(i) for i in range(len(prompts))] if keys is None else keys
     sc = cfg.sample
     k = sc.num_samples
     longest = max((len(p) for p in prompts), default=0)
@@ -115,11 +175,11 @@ def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, desc:
         width = input_ids.shape[1]
         # a static cache is allocated by generate itself, so it cannot start from a shared prefill
         cache = prefill(model, group, tok.pad_token_id, k, device) if sc.share_prompt and not sc.static_cache else None
-        torch.manual_seed(seed * 1_000_003 + b)
+        sampler = SeededSampler([row_seed(seed, keys[b + j // k], j % k) for j in range(len(seqs))], width,
+                                sc.max_new_tokens, sc.temperature, sc.top_p, sc.top_k, device)
         gen = model.generate(
             input_ids=input_ids, attention_mask=attn, past_key_values=cache, **cache_kwargs(cfg),
-            do_sample=True, temperature=sc.temperature,
-            top_p=sc.top_p, top_k=sc.top_k or None, max_new_tokens=sc.max_new_tokens,
+            do_sample=False, logits_processor=LogitsProcessorList([sampler]), max_new_tokens=sc.max_new_tokens,
             stop_strings=sc.stop or None, tokenizer=tok if sc.stop else None,
             pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
         for j, row in enumerate(gen[:, width:].tolist()):
@@ -157,17 +217,23 @@ def run(ctx: Ctx) -> None:
                        f"exceeds the model's context of {ctx_len} tokens; lower sample.max_new_tokens or "
                        "data.max_prompt_tokens")
     seed = cfg.run.seed * 1000 + (ctx.epoch if cfg.sample.seed_per_epoch else 0)
+    mine = dist.shard(ids)  # this rank's prompts (all of them with one process)
     t = time.time()
     if vllm:
-        gens = engine_vllm.sample(cfg, tok, ids, ctx.inputs[POLICY], seed)
+        gens = engine_vllm.sample(cfg, tok, [ids[i] for i in mine], ctx.inputs[POLICY], seed, first=mine[0] if mine else 0)
     else:
         with merged(model) if cfg.sample.merge_lora else nullcontext():
-            gens = generate(model, tok, ids, cfg, seed=seed)
+            gens = generate(model, tok, [ids[i] for i in mine], cfg, seed=seed,
+                            keys=[prompts[i]["problem_id"] for i in mine])
     secs = time.time() - t
     rows = []
     for g in gens:
-        i = g.pop("group")
+        i = mine[g.pop("group")]
         rows.append({"problem_id": prompts[i]["problem_id"], "prompt_ids": ids[i], **g})
+    parts = dist.gather((rows, secs))
+    if not dist.is_main():
+        return
+    rows, secs = dist.merge([r for r, _ in parts]), max(s for _, s in parts)
     save_table(rows, ctx.out)
     from pipeline.metrics_doc import diversity_of_groups
     groups: dict[str, list[str]] = {}

@@ -83,7 +83,10 @@ SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.
 STAGES = [
     Stage("prompts", "2", ("data.source", "data.mapping", "data.language", "data.prompts_per_epoch", "data.pool_size", "data.difficulties", "run.seed",
                            "curriculum"), (POLICY,), run_prompts),
-    Stage("sample", "2", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), "pipeline.sample:run"),
+    # v3: each completion samples from a random stream of its own (seeded by the prompt and its index),
+    # so the samples do not depend on the batch or the process count
+    Stage("sample", "3", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), "pipeline.sample:run",
+          every_rank=True),
     Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.scoring:run_teacher"),
     Stage("judge", "1", JUDGE, ("prompts", "sample", "teacher"), "pipeline.scoring:run_judge"),
     Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), "pipeline.rl:run_reward"),
@@ -93,12 +96,13 @@ STAGES = [
     # float32 summation order, no more (tests/test_update.py), so update variants never recompute them
     # the reference is the policy KL is measured against (update.kl_reference): the warm-start or the base
     Stage("logprobs", "5", (*STUDENT, "sample.temperature"), ("select", POLICY, REFERENCE), "pipeline.logprobs:run",
-          derived=True),
+          derived=True, every_rank=True),
     Stage("update", "4", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
-          ("select", "logprobs", POLICY), "pipeline.update:run", variant=True),
+          ("select", "logprobs", POLICY), "pipeline.update:run", variant=True,
+          every_rank=True),
     Stage("eval", "1", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "judge.execution",
                    "judge.ocaml"),
-          ("update",), "pipeline.evaluate:run", variant=True),
+          ("update",), "pipeline.evaluate:run", variant=True, every_rank=True),
 ]
 
 # `rlaif epoch 0`: fine-tune the adapter on the teacher's answers before any RL (optional).
@@ -107,5 +111,6 @@ WARM_START = [
     Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.scoring:run_teacher"),
     Stage("update", "1", (*STUDENT, "student.lora", "update.sft_epochs", "update.sft_lr", "update.micro_batch_size",
                           "update.grad_accum", "update.max_grad_norm", "update.warmup_ratio", "update.scheduler",
-                          "run.seed"), ("prompts", "teacher"), "pipeline.update:run_sft", variant=True),
+                          "run.seed"), ("prompts", "teacher"), "pipeline.update:run_sft", variant=True,
+          every_rank=True),
 ]

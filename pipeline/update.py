@@ -35,9 +35,9 @@ import time
 from pathlib import Path
 
 import torch
-from torch.utils.data import DataLoader
 from tqdm import tqdm
 
+from pipeline import dist
 from pipeline.artifacts import read_manifest
 from pipeline.config import UpdateConfig
 from pipeline.logprobs import (collate, load_logprobs, prompt_ordered, resolve_share_prompt, right_aligned,
@@ -67,7 +67,7 @@ def save_checkpoint(path: Path, st: dict, old: dict, ref: dict, model, optimizer
     host = {**st, "coef": float(st["coef"]), "trained_tokens": int(st["trained_tokens"]),
             "grad_norms": [float(g) for g in st["grad_norms"]],
             "sums": {k: [float(n), float(d)] for k, (n, d) in st["sums"].items()}}
-    torch.save({"state": host, "old": old, "ref": ref, "adapter": get_peft_model_state_dict(model),
+    torch.save({"state": host, "old": old, "ref": ref, "adapter": get_peft_model_state_dict(model, adapter_name=model.active_adapter),
                 "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
                 "rng": torch.get_rng_state()}, tmp)
     os.replace(tmp, path)
@@ -76,7 +76,7 @@ def save_checkpoint(path: Path, st: dict, old: dict, ref: dict, model, optimizer
 def restore(path: Path, model, optimizer, scheduler) -> tuple[dict, dict, dict]:
     from peft import set_peft_model_state_dict
     ck = torch.load(path, weights_only=False)  # our own file, written by save_checkpoint
-    set_peft_model_state_dict(model, ck["adapter"])
+    set_peft_model_state_dict(model, ck["adapter"], adapter_name=model.active_adapter)
     optimizer.load_state_dict(ck["optimizer"])
     scheduler.load_state_dict(ck["scheduler"])
     torch.set_rng_state(ck["rng"])
@@ -152,19 +152,30 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     device = next(model.parameters()).device
     accelerator = Accelerator(gradient_accumulation_steps=uc.grad_accum, cpu=device.type == "cpu")
     set_seed(seed)
+    world, rank = accelerator.num_processes, accelerator.process_index
     share_prompt = resolve_share_prompt(uc.share_prompt, device)
+    if share_prompt and world > 1:
+        # DDP prepares one reduction per forward call; the shared-prompt path calls the model twice
+        share_prompt = False
+        if uc.share_prompt is True:
+            log.warning("update.share_prompt=true is ignored with %d processes (DDP needs one forward per backward)", world)
     rows = [{**r, "index": i} for i, r in enumerate(rows)]
     max_len = max_len or max([len(r["completion_ids"]) for r in rows] + [1])
 
-    def pass_loader(p: int, skip: int = 0):
+    def pass_loader(p: int, skip: int = 0) -> list[list[dict]]:
         """Pass p's micro-batches (lists of rows) in a seeded order of its own, so a resumed run sees
-        the same ones: prompt groups in a random order, each group's rows together."""
+        the same ones: prompt groups in a random order, each group's rows together. The same on every
+        rank: each takes its share of every micro-batch (`my_share`)."""
         ordered = prompt_ordered(rows, seed * 1000 + p)
         for r, norm in zip(ordered, length_norms(ordered, uc.micro_batch_size * uc.grad_accum, uc.loss_type, max_len)):
             r["norm"] = norm
-        dl = accelerator.prepare_data_loader(DataLoader(ordered, batch_size=uc.micro_batch_size, collate_fn=list),
-                                             device_placement=False)
-        return accelerator.skip_first_batches(dl, skip) if skip else dl
+        return [ordered[b:b + uc.micro_batch_size] for b in range(0, len(ordered), uc.micro_batch_size)][skip:]
+
+    def my_share(mb: list[dict]) -> tuple[list[dict], list[float]]:
+        """(rows, weights): this rank's contiguous share of a global micro-batch. A rank whose share
+        is empty runs the micro-batch's first row at weight 0: DDP needs every rank's backward."""
+        part = mb[len(mb) * rank // world: len(mb) * (rank + 1) // world]
+        return (part, [1.0] * len(part)) if part else (mb[:1], [0.0])
 
     n_mb = math.ceil(len(rows) / uc.micro_batch_size)
     params = [p for p in model.parameters() if p.requires_grad]
@@ -172,7 +183,9 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     steps = math.ceil(n_mb / uc.grad_accum) * uc.epochs
     scheduler = get_scheduler(uc.scheduler, optimizer, num_warmup_steps=int(uc.warmup_ratio * steps),
                               num_training_steps=steps)
-    model, optimizer, scheduler = accelerator.prepare(model, optimizer, scheduler)
+    # the scheduler is stepped by hand once per optimizer step: accelerate's wrapper would step it
+    # once per process, which makes the schedule N times faster on N processes
+    model, optimizer = accelerator.prepare(model, optimizer)
     peft_model = accelerator.unwrap_model(model)
     budget = token_budget(model, uc.max_batch_tokens, training=True, checkpointing=uc.activation_checkpointing)
 
@@ -209,9 +222,13 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
 
     for p in range(st["pass"], uc.epochs):
         for mb in pass_loader(p, st["done_in_pass"] if p == st["pass"] else 0):
+            mine, weights = my_share(mb)
+            weight_of = {id(r): w for r, w in zip(mine, weights)}
+            parts = split_by_tokens(mine, budget)
             with accelerator.accumulate(model):
-                for part in split_by_tokens(mb, budget):
+                for j, part in enumerate(parts):
                     batch = to_device(collate(part, pad_id, share_prompt), device)
+                    w = torch.tensor([weight_of[id(r)] for r in part], device=device)               # (B,) 0: filler
                     mask, adv = batch["completion_mask"], batch["advantage"][:, None]        # (B, Kc), (B, 1)
                     logp, ent = token_logprobs(model, batch, temperature, with_entropy=True)
                     kc = logp.shape[1]
@@ -231,36 +248,54 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                     pg_seq = ((policy_tok + coef * kl["loss"]) * mask).sum(-1) / batch["norm"]  # (B,)
                     sft_seq = seq_mean(-logp, mask)                                          # (B,)
                     row_loss = torch.where(is_sft.bool(), sft_coef * sft_seq, pg_seq)
-                    accelerator.backward(row_loss.sum() / len(mb))  # this pass's share of the micro-batch mean
+                    # this pass's share of the micro-batch mean; DDP averages over the ranks, hence x world
+                    loss = (row_loss * w).sum() * world / len(mb)
+                    if j < len(parts) - 1:
+                        with accelerator.no_sync(model):  # one gradient all-reduce per micro-batch
+                            accelerator.backward(loss)
+                    else:
+                        accelerator.backward(loss)
                     with torch.no_grad():
                         k3 = seq_mean(kl["k3"], mask)
-                        ones = torch.ones_like(is_sft)
-                        add("loss/total", row_loss, ones)
+                        pg_w, is_sft = pg_w * w, is_sft * w
+                        add("loss/total", row_loss, w)
                         add("loss/policy", seq_mean(policy_tok, mask), pg_w)
                         add("loss/kl", coef * seq_mean(kl["loss"], mask), pg_w)
                         add("loss/sft", sft_seq, is_sft)
                         add("kl/k1", seq_mean(kl["k1"], mask), pg_w)
                         add("kl/k3", k3, pg_w)
-                        add("policy/entropy", seq_mean(ent, mask), ones)
+                        add("policy/entropy", seq_mean(ent, mask), w)
                         add("policy/clip_ratio", seq_mean(((ratio - 1).abs() > uc.clip_eps).float(), mask), pg_w)
                         step_kl = [step_kl[0] + (k3 * pg_w).sum(), step_kl[1] + pg_w.sum()]
-                        st["trained_tokens"] = st["trained_tokens"] + mask.sum()
+                        st["trained_tokens"] = st["trained_tokens"] + (mask * w[:, None]).sum()
                 if accelerator.sync_gradients:
                     grad_norms.append(accelerator.clip_grad_norm_(params, uc.max_grad_norm))
                     if uc.kl_mode == "adaptive":
+                        if world > 1:  # every rank's rows: the coefficient must stay the same on all
+                            step_kl = list(accelerator.reduce(torch.stack(step_kl), "sum"))
                         coef = adapt_kl_coef(coef, step_kl[0] / step_kl[1].clamp(min=1), uc.kl_target, uc.kl_horizon)
                     step_kl = [zero, zero]
                 optimizer.step()
-                scheduler.step()
-                optimizer.zero_grad()
                 stepped = accelerator.sync_gradients
+                if stepped:
+                    scheduler.step()
+                optimizer.zero_grad()
             st["done_in_pass"] += 1
             st["coef"] = coef
             bar.update(1)
-            if checkpoint is not None and checkpoint_every and stepped and len(grad_norms) % checkpoint_every == 0:
+            if (checkpoint is not None and checkpoint_every and stepped and len(grad_norms) % checkpoint_every == 0
+                    and accelerator.is_main_process):  # the state is the same on every rank: rank 0 writes it
                 save_checkpoint(checkpoint / "state.pt", st, old, ref, peft_model, optimizer, scheduler)
         st["pass"], st["done_in_pass"] = p + 1, 0
     bar.close()
+    if world > 1:  # every rank's rows
+        keys = list(sums)
+        total = accelerator.reduce(torch.stack([torch.as_tensor(x, device=device, dtype=torch.float32)
+                                                for k in keys for x in sums[k]]
+                                               + [torch.as_tensor(st["trained_tokens"], device=device, dtype=torch.float32)]),
+                                  "sum")
+        sums = {k: [total[2 * i], total[2 * i + 1]] for i, k in enumerate(keys)}
+        st["trained_tokens"] = total[-1]
     figures = {k: float(n / torch.as_tensor(d).clamp(min=1)) for k, (n, d) in sums.items()}  # the one sync
     secs = time.time() - t0
     trained_tokens = int(st["trained_tokens"])
@@ -301,7 +336,8 @@ def run(ctx: Ctx) -> None:
                     "the policy is carried over unchanged. Consider more samples per prompt "
                     "(sample.num_samples) or select.drop_zero_std=false")
         ctx.figures = {"update/trained_tokens": 0, "optim/steps": 0, "kl/coef": coef or cfg.update.kl_coef}
-    save_adapter(model, ctx.out / "adapter")
+    if dist.is_main():
+        save_adapter(model, ctx.out / "adapter")
     ctx.rows = len(rows)
     ctx.on_success.append(lambda: shutil.rmtree(ckpt, ignore_errors=True))
 
@@ -323,5 +359,6 @@ def run_sft(ctx: Ctx) -> None:
     model = student_model(cfg, trainable=True)
     uc = cfg.update.model_copy(update={"lr": cfg.update.sft_lr, "epochs": cfg.update.sft_epochs})
     ctx.figures = train(model, rows, uc, 1.0, tok.pad_token_id, seed=cfg.run.seed, fresh_adapter=True, sft_coef=1.0)
-    save_adapter(model, ctx.out / "adapter")
+    if dist.is_main():
+        save_adapter(model, ctx.out / "adapter")
     ctx.rows = len(rows)

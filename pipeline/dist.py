@@ -1,0 +1,138 @@
+"""Several processes: `accelerate launch --num_processes N -m pipeline.cli epoch 4` (or
+`rlaif epoch 4 --processes N`, which runs that for you).
+
+Every rank walks the same epoch in step. What each does (DESIGN.md, "Devices and scale"):
+
+- prompts, teacher, judge, reward, select: rank 0 alone (the judge cache is one SQLite
+  database, opened by one process); the others wait for it, then read what it wrote.
+- sample and eval: each rank generates for its share of the prompts (`shard`); rank 0 gathers the
+  rows, judges (eval) and writes. Sampling seeds come from the run, the epoch, the prompt and the
+  sample index (pipeline/sample.py), never the rank, so the samples do not depend on N.
+- logprobs: each rank computes its share of the rows; rank 0 gathers and writes.
+- update: data-parallel through accelerate (DDP; FSDP or DeepSpeed with the accelerate config the
+  user passes). Each global micro-batch of `update.micro_batch_size` rows is split over the ranks,
+  so the process count changes no result, and no fingerprint.
+
+Only rank 0 writes artifacts, manifests and checkpoints, and it holds the run lock for all.
+Control messages (barriers, gathered rows, errors) go over a gloo group on the CPU with a long
+timeout (`run.dist_timeout_s`): the other ranks may wait hours while rank 0 judges through a
+batch API, and a NCCL barrier would time out after 10 minutes.
+
+With one process (no WORLD_SIZE in the environment) every call here is the identity or a no-op.
+"""
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+from typing import Any, Callable, Sequence, TypeVar
+
+T = TypeVar("T")
+
+
+class RankFailed(RuntimeError):
+    """Raised on every rank when the one rank that ran a step (rank 0) failed; carries its message."""
+
+
+def world_size() -> int:
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def rank() -> int:
+    return int(os.environ.get("RANK", "0"))
+
+
+def local_rank() -> int:
+    return int(os.environ.get("LOCAL_RANK", "0"))
+
+
+def is_main() -> bool:
+    return rank() == 0
+
+
+_group = None
+
+
+def init(device, timeout_s: float) -> None:
+    """Join the process group (once per process; nothing with one process). device: this rank's
+    torch device (cuda -> NCCL for the update's all-reduce, cpu -> gloo); control messages always
+    go over a gloo group of their own."""
+    global _group
+    if world_size() == 1 or _group is not None:
+        return
+    import torch.distributed as dist
+    from accelerate import PartialState
+    timeout = timedelta(seconds=timeout_s)
+    PartialState(cpu=device.type == "cpu", timeout=timeout)
+    _group = dist.new_group(backend="gloo", timeout=timeout) if dist.get_backend() != "gloo" else dist.group.WORLD
+
+
+def barrier() -> None:
+    if _group is not None:
+        import torch.distributed as dist
+        dist.barrier(group=_group)
+
+
+def gather(obj: T) -> list[T] | None:
+    """Every rank's obj, in rank order, on rank 0 (None elsewhere). One process: [obj]."""
+    if _group is None:
+        return [obj]
+    import torch.distributed as dist
+    out: list[Any] = [None] * world_size() if is_main() else None
+    dist.gather_object(obj, out, dst=0, group=_group)
+    return out
+
+
+def broadcast(obj: T) -> T:
+    """Rank 0's obj on every rank."""
+    if _group is None:
+        return obj
+    import torch.distributed as dist
+    box = [obj if is_main() else None]
+    dist.broadcast_object_list(box, src=0, group=_group)
+    return box[0]
+
+
+def on_main(fn: Callable[[], T]) -> T:
+    """Run fn on rank 0 alone and hand its result to every rank. When it raises, every rank raises:
+    rank 0 its own exception, the others RankFailed with its message, so all ranks stop cleanly
+    instead of waiting for a rank that will never come."""
+    if _group is None:
+        return fn()
+    result, error = None, None
+    if is_main():
+        try:
+            result = fn()
+        except BaseException as e:  # noqa: BLE001 (re-raised below, on every rank)
+            error = e
+    ok, value = broadcast((error is None, result if error is None else f"{type(error).__name__}: {error}"))
+    if error is not None:
+        raise error
+    if not ok:
+        raise RankFailed(f"rank 0 failed: {value}")
+    return value
+
+
+def agree(ok: bool, what: str) -> None:
+    """Every rank reports whether its own part of a step went well; when one did not, every rank
+    raises (so none waits at the next collective for a rank that stopped)."""
+    if _group is None:
+        return
+    import torch.distributed as dist
+    out: list[Any] = [None] * world_size()
+    dist.all_gather_object(out, ok, group=_group)
+    bad = [r for r, v in enumerate(out) if not v]
+    if bad and ok:
+        raise RankFailed(f"{what} failed on rank(s) {', '.join(map(str, bad))}; see their messages above")
+
+
+def shard(items: Sequence[T]) -> list[int]:
+    """The indices of `items` this rank works on: contiguous, as even as can be, in order (rank 0
+    the first share). Concatenated in rank order they are range(len(items))."""
+    n, w, r = len(items), world_size(), rank()
+    lo, hi = n * r // w, n * (r + 1) // w
+    return list(range(lo, hi))
+
+
+def merge(parts: list[list[T]] | None) -> list[T]:
+    """The gathered shares (rank order) as one list: what one process would have made."""
+    return [x for part in (parts or []) for x in part]
