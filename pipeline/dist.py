@@ -63,6 +63,7 @@ def init(device, timeout_s: float) -> None:
     from accelerate import PartialState
     timeout = timedelta(seconds=timeout_s)
     PartialState(cpu=device.type == "cpu", timeout=timeout)
+    print(f"rank {rank()}/{world_size()} (pid {os.getpid()}) on {device}", flush=True)
     _group = dist.new_group(backend="gloo", timeout=timeout) if dist.get_backend() != "gloo" else dist.group.WORLD
 
 
@@ -110,19 +111,6 @@ def on_main(fn: Callable[[], T]) -> T:
     if not ok:
         raise RankFailed(f"rank 0 failed: {value}")
     return value
-
-
-def agree(ok: bool, what: str) -> None:
-    """Every rank reports whether its own part of a step went well; when one did not, every rank
-    raises (so none waits at the next collective for a rank that stopped)."""
-    if _group is None:
-        return
-    import torch.distributed as dist
-    out: list[Any] = [None] * world_size()
-    dist.all_gather_object(out, ok, group=_group)
-    bad = [r for r, v in enumerate(out) if not v]
-    if bad and ok:
-        raise RankFailed(f"{what} failed on rank(s) {', '.join(map(str, bad))}; see their messages above")
 
 
 def shard(items: Sequence[T]) -> list[int]:

@@ -90,6 +90,15 @@ def _fault_point(stage: str) -> None:
         time.sleep(600)
 
 
+def kill_point(where: str) -> None:
+    """Fault injection for the multi-process crash tests: with RLAIF_KILL_AT=<where> (e.g. "sample",
+    "update-step-3"), the rank named by RLAIF_KILL_RANK (default 1) kills itself with SIGKILL there."""
+    if os.environ.get("RLAIF_KILL_AT") == where and dist.rank() == int(os.environ.get("RLAIF_KILL_RANK", "1")):
+        import signal
+        print(f"rank {dist.rank()} killing itself at {where}", flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 def _gpu_peak(stage: str) -> dict[str, float]:
     """The stage's peak GPU memory (GiB) when it used a GPU; the peak counter starts over for the
     next stage. Nothing (and no torch import) on the CPU."""

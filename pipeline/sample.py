@@ -19,7 +19,7 @@ from tqdm import tqdm
 from pipeline import dist
 from pipeline.config import Config
 from pipeline.model import load_tokenizer, merged, resolve, student_model
-from pipeline.runner import POLICY, Ctx, RunError
+from pipeline.runner import POLICY, Ctx, RunError, kill_point
 from pipeline.tables import load_table, save_table
 
 log = logging.getLogger("rlaif")
@@ -226,6 +226,7 @@ def run(ctx: Ctx) -> None:
             gens = generate(model, tok, [ids[i] for i in mine], cfg, seed=seed,
                             keys=[prompts[i]["problem_id"] for i in mine])
     secs = time.time() - t
+    kill_point("sample")
     rows = []
     for g in gens:
         i = mine[g.pop("group")]

@@ -43,7 +43,7 @@ from pipeline.config import UpdateConfig
 from pipeline.logprobs import (collate, load_logprobs, prompt_ordered, resolve_share_prompt, right_aligned,
                                rollout_logprobs, split_by_tokens, to_device, token_budget, token_logprobs)
 from pipeline.model import save_adapter, student_model
-from pipeline.runner import POLICY, Ctx, RunError
+from pipeline.runner import POLICY, Ctx, RunError, kill_point
 from pipeline.tables import load_table
 
 # the logprob machinery lives in pipeline.logprobs; these names stay importable from here
@@ -282,6 +282,8 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                 optimizer.zero_grad()
             st["done_in_pass"] += 1
             st["coef"] = coef
+            if stepped:
+                kill_point(f"update-step-{len(grad_norms)}")
             bar.update(1)
             if (checkpoint is not None and checkpoint_every and stepped and len(grad_norms) % checkpoint_every == 0
                     and accelerator.is_main_process):  # the state is the same on every rank: rank 0 writes it
