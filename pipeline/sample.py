@@ -2,7 +2,10 @@
 
 Batched generation with the model's chat template, left padding. Each completion keeps its
 text, token ids, finish reason (eos / stop / length) and length, so the update can recompute
-logprobs on exactly the sampled tokens. `sample.engine=vllm` generates in vLLM instead
+logprobs on exactly the sampled tokens. Each completion draws from a random stream of its own,
+seeded by the epoch's seed, its prompt's id and its index in the group (`SeededSampler`), so it
+does not depend on what else shares its batch, nor on how many processes share the prompts
+(pipeline/dist.py: each rank samples its share). `sample.engine=vllm` generates in vLLM instead
 (pipeline/engine_vllm.py: same rows, plus the sampler's own logprob of each token).
 """
 from __future__ import annotations
