@@ -89,7 +89,7 @@ def main() -> None:
     record(f"Scaling: one epoch on {', '.join(map(str, counts))} processes (bench/scale.py)", lines,
            f"{a.prompts} prompts x {a.k} samples x {a.new} new tokens, eval on {a.eval_problems} problems, best of "
            f"{a.repeats}; `x` > 1 means faster than {counts[0]} process. " + " ".join(notes),
-           f"No machine with several GPUs has been lent to this project, so there are no GPU figures. {busy()}.")
+           f"No machine with several GPUs has been lent to this project, so there are no GPU figures; {busy()}.")
 
 if __name__ == "__main__":
     main()

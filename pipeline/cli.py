@@ -11,6 +11,9 @@ from pathlib import Path
 
 import yaml
 
+if os.environ.get("RANK", "0") != "0":  # several processes: rank 0's progress bars speak for all
+    os.environ.setdefault("TQDM_DISABLE", "1")  # (tqdm reads it when it is imported)
+
 from pipeline import dist
 from pipeline.config import Config, ConfigError, describe, load_config
 
