@@ -270,12 +270,14 @@ def student_model(cfg, adapter: str | Path | None = None, trainable: bool = Fals
                                                          checkpointing=cfg.update.activation_checkpointing)
 
 
-def save_adapter(model, out: Path) -> None:
+def save_adapter(model, out: Path, state_dict: dict | None = None) -> None:
     """The active adapter as a standard PEFT adapter directory (`PeftModel.from_pretrained(out)`
-    loads it); peft puts an adapter not named "default" into a subdirectory of its name."""
+    loads it); peft puts an adapter not named "default" into a subdirectory of its name.
+    state_dict: the model's full state dict where its own parameters are shards (FSDP, DeepSpeed
+    ZeRO-3: `accelerator.get_state_dict`)."""
     import shutil
     name = model.active_adapter
-    model.save_pretrained(out, selected_adapters=[name])
+    model.save_pretrained(out, selected_adapters=[name], **({"state_dict": state_dict} if state_dict else {}))
     if name != "default" and (out / name).is_dir():
         for f in (out / name).iterdir():
             shutil.move(str(f), out / f.name)

@@ -123,7 +123,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
           show_progress: bool = True, fresh_adapter: bool = False, kl_coef: float | None = None,
           sft_coef: float | None = None, checkpoint: Path | None = None,
           checkpoint_every: int = 0, logprobs: tuple[dict, dict] | None = None,
-          max_len: int | None = None) -> dict[str, float]:
+          max_len: int | None = None, save_to: Path | None = None) -> dict[str, float]:
     """Run `uc.epochs` passes of the policy-gradient update over `rows` (in place on `model`).
 
     rows: dicts with prompt_ids, completion_ids, advantage. Returns the update's figures.
@@ -137,6 +137,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     logprobs: (old, ref) as `rollout_logprobs` returns them (the logprobs stage's, shared by every
     update variant of the epoch); computed here when None.
     max_len: dr_grpo's constant (the sampling max_new_tokens; default the longest completion in rows).
+    save_to: where rank 0 writes the trained adapter (a PEFT adapter directory).
 
     Micro-batches hold whole prompt groups (groups in a seeded order per pass). One longer than
     update.max_batch_tokens runs as several forward/backward passes, each weighted by its share
@@ -146,6 +147,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     """
     sft_coef = uc.teacher_sft_coef if sft_coef is None else sft_coef
     from accelerate import Accelerator
+    from accelerate.utils import DistributedType
     from accelerate.utils import set_seed
     from transformers import get_scheduler
 
@@ -187,7 +189,18 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     # once per process, which makes the schedule N times faster on N processes
     model, optimizer = accelerator.prepare(model, optimizer)
     peft_model = accelerator.unwrap_model(model)
+    params = [p for p in model.parameters() if p.requires_grad]  # FSDP replaces them with its own
     budget = token_budget(model, uc.max_batch_tokens, training=True, checkpointing=uc.activation_checkpointing)
+    # FSDP and DeepSpeed (from the user's accelerate config) shard the weights: the adapter is saved from
+    # the gathered state dict, and no resume checkpoint is written (it would hold this rank's shards)
+    sharded = accelerator.distributed_type in (DistributedType.FSDP, DistributedType.DEEPSPEED)
+    if sharded:
+        if checkpoint_every:
+            log.warning("update: no resume checkpoints under %s; a killed update starts over",
+                        accelerator.distributed_type)
+        checkpoint_every = 0
+        if accelerator.distributed_type == DistributedType.DEEPSPEED:
+            budget = None  # DeepSpeed counts every backward as a micro-step: one pass per micro-batch
 
     # logp under the policy before any step (for the ratio) and under the reference (adapter off):
     # given by the logprobs stage (shared by every update variant of the epoch), else computed here
@@ -269,7 +282,9 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                         step_kl = [step_kl[0] + (k3 * pg_w).sum(), step_kl[1] + pg_w.sum()]
                         st["trained_tokens"] = st["trained_tokens"] + (mask * w[:, None]).sum()
                 if accelerator.sync_gradients:
-                    grad_norms.append(accelerator.clip_grad_norm_(params, uc.max_grad_norm))
+                    norm = accelerator.clip_grad_norm_(params, uc.max_grad_norm)  # None: DeepSpeed clips itself
+                    if norm is not None:
+                        grad_norms.append(norm)
                     if uc.kl_mode == "adaptive":
                         if world > 1:  # every rank's rows: the coefficient must stay the same on all
                             step_kl = list(accelerator.reduce(torch.stack(step_kl), "sum"))
@@ -290,6 +305,13 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                 save_checkpoint(checkpoint / "state.pt", st, old, ref, peft_model, optimizer, scheduler)
         st["pass"], st["done_in_pass"] = p + 1, 0
     bar.close()
+    if save_to is not None:
+        full = accelerator.get_state_dict(model) if sharded else None  # a collective: every rank calls it
+        if accelerator.is_main_process:
+            save_adapter(peft_model, save_to, state_dict=full)
+    if sharded:  # the weights were sharded in place: the next stage loads them anew
+        from pipeline.model import Student
+        Student.release()
     if world > 1:  # every rank's rows
         keys = list(sums)
         total = accelerator.reduce(torch.stack([torch.as_tensor(x, device=device, dtype=torch.float32)
@@ -332,14 +354,14 @@ def run(ctx: Ctx) -> None:
         ctx.figures = train(model, rows, cfg.update, cfg.sample.temperature, tok.pad_token_id, max_len=cfg.sample.max_new_tokens,
                             seed=cfg.run.seed * 1000 + ctx.epoch, fresh_adapter=ctx.inputs[POLICY] is None,
                             kl_coef=coef, checkpoint=ckpt, checkpoint_every=cfg.run.checkpoint_every,
-                            logprobs=logprobs)
+                            logprobs=logprobs, save_to=ctx.out / "adapter")
     else:
         log.warning("update: the selected batch is empty (every group had zero reward spread or was filtered); "
                     "the policy is carried over unchanged. Consider more samples per prompt "
                     "(sample.num_samples) or select.drop_zero_std=false")
         ctx.figures = {"update/trained_tokens": 0, "optim/steps": 0, "kl/coef": coef or cfg.update.kl_coef}
-    if dist.is_main():
-        save_adapter(model, ctx.out / "adapter")
+        if dist.is_main():
+            save_adapter(model, ctx.out / "adapter")
     ctx.rows = len(rows)
     ctx.on_success.append(lambda: shutil.rmtree(ckpt, ignore_errors=True))
 
@@ -360,7 +382,6 @@ def run_sft(ctx: Ctx) -> None:
     torch.manual_seed(cfg.run.seed)
     model = student_model(cfg, trainable=True)
     uc = cfg.update.model_copy(update={"lr": cfg.update.sft_lr, "epochs": cfg.update.sft_epochs})
-    ctx.figures = train(model, rows, uc, 1.0, tok.pad_token_id, seed=cfg.run.seed, fresh_adapter=True, sft_coef=1.0)
-    if dist.is_main():
-        save_adapter(model, ctx.out / "adapter")
+    ctx.figures = train(model, rows, uc, 1.0, tok.pad_token_id, seed=cfg.run.seed, fresh_adapter=True, sft_coef=1.0,
+                        save_to=ctx.out / "adapter")
     ctx.rows = len(rows)
