@@ -222,7 +222,6 @@ class Runner:
         self._lock_fd = fd
 
     def unlock(self) -> None:
-        dist.barrier()  # no rank is still working when the lock goes
         if self._lock_fd is not None:
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
@@ -298,6 +297,7 @@ class Runner:
             else:
                 echo(f"  eval     reused   {d.relative_to(self.run_dir)}")
             dist.on_main(lambda: self.write_metrics(n))
+            dist.barrier()
         finally:
             self.unlock()
         return m
@@ -322,7 +322,11 @@ class Runner:
                 echo("epoch 0 (supervised warm-start, update.warm_start=true)")
                 self._run_epoch(0, None, False, False, dry_run, echo)
                 echo("epoch 1")
-            return self._run_epoch(n, only, force, update_only, dry_run, echo)
+            results = self._run_epoch(n, only, force, update_only, dry_run, echo)
+            # rank 0 keeps the lock until every rank is done; not after a failure, where the launcher
+            # stops every rank and a barrier could wait for one that is gone
+            dist.barrier()
+            return results
         finally:
             self.unlock()
 
