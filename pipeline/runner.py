@@ -373,11 +373,7 @@ class Runner:
         """Run one stage into d; its manifest. With several processes: rank 0 alone, or every rank
         (Stage.every_rank: the others work in a scratch directory that is thrown away; rank 0's
         output is the stage's), and every rank gets rank 0's manifest."""
-        if dist.world_size() == 1:
-            return self._run_stage_here(st, n, fp, d, inputs, input_fps)
-        if not st.every_rank:
-            return dist.on_main(lambda: self._run_stage_here(st, n, fp, d, inputs, input_fps))
-        if dist.is_main():
+        if dist.is_main() or not st.every_rank:  # (one process: the stage, here)
             return dist.on_main(lambda: self._run_stage_here(st, n, fp, d, inputs, input_fps))
         import tempfile
         fn = st.fn if callable(st.fn) else _resolve(st.fn)

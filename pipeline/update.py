@@ -147,8 +147,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     """
     sft_coef = uc.teacher_sft_coef if sft_coef is None else sft_coef
     from accelerate import Accelerator
-    from accelerate.utils import DistributedType
-    from accelerate.utils import set_seed
+    from accelerate.utils import DistributedType, set_seed
     from transformers import get_scheduler
 
     device = next(model.parameters()).device
