@@ -26,7 +26,11 @@ def _runner(cfg: Config):
 
 
 def check_engines(cfg: Config, sampling: bool = True) -> None:
-    """sample.engine / eval.engine = vllm without vLLM installed fails here, before any work."""
+    """sample.engine / eval.engine = vllm without vLLM installed, or with several processes, fails
+    here, before any work."""
+    if ((sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm") and dist.world_size() > 1:
+        raise ConfigError("sample.engine=vllm / eval.engine=vllm do not run with several processes yet (each rank's "
+                          "engine would take the first GPU); use the hf engine, or one process")
     if (sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm":
         from pipeline import engine_vllm
         engine_vllm.require("sample.engine" if sampling and cfg.sample.engine == "vllm" else "eval.engine")

@@ -373,13 +373,17 @@ class Runner:
         """Run one stage into d; its manifest. With several processes: rank 0 alone, or every rank
         (Stage.every_rank: the others work in a scratch directory that is thrown away; rank 0's
         output is the stage's), and every rank gets rank 0's manifest."""
-        if dist.is_main() or not st.every_rank:  # (one process: the stage, here)
+        if not st.every_rank or dist.world_size() == 1:  # rank 0 alone; the others get its manifest or error
             return dist.on_main(lambda: self._run_stage_here(st, n, fp, d, inputs, input_fps))
+        # every rank: the others may be inside one of the stage's collectives, so a failure here is not
+        # broadcast; the failing process exits and the launcher stops every rank
+        if dist.is_main():
+            return dist.broadcast(self._run_stage_here(st, n, fp, d, inputs, input_fps))
         import tempfile
         fn = st.fn if callable(st.fn) else _resolve(st.fn)
         with tempfile.TemporaryDirectory(prefix=f"rlaif-{st.name}-rank{dist.rank()}-") as tmp:
             fn(Ctx(cfg=self.cfg, epoch=n, out=Path(tmp), inputs=inputs, run_dir=self.run_dir, fingerprint=fp))
-        return dist.on_main(lambda: None)  # rank 0's manifest (or its error)
+        return dist.broadcast(None)  # rank 0's manifest
 
     def _run_stage_here(self, st: Stage, n: int, fp: str, d: Path, inputs: dict, input_fps: dict) -> dict:
         t = time.time()

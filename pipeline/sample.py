@@ -147,8 +147,11 @@ class SeededSampler:
         step = input_ids.shape[1] - self.width
         probs = torch.softmax(self.warpers(input_ids, scores).float(), -1)             # (B, V)
         cdf = probs.cumsum(-1)
-        target = (self.u[:, step] * cdf[:, -1]).unsqueeze(-1)                            # (B, 1)
-        pick = torch.searchsorted(cdf, target, right=True).clamp(max=cdf.shape[-1] - 1)  # first cdf > u
+        total = cdf[:, -1]
+        # strictly below the total (a uniform near 1 rounds up to it in float32), so the first cdf
+        # above it is a token of positive probability
+        target = torch.minimum(self.u[:, step] * total, torch.nextafter(total, torch.zeros_like(total)))
+        pick = torch.searchsorted(cdf, target.unsqueeze(-1), right=True).clamp(max=cdf.shape[-1] - 1)
         return torch.full_like(scores, float("-inf")).scatter_(-1, pick, 0.0)
 
 
@@ -221,13 +224,17 @@ def run(ctx: Ctx) -> None:
                        "data.max_prompt_tokens")
     seed = cfg.run.seed * 1000 + (ctx.epoch if cfg.sample.seed_per_epoch else 0)
     mine = dist.shard(ids)  # this rank's prompts (all of them with one process)
+    seen: dict[str, int] = {}
+    keys = []  # a prompt's id, and its occurrence when the epoch holds it twice (prompts_per_epoch > pool)
+    for p in prompts:
+        seen[p["problem_id"]] = seen.get(p["problem_id"], -1) + 1
+        keys.append(p["problem_id"] if not seen[p["problem_id"]] else f"{p['problem_id']}#{seen[p['problem_id']]}")
     t = time.time()
     if vllm:
         gens = engine_vllm.sample(cfg, tok, [ids[i] for i in mine], ctx.inputs[POLICY], seed, first=mine[0] if mine else 0)
     else:
         with merged(model) if cfg.sample.merge_lora else nullcontext():
-            gens = generate(model, tok, [ids[i] for i in mine], cfg, seed=seed,
-                            keys=[prompts[i]["problem_id"] for i in mine])
+            gens = generate(model, tok, [ids[i] for i in mine], cfg, seed=seed, keys=[keys[i] for i in mine])
     secs = time.time() - t
     kill_point("sample")
     rows = []

@@ -30,6 +30,7 @@ from __future__ import annotations
 import logging
 import math
 import os
+from contextlib import nullcontext
 import shutil
 import time
 from pathlib import Path
@@ -151,7 +152,12 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     from transformers import get_scheduler
 
     device = next(model.parameters()).device
-    accelerator = Accelerator(gradient_accumulation_steps=uc.grad_accum, cpu=device.type == "cpu")
+    # gradient accumulation is ours (below), not accelerate's: its sync points follow a prepared
+    # DataLoader, and every rank here walks the same list of global micro-batches
+    accelerator = Accelerator(cpu=device.type == "cpu")
+    if accelerator.distributed_type == DistributedType.DEEPSPEED:
+        raise RunError("the update does not run under DeepSpeed yet (it accumulates gradients itself, and "
+                       "DeepSpeed's engine steps on every backward); use DDP (no accelerate config) or FSDP")
     set_seed(seed)
     world, rank = accelerator.num_processes, accelerator.process_index
     share_prompt = resolve_share_prompt(uc.share_prompt, device)
@@ -172,11 +178,15 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
             r["norm"] = norm
         return [ordered[b:b + uc.micro_batch_size] for b in range(0, len(ordered), uc.micro_batch_size)][skip:]
 
-    def my_share(mb: list[dict]) -> tuple[list[dict], list[float]]:
-        """(rows, weights): this rank's contiguous share of a global micro-batch. A rank whose share
-        is empty runs the micro-batch's first row at weight 0: DDP needs every rank's backward."""
-        part = mb[len(mb) * rank // world: len(mb) * (rank + 1) // world]
-        return (part, [1.0] * len(part)) if part else (mb[:1], [0.0])
+    def my_passes(mb: list[dict]) -> list[tuple[list[dict], list[float]]]:
+        """This rank's forward/backward passes over its contiguous share of a global micro-batch, as
+        (rows, weights). Every rank makes as many passes as the rank with the most (a share longer
+        than the token budget takes several): DDP and FSDP communicate in every forward, so the
+        counts must match. Filler passes run the micro-batch's first row at weight 0."""
+        shares = [mb[len(mb) * r // world: len(mb) * (r + 1) // world] for r in range(world)]
+        mine = [(part, [1.0] * len(part)) for part in split_by_tokens(shares[rank], budget)] if shares[rank] else []
+        n = max(len(split_by_tokens(sh, budget)) if sh else 1 for sh in shares)
+        return mine + [(mb[:1], [0.0])] * (n - len(mine))
 
     n_mb = math.ceil(len(rows) / uc.micro_batch_size)
     params = [p for p in model.parameters() if p.requires_grad]
@@ -190,16 +200,18 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     peft_model = accelerator.unwrap_model(model)
     params = [p for p in model.parameters() if p.requires_grad]  # FSDP replaces them with its own
     budget = token_budget(model, uc.max_batch_tokens, training=True, checkpointing=uc.activation_checkpointing)
-    # FSDP and DeepSpeed (from the user's accelerate config) shard the weights: the adapter is saved from
-    # the gathered state dict, and no resume checkpoint is written (it would hold this rank's shards)
-    sharded = accelerator.distributed_type in (DistributedType.FSDP, DistributedType.DEEPSPEED)
+    if world > 1 and budget is not None:  # one budget for all ranks (each measured its own free memory)
+        import torch.distributed as tdist
+        b = torch.tensor(budget, device=device)
+        tdist.all_reduce(b, op=tdist.ReduceOp.MIN)
+        budget = int(b)
+    # FSDP (from the user's accelerate config) shards the weights: the adapter is saved from the
+    # gathered state dict, and no resume checkpoint is written (it would hold this rank's shards)
+    sharded = accelerator.distributed_type == DistributedType.FSDP
     if sharded:
         if checkpoint_every:
-            log.warning("update: no resume checkpoints under %s; a killed update starts over",
-                        accelerator.distributed_type)
+            log.warning("update: no resume checkpoints under FSDP; a killed update starts over")
         checkpoint_every = 0
-        if accelerator.distributed_type == DistributedType.DEEPSPEED:
-            budget = None  # DeepSpeed counts every backward as a micro-step: one pass per micro-batch
 
     # logp under the policy before any step (for the ratio) and under the reference (adapter off):
     # given by the logprobs stage (shared by every update variant of the epoch), else computed here
@@ -233,14 +245,16 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
         sums[name] = [n + (per_row * weight).sum(), d + weight.sum()]
 
     for p in range(st["pass"], uc.epochs):
-        for mb in pass_loader(p, st["done_in_pass"] if p == st["pass"] else 0):
-            mine, weights = my_share(mb)
-            weight_of = {id(r): w for r, w in zip(mine, weights)}
-            parts = split_by_tokens(mine, budget)
-            with accelerator.accumulate(model):
-                for j, part in enumerate(parts):
+        skip = st["done_in_pass"] if p == st["pass"] else 0
+        for i, mb in enumerate(pass_loader(p, skip), start=skip):
+            # an optimizer step every grad_accum micro-batches, and at the end of each pass
+            stepped = (i + 1) % uc.grad_accum == 0 or i == n_mb - 1
+            parts = my_passes(mb)
+            for j, (part, weights) in enumerate(parts):
+                # gradients are all-reduced once per optimizer step: in its last pass
+                with nullcontext() if stepped and j == len(parts) - 1 else accelerator.no_sync(model):
                     batch = to_device(collate(part, pad_id, share_prompt), device)
-                    w = torch.tensor([weight_of[id(r)] for r in part], device=device)               # (B,) 0: filler
+                    w = torch.tensor(weights, device=device)                                 # (B,) 0: filler
                     mask, adv = batch["completion_mask"], batch["advantage"][:, None]        # (B, Kc), (B, 1)
                     logp, ent = token_logprobs(model, batch, temperature, with_entropy=True)
                     kc = logp.shape[1]
@@ -260,13 +274,9 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                     pg_seq = ((policy_tok + coef * kl["loss"]) * mask).sum(-1) / batch["norm"]  # (B,)
                     sft_seq = seq_mean(-logp, mask)                                          # (B,)
                     row_loss = torch.where(is_sft.bool(), sft_coef * sft_seq, pg_seq)
-                    # this pass's share of the micro-batch mean; DDP averages over the ranks, hence x world
-                    loss = (row_loss * w).sum() * world / len(mb)
-                    if j < len(parts) - 1:
-                        with accelerator.no_sync(model):  # one gradient all-reduce per micro-batch
-                            accelerator.backward(loss)
-                    else:
-                        accelerator.backward(loss)
+                    # this pass's share of the micro-batch mean, over grad_accum micro-batches a step
+                    # (as accelerate's accumulation divides it); DDP averages over the ranks, hence x world
+                    accelerator.backward((row_loss * w).sum() * world / (len(mb) * uc.grad_accum))
                     with torch.no_grad():
                         k3 = seq_mean(kl["k3"], mask)
                         pg_w, is_sft = pg_w * w, is_sft * w
@@ -280,19 +290,15 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                         add("policy/clip_ratio", seq_mean(((ratio - 1).abs() > uc.clip_eps).float(), mask), pg_w)
                         step_kl = [step_kl[0] + (k3 * pg_w).sum(), step_kl[1] + pg_w.sum()]
                         st["trained_tokens"] = st["trained_tokens"] + (mask * w[:, None]).sum()
-                if accelerator.sync_gradients:
-                    norm = accelerator.clip_grad_norm_(params, uc.max_grad_norm)  # None: DeepSpeed clips itself
-                    if norm is not None:
-                        grad_norms.append(norm)
-                    if uc.kl_mode == "adaptive":
-                        if world > 1:  # every rank's rows: the coefficient must stay the same on all
-                            step_kl = list(accelerator.reduce(torch.stack(step_kl), "sum"))
-                        coef = adapt_kl_coef(coef, step_kl[0] / step_kl[1].clamp(min=1), uc.kl_target, uc.kl_horizon)
-                    step_kl = [zero, zero]
+            if stepped:
+                grad_norms.append(accelerator.clip_grad_norm_(params, uc.max_grad_norm))
+                if uc.kl_mode == "adaptive":
+                    if world > 1:  # every rank's rows: the coefficient must stay the same on all
+                        step_kl = list(accelerator.reduce(torch.stack(step_kl), "sum"))
+                    coef = adapt_kl_coef(coef, step_kl[0] / step_kl[1].clamp(min=1), uc.kl_target, uc.kl_horizon)
+                step_kl = [zero, zero]
                 optimizer.step()
-                stepped = accelerator.sync_gradients
-                if stepped:
-                    scheduler.step()
+                scheduler.step()
                 optimizer.zero_grad()
             st["done_in_pass"] += 1
             st["coef"] = coef

@@ -28,11 +28,15 @@ def run_cli(*args, env_extra: dict | None = None, timeout: int = 400) -> subproc
 def overrides(root: Path, model: str, **extra) -> list[str]:
     """The length preset on the brevity model (rewards that vary within a group), cut small, with
     sizes that do not divide evenly over 2 ranks: 5 prompts, global micro-batches of 6 rows over
-    20 rows, 2 micro-batches a step, 2 passes, a checkpoint every step, adaptive KL."""
+    20 rows (4 micro-batches, the last of 2 rows), 2 micro-batches a step, 2 passes, several
+    forward/backward passes per micro-batch, a checkpoint every step, adaptive KL."""
     over = {"run.dir": root / "runs", "student.model": model, "student.lora.r": 4, "student.lora.alpha": 8,
             "data.prompts_per_epoch": 5, "sample.num_samples": 4, "sample.max_new_tokens": 24,
             "update.micro_batch_size": 6, "update.grad_accum": 2, "update.epochs": 2, "update.lr": 1e-3,
-            "run.checkpoint_every": 1, "update.warm_start": "false", **extra}
+            "run.checkpoint_every": 1, "update.warm_start": "false",
+            # a rank's share of 3 rows (about 70 tokens each) takes 2 passes, of 2 or 1 rows: ranks whose
+            # shares split differently still make as many passes each
+            "update.max_batch_tokens": 150, **extra}
     return [f"{k}={v}" for k, v in over.items()]
 
 

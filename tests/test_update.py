@@ -132,6 +132,29 @@ def test_update_resumes_from_checkpoint_to_the_same_adapter(tiny_model, tmp_path
         torch.testing.assert_close(lora(c)[n], p, atol=1e-6, rtol=1e-5)
 
 
+def test_every_micro_batch_reaches_a_step_when_grad_accum_does_not_divide_them(tiny_model):
+    """3 micro-batches, grad_accum=2: a step after the 2nd and one at the end of each pass (the 3rd
+    micro-batch's gradient is not dropped, nor carried into the next pass). Only one prompt group
+    has an advantage; wherever the seeded order puts it, LoRA B moves."""
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "update.micro_batch_size=2",
+                             "update.grad_accum=2", "update.lr=1e-2", "update.kl_coef=0"])
+    tok = load_tokenizer(cfg.student)
+    rows = [{"prompt_ids": [5, 6, 7 + g], "completion_ids": [9, 10 + i, 11], "advantage": (1.0 - 2 * i) * (g == 2)}
+            for g in range(3) for i in range(2)]
+    for seed in range(4):
+        torch.manual_seed(0)
+        model = load_student(cfg.student, trainable=True)
+        fig = update.train(model, rows, cfg.update, 1.0, tok.pad_token_id, seed=seed, show_progress=False,
+                           fresh_adapter=True)
+        assert fig["optim/steps"] == 2
+        moved = max(float(p.abs().max()) for n, p in model.named_parameters() if "lora_B" in n)
+        assert moved > 0, seed
+    two = update.train(load_student(cfg.student, trainable=True), rows,
+                       cfg.update.model_copy(update={"epochs": 2}), 1.0, tok.pad_token_id, show_progress=False,
+                       fresh_adapter=True)
+    assert two["optim/steps"] == 4
+
+
 def test_length_norms_per_loss_type():
     """grpo divides a completion's token sum by its own length; dapo by the mean length of its optimizer
     step's policy-gradient rows (teacher rows left out); dr_grpo by a constant."""
