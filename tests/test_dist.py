@@ -155,8 +155,21 @@ def test_the_run_lock_covers_every_rank(tmp_path, brevity_model):
         assert "another rlaif process" in two.stdout + two.stderr
         assert "rank 0 failed: RunError: another rlaif process" in two.stdout + two.stderr
     finally:
-        os.killpg(first.pid, signal.SIGKILL)
-        first.wait()
+        # SIGTERM, as a user's kill would send: torchrun's agent stops the ranks, which run in sessions
+        # of their own (a SIGKILL of the launcher's group would leave them running)
+        os.killpg(first.pid, signal.SIGTERM)
+        first.wait(timeout=120)
+        deadline = time.time() + 60
+        while time.time() < deadline and ranks_left(tmp_path):
+            time.sleep(1)
+        left = ranks_left(tmp_path)
+        subprocess.run(["pkill", "-9", "-f", str(tmp_path)])
+        assert not left, f"ranks still running after the launcher was stopped: {left}"
+
+
+def ranks_left(root: Path) -> list[str]:
+    """pids of processes whose command line names this test's run directory."""
+    return subprocess.run(["pgrep", "-f", str(root)], capture_output=True, text=True).stdout.split()
 
 
 # -- the pieces, in one process ---------------------------------------------------------------------
