@@ -227,8 +227,8 @@ def run(ctx: Ctx) -> None:
     seen: dict[str, int] = {}
     keys = []  # a prompt's id, and its occurrence when the epoch holds it twice (prompts_per_epoch > pool)
     for p in prompts:
-        seen[p["problem_id"]] = seen.get(p["problem_id"], -1) + 1
-        keys.append(p["problem_id"] if not seen[p["problem_id"]] else f"{p['problem_id']}#{seen[p['problem_id']]}")
+        n = seen[p["problem_id"]] = seen.get(p["problem_id"], 0) + 1
+        keys.append(p["problem_id"] if n == 1 else f"{p['problem_id']}#{n - 1}")
     t = time.time()
     if vllm:
         gens = engine_vllm.sample(cfg, tok, [ids[i] for i in mine], ctx.inputs[POLICY], seed, first=mine[0] if mine else 0)
