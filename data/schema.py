@@ -33,6 +33,13 @@ class Problem:
     """Anything else the source row had (kept, not used)."""
     language: str = "python"
     """python | ocaml: which execution judge grades answers to it (rows without it take data.language)."""
+    context: str | None = None
+    """Code the prompt puts in scope of the answer (Python only): HumanEval's stub less the entry
+    point's own def, i.e. its imports (`from typing import List`) and helper functions
+    (`encode_cyclic`). The judge runs it before the answer, in the same namespace (the answer's
+    own definitions win), and the static check counts its names as defined, as HumanEval's
+    harness does by running prompt + completion as one program. Shown to the model as part of
+    the prompt, so nothing secret (no expected outputs)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

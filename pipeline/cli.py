@@ -145,6 +145,18 @@ def cmd_compare(cfg: Config, a) -> int:
     return 0
 
 
+def cmd_compare_evals(cfg: Config, a) -> int:
+    from pipeline.runner import RunError
+    from pipeline.significance import compare_evals, resolve_eval
+    try:
+        a_dirs = [resolve_eval(s) for s in a.a.split(",") if s]
+        b_dirs = [resolve_eval(s) for s in a.b.split(",") if s]
+        print("\n".join(compare_evals(a_dirs, b_dirs, a.confidence)))
+    except ValueError as e:
+        raise RunError(str(e)) from None
+    return 0
+
+
 def cmd_promote(cfg: Config, a) -> int:
     r = _runner(cfg)
     p = r.promote(a.n, a.variant)
@@ -261,6 +273,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_eval)
     p = with_overrides(sub.add_parser("compare", help="show epoch N's update variants side by side"), epoch=True)
     p.set_defaults(fn=cmd_compare)
+    p = sub.add_parser("compare-evals", help="is B better than A beyond noise? paired bootstrap over problems",
+                       description="Compare two evals of the same problems (A: e.g. the base model, B: a trained "
+                       "policy) problem by problem: the mean paired difference of sampled pass@1, graded score and "
+                       "reference NLL with a bootstrap interval, the probability of improvement, won/lost/tied. "
+                       "Several seeds: comma-separated lists, paired by position (one A against several Bs compares "
+                       "each B with it).")
+    p.add_argument("a", help="eval directory (runs/x/epoch-000/eval-1a2b3c4d) or RUN_DIR@N (newest eval of epoch N); "
+                             "comma-separated for several seeds")
+    p.add_argument("b", help="the same, for the other side")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval's confidence level (default 0.95)")
+    with_overrides(p)
+    p.set_defaults(fn=cmd_compare_evals)
     p = sub.add_parser("promote", help="choose the policy epoch N+1 starts from")
     p.add_argument("n", type=int, help="epoch number")
     p.add_argument("variant", help="variant directory name (update-1a2b3c4d) or its fingerprint prefix")

@@ -218,8 +218,12 @@ class UpdateConfig(Section):
 class EvalConfig(Section):
     sources: list[str] = Field(default_factory=lambda: ["builtin:heldout"], description="Held-out problem sets for the eval stage (builtin:heldout, humaneval, a path, hf:...). [] turns eval off.")
     max_problems: int = Field(0, ge=0, description="Evaluate at most this many problems per source (0 = all), chosen by a fixed seed.")
-    max_new_tokens: int = Field(256, ge=1, description="Generation limit for eval (greedy decoding).")
-    engine: Literal["hf", "vllm"] = Field("hf", description="What generates the eval answers (greedy either way): hf or vllm, as sample.engine (vLLM's memory share: sample.vllm_memory). Runtime only.", json_schema_extra=RUNTIME)
+    max_new_tokens: int = Field(256, ge=1, description="Generation limit for eval answers.")
+    num_samples: int = Field(1, ge=1, description="Answers per problem. 1 with temperature 0: one greedy answer (the epoch loop's cheap check; one greedy pass over 29 problems has a standard error of ~8 points). n > 1 at temperature > 0: n sampled answers, scored by the unbiased pass@k (Chen et al. 2021) and the mean graded score, precise enough for `rlaif compare-evals` to resolve a change (the learning bench uses 8).")
+    temperature: float = Field(0.0, ge=0, description="0: greedy. > 0: sampled answers at this temperature, each from a random stream of its own (run.seed, the epoch, the problem, the sample's index), so an eval is reproducible whatever the batch size or process count. 0.6 is DeepSeek-R1's pass@1 protocol (n samples at T=0.6).")
+    seed_per_epoch: bool = Field(True, description="Sampled eval: true: each epoch's eval draws its own random numbers, so the difference between two epochs' evals includes the sampling noise a fresh draw has (a negative control then shows the noise floor); false: every epoch draws the same ones (common random numbers: a tighter paired interval; an unchanged policy gives exactly the same answers).")
+    reference_nll: bool = Field(True, description="Also measure the per-token NLL of each problem's reference answer (the teacher's answer) under the policy: one forward pass per problem, a continuous distillation metric (eval/ref_nll, lower is better) that moves before pass@1 does.")
+    engine: Literal["hf", "vllm"] = Field("hf", description="What generates the eval answers: hf or vllm, as sample.engine (vLLM's memory share: sample.vllm_memory; vLLM seeds sampled answers per request, not per problem). Runtime only.", json_schema_extra=RUNTIME)
     early_stop_metric: str = Field("eval/score", description="Metric early stopping watches (higher is better), e.g. eval/score, eval/pass@1, reward/mean.")
     patience: int = Field(0, ge=0, description="Stop after this many epochs without an improvement of min_delta (0 = never stop early).")
     min_delta: float = Field(0.005, ge=0, description="Smallest change of early_stop_metric that counts as an improvement.")
@@ -287,6 +291,9 @@ class Config(Section):
         if self.select.top_k == 1 and self.select.advantage != "raw":
             raise ValueError("select.top_k=1 leaves one completion per prompt, so group advantages are 0; "
                              "use select.top_k>=2 or select.advantage=raw")
+        if self.eval.num_samples > 1 and self.eval.temperature == 0:
+            raise ValueError(f"eval.num_samples={self.eval.num_samples} with eval.temperature=0 gives the same greedy "
+                             "answer n times; set eval.temperature (e.g. 0.6) or eval.num_samples=1")
         if self.reward.kind == "ratio" and self.teacher.kind == "none":
             raise ValueError("reward.kind=ratio needs a teacher; set teacher.kind=reference (or a model), "
                              "or reward.kind=direct")

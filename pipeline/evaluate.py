@@ -1,8 +1,16 @@
-"""eval: the policy on held-out problems, greedy decoding, scored by the execution judge.
+"""eval: the policy on held-out problems, scored by the execution judge, one row per problem.
 
-Figures: eval/score (mean judge score), eval/pass@1 (share of problems whose greedy answer
-passes every test), per source as eval/<source>/score and eval/<source>/pass@1.
-Early stopping reads these; `rlaif eval 0` measures the base model before any training.
+Greedy by default (eval.num_samples=1, eval.temperature=0: the epoch loop's cheap check). With
+eval.num_samples=n at eval.temperature>0, each problem gets n sampled answers, each from its own
+random stream keyed by the run's seed, the epoch (eval.seed_per_epoch), the problem and the
+sample's index (pipeline/sample.py's `SeededSampler`): an eval is reproducible and does not depend
+on the batch size or the process count. Per problem: c of n correct, the unbiased pass@k (Chen et
+al. 2021), the mean graded score, and the per-token NLL of the teacher's answer (the reference)
+under the policy: a continuous distillation metric that moves before pass@1 does.
+
+Figures: eval/score, eval/pass@1 (and eval/pass@k for k <= n), eval/ref_nll; per source as
+eval/<source>/... . `rlaif eval 0` measures the base model; `rlaif compare-evals A B` says whether
+two evals differ beyond noise (pipeline/significance.py).
 """
 from __future__ import annotations
 
@@ -18,8 +26,9 @@ from pipeline import dist
 from pipeline.config import Config
 from pipeline.model import load_tokenizer, merged, student_model
 from pipeline.runner import Ctx
-from pipeline.sample import batch_size, cache_kwargs, chat_prompt, finish, left_pad
-from pipeline.scoring import Judging
+from pipeline.sample import batch_size, cache_kwargs, chat_prompt, finish, generate, left_pad
+from pipeline.scoring import Judging, as_answer
+from pipeline.significance import ks_for, pass_at_k
 from pipeline.tables import save_table
 
 
@@ -32,6 +41,25 @@ def eval_problems(cfg: Config) -> list[tuple[str, Problem]]:
             probs = random.Random(0).sample(probs, cfg.eval.max_problems)
         out += [(src, p) for p in probs]
     return out
+
+
+def sampled(cfg: Config) -> bool:
+    return cfg.eval.temperature > 0
+
+
+def sampling_config(cfg: Config) -> Config:
+    """The sample section the eval's sampled answers are drawn with: eval.num_samples at
+    eval.temperature, eval.max_new_tokens, no top-p/top-k truncation, no stop strings (as greedy)."""
+    sc = cfg.sample.model_copy(update={"num_samples": cfg.eval.num_samples, "temperature": cfg.eval.temperature,
+                                       "top_p": 1.0, "top_k": 0, "max_new_tokens": cfg.eval.max_new_tokens,
+                                       "stop": []})
+    return cfg.model_copy(update={"sample": sc})
+
+
+def eval_seed(cfg: Config, epoch: int) -> int:
+    """The eval's sampling seed; its keys ("eval:<source>:<id>") keep its streams apart from the
+    sample stage's (same run.seed, same epoch, other keys)."""
+    return cfg.run.seed * 1000 + (epoch if cfg.eval.seed_per_epoch else 0)
 
 
 @torch.no_grad()
@@ -52,6 +80,60 @@ def greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int, 
     return [out[i] for i in range(len(prompts))]
 
 
+@torch.no_grad()
+def reference_nll(model, tok, prompts: list[list[int]], answers: list[str | None], batch: int = 8) -> list[float | None]:
+    """Mean per-token NLL (nats) of each answer, as the teacher rows of the update tokenise it (its
+    text and eos), after its prompt; one forward pass each, batches of similar length. None where
+    a problem has no reference."""
+    from pipeline.logprobs import collate, to_device, token_logprobs
+    rows = [{"prompt_ids": p, "completion_ids": tok.encode(a, add_special_tokens=False) + [tok.eos_token_id],
+             "index": i} for i, (p, a) in enumerate(zip(prompts, answers)) if a]
+    rows.sort(key=lambda r: len(r["prompt_ids"]) + len(r["completion_ids"]))
+    out: list[float | None] = [None] * len(prompts)
+    device = next(model.parameters()).device
+    for b in range(0, len(rows), batch):
+        chunk = rows[b: b + batch]
+        t = to_device(collate(chunk, tok.pad_token_id), device)
+        lp = token_logprobs(model, t, 1.0)[0].float()                                         # (B, Kc)
+        mask = t["completion_mask"].to(lp.device)
+        nll = -(lp * mask).sum(-1) / mask.sum(-1)
+        for r, v in zip(chunk, nll.tolist()):
+            out[r["index"]] = v
+    return out
+
+
+def answer(cfg: Config, ctx: Ctx, tok, prompts: list[list[int]], keys: list[str], first: int, adapter,
+           with_nll: list[str | None] | None):
+    """This rank's answers: n (text, finish_reason) per prompt, and the references' NLLs."""
+    n, model = cfg.eval.num_samples, None
+    if cfg.eval.engine == "vllm":  # the adapter from disk (pipeline/engine_vllm.py)
+        from pipeline import engine_vllm
+        engine_vllm.require("eval.engine")
+        if not prompts:
+            texts = []
+        elif sampled(cfg):
+            rows = engine_vllm.sample(sampling_config(cfg), tok, prompts, adapter, eval_seed(cfg, ctx.epoch), first=first)
+            texts = [[(r["text"], r["finish_reason"]) for r in rows[i * n:(i + 1) * n]] for i in range(len(prompts))]
+        else:
+            texts = [[a] for a in engine_vllm.greedy(cfg, tok, prompts, cfg.eval.max_new_tokens, adapter)]
+    else:
+        model = student_model(cfg, adapter=adapter)
+        with merged(model) if cfg.sample.merge_lora else nullcontext():
+            if sampled(cfg):
+                rows = generate(model, tok, prompts, sampling_config(cfg), seed=eval_seed(cfg, ctx.epoch),
+                                keys=keys, desc="eval") if prompts else []
+                texts = [[(r["text"], r["finish_reason"]) for r in rows[i * n:(i + 1) * n]] for i in range(len(prompts))]
+            else:
+                size = batch_size(model, cfg.sample.batch_size, max((len(p) for p in prompts), default=1),
+                                  cfg.eval.max_new_tokens)
+                texts = [[a] for a in greedy(model, tok, prompts, cfg.eval.max_new_tokens, size, **cache_kwargs(cfg))]
+    nll = [None] * len(prompts)
+    if with_nll is not None and prompts and any(with_nll):
+        model = model or student_model(cfg, adapter=adapter)
+        nll = reference_nll(model, tok, prompts, with_nll)
+    return texts, nll
+
+
 def run(ctx: Ctx) -> None:
     cfg = ctx.cfg
     probs = eval_problems(cfg)
@@ -63,39 +145,49 @@ def run(ctx: Ctx) -> None:
     policy = ctx.inputs.get("update")
     adapter = policy / "adapter" if policy is not None else None
     every = [chat_prompt(tok, cfg, p.prompt) for _, p in probs]
-    prompts = [every[i] for i in dist.shard(every)]  # this rank's problems (all of them with one process)
-    if cfg.eval.engine == "vllm":  # greedy in vLLM, the adapter from disk (pipeline/engine_vllm.py)
-        from pipeline import engine_vllm
-        engine_vllm.require("eval.engine")
-        answers = engine_vllm.greedy(cfg, tok, prompts, cfg.eval.max_new_tokens, adapter) if prompts else []
-    else:
-        model = student_model(cfg, adapter=adapter)
-        size = batch_size(model, cfg.sample.batch_size, max(len(p) for p in every), cfg.eval.max_new_tokens)
-        with merged(model) if cfg.sample.merge_lora else nullcontext():
-            answers = greedy(model, tok, prompts, cfg.eval.max_new_tokens, size, **cache_kwargs(cfg))
-    answers = dist.merge(dist.gather(answers))  # rank 0 judges every answer and writes the table
+    mine = dist.shard(every)  # this rank's problems (all of them with one process)
+    refs = [as_answer(p.reference, p.language) if p.reference else None for _, p in probs]
+    texts, nll = answer(cfg, ctx, tok, [every[i] for i in mine], [f"eval:{probs[i][0]}:{probs[i][1].id}" for i in mine],
+                        mine[0] if mine else 0, adapter, [refs[i] for i in mine] if cfg.eval.reference_nll else None)
+    parts = dist.merge(dist.gather(list(zip(texts, nll))))  # rank 0 judges every answer and writes the table
     if not dist.is_main():
         return
+    items = [(p, text, reason == "length") for (_, p), (answers, _) in zip(probs, parts) for text, reason in answers]
     j = Judging(cfg)
     try:
-        scores = j.score_all([(p, text, reason == "length") for (_, p), (text, reason) in zip(probs, answers)],
-                             desc="eval judge")
+        scores = j.score_all(items, desc="eval judge")
     finally:
         j.cache.close()
-    rows = []
-    for (src, p), (text, reason), s in zip(probs, answers, scores):
-        bd = s.breakdown or {}
-        rows.append({"source": src, "problem_id": p.id, "text": text, "finish_reason": reason, "value": s.value,
-                     "passed": bool(bd.get("total")) and bd.get("passed") == bd.get("total")})
+    rows, at = [], 0
+    for (src, p), (answers, ref_nll) in zip(probs, parts):
+        mine_scores, at = scores[at: at + len(answers)], at + len(answers)
+        passed = [bool((s.breakdown or {}).get("total")) and s.breakdown.get("passed") == s.breakdown.get("total")
+                  for s in mine_scores]
+        values = [s.value for s in mine_scores]
+        rows.append({"source": src, "problem_id": p.id, "n": len(answers), "correct": sum(passed),
+                     "pass@1": sum(passed) / len(answers), "score": statistics.fmean(v or 0.0 for v in values),
+                     "ref_nll": ref_nll, "texts": [t for t, _ in answers], "finish_reasons": [r for _, r in answers],
+                     "values": values, "passed": passed})
     save_table(rows, ctx.out)
     ctx.rows = len(rows)
-    figures: dict[str, float] = {}
-    for src in [None, *cfg.eval.sources]:
+    ctx.figures = figures(rows, cfg.eval.sources)
+
+
+def figures(rows: list[dict], sources: list[str]) -> dict[str, float]:
+    """eval/... over every problem, and eval/<source>/... per source."""
+    out: dict[str, float] = {}
+    n = min(r["n"] for r in rows)
+    for src in [None, *sources]:
         sel = [r for r in rows if src is None or r["source"] == src]
         if not sel:
             continue
         prefix = "eval" if src is None else f"eval/{src}"
-        figures[f"{prefix}/score"] = statistics.fmean(r["value"] or 0.0 for r in sel)
-        figures[f"{prefix}/pass@1"] = sum(r["passed"] for r in sel) / len(sel)
-    figures["eval/problems"] = len(rows)
-    ctx.figures = figures
+        out[f"{prefix}/score"] = statistics.fmean(r["score"] for r in sel)
+        for k in ks_for(n):
+            out[f"{prefix}/pass@{k}"] = statistics.fmean(pass_at_k(r["n"], r["correct"], k) for r in sel)
+        nlls = [r["ref_nll"] for r in sel if r["ref_nll"] is not None]
+        if nlls:
+            out[f"{prefix}/ref_nll"] = statistics.fmean(nlls)
+    out["eval/problems"] = len(rows)
+    out["eval/samples"] = n
+    return out

