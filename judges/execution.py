@@ -20,6 +20,12 @@ RL finds reward hacks, so the tests are graded where the code cannot reach them:
   the code: passed = 1 when `check` returns and the harness's completion marker arrives. This
   is a WEAKER guarantee: the code can return objects that fool `==` in the asserts, or find
   the channel and the nonce in its own process and forge the marker.
+
+A problem's `context` (HumanEval: the prompt's imports and helper functions) runs first, inside
+the sandbox and in the namespace the answer then loads into, so the answer may use those names
+or redefine them, as in HumanEval's own harness (which runs prompt + completion as one program);
+the static check counts the context's names as defined. It reports back before the answer runs,
+so a context that fails is a judge error, never charged to the answer.
 """
 from __future__ import annotations
 
@@ -30,6 +36,7 @@ import math
 import os
 import re
 import secrets
+import symtable
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -42,9 +49,10 @@ from data.schema import Problem
 from judges import sandbox
 from judges.base import Score
 
-HARNESS_VERSION = "exec-1"
+HARNESS_VERSION = "exec-2"
 """Bump whenever grading changes (harness, comparison, weights' meaning): it is part of the
-judge cache key."""
+judge cache key. exec-2: the problem's `context` runs before the answer and its names count as
+defined in the static check (HumanEval answers using the prompt's `List` or helpers now pass)."""
 
 
 @dataclass(frozen=True)
@@ -139,14 +147,27 @@ _ERRORS = tuple(getattr(pyflakes_messages, name) for name in (
 ) if hasattr(pyflakes_messages, name))
 
 
-def static_check(code: str) -> tuple[float, int | None, list[str]]:
-    """(score, error count, messages). Does not compile: score 0, count None."""
+def context_names(context: str | None) -> set[str]:
+    """Names a problem's context binds at module level (imports, defs, classes, assignments);
+    empty when there is none or it does not compile. Never runs it."""
+    if not context:
+        return set()
+    try:
+        table = symtable.symtable(context, "context.py", "exec")
+    except (SyntaxError, ValueError):
+        return set()
+    return {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
+
+
+def static_check(code: str, context: str | None = None) -> tuple[float, int | None, list[str]]:
+    """(score, error count, messages) for the answer's `code` alone (its own line numbers),
+    with the names `context` defines counted as defined. Does not compile: score 0, count None."""
     try:
         tree = ast.parse(code, "solution.py")
         compile(tree, "solution.py", "exec")  # symbol-table errors ast.parse lets through
     except (SyntaxError, ValueError) as e:
         return 0.0, None, [f"does not compile: {e}"]
-    found = pyflakes_checker.Checker(tree, filename="solution.py").messages
+    found = pyflakes_checker.Checker(tree, filename="solution.py", builtins=context_names(context)).messages
     errors = [m for m in found if isinstance(m, _ERRORS)]
     return max(0.0, 1.0 - 0.25 * len(errors)), len(errors), [str(m) for m in found]
 
@@ -157,7 +178,11 @@ def static_check(code: str) -> tuple[float, int | None, list[str]]:
 # original stdout as the private results channel, and points fd 0 at /dev/null and fds 1-2
 # at stderr for the untrusted code.
 _HARNESS = r'''
-import json, os, sys
+import __future__, json, os, sys
+
+FUTURE = 0
+for name in __future__.all_feature_names:
+    FUTURE |= getattr(__future__, name).compiler_flag
 
 def main():
     payload = json.loads(sys.stdin.buffer.read())
@@ -178,8 +203,18 @@ def main():
 
     emit(event="start")
     ns = {"__name__": "solution"}  # not __main__: demo code under `if __name__ == ...` stays off
+    flags = 0
+    if payload.get("context") is not None:  # the prompt's code, reported on before the answer runs
+        try:
+            context = compile(payload["context"], "context.py", "exec", dont_inherit=True)
+            exec(context, ns)
+        except BaseException as e:
+            emit(event="context", ok=False, error=describe(e))
+            return
+        flags = context.co_flags & FUTURE  # its __future__ imports hold for the answer too
+        emit(event="context", ok=True)
     try:
-        exec(compile(payload["code"], "solution.py", "exec"), ns)
+        exec(compile(payload["code"], "solution.py", "exec", flags, True), ns)
         fn = ns.get(payload["entry_point"])
         if not callable(fn):
             raise NameError(f"entry point {payload['entry_point']!r} is not defined")
@@ -262,10 +297,17 @@ def _answer_dirs() -> list[str]:
 
 
 def run_tests(code: str, problem: Problem, settings: ExecutionSettings) -> RunResult:
-    """Load `code` in the sandbox and run `problem`'s tests. Raises sandbox.SandboxError when
-    the sandbox itself did not start, ValueError when the problem has no tests."""
+    """Load `code` in the sandbox (after the problem's context) and run `problem`'s tests.
+    Raises sandbox.SandboxError when the sandbox itself did not start, ValueError when the
+    problem has no tests or its context does not compile or run."""
     nonce = secrets.token_hex(16)
     payload: dict[str, Any] = {"nonce": nonce, "code": code, "entry_point": problem.entry_point}
+    if problem.context is not None:
+        try:
+            compile(problem.context, "context.py", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as e:
+            raise ValueError(f"problem {problem.id!r}: its context does not compile: {e}") from None
+        payload["context"] = problem.context
     if problem.tests:
         if not all(isinstance(t.get("input"), list) for t in problem.tests):
             raise ValueError(f"problem {problem.id!r}: every test's `input` must be a list of arguments")
@@ -292,6 +334,11 @@ def run_tests(code: str, problem: Problem, settings: ExecutionSettings) -> RunRe
     if not any(m.get("event") == "start" for m in msgs):
         raise sandbox.SandboxError(f"the {res.backend} sandbox did not start the harness "
                                    f"(exit {res.returncode}, timed out: {res.timed_out}): {output}")
+    if problem.context is not None:  # the first such line is the harness's: the answer had not run yet
+        ctx = next((m for m in msgs if m.get("event") == "context"), None)
+        if not ctx or ctx.get("ok") is not True:
+            why = (ctx or {}).get("error") or _died(res)
+            raise ValueError(f"problem {problem.id!r}: its context failed in the sandbox: {why}")
     load = next((m for m in msgs if m.get("event") == "load"), None)
     result = RunResult(loaded=bool(load and load.get("ok") is True), passed=0, total=total,
                        timed_out=res.timed_out, output=output)
@@ -348,7 +395,7 @@ class ExecutionJudge:
         if code is None or lines < s.min_lines:
             bd["error"] = "no code found" if code is None else f"fewer than {s.min_lines} lines of code"
             return Score(value=0.0, breakdown=bd)
-        bd["static"], bd["static_errors"], messages = static_check(code)
+        bd["static"], bd["static_errors"], messages = static_check(code, problem.context)
         raw = "\n".join(messages)
         if bd["static_errors"] is not None:  # compiles: worth running
             try:

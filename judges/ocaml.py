@@ -260,6 +260,8 @@ class OcamlJudge:
                               "truncated": truncated, "lines": lines, "error": None, "compiler_error": None,
                               "timed_out": False, "harness_version": OCAML_HARNESS_VERSION}
         try:
+            if problem.context is not None:
+                raise ValueError(f"problem {problem.id!r} has a `context`, which only the Python judge runs")
             check_problem(problem)
             compiler = compiler_path(s.compiler)
         except (TypeSpecError, ValueError, CompilerMissing) as e:

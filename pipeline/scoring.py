@@ -209,7 +209,8 @@ class Judging:
         if problem.language == "ocaml":  # the harness is generated from the signature
             return cache_key({**self.ocaml_ingredients, "completion": sha256_text(completion), "truncated": truncated,
                               "problem": sha256_text(repr((problem.entry_point, tests, problem.signature)))})
-        return cache_key({**self.base_ingredients, "problem": sha256_text(repr((problem.entry_point, tests))),
+        # the context runs before the answer (judges/execution.py), so it is part of the problem
+        return cache_key({**self.base_ingredients, "problem": sha256_text(repr((problem.entry_point, tests, problem.context))),
                           "completion": sha256_text(completion), "truncated": truncated})
 
     def score_one(self, problem: Problem, completion: str, truncated: bool = False) -> Score:

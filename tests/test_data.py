@@ -110,6 +110,29 @@ def test_humaneval_loads_164_heldout_problems():
     assert "```python" in first.prompt and first.meta["stub"] in first.reference
 
 
+def test_humaneval_context_is_the_stub_less_the_entry_point():
+    """What HumanEval's prompt puts in scope of the answer: imports, helpers, constants."""
+    by_id = {p.id: p for p in load_humaneval()}
+    assert sum(p.context is not None for p in by_id.values()) == 26
+    assert by_id["HumanEval/22"].context == "from typing import List, Any\n"
+    assert by_id["HumanEval/2"].context is None
+    helper = by_id["HumanEval/38"].context
+    assert helper.startswith("def encode_cyclic(s: str):") and "decode_cyclic" not in helper
+    assert by_id["HumanEval/32"].context.startswith("import math\n") and "def poly(" in by_id["HumanEval/32"].context
+    for p in by_id.values():  # the stub is exactly the context plus the entry point's def
+        if p.context:
+            assert f"def {p.entry_point}(" not in p.context
+            assert p.meta["stub"].lstrip("\n").startswith(p.context.rstrip("\n")), p.id
+
+
+def test_context_column_loads_and_round_trips(tmp_path):
+    path = _jsonl(tmp_path, [_row(1, context="from typing import List\n"), _row(2)])
+    one, two = load_problems(path)
+    assert one.context == "from typing import List\n" and two.context is None
+    assert Problem.from_json(json.loads(json.dumps(one.to_json()))) == one
+    assert Problem.from_json({k: v for k, v in two.to_json().items() if k != "context"}) == two  # older tables
+
+
 def test_humaneval_reference_passes_its_check():
     p = load_humaneval()[0]
     namespace: dict = {}
@@ -182,10 +205,14 @@ def test_missing_field_names_line_and_field(tmp_path):
 @pytest.mark.parametrize("field,value", [
     ("tests", "not a list"), ("tests", [{"input": 1, "output": 1}]), ("tests", [[1, 1]]),
     ("difficulty", "impossible"), ("split", "test"), ("prompt", 5), ("entry_point", "not a name"),
-    ("reference", ["x"]), ("meta", [1]),
+    ("reference", ["x"]), ("meta", [1]), ("context", ["from typing import List"]),
+    ("context", "def broken(:\n"), ("context", "from typing import List"),
 ])
 def test_wrong_type_names_line_and_field(tmp_path, field, value):
-    path = _jsonl(tmp_path, [_row(1), _row(2), _row(3, **{field: value})])
+    bad = _row(3, **{field: value})
+    if value == "from typing import List":  # valid Python, but on an OCaml row: refused, not ignored
+        bad.update(language="ocaml", entry_point="f3", tests=None)
+    path = _jsonl(tmp_path, [_row(1), _row(2), bad])
     msg = _error(path)
     assert str(path) in msg and "line 3" in msg and f"'{field}'" in msg
 

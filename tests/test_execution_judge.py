@@ -5,6 +5,7 @@ Every hack below runs for real in the sandbox; "no credit" means the tests compo
 """
 from __future__ import annotations
 
+import dataclasses
 import socket
 import subprocess
 import tempfile
@@ -69,6 +70,30 @@ def test_undefined_name_is_a_static_error_and_fails_at_load():
     s = JUDGE.score(ADD, fenced("def add(a: List[int], b):\n    return a + b"))
     assert s.breakdown["static_errors"] == 1 and s.breakdown["static"] == 0.75
     assert s.breakdown["load"] == 0 and "NameError" in s.breakdown["error"]
+
+
+def test_context_runs_first_and_its_names_are_defined():
+    """A problem's context (HumanEval: the prompt's imports and helpers) is in the answer's scope,
+    as in HumanEval's own harness; the answer's own definitions win; messages keep its lines."""
+    p = dataclasses.replace(ADD, context="from typing import List\nOFFSET = 100\n\n\n"
+                                         "def helper(a, b):\n    return a + b + OFFSET\n")
+    s = JUDGE.score(p, fenced("def add(a: List[int], b):\n    return helper(a, b) - OFFSET"))
+    assert s.value == pytest.approx(1.0) and s.breakdown["static_errors"] == 0
+    s = JUDGE.score(p, fenced("OFFSET = 0\n\n\ndef add(a: List[int], b):\n    return helper(a, b)"))
+    assert s.value == pytest.approx(1.0)  # its OFFSET replaced the context's
+    _, errors, messages = static_check("def add(a: List[int], b):\n    return missing(a, b)\n", p.context)
+    assert errors == 1 and messages[0].startswith("solution.py:2:") and "'missing'" in messages[0]
+    assert static_check("def add(a: List[int], b):\n    return a + b\n")[1] == 1  # without it: undefined
+    # the context's __future__ imports hold for the answer, as in one program
+    future = dataclasses.replace(ADD, context="from __future__ import annotations\n")
+    assert JUDGE.score(future, fenced("def add(a: Undefined, b) -> Nope:\n    return a + b")).breakdown["passed"] == 4
+
+
+@pytest.mark.parametrize("context", ["raise RuntimeError('bad problem')\n", "def broken(:\n",
+                                     "import no_such_module_xyz\n"])
+def test_a_context_that_fails_is_a_judge_error_not_the_answers(context):
+    s = JUDGE.score(dataclasses.replace(ADD, context=context), CORRECT)
+    assert s.value is None and "context" in s.raw, s.raw
 
 
 def test_truncated_completion_is_multiplied_by_the_factor():

@@ -1571,6 +1571,7 @@ def build() -> list[dict]:
                 "signature": signature,
                 "meta": {"source": "rlaif-builtin"},
                 "language": "python",
+                "context": None,  # the prompt shows only the signature: nothing is in scope but builtins
             })
     ids = [r["id"] for r in rows]
     names = [r["entry_point"] for r in rows]

@@ -1113,6 +1113,7 @@ def _rows() -> list[dict]:
                 "entry_point": p["name"], "difficulty": tier, "split": "heldout" if k % 5 == 0 else "train",
                 "reference": p["ref"], "tests": [{"input": i} for i in [ex_in, *p["inputs"]]],
                 "test_code": None, "signature": sig, "meta": {"source": "rlaif-builtin"}, "language": "ocaml",
+                "context": None,
                 "_example": ex_out, "_wrong": wrong_answers(p)})
     return rows
 
