@@ -1,10 +1,22 @@
-"""Does the default config learn? 4 epochs of SmolLM2-135M on CPU, against the base model.
+"""Does the default config learn? A paired, multi-seed experiment with controls and 95% intervals.
 
-Prints per epoch: mean reward, best-of-N reward, eval pass@1 and score, KL (k3, k1),
-frac_zero_std; appends the table to bench/RESULTS.md. Goals: mean reward never regresses
-between consecutive epochs; eval pass@1 after epoch 4 beats the base model's (epoch 0).
+For each of S seeds (run.seed: the pool draw, the sampling, the warm-start and the update) the
+default config trains E epochs; the base model and each seed's final policy then answer every
+held-out problem n times (sampled, eval.num_samples / eval.temperature) on the held-out Python set
+and on HumanEval. Per set it reports base and trained sampled pass@1, graded score and the NLL of
+the reference answers, each with its 95% interval, the paired difference (B - A per problem,
+problems resampled with every seed's difference together: pipeline/significance.py), the
+probability of improvement, won/lost/tied, and one word: "learned" only when the paired interval
+is above 0, "no measurable change" when it holds 0, "worse" when below.
 
-    python bench/learning.py [--epochs 4] [--fresh] [key.sub=value ...]
+Controls, in the same run (first seed): a negative control (update.lr=0, update.sft_lr=0: nothing
+can be learned; its interval must hold 0, else "bench broken") and a positive control (the same
+compute trained on the held-out problems themselves: it must move the held-out metric).
+
+    python bench/learning.py [--seeds 3] [--epochs 4] [--samples 8] [--quick] [key.sub=value ...]
+
+Writes runs/bench-learning/<seed|control>/..., a PNG of the per-seed learning curves, and
+appends the tables to bench/RESULTS.md. Rerunning reuses every finished stage and eval.
 """
 from __future__ import annotations
 
@@ -17,43 +29,175 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import epoch_table, record  # noqa: E402
+from bench.common import record  # noqa: E402
 from pipeline.config import load_config  # noqa: E402
 from pipeline.runner import Runner  # noqa: E402
+from pipeline.significance import compare, load_eval, per_problem  # noqa: E402
 
-COLS = ["reward/mean", "reward/best_of_n", "eval/pass@1", "eval/score", "kl/k3", "kl/k1", "reward/frac_zero_std",
-        "time/epoch_s"]
+ROOT = Path("runs/bench-learning")  # --root moves it
+CONFIG = "config.yaml"
+SETS = {"heldout": "builtin:heldout", "humaneval": "humaneval"}
+METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
+VERDICT = {1: "learned", 0: "no measurable change", -1: "worse"}
+
+
+def runner(name: str, overrides: list[str], extra: list[str] = ()) -> Runner:
+    return Runner(load_config(CONFIG, [f"run.dir={ROOT}", f"run.name={name}", *overrides, *extra]))
+
+
+def sampled_eval(name: str, epoch: int, overrides: list[str], a, log) -> dict[str, Path]:
+    """The n-sample eval of a run's epoch on each set: {set: eval directory}."""
+    out = {}
+    for key in a.sets:
+        extra = [f"eval.sources=[{SETS[key]}]", f"eval.num_samples={a.samples}", f"eval.temperature={a.temperature}",
+                 f"eval.max_problems={a.humaneval if key == 'humaneval' else 0}"]
+        r = runner(name, overrides, extra)
+        t = time.time()
+        m = r.run_eval(epoch, echo=lambda _: None)
+        out[key] = r.epoch_dir(epoch) / f"eval-{m['fingerprint'][:8]}"
+        log(f"  {name} epoch {epoch} sampled eval on {key}: {time.time() - t:.0f}s ({out[key]})")
+    return out
+
+
+def train(name: str, overrides: list[str], a, log) -> list[dict]:
+    """E epochs of the config (greedy eval each epoch: the learning curve); metrics per epoch."""
+    r = runner(name, overrides)
+    t = time.time()
+    r.run_eval(0, echo=lambda _: None)
+    for n in range(1, a.epochs + 1):
+        r.run_epoch(n, ignore_early_stop=True, echo=lambda _: None)
+        log(f"  {name}: epoch {n} done ({time.time() - t:.0f}s)")
+    return [json.loads((r.epoch_dir(n) / "metrics.json").read_text()) for n in range(0, a.epochs + 1)]
+
+
+def comparisons(base: dict[str, Path], trained: list[dict[str, Path]]) -> dict[str, dict]:
+    """{set: {metric: Paired}} of the trained runs (seeds) against the base model."""
+    out: dict[str, dict] = {}
+    for key, d in base.items():
+        a = load_eval(d)
+        bs = [load_eval(t[key]) for t in trained]
+        out[key] = {m: compare([per_problem(a, m)], [per_problem(b, m) for b in bs], m, hi)
+                    for m, hi in METRICS if per_problem(a, m)}
+    return out
+
+
+def table(title: str, comp: dict[str, dict], word=VERDICT) -> list[str]:
+    lines = [f"**{title}**", "", "| set | metric | base [95%] | trained [95%] | paired diff [95%] | P(improve) | "
+             "won/lost/tied | verdict |", "|---|---|---|---|---|---|---|---|"]
+    for key, ms in comp.items():
+        for m, p in ms.items():
+            lines.append(f"| {key} ({p.problems} problems, {p.runs} seed(s)) | {m} | {p.mean_a:.4f} "
+                         f"[{p.ci_a[0]:.4f}, {p.ci_a[1]:.4f}] | {p.mean_b:.4f} [{p.ci_b[0]:.4f}, {p.ci_b[1]:.4f}] | "
+                         f"{p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}] | {p.prob_improvement:.2f} | "
+                         f"{p.won}/{p.lost}/{p.tied} | {word[p.sign]} |")
+    return lines + [""]
+
+
+def plot(curves: dict[str, list[dict]], path: Path) -> None:
+    """Per-seed learning curves: training reward/mean and the greedy eval pass@1, per epoch."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for name, ms in curves.items():
+        style = "--" if name.startswith(("negative", "positive")) else "-"
+        for ax, key in zip(axes, ("reward/mean", "eval/pass@1")):
+            pts = [(m["epoch"], m[key]) for m in ms if isinstance(m.get(key), (int, float))]
+            ax.plot([e for e, _ in pts], [v for _, v in pts], style, marker="o", label=name)
+    axes[0].set_title("training reward/mean")
+    axes[1].set_title("held-out pass@1 (greedy, each epoch)")
+    for ax in axes:
+        ax.set_xlabel("epoch")
+        ax.grid(alpha=0.3)
+    axes[1].legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
+    global ROOT, CONFIG
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", type=int, default=3, help="training seeds (run.seed 0..S-1)")
     ap.add_argument("--epochs", type=int, default=4)
-    ap.add_argument("--fresh", action="store_true", help="delete the bench run first")
-    ap.add_argument("overrides", nargs="*")
+    ap.add_argument("--samples", type=int, default=8, help="sampled answers per problem in the final evals")
+    ap.add_argument("--temperature", type=float, default=0.6, help="their temperature (DeepSeek-R1's pass@1 protocol)")
+    ap.add_argument("--humaneval", type=int, default=0, help="HumanEval problems evaluated (0 = all 164; a fixed subset)")
+    ap.add_argument("--sets", default="heldout,humaneval", help="comma-separated: heldout, humaneval")
+    ap.add_argument("--no-controls", action="store_true", help="skip the negative and positive controls")
+    ap.add_argument("--quick", action="store_true", help="1 seed, no controls, 40 HumanEval problems")
+    ap.add_argument("--fresh", action="store_true", help="delete the bench's runs first")
+    ap.add_argument("--root", default=str(ROOT), help="where the bench's runs go (default runs/bench-learning)")
+    ap.add_argument("--config", default="config.yaml", help="the config every run starts from")
+    ap.add_argument("--no-record", action="store_true", help="print the tables; do not append to bench/RESULTS.md")
+    ap.add_argument("overrides", nargs="*", metavar="key.sub=value")
     a = ap.parse_args()
-    cfg = load_config("config.yaml", ["run.name=bench-learning", *a.overrides])
-    r = Runner(cfg)
-    if a.fresh and r.run_dir.exists():
-        shutil.rmtree(r.run_dir)
-    t0 = time.time()
-    r.run_eval(0)
-    for n in range(1, a.epochs + 1):
-        r.run_epoch(n, ignore_early_stop=True)
-    rows = [json.loads((r.epoch_dir(n) / "metrics.json").read_text()) for n in range(0, a.epochs + 1)]
-    lines = epoch_table(rows, COLS)
-    means = [m["reward/mean"] for m in rows[1:]]
-    regress = [i + 2 for i in range(len(means) - 1) if means[i + 1] < means[i]]
-    base, last = rows[0].get("eval/pass@1", 0.0), rows[-1].get("eval/pass@1", 0.0)
-    verdict = (f"mean reward regressed at epoch(s) {regress}" if regress else "mean reward never regressed") + \
-        f"; eval pass@1 base {base:.4f} -> epoch {a.epochs} {last:.4f} " + \
-        ("(beats base)" if last > base else "(does NOT beat base)")
-    overrides = " ".join(a.overrides) or "none"
-    keys = ["data.pool_size", "data.prompts_per_epoch", "sample.num_samples", "sample.temperature", "update.lr",
-            "update.epochs", "update.teacher_sft_coef", "update.kl_coef", "update.warm_start", "update.sft_epochs",
-            "update.sft_lr", "update.kl_reference", "curriculum.strategy"]
-    record(f"learning: default config, {a.epochs} epochs (bench/learning.py)",
-           lines, f"Overrides: {overrides}. Total {time.time() - t0:.0f}s. {verdict}.",
-           "Config: " + ", ".join(f"{k}={cfg.get(k)}" for k in keys) + ".")
+    ROOT, CONFIG = Path(a.root), a.config
+    a.sets = [s for s in a.sets.split(",") if s]
+    if a.quick:  # the heldout set whole, HumanEval a fixed subset of 40 unless --humaneval says otherwise
+        a.seeds, a.no_controls, a.humaneval = 1, True, a.humaneval or 40
+    if a.fresh and ROOT.exists():
+        shutil.rmtree(ROOT)
+    t0, times = time.time(), {}
+
+    def log(msg: str) -> None:
+        print(f"[{time.time() - t0:6.0f}s] {msg}", flush=True)
+
+    def timed(label: str, fn):
+        t = time.time()
+        out = fn()
+        times[label] = times.get(label, 0.0) + time.time() - t
+        return out
+
+    ov = list(a.overrides)
+    runs = {f"seed{s}": [f"run.seed={s}", *ov] for s in range(a.seeds)}
+    if not a.no_controls:
+        runs["negative-control"] = ["run.seed=0", "update.lr=0", "update.sft_lr=0", *ov]
+        runs["positive-control"] = ["run.seed=0", "data.source=builtin:heldout", *ov]
+    curves = {name: timed("training", lambda: train(name, o, a, log)) for name, o in runs.items()}
+    log("base model: sampled evals")
+    base = timed("sampled evals", lambda: sampled_eval("base", 0, ["run.seed=0", *ov], a, log))
+    finals = {name: timed("sampled evals", lambda: sampled_eval(name, a.epochs, o, a, log)) for name, o in runs.items()}
+    seeds = [finals[f"seed{s}"] for s in range(a.seeds)]
+    learned = comparisons(base, seeds)
+    png = (ROOT / "learning_curves.png") if a.no_record else Path(__file__).resolve().parent / "learning_curves.png"
+    plot(curves, png)
+
+    lines = table(f"Trained ({a.seeds} seed(s), {a.epochs} epochs) against the base model", learned)
+    paragraphs = []
+    for key, ms in learned.items():
+        p = ms["pass@1"]
+        paragraphs.append(f"{key}: sampled pass@1 {p.mean_a:.4f} -> {p.mean_b:.4f}, paired {p.diff:+.4f} "
+                          f"[{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]: **{VERDICT[p.sign]}**.")
+    if not a.no_controls:
+        neg = comparisons(base, [finals["negative-control"]])
+        pos = comparisons(base, [finals["positive-control"]])
+        lines += table("Negative control (update.lr=0, update.sft_lr=0; seed 0): must hold 0", neg,
+                       {1: "moved (bench broken)", 0: "holds 0 (ok)", -1: "moved (bench broken)"})
+        lines += table("Positive control (trained on the held-out problems; seed 0): must move", pos,
+                       {1: "moved (ok)", 0: "did not move", -1: "worse"})
+        broken = [f"{k} {m}" for k, ms in neg.items() for m, p in ms.items() if m != "ref_nll" and p.sign != 0]
+        paragraphs.append("**bench broken**: the negative control moved (" + ", ".join(broken) + ")" if broken
+                          else "Negative control: every interval holds 0 (the noise floor).")
+        if "heldout" in pos:
+            p = pos["heldout"]["pass@1"]
+            paragraphs.append(f"Positive control, held-out pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]"
+                              f" ({'moved' if p.sign > 0 else 'did NOT move: the bench cannot see learning'}).")
+    total = time.time() - t0
+    paragraphs.append(f"Wall time {total / 60:.1f} min: " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in times.items())
+                      + f". Sampled evals: {a.samples} answers per problem at T={a.temperature}; HumanEval problems: "
+                      f"{a.humaneval or 164}. Overrides: {' '.join(ov) or 'none'}. Curves: bench/{png.name}.")
+    curve_lines = ["| run | " + " | ".join(f"epoch {m['epoch']}" for m in next(iter(curves.values()))) + " |",
+                   "|---" * (a.epochs + 2) + "|"]
+    for name, ms in curves.items():
+        curve_lines.append(f"| {name} reward/mean, greedy pass@1 | " + " | ".join(
+            f"{m.get('reward/mean', float('nan')):.3f}, {m.get('eval/pass@1', float('nan')):.3f}" for m in ms) + " |")
+    if a.no_record:
+        print("\n".join(lines + curve_lines + [""] + paragraphs))
+        return 0
+    record(f"learning: {a.seeds} seed(s) x {a.epochs} epochs, paired against the base model (bench/learning.py"
+           f"{' --quick' if a.quick else ''})", lines + curve_lines, *paragraphs)
     return 0
 
 

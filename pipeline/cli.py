@@ -129,12 +129,13 @@ def cmd_compare(cfg: Config, a) -> int:
     chosen = r.chosen_update(a.n)
     cols = ["update.lr", "update.kl_coef", "loss/total", "loss/policy", "kl/k3", "kl/k1", "optim/grad_norm",
             "policy/entropy", "eval/score", "eval/pass@1"]
-    evals = {}
-    for p in r.epoch_dir(a.n).glob("eval-*"):
+    evals, paths = {}, {}
+    for p in sorted(r.epoch_dir(a.n).glob("eval-*")):
         from pipeline.artifacts import read_manifest
         em = read_manifest(p)
         if em:
             evals[em["inputs"].get("update")] = em.get("figures", {})
+            paths[em["inputs"].get("update")] = p
     print(f"{'':2}{'variant':<18}" + "".join(f"{c:>16}" for c in cols))
     for p, m in variants:
         fig, conf = {**m.get("figures", {}), **evals.get(m["fingerprint"], {})}, m.get("config", {}).get("update", {})
@@ -142,6 +143,13 @@ def cmd_compare(cfg: Config, a) -> int:
         mark = "*" if chosen and chosen[0] == p else " "
         print(f"{mark} {p.name:<18}" + "".join(f"{v:>16.4g}" if isinstance(v, (int, float)) else f"{'-':>16}" for v in vals))
     print("* = chosen policy (the next epoch starts from it); change with `rlaif promote N VARIANT`")
+    from pipeline.noise import variant_lines
+    lines = variant_lines(paths.get(chosen[1]["fingerprint"]) if chosen else None,
+                          [(p.name, paths[m["fingerprint"]]) for p, m in variants
+                           if m["fingerprint"] in paths and not (chosen and chosen[0] == p)])
+    if lines:
+        print("eval against the chosen variant's, problem by problem (95% bootstrap interval; `rlaif compare-evals`):")
+        print("\n".join(lines))
     return 0
 
 

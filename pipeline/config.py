@@ -190,7 +190,7 @@ class CurriculumConfig(Section):
 
 class UpdateConfig(Section):
     algorithm: Literal["grpo", "reinforce"] = Field("grpo", description="grpo: clipped surrogate; reinforce: -logp * A.")
-    lr: float = Field(1e-4, gt=0, description="AdamW peak learning rate (1e-4 is the usual LoRA rate; full fine-tuning wants ~10x less).")
+    lr: float = Field(1e-4, ge=0, description="AdamW peak learning rate (1e-4 is the usual LoRA rate; full fine-tuning wants ~10x less). 0: nothing is learned (the learning bench's negative control).")
     kl_coef: float = Field(0.05, ge=0, description="Weight of KL(pi || ref) in the loss (ref: update.kl_reference).")
     kl_reference: Literal["start", "base"] = Field("start", description="The policy KL is measured against. start: the one RL started from, i.e. the supervised warm-start (epoch 0) when one was run, else the base model (as InstructGPT keeps its RL policy near its SFT model); base: always the base model (the adapter disabled).")
     kl_estimator: Literal["k1", "k2", "k3"] = Field("k3", description="KL estimator in the loss (k3 is never negative; k1 and k3 are both logged).")
@@ -209,7 +209,7 @@ class UpdateConfig(Section):
     teacher_sft_coef: float = Field(0.0, ge=0, description="Mix a supervised loss on the teacher's answer (this x its mean token NLL) into the update, for prompts whose best student sample scores below the teacher (0 = off).")
     warm_start: bool = Field(False, description="Run the supervised warm-start (epoch 0: a fresh adapter learns every teacher answer of data.difficulties, sft_epochs passes at sft_lr) before epoch 1 and start RL from it: `rlaif epoch 1` runs epoch 0 first when this config's warm-start is not done. false: epoch 1 starts from the base model unless `rlaif epoch 0` was run by hand.")
     sft_epochs: int = Field(2, ge=1, description="Passes over the teacher answers in the supervised warm-start (`rlaif epoch 0`).")
-    sft_lr: float = Field(1e-4, gt=0, description="Learning rate of the supervised warm-start (`rlaif epoch 0`).")
+    sft_lr: float = Field(1e-4, ge=0, description="Learning rate of the supervised warm-start (`rlaif epoch 0`); 0 learns nothing (the negative control).")
     kl_mode: Literal["fixed", "adaptive"] = Field("fixed", description="fixed kl_coef, or adaptive: a proportional controller steering KL (k3) toward kl_target (Ziegler et al. 2019).")
     kl_target: float = Field(0.1, gt=0, description="adaptive: the KL per token to steer toward.")
     kl_horizon: float = Field(4.0, gt=0, description="adaptive: controller horizon in optimizer steps; each step multiplies kl_coef by 1 + clip(KL/target - 1, -0.2, 0.2) / horizon.")

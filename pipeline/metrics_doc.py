@@ -79,9 +79,11 @@ METRICS: dict[str, Metric] = {
     "select/kept_frac": Metric("share of completions kept for the update (threshold, best-of-N, zero-spread groups)", "", "select"),
     "select/groups_dropped_zero_std": Metric("prompt groups dropped because their rewards were all equal", "lower", "select"),
     # eval and curriculum
-    "eval/score": Metric("mean judge score on held-out problems, greedy decoding", "higher", "eval"),
-    "eval/pass@1": Metric("share of held-out problems whose greedy answer passes every test", "higher", "eval"),
+    "eval/score": Metric("mean judge score on held-out problems (of each problem's eval.num_samples answers; greedy by default)", "higher", "eval"),
+    "eval/pass@1": Metric("share of held-out problems whose answer passes every test; with eval.num_samples=n the unbiased pass@1, the mean of c/n (eval/pass@k for k <= n likewise); `rlaif report` says whether a change is beyond noise", "higher", "eval"),
+    "eval/ref_nll": Metric("mean per-token NLL (nats) of the held-out problems' reference answers under the policy: distillation that moves before pass@1 does", "lower", "eval"),
     "eval/problems": Metric("held-out problems evaluated", "", "eval"),
+    "eval/samples": Metric("answers per held-out problem (eval.num_samples)", "", "eval"),
     "curriculum/easy": Metric("chosen prompts in the easy difficulty bucket", "", "prompts"),
     "curriculum/medium": Metric("chosen prompts in the medium bucket", "", "prompts"),
     "curriculum/hard": Metric("chosen prompts in the hard bucket", "", "prompts"),
@@ -168,7 +170,9 @@ def diversity_of_groups(groups: Iterable[list[str]]) -> float:
 SEVERITIES = ("critical", "warning")
 
 FLAGS: dict[str, str] = {
-    "reward_regression": "reward/mean fell by more than report.regression_drop from the previous epoch",
+    "reward_regression": "reward/mean fell by more than report.regression_drop from the previous epoch, and (where "
+                         "both epochs scored the same prompts) the 95% interval of the change, paired by prompt, lies "
+                         "below 0: a fall inside the interval is noise, not a regression",
     "loss_rising": "loss/total at the highest of the last report.loss_rising_epochs+1 epochs and more than 5% "
                    "(at least 0.001) above its value report.loss_rising_epochs epochs before",
     "best_of_n_vs_mean": "reward/best_of_n rose while reward/mean fell by more than report.regression_drop",
@@ -250,8 +254,9 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
     bon = dict(series(ms, "reward/best_of_n"))
     for i in range(1, len(rewards)):
         (e0, r0), (e1, r1) = rewards[i - 1], rewards[i]
-        if r1 >= r0 - cfg.regression_drop:
-            continue
+        ci = ms[[m["epoch"] for m in ms].index(e1)].get("_reward/change_ci")
+        if r1 >= r0 - cfg.regression_drop or (ci is not None and ci[1] >= 0):
+            continue  # not down by the threshold, or down inside its interval (paired by prompt): noise
         best_e, best_r = max(rewards[:i], key=lambda er: er[1])
         flag("reward_regression", e1,
              f"reward/mean {r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}; threshold -{cfg.regression_drop}); "

@@ -185,8 +185,9 @@ def sparkline(values: list[float | None]) -> str:
                    for v in values)
 
 
-def trend(key: str, values: list[float | None]) -> tuple[str, str]:
-    """(sparkline, 'first -> last' change with arrow and better/worse when the metric has a direction)."""
+def trend(key: str, values: list[float | None], words: dict[str, str] | None = None) -> tuple[str, str]:
+    """(sparkline, 'first -> last' change with arrow and better/worse when the metric has a direction;
+    words[key], where given, replaces better/worse: the paired interval's verdict, e.g. within noise)."""
     nums = [v for v in values if v is not None]
     if len(nums) < 2:
         return sparkline(values), "-"
@@ -197,7 +198,9 @@ def trend(key: str, values: list[float | None]) -> tuple[str, str]:
     pct = f" ({100 * (b - a) / abs(a):+.0f}%)" if a else ""
     info = metric_info(key)
     verdict = ""
-    if info and info.good in ("higher", "lower"):
+    if words and key in words:
+        verdict = f" {words[key]}"
+    elif info and info.good in ("higher", "lower"):
         verdict = " better" if (b > a) == (info.good == "higher") else " worse"
     return sparkline(values), f"{_fmt(a)} → {_fmt(b)} {arrow}{pct}{verdict}"
 
@@ -209,12 +212,14 @@ def _stage_times(ms: list[dict], order: list[str] = ()) -> list[str]:
     return first + sorted(present - set(first))
 
 
-def metrics_table(ms: list[dict], max_epochs: int = 12, stage_order: list[str] = ()) -> str:
-    """Metrics as rows, epochs as columns (the first and the last max_epochs-1 when there are many)."""
+def metrics_table(ms: list[dict], max_epochs: int = 12, stage_order: list[str] = (),
+                  words: dict[str, str] | None = None) -> str:
+    """Metrics as rows, epochs as columns (the first and the last max_epochs-1 when there are many).
+    Keys starting with "_" are annotations, not metrics."""
     keys = [k for k in METRICS if any(k in m for m in ms)]
     stages = _stage_times(ms, stage_order)
     keys = [k for k in keys if k != "time/epoch_s"] + stages + (["time/epoch_s"] if any("time/epoch_s" in m for m in ms) else [])
-    keys += sorted({k for m in ms for k in m if k != "epoch" and k not in keys})
+    keys += sorted({k for m in ms for k in m if k != "epoch" and k not in keys and not k.startswith("_")})
     shown = ms if len(ms) <= max_epochs else [ms[0], *ms[-(max_epochs - 1):]]
     cols = [str(m["epoch"]) for m in shown]
     if len(ms) > max_epochs:
@@ -223,7 +228,7 @@ def metrics_table(ms: list[dict], max_epochs: int = 12, stage_order: list[str] =
              "|---|---|" + "---:|" * len(cols) + "---|---|"]
     for k in keys:
         info = metric_info(k)
-        spark, change = trend(k, [as_number(m.get(k)) for m in ms])
+        spark, change = trend(k, [as_number(m.get(k)) for m in ms], words)
         lines.append(f"| `{k}` | {(info.good if info else '') or '-'} | "
                      + " | ".join(_fmt(m.get(k)) for m in shown) + f" | {spark or '-'} | {change} |")
     return "\n".join(lines)
@@ -396,6 +401,8 @@ def status_lines(runner: "Runner") -> list[str]:
     ms_all = load_metrics(runner)
     if ms_all:
         last = ms_all[-1]["epoch"]
+        from pipeline.noise import reward_intervals
+        reward_intervals(runner, ms_all)
         fl = [f for f in analyse(ms_all, runner.cfg.report, run_settings(runner)) if f.epoch == last]
         lines.append(f"health at epoch {last}: " + (", ".join(f.name for f in fl) + " (see `rlaif report`)" if fl else "no flags"))
     return lines
@@ -425,6 +432,8 @@ def write_report(runner: "Runner") -> Path:
     spent = sum(v for n in runner.epochs() for k, v in epoch_spend(runner, n).items() if k.endswith("cost_usd"))
     out += [f"Money spent so far: ${spent:.4f}.", ""]
 
+    from pipeline.noise import eval_changes, reward_intervals
+    reward_intervals(runner, ms)
     flags = analyse(ms, cfg, settings)
     order = [st.name for st in runner.stages]
     out += ["## Health", ""]
@@ -433,8 +442,13 @@ def write_report(runner: "Runner") -> Path:
     for f in flags:
         out += [f"- **{f.severity}**, epoch {f.epoch}, `{f.name}`: {f.evidence}.  ", f"  Advice: {f.advice}.", ""]
 
+    changes, words = eval_changes(runner)
+    if changes:
+        out += ["## Eval: signal or noise", "", "Each epoch's eval against the first one, problem by problem, with "
+                "the 95% bootstrap interval of the paired difference (`rlaif compare-evals`): a change whose "
+                "interval holds 0 is within noise, whichever way it points.", "", *changes, ""]
     out += ["## Metrics per epoch", "", "Rows are metrics, columns epochs; `good` says which way is better "
-            "(glossary at the end).", "", metrics_table(ms, stage_order=order), ""]
+            "(glossary at the end).", "", metrics_table(ms, stage_order=order, words=words), ""]
 
     plots = make_plots(ms, runner.run_dir / "report", cfg, order)
     if plots:

@@ -131,10 +131,13 @@ def compare(a_runs: Sequence[dict[str, float]], b_runs: Sequence[dict[str, float
     if len(a_runs) != len(b_runs):
         raise ValueError(f"{len(a_runs)} runs against {len(b_runs)}: give one run a side, or as many on each "
                          "(paired by seed, in order)")
-    keys = sorted(set.intersection(*(set(r) for r in (*a_runs, *b_runs))))
-    if not keys:
+    pairs = [sorted(set(x) & set(y)) for x, y in zip(a_runs, b_runs)]
+    if not all(pairs):
         raise ValueError(f"no {metric} value on a problem that both sides evaluated: were they run on the same "
                          "problems (eval.sources, eval.max_problems)?")
+    keys = sorted(set.intersection(*(set(r) for r in (*a_runs, *b_runs))))
+    if any(len(k) != len(keys) for k in pairs):  # seeds over different problems: resampled within each seed
+        return _stratified(a_runs, b_runs, pairs, metric, higher_is_better, confidence, n_resamples, seed)
     a = np.array([[r[k] for r in a_runs] for k in keys], dtype=float)   # (P, S)
     b = np.array([[r[k] for r in b_runs] for k in keys], dtype=float)   # (P, S)
     d = b - a
@@ -146,6 +149,20 @@ def compare(a_runs: Sequence[dict[str, float]], b_runs: Sequence[dict[str, float
     return Paired(metric, higher_is_better, len(keys), d.shape[1], ma, tuple(ca), mb, tuple(cb), md, tuple(cd),
                   _prob_improvement(a, b, higher_is_better), int((per > 1e-12).sum()), int((per < -1e-12).sum()),
                   int((abs(per) <= 1e-12).sum()), confidence)
+
+
+def _stratified(a_runs, b_runs, pairs, metric, higher_is_better, confidence, n_resamples, seed) -> Paired:
+    a = [np.array([r[k] for k in ks], dtype=float) for r, ks in zip(a_runs, pairs)]
+    b = [np.array([r[k] for k in ks], dtype=float) for r, ks in zip(b_runs, pairs)]
+    kw = dict(confidence=confidence, n_resamples=n_resamples, seed=seed, paired=False)
+    ma, *ca = mean_interval(a, **kw)
+    mb, *cb = mean_interval(b, **kw)
+    md, *cd = mean_interval([y - x for x, y in zip(a, b)], **kw)
+    per = np.concatenate([(y - x) * (1 if higher_is_better else -1) for x, y in zip(a, b)])
+    pi = float(np.mean([_prob_improvement(x[:, None], y[:, None], higher_is_better) for x, y in zip(a, b)]))
+    return Paired(metric, higher_is_better, len(set().union(*pairs)), len(pairs), ma, tuple(ca), mb, tuple(cb), md,
+                  tuple(cd), pi, int((per > 1e-12).sum()), int((per < -1e-12).sum()), int((abs(per) <= 1e-12).sum()),
+                  confidence)
 
 
 def problems_needed(diff: float, diffs: Sequence[float], n: int = 1, within: float = 0.0,
@@ -221,8 +238,10 @@ def resolve_eval(spec: str) -> "Path":
 
 def load_eval(d) -> list[dict]:
     """An eval's rows, one per problem (eval stage v2); an older per-answer table is refused."""
+    from pathlib import Path
+
     from pipeline.tables import load_table
-    rows = load_table(d)
+    rows = load_table(Path(d))
     if rows and "correct" not in rows[0]:
         raise ValueError(f"{d} was written by an older eval stage (one row per answer); rerun it with "
                          "`rlaif eval N` to get the per-problem table compare-evals reads")

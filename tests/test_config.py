@@ -20,7 +20,7 @@ def test_shipped_config_is_valid_and_overrides_apply():
 @pytest.mark.parametrize("override, words", [
     ("update.lrr=1", ["update.lrr", "unknown key"]),
     ("nosuch.key=1", ["nosuch", "unknown key"]),
-    ("update.lr=-1", ["update.lr", "greater than 0"]),
+    ("update.lr=-1", ["update.lr", "greater than or equal to 0"]),
     ("sample.num_samples=zero", ["sample.num_samples", "integer"]),
     ("judge.mode=offline", ["judge.mode", "live", "replay"]),
     ("select.top_k=1", ["select.top_k", "select.advantage=raw"]),

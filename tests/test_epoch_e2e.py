@@ -89,7 +89,8 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     # the last completed variant is chosen; promote switches back
     assert r.chosen_update(1)[0].name == new[0]
     assert rlaif("compare", "1", *over) == 0
-    assert new[0] in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert new[0] in out and f"{updates[0]} vs chosen: `eval/pass@1`" in out  # with its paired interval
     assert rlaif("promote", "1", updates[0], *over) == 0
     assert r.chosen_update(1)[0].name == updates[0]
 
@@ -125,6 +126,14 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     # the base model's eval is epoch 0's metrics; early stopping refuses epoch 3 when eval stalls
     assert rlaif("eval", "0", *over) == 0
     assert "eval/score" in json.loads((r.epoch_dir(0) / "metrics.json").read_text())
+    # the report reads each epoch's eval against the base model's, with its interval
+    capsys.readouterr()
+    assert rlaif("report", *over) == 0
+    report = (r.run_dir / "report.md").read_text()
+    assert "## Eval: signal or noise" in report and "epoch 2 vs the base model (epoch 0): `eval/pass@1`" in report
+    assert rlaif("compare-evals", f"{r.run_dir}@0", f"{r.run_dir}@2", *over) == 0
+    out = capsys.readouterr().out
+    assert "pass@1" in out and "ref_nll" in out and "won/lost/tied" in out
     stall = over + ["eval.patience=1", "eval.min_delta=10"]
     assert rlaif("epoch", "3", *stall) == 2
     assert "early stop" in capsys.readouterr().err

@@ -1,0 +1,88 @@
+"""The sampled eval: n answers per problem, seeded per problem and sample, unbiased pass@k, the
+reference NLL; and `rlaif compare-evals` on real eval directories."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from pipeline.cli import main
+from pipeline.config import load_config
+from pipeline.runner import Runner
+from pipeline.significance import load_eval, pass_at_k
+
+
+def rlaif(*args: str) -> int:
+    return main(list(args))
+
+
+SAMPLED = ["eval.num_samples=4", "eval.temperature=1.0", "eval.max_problems=4"]
+
+
+def _eval(over: list[str]) -> tuple[Path, list[dict], dict]:
+    r = Runner(load_config(None, over))
+    m = r.run_eval(0)
+    d = r.epoch_dir(0) / f"eval-{m['fingerprint'][:8]}"
+    return d, load_eval(d), m["figures"]
+
+
+def test_sampled_eval_rows_figures_and_reproducible(tiny_config, tmp_path):
+    d, rows, fig = _eval(tiny_config + SAMPLED)
+    assert len(rows) == 4 and all(r["n"] == 4 and len(r["texts"]) == 4 and len(r["passed"]) == 4 for r in rows)
+    for r in rows:
+        assert r["correct"] == sum(r["passed"]) and r["pass@1"] == r["correct"] / 4
+        assert r["ref_nll"] is not None and r["ref_nll"] > 0
+    assert fig["eval/samples"] == 4 and fig["eval/problems"] == 4
+    assert {"eval/pass@1", "eval/pass@2", "eval/pass@4", "eval/score", "eval/ref_nll"} <= set(fig)
+    assert fig["eval/pass@2"] == pytest.approx(sum(pass_at_k(4, r["correct"], 2) for r in rows) / 4)
+    assert len({t for r in rows for t in r["texts"]}) > 4  # sampled: the answers of a problem differ
+    # the same eval elsewhere, one sequence per batch: the same answers (each has its own stream)
+    other = [x.replace(str(tmp_path / "runs"), str(tmp_path / "other")) for x in tiny_config]
+    _, rows_b, _ = _eval(other + SAMPLED + ["sample.batch_size=1"])
+    assert [r["texts"] for r in rows_b] == [r["texts"] for r in rows]
+    # another run.seed draws other answers
+    _, rows_c, _ = _eval(tiny_config + SAMPLED + ["run.seed=7"])
+    assert [r["texts"] for r in rows_c] != [r["texts"] for r in rows]
+    # and compare-evals reads them: two draws of the same model
+    assert rlaif("compare-evals", str(d), f"{d}", *tiny_config) == 0
+
+
+def test_greedy_stays_the_default(tiny_config):
+    _, rows, fig = _eval(tiny_config)
+    assert all(r["n"] == 1 for r in rows) and fig["eval/samples"] == 1 and "eval/pass@2" not in fig
+
+
+def test_n_samples_at_temperature_zero_is_refused(tiny_config, capsys):
+    assert rlaif("eval", "0", *tiny_config, "eval.num_samples=4") == 2
+    assert "eval.temperature" in capsys.readouterr().err
+
+
+def test_reference_nll_is_the_answers_token_nll(tiny_config):
+    """eval/ref_nll against a direct forward pass over prompt + reference answer + eos."""
+    from pipeline.evaluate import eval_problems
+    from pipeline.model import load_tokenizer, student_model
+    from pipeline.sample import chat_prompt
+    from pipeline.scoring import as_answer
+    cfg = load_config(None, tiny_config)
+    _, rows, _ = _eval(tiny_config)
+    src, p = eval_problems(cfg)[0]
+    tok = load_tokenizer(cfg.student)
+    model = student_model(cfg)
+    prompt = chat_prompt(tok, cfg, p.prompt)
+    ans = tok.encode(as_answer(p.reference, p.language), add_special_tokens=False) + [tok.eos_token_id]
+    with torch.no_grad():
+        logits = model(input_ids=torch.tensor([prompt + ans])).logits[0, len(prompt) - 1:-1].float()
+    want = -torch.log_softmax(logits, -1).gather(-1, torch.tensor(ans)[:, None]).mean().item()
+    got = next(r["ref_nll"] for r in rows if r["problem_id"] == p.id)
+    assert got == pytest.approx(want, rel=1e-4)
+
+
+def test_compare_evals_errors_name_what_to_do(tiny_config, tmp_path, capsys):
+    assert rlaif("compare-evals", str(tmp_path / "nope"), str(tmp_path / "nope"), *tiny_config) == 2
+    assert "not a finished eval directory" in capsys.readouterr().err
+    assert rlaif("compare-evals", f"{tmp_path}@x", f"{tmp_path}@0", *tiny_config) == 2
+    assert "epoch number" in capsys.readouterr().err
+    assert rlaif("compare-evals", f"{tmp_path}@3", f"{tmp_path}@0", *tiny_config) == 2
+    assert "has no finished eval" in capsys.readouterr().err

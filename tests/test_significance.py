@@ -1,0 +1,106 @@
+"""The statistics that say whether an eval changed: known cases and simulated coverage."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pipeline.significance import (compare, ks_for, mean_interval, pass_at_k, per_problem, problems_needed,
+                                   resolution_advice)
+
+
+def test_pass_at_k_is_the_unbiased_estimator():
+    assert pass_at_k(8, 2, 1) == pytest.approx(2 / 8)
+    assert pass_at_k(8, 2, 4) == pytest.approx(1 - math.comb(6, 4) / math.comb(8, 4))
+    assert pass_at_k(8, 0, 8) == 0.0 and pass_at_k(8, 1, 8) == 1.0
+    assert ks_for(8) == [1, 2, 4, 8] and ks_for(5) == [1, 2, 4, 5] and ks_for(1) == [1]
+
+
+def test_identical_runs_hold_zero_exactly():
+    rng = np.random.default_rng(0)
+    a = {f"p{i}": float(v) for i, v in enumerate(rng.integers(0, 9, 30) / 8)}
+    p = compare([a], [dict(a)], n_resamples=2000)
+    assert p.diff == 0 and p.ci == (0.0, 0.0) and p.sign == 0 and p.words() == "within noise"
+    assert (p.won, p.lost, p.tied) == (0, 0, 30) and p.prob_improvement == 0.5
+
+
+def _draw(rng, rates, n):
+    """Per-problem sampled pass@1: c/n with c ~ Binomial(n, rate)."""
+    return rng.binomial(n, rates) / n
+
+
+def test_noise_only_intervals_hold_zero_at_about_their_level():
+    """Two independent sampled evals of the same policy: the 95% interval holds 0 in ~95% of repetitions."""
+    rng = np.random.default_rng(1)
+    rates = rng.beta(0.6, 1.4, 40)
+    held = 0
+    for rep in range(200):
+        d = _draw(rng, rates, 8) - _draw(rng, rates, 8)
+        _, lo, hi = mean_interval([d], n_resamples=1000, seed=rep)
+        held += lo <= 0 <= hi
+    assert 0.88 <= held / 200 <= 1.0, held
+
+
+def test_a_shift_is_found_and_covered():
+    """A true improvement of 0.15 on every problem: the interval excludes 0 and covers 0.15 in most
+    of 200 simulated repetitions (nominal 95%)."""
+    rng = np.random.default_rng(2)
+    rates = rng.uniform(0.1, 0.7, 40)
+    excluded = covered = 0
+    for rep in range(200):
+        d = _draw(rng, rates + 0.15, 8) - _draw(rng, rates, 8)
+        _, lo, hi = mean_interval([d], n_resamples=1000, seed=rep)
+        excluded += lo > 0
+        covered += lo <= 0.15 <= hi
+    assert excluded / 200 >= 0.9, excluded
+    assert covered / 200 >= 0.88, covered
+
+
+def test_several_seeds_paired_and_stratified():
+    rng = np.random.default_rng(3)
+    base = {f"p{i}": float(v) for i, v in enumerate(rng.uniform(0, 0.5, 30))}
+    seeds = [{k: v + 0.2 + rng.normal(0, 0.05) for k, v in base.items()} for _ in range(3)]
+    p = compare([base], seeds, n_resamples=2000)  # one base against three seeds
+    assert p.runs == 3 and p.problems == 30 and p.sign == 1 and p.ci[0] > 0.15
+    assert p.prob_improvement == pytest.approx(1.0) and p.won == 30
+    # seeds over different problems: resampled within each seed (stratified), same answer
+    split = [{k: v for k, v in s.items() if int(k[1:]) % 3 != j} for j, s in enumerate(seeds)]
+    q = compare([base] * 3, split, n_resamples=2000)
+    assert q.sign == 1 and q.problems == 30 and q.ci[0] > 0.15 and q.won == 60
+    with pytest.raises(ValueError, match="2 runs against 3"):
+        compare([base, base], seeds)
+    with pytest.raises(ValueError, match="same problems"):
+        compare([{"x": 1.0}], [{"y": 1.0}])
+
+
+def test_lower_is_better_and_worse():
+    a = {f"p{i}": 1.0 + 0.01 * i for i in range(30)}
+    b = {k: v - 0.3 for k, v in a.items()}
+    p = compare([a], [b], "ref_nll", higher_is_better=False, n_resamples=2000)
+    assert p.diff == pytest.approx(-0.3) and p.sign == 1 and p.words() == "better" and p.won == 30
+    q = compare([a], [b], "pass@1", n_resamples=2000)
+    assert q.sign == -1 and q.words() == "worse" and q.lost == 30
+
+
+def test_resolution_advice_says_how_many_problems():
+    rng = np.random.default_rng(4)
+    a = {f"p{i}": float(v) for i, v in enumerate(rng.integers(0, 9, 29) / 8)}
+    b = {k: min(1.0, max(0.0, v + rng.choice([-0.125, 0.0, 0.125, 0.25]))) for k, v in a.items()}
+    p = compare([a], [b], n_resamples=2000)
+    keys = sorted(a)
+    diffs = [b[k] - a[k] for k in keys]
+    small = problems_needed(0.02, diffs)
+    big = problems_needed(0.2, diffs)
+    assert small > big >= 2
+    if p.sign == 0:
+        text = resolution_advice(p, diffs, 8, [a[k] for k in keys], [b[k] for k in keys])
+        assert "problems at 8 sample(s)" in text and "at 32 samples" in text
+
+
+def test_per_problem_reads_eval_rows():
+    rows = [{"source": "s", "problem_id": "a", "pass@1": 0.5, "score": 0.7, "ref_nll": None},
+            {"source": "t", "problem_id": "a", "pass@1": 1.0, "score": 1.0, "ref_nll": 0.3}]
+    assert per_problem(rows, "pass@1") == {"s:a": 0.5, "t:a": 1.0}
+    assert per_problem(rows, "ref_nll") == {"t:a": 0.3}
+    assert per_problem(rows, "score", "s") == {"s:a": 0.7}
