@@ -69,8 +69,9 @@ status: setup
 report: setup
 	$(RLAIF) --config $(CONFIG) report
 
+# does the default learn? 3 seeds x 4 epochs, controls, paired intervals (ARGS=--quick: 1 seed, no controls)
 bench-learning: setup
-	$(PY) bench/learning.py
+	$(PY) bench/learning.py $(ARGS)
 
 # our epoch vs TRL GRPOTrainer on a GPU, random-weight Qwen2.5 0.5B/1.5B/3B shapes (see bench/gpu.py)
 bench-gpu: setup

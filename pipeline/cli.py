@@ -130,12 +130,10 @@ def cmd_compare(cfg: Config, a) -> int:
     cols = ["update.lr", "update.kl_coef", "loss/total", "loss/policy", "kl/k3", "kl/k1", "optim/grad_norm",
             "policy/entropy", "eval/score", "eval/pass@1"]
     evals, paths = {}, {}
-    for p in sorted(r.epoch_dir(a.n).glob("eval-*")):
-        from pipeline.artifacts import read_manifest
-        em = read_manifest(p)
-        if em:
-            evals[em["inputs"].get("update")] = em.get("figures", {})
-            paths[em["inputs"].get("update")] = p
+    for _, m in variants:  # each variant's eval: the one this config asks for, else the epoch loop's
+        found = r.eval_of(a.n, m["fingerprint"])
+        if found:
+            paths[m["fingerprint"]], evals[m["fingerprint"]] = found[0], found[1].get("figures", {})
     print(f"{'':2}{'variant':<18}" + "".join(f"{c:>16}" for c in cols))
     for p, m in variants:
         fig, conf = {**m.get("figures", {}), **evals.get(m["fingerprint"], {})}, m.get("config", {}).get("update", {})

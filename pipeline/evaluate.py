@@ -112,7 +112,9 @@ def answer(cfg: Config, ctx: Ctx, tok, prompts: list[list[int]], keys: list[str]
         if not prompts:
             texts = []
         elif sampled(cfg):
-            rows = engine_vllm.sample(sampling_config(cfg), tok, prompts, adapter, eval_seed(cfg, ctx.epoch), first=first)
+            # vLLM seeds by prompt index: offset, so eval problem i does not replay sample prompt i's draws
+            rows = engine_vllm.sample(sampling_config(cfg), tok, prompts, adapter, eval_seed(cfg, ctx.epoch) + 10**9,
+                                      first=first)
             texts = [[(r["text"], r["finish_reason"]) for r in rows[i * n:(i + 1) * n]] for i in range(len(prompts))]
         else:
             texts = [[a] for a in engine_vllm.greedy(cfg, tok, prompts, cfg.eval.max_new_tokens, adapter)]

@@ -50,8 +50,8 @@ def eval_changes(runner: "Runner") -> tuple[list[str], dict[str, str]]:
                 last[p.metric] = p.words()
                 if metric == "pass@1":
                     keys = sorted(set(a) & set(b))
-                    advice = resolution_advice(p, [b[k] - a[k] for k in keys], min(r["n"] for r in rows),
-                                               [a[k] for k in keys], [b[k] for k in keys])
+                    advice = resolution_advice(p, [b[k] - a[k] for k in keys], min(r["n"] for r in base),
+                                               [a[k] for k in keys], [b[k] for k in keys], min(r["n"] for r in rows))
                     if advice:
                         lines.append(f"  - {advice[0].upper()}{advice[1:]}.")
     return lines, last
@@ -79,7 +79,10 @@ def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
                 if r.get("reward") is not None:
                     groups.setdefault(r["problem_id"], []).append(float(r["reward"]))
             means = {k: sum(v) / len(v) for k, v in groups.items()}
-        if means and prev and set(means) & set(prev):
+        # only where both epochs scored (nearly) the same prompts (data.pool_size): an interval over a
+        # few shared prompts would hold 0 for any fall and hide a real regression
+        shared = set(means or ()) & set(prev or ())
+        if means and prev and len(shared) >= 0.9 * max(len(means), len(prev)):
             p = compare([prev], [means], "reward/mean", n_resamples=2000)
             by_epoch[n][REWARD_CI] = p.ci
         prev = means

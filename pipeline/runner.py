@@ -274,6 +274,26 @@ class Runner:
             from pipeline.model import resolve_device
             resolve_device(self.cfg.run.device)
 
+    def eval_fp(self, update_fp: str) -> str:
+        """The fingerprint this config's eval of a policy (its update's fingerprint) has."""
+        st = next(s for s in self.stages if s.name == "eval")
+        return fingerprint(st.name, st.version, {f: self.cfg.fingerprinted(f) for f in st.fields}, {"update": update_fp})
+
+    def eval_of(self, n: int, update_fp: str) -> tuple[Path, dict] | None:
+        """Epoch n's eval of a policy: the one this config asks for where it exists, else the oldest
+        (the epoch loop's own), never whichever a directory listing gives last: `rlaif eval N` with
+        other settings (a sampled eval, another source) sits beside it."""
+        found = [(p, m) for p in sorted(self.epoch_dir(n).glob("eval-*"))
+                 if (m := read_manifest(p)) and m.get("inputs", {}).get("update") == update_fp]
+        if not found:
+            return None
+        if any(s.name == "eval" for s in self.stages):
+            want = self.eval_fp(update_fp)
+            for p, m in found:
+                if m.get("fingerprint") == want:
+                    return p, m
+        return min(found, key=lambda pm: pm[1].get("started_at", ""))
+
     def run_eval(self, n: int, echo: Callable[[str], None] = print) -> dict:
         """The eval stage on epoch n's chosen policy (n = 0: the base model)."""
         self.check_device()
@@ -285,7 +305,7 @@ class Runner:
             if chosen is None:
                 raise RunError(f"epoch {n} has no finished update; run `rlaif epoch {n}` first")
             d_in, fp_in = chosen[0], chosen[1]["fingerprint"]
-        fp = fingerprint(st.name, st.version, {f: self.cfg.fingerprinted(f) for f in st.fields}, {"update": fp_in})
+        fp = self.eval_fp(fp_in)
         d = self.epoch_dir(n) / f"eval-{fp[:8]}"
         echo = echo if dist.is_main() else _silent
         self.lock()
@@ -415,10 +435,9 @@ class Runner:
                 m = chosen[1] if st.variant and chosen else read_manifest(edir / st.name)
                 if m is not None:
                     out[st.name] = m
-            for p in edir.glob("eval-*"):
-                m = read_manifest(p)
-                if m and m.get("inputs", {}).get("update") == self.base_policy_fp():
-                    out["eval"] = m
+            found = self.eval_of(0, self.base_policy_fp())
+            if found:
+                out["eval"] = found[1]
             return out
         for st in self.stages:
             if st.variant:
@@ -426,7 +445,11 @@ class Runner:
                     if chosen:
                         out["update"] = chosen[1]
                     continue
-                if "update" in out:  # stages after update: the one fed by the chosen update
+                if "update" in out and st.name == "eval":
+                    found = self.eval_of(n, out["update"]["fingerprint"])
+                    if found:
+                        out["eval"] = found[1]
+                elif "update" in out:  # stages after update: the one fed by the chosen update
                     for p in edir.glob(f"{st.name}-*"):
                         m = read_manifest(p)
                         if m and m.get("inputs", {}).get("update") == out["update"]["fingerprint"]:

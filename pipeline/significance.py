@@ -25,6 +25,8 @@ from typing import Sequence
 import numpy as np
 
 CONFIDENCE = 0.95
+# fewer values than this (problems, over every seed) get an unbounded interval: no verdict from 1-4 problems
+MIN_VALUES = 5
 # 80% power at a two-sided 5% level: (z_0.975 + z_0.8)^2 (the usual sample-size rule)
 _POWER = (1.959964 + 0.841621) ** 2
 
@@ -49,10 +51,10 @@ def mean_interval(samples: Sequence[Sequence[float]], confidence: float = CONFID
     and are resampled together (clusters); False: each is resampled within itself (strata)."""
     arrays = [np.asarray(s, dtype=float) for s in samples]
     point = float(np.mean([a.mean() for a in arrays]))
-    if all(a.size and np.ptp(a) == 0 for a in arrays) and len({float(a[0]) for a in arrays}) == 1:
-        return point, point, point  # every value equal: no spread to resample
-    if min(a.size for a in arrays) < 2:
+    if sum(a.size for a in arrays) < MIN_VALUES:  # too few problems to say anything
         return point, -math.inf, math.inf
+    if all(np.ptp(a) == 0 for a in arrays) and len({float(a[0]) for a in arrays}) == 1:
+        return point, point, point  # every value equal: no spread to resample
 
     def statistic(*xs, axis=-1):
         return np.mean([x.mean(axis=axis) for x in xs], axis=0)
@@ -165,12 +167,11 @@ def _stratified(a_runs, b_runs, pairs, metric, higher_is_better, confidence, n_r
                   confidence)
 
 
-def problems_needed(diff: float, diffs: Sequence[float], n: int = 1, within: float = 0.0,
-                    more_samples: int = 1) -> int | None:
+def problems_needed(diff: float, diffs: Sequence[float], within: float = 0.0, more_samples: int = 1) -> int | None:
     """Problems a paired eval needs to tell a true difference of this size from 0 (two-sided 5%,
     80% power), from the spread of the per-problem differences observed. within: the part of their
-    variance that is sampling noise at n samples per problem (it shrinks as 1/samples); with
-    more_samples = m the estimate is for m x n samples. None when there is no difference to resolve."""
+    variance that is sampling noise at the samples per problem used (it shrinks as 1/samples); with
+    more_samples = m the estimate is for m times as many. None when there is no difference to resolve."""
     d = np.asarray(diffs, dtype=float)
     if not diff or d.size < 2:
         return None
@@ -180,29 +181,31 @@ def problems_needed(diff: float, diffs: Sequence[float], n: int = 1, within: flo
     return max(2, math.ceil(_POWER * var_m / diff ** 2))
 
 
-def within_variance(pa: Sequence[float], pb: Sequence[float], n: int) -> float:
-    """Mean sampling variance of a per-problem pass@1 difference at n samples a side (binomial,
-    p(1-p)/(n-1) for each side: unbiased from the observed rates). 0 for greedy (n = 1)."""
-    if n < 2:
-        return 0.0
+def within_variance(pa: Sequence[float], pb: Sequence[float], na: int, nb: int | None = None) -> float:
+    """Mean sampling variance of a per-problem pass@1 difference at na and nb samples a side
+    (binomial, p(1-p)/(n-1) for each side: unbiased from the observed rates; 0 for a greedy side)."""
     pa, pb = np.asarray(pa, dtype=float), np.asarray(pb, dtype=float)
-    return float(np.mean(pa * (1 - pa) / (n - 1) + pb * (1 - pb) / (n - 1)))
+    nb = na if nb is None else nb
+    side = lambda p, n: p * (1 - p) / (n - 1) if n >= 2 else np.zeros_like(p)  # noqa: E731
+    return float(np.mean(side(pa, na) + side(pb, nb)))
 
 
 def resolution_advice(p: Paired, diffs: Sequence[float], n: int, pa: Sequence[float] = (),
-                      pb: Sequence[float] = ()) -> str:
+                      pb: Sequence[float] = (), nb: int | None = None) -> str:
     """One sentence for a user with one run: how many problems (and samples) would resolve the
-    difference they see."""
+    difference they see. n, nb: the samples per problem of A and of B (nb defaults to n)."""
     if p.sign != 0 or not p.diff:
         return ""
-    within = within_variance(pa, pb, n) if len(pa) and len(pb) else 0.0
-    now = problems_needed(p.diff, diffs, n, within)
+    nb = n if nb is None else nb
+    within = within_variance(pa, pb, n, nb) if len(pa) and len(pb) else 0.0
+    now = problems_needed(p.diff, diffs, within)
     if now is None:
         return ""
+    n = min(n, nb)
     text = (f"a true {p.metric} difference of {p.diff:+.4f} would need about {now} problems at {n} sample(s) "
             f"each to show (you have {p.problems}, {p.runs} seed(s))")
     if n >= 2 and within > 0:
-        more = problems_needed(p.diff, diffs, n, within, more_samples=4)
+        more = problems_needed(p.diff, diffs, within, more_samples=4)
         text += f", or about {more} at {4 * n} samples"
     elif n == 1:
         text += "; a sampled eval (eval.num_samples=8, eval.temperature=0.6) makes each problem's figure less noisy"
@@ -275,8 +278,9 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
             out.append(p.line())
             if len(a) == len(b) == 1 and metric == "pass@1":
                 keys = sorted(set(a[0]) & set(b[0]))
-                advice = resolution_advice(p, [b[0][k] - a[0][k] for k in keys], n,
-                                           [a[0][k] for k in keys], [b[0][k] for k in keys])
+                advice = resolution_advice(p, [b[0][k] - a[0][k] for k in keys], min(r["n"] for r in a_rows[0]),
+                                           [a[0][k] for k in keys], [b[0][k] for k in keys],
+                                           min(r["n"] for r in b_rows[0]))
                 if advice:
                     out.append(f"  {advice}")
     return out

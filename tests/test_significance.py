@@ -74,6 +74,13 @@ def test_several_seeds_paired_and_stratified():
         compare([{"x": 1.0}], [{"y": 1.0}])
 
 
+def test_too_few_problems_get_no_verdict():
+    p = compare([{"a": 0.0}], [{"a": 1.0}])
+    assert p.ci == (-math.inf, math.inf) and p.sign == 0
+    p = compare([{"a": 0.0, "b": 0.0}], [{"a": 1.0, "b": 1.0}])
+    assert p.sign == 0
+
+
 def test_lower_is_better_and_worse():
     a = {f"p{i}": 1.0 + 0.01 * i for i in range(30)}
     b = {k: v - 0.3 for k, v in a.items()}
@@ -92,6 +99,7 @@ def test_resolution_advice_says_how_many_problems():
     diffs = [b[k] - a[k] for k in keys]
     small = problems_needed(0.02, diffs)
     big = problems_needed(0.2, diffs)
+    assert problems_needed(0.05, diffs, within=0.01, more_samples=4) < problems_needed(0.05, diffs, within=0.01)
     assert small > big >= 2
     if p.sign == 0:
         text = resolution_advice(p, diffs, 8, [a[k] for k in keys], [b[k] for k in keys])
