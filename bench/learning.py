@@ -82,8 +82,9 @@ def comparisons(base: dict[str, Path], trained: list[dict[str, Path]], confidenc
 
 
 def table(title: str, comp: dict[str, dict], word=VERDICT) -> list[str]:
-    lines = [f"**{title}**", "", "| set | metric | base [95%] | trained [95%] | paired diff [95%] | P(improve) | "
-             "won/lost/tied | verdict |", "|---|---|---|---|---|---|---|---|"]
+    level = next((f"{100 * p.confidence:g}%" for ms in comp.values() for p in ms.values()), "95%")
+    lines = [f"**{title}**", "", f"| set | metric | base [{level}] | trained [{level}] | paired diff [{level}] | "
+             "P(improve) | won/lost/tied | verdict |", "|---|---|---|---|---|---|---|---|"]
     for key, ms in comp.items():
         for m, p in ms.items():
             lines.append(f"| {key} ({p.problems} problems, {p.runs} seed(s)) | {m} | {p.mean_a:.4f} "

@@ -1,0 +1,130 @@
+"""On CUDA what tests/test_device.py pins down on the CPU: a whole tiny epoch (warm-start, sample,
+judge, logprobs, update, eval) with run.device=cuda, one load of the weights per process, merged-LoRA
+sampling against unmerged (bf16 tolerance) with the base weights restored bit for bit, chunked
+logprobs against unchunked, the max_batch_tokens split against one pass, and 2 processes against 1
+where the machine has 2 GPUs."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from pipeline import logprobs as lp_mod
+from pipeline import update
+from pipeline.config import load_config
+from pipeline.model import Student, load_student, load_tokenizer, merged, student_model
+from pipeline.runner import Runner
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_a_tiny_epoch_runs_on_the_gpu_with_one_load(cuda_config, monkeypatch):
+    from transformers import AutoModelForCausalLM
+    real = AutoModelForCausalLM.from_pretrained.__func__
+    loads = []
+
+    def counting(cls, name, *a, **kw):
+        loads.append(str(name))
+        return real(cls, name, *a, **kw)
+
+    monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", classmethod(counting))
+    Student.release()
+    cfg = load_config(None, [*cuda_config, "update.warm_start=true", "update.sft_epochs=1", "data.difficulties=[easy]",
+                             "eval.num_samples=2", "eval.temperature=1.0"])
+    r = Runner(cfg)
+    res = r.run_epoch(1)
+    assert {"prompts", "sample", "teacher", "judge", "reward", "select", "logprobs", "update", "eval"} <= set(res)
+    assert len(loads) == 1, loads  # warm-start, sample, logprobs, update, eval: one copy of the weights
+    m = json.loads((r.epoch_dir(1) / "metrics.json").read_text())
+    for k in ("reward/mean", "loss/total", "kl/k3", "eval/pass@1", "eval/ref_nll"):
+        assert k in m and m[k] == m[k], k  # present and not NaN
+    assert Student._current is not None and next(Student._current.base.parameters()).device.type == "cuda"
+
+
+def _lora_with_signal(cfg):
+    torch.manual_seed(0)
+    model = load_student(cfg.student, trainable=True, device="cuda")
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "lora_B" in name:
+                p.normal_(0, 0.2)
+    return model.eval()
+
+
+def test_merged_lora_matches_unmerged_and_restores_the_weights(tiny_model):
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "run.device=cuda"])
+    model = _lora_with_signal(cfg)
+    ids = torch.randint(5, 4000, (4, 32), device="cuda")
+    base_w = {n: p.detach().clone() for n, p in model.named_parameters() if "lora_" not in n}
+    with torch.no_grad():
+        unmerged = model(input_ids=ids).logits.float()
+        with merged(model):
+            assert any(not torch.equal(base_w[n], p) for n, p in model.named_parameters() if n in base_w)
+            got = model(input_ids=ids).logits.float()
+    assert next(model.parameters()).dtype == torch.bfloat16
+    torch.testing.assert_close(got, unmerged, atol=0.1, rtol=0.05)  # bf16: a merged matmul rounds differently
+    assert all(torch.equal(base_w[n], p) for n, p in model.named_parameters() if n in base_w)  # bit for bit
+
+
+def test_chunked_logprobs_equal_unchunked(tiny_model, monkeypatch):
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "run.device=cuda"])
+    model = _lora_with_signal(cfg).train()
+    gen = torch.Generator().manual_seed(2)
+    rows = [{"prompt_ids": torch.randint(5, 4000, (7,), generator=gen).tolist(),
+             "completion_ids": torch.randint(5, 4000, (3 + 2 * i,), generator=gen).tolist(), "index": i}
+            for i in range(5)]
+    got = []
+    for chunk in (lp_mod.LOGIT_CHUNK_ELEMS, 1):
+        monkeypatch.setattr(lp_mod, "LOGIT_CHUNK_ELEMS", chunk)
+        model.zero_grad()
+        batch = lp_mod.to_device(lp_mod.collate(rows, 0), "cuda")
+        logp, ent = lp_mod.token_logprobs(model, batch, 0.7, with_entropy=True)
+        (logp * batch["completion_mask"]).sum().backward()
+        got.append((logp.detach(), ent, {n: p.grad.float().clone() for n, p in model.named_parameters() if p.requires_grad}))
+    torch.testing.assert_close(got[1][0], got[0][0])
+    torch.testing.assert_close(got[1][1], got[0][1])
+    for n, g in got[0][2].items():
+        torch.testing.assert_close(got[1][2][n], g, atol=1e-3, rtol=1e-2)
+
+
+def test_auto_token_budget_split_equals_one_pass(tiny_model):
+    gen = torch.Generator().manual_seed(4)
+    prompts = [torch.randint(5, 4000, (5 + p,), generator=gen).tolist() for p in range(4)]
+    rows = [{"prompt_ids": prompts[i // 2], "completion_ids": torch.randint(5, 4000, (2 + i % 5,), generator=gen).tolist(),
+             "advantage": (-1.0) ** i} for i in range(8)]
+    out = {}
+    for budget in ("auto", 20):
+        cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "update.micro_batch_size=4",
+                                 "update.grad_accum=1", "update.lr=1e-2", f"update.max_batch_tokens={budget}",
+                                 "run.device=cuda", "student.dtype=float32"])
+        torch.manual_seed(0)
+        model = load_student(cfg.student, trainable=True, device="cuda")
+        start = torch.cat([p.detach().flatten() for n, p in model.named_parameters() if "lora_" in n])
+        fig = update.train(model, rows, cfg.update, 1.0, 0, seed=1, show_progress=False)
+        moved = torch.cat([p.detach().flatten() for n, p in model.named_parameters() if "lora_" in n]) - start
+        out[budget] = (moved, fig)
+    assert lp_mod.token_budget(model, "auto", training=True) is not None  # auto sizes a budget on CUDA
+    assert (out[20][0] - out["auto"][0]).norm() / out["auto"][0].norm() < 1e-3
+    for k in ("loss/total", "kl/k3", "optim/grad_norm"):
+        assert out[20][1][k] == pytest.approx(out["auto"][1][k], rel=1e-3, abs=1e-6), k
+
+
+@pytest.mark.skipif(torch.cuda.device_count() < 2, reason="needs 2 GPUs: the 2-process DDP check runs where there are")
+def test_two_processes_make_the_one_process_epoch(cuda_config, tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    runs = {}
+    for n in (1, 2):
+        over = [x.replace(str(tmp_path / "runs"), str(tmp_path / f"runs{n}")) for x in cuda_config]
+        cmd = [sys.executable, "-m", "pipeline.cli", "epoch", "1", "--processes", str(n), *over]
+        res = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+        assert res.returncode == 0, res.stderr[-3000:]
+        runs[n] = Runner(load_config(None, over))
+    m1 = json.loads((runs[1].epoch_dir(1) / "metrics.json").read_text())
+    m2 = json.loads((runs[2].epoch_dir(1) / "metrics.json").read_text())
+    assert m2["reward/mean"] == m1["reward/mean"]  # the same samples and judgements
+    assert m2["loss/total"] == pytest.approx(m1["loss/total"], rel=2e-2)  # bf16 all-reduce order
