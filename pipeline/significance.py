@@ -261,7 +261,12 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
     """The text of `rlaif compare-evals`: per source (and over all when several), each metric's
     paired comparison, and for one run a side, how many problems would resolve what is seen."""
     a_rows, b_rows = [load_eval(d) for d in a_dirs], [load_eval(d) for d in b_dirs]
-    sources = sorted({r["source"] for rows in (*a_rows, *b_rows) for r in rows})
+    sa, sb = ({r["source"] for rows in side for r in rows} for side in (a_rows, b_rows))
+    if not sa & sb:
+        raise ValueError(f"A and B share no eval source (A: {', '.join(sorted(sa)) or '-'}; B: "
+                         f"{', '.join(sorted(sb)) or '-'}); RUN@N takes the newest eval of epoch N: name the eval "
+                         "directories instead")
+    sources = sorted(sa & sb)
     n = min((r["n"] for rows in (*a_rows, *b_rows) for r in rows), default=1)
     out = [f"A: {', '.join(map(str, a_dirs))}", f"B: {', '.join(map(str, b_dirs))}",
            f"B - A per problem, mean over problems and seeds; {100 * confidence:.0f}% bootstrap interval over "

@@ -86,3 +86,10 @@ def test_compare_evals_errors_name_what_to_do(tiny_config, tmp_path, capsys):
     assert "epoch number" in capsys.readouterr().err
     assert rlaif("compare-evals", f"{tmp_path}@3", f"{tmp_path}@0", *tiny_config) == 2
     assert "has no finished eval" in capsys.readouterr().err
+
+
+def test_compare_evals_of_different_sources_says_so(tiny_config, tmp_path, capsys):
+    d1, _, _ = _eval(tiny_config + ["eval.max_problems=5"])
+    d2, _, _ = _eval(tiny_config + ["eval.sources=[humaneval]", "eval.max_problems=5"])
+    assert rlaif("compare-evals", str(d1), str(d2), *tiny_config) == 2
+    assert "share no eval source" in capsys.readouterr().err
