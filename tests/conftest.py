@@ -138,3 +138,17 @@ def ocaml_compiler() -> str:
         return compiler_path("ocamlc")
     except CompilerMissing as e:
         pytest.fail(str(e), pytrace=False)
+
+
+def count_loads(monkeypatch) -> list[str]:
+    """Patch AutoModelForCausalLM.from_pretrained to record each load of base weights; returns the list."""
+    from transformers import AutoModelForCausalLM
+    real = AutoModelForCausalLM.from_pretrained.__func__
+    loads: list[str] = []
+
+    def counting(cls, name, *a, **kw):
+        loads.append(str(name))
+        return real(cls, name, *a, **kw)
+
+    monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", classmethod(counting))
+    return loads

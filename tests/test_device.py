@@ -55,17 +55,9 @@ def test_fingerprints_do_not_change_with_device_dtype_or_batch_layout(tiny_confi
 def test_an_epoch_loads_the_weights_once(tiny_config, monkeypatch):
     """rlaif epoch 1 with the warm-start (epoch 0's update, then sample, logprobs, update, eval), and
     an update-only variant after it in the same process: one load of the base weights in all."""
-    from transformers import AutoModelForCausalLM
-
     from pipeline.runner import Runner
-    real = AutoModelForCausalLM.from_pretrained.__func__
-    loads = []
-
-    def counting(cls, name, *a, **kw):
-        loads.append(str(name))
-        return real(cls, name, *a, **kw)
-
-    monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", classmethod(counting))
+    from tests.conftest import count_loads
+    loads = count_loads(monkeypatch)
     Student.release()
     cfg = load_config(None, [*tiny_config, "update.warm_start=true", "update.sft_epochs=1",
                              "data.difficulties=[easy]"])

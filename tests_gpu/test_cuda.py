@@ -24,15 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_a_tiny_epoch_runs_on_the_gpu_with_one_load(cuda_config, monkeypatch):
-    from transformers import AutoModelForCausalLM
-    real = AutoModelForCausalLM.from_pretrained.__func__
-    loads = []
-
-    def counting(cls, name, *a, **kw):
-        loads.append(str(name))
-        return real(cls, name, *a, **kw)
-
-    monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", classmethod(counting))
+    from tests.conftest import count_loads
+    loads = count_loads(monkeypatch)
     Student.release()
     cfg = load_config(None, [*cuda_config, "update.warm_start=true", "update.sft_epochs=1", "data.difficulties=[easy]",
                              "eval.num_samples=2", "eval.temperature=1.0"])
