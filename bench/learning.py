@@ -5,7 +5,7 @@ default config trains E epochs; the base model and each seed's final policy then
 held-out problem n times (sampled, eval.num_samples / eval.temperature) on the held-out Python set
 and on HumanEval. Per set it reports base and trained sampled pass@1, graded score and the NLL of
 the reference answers, each with its 95% interval, the paired difference (B - A per problem,
-problems resampled with every seed's difference together: pipeline/significance.py), the
+problems clustered with every seed's difference together: pipeline/significance.py), the
 probability of improvement, won/lost/tied, and one word: "learned" only when the paired interval
 is above 0, "no measurable change" when it holds 0, "worse" when below.
 

@@ -146,7 +146,7 @@ def cmd_compare(cfg: Config, a) -> int:
                           [(p.name, paths[m["fingerprint"]]) for p, m in variants
                            if m["fingerprint"] in paths and not (chosen and chosen[0] == p)])
     if lines:
-        print("eval against the chosen variant's, problem by problem (95% bootstrap interval; `rlaif compare-evals`):")
+        print("eval against the chosen variant's, problem by problem (95% interval over problems; `rlaif compare-evals`):")
         print("\n".join(lines))
     return 0
 
@@ -279,10 +279,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_eval)
     p = with_overrides(sub.add_parser("compare", help="show epoch N's update variants side by side"), epoch=True)
     p.set_defaults(fn=cmd_compare)
-    p = sub.add_parser("compare-evals", help="is B better than A beyond noise? paired bootstrap over problems",
+    p = sub.add_parser("compare-evals", help="is B better than A beyond noise? paired, with a 95% interval over problems",
                        description="Compare two evals of the same problems (A: e.g. the base model, B: a trained "
                        "policy) problem by problem: the mean paired difference of sampled pass@1, graded score and "
-                       "reference NLL with a bootstrap interval, the probability of improvement, won/lost/tied. "
+                       "reference NLL with a t interval over problems, the probability of improvement, won/lost/tied. "
                        "Several seeds: comma-separated lists, paired by position (one A against several Bs compares "
                        "each B with it).")
     p.add_argument("a", help="eval directory (runs/x/epoch-000/eval-1a2b3c4d) or RUN_DIR@N (newest eval of epoch N); "

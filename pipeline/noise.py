@@ -83,7 +83,7 @@ def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
         # few shared prompts would hold 0 for any fall and hide a real regression
         shared = set(means or ()) & set(prev or ())
         if means and prev and len(shared) >= 0.9 * max(len(means), len(prev)):
-            p = compare([prev], [means], "reward/mean", n_resamples=2000)
+            p = compare([prev], [means], "reward/mean")
             by_epoch[n][REWARD_CI] = p.ci
         prev = means
 

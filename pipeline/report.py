@@ -445,7 +445,7 @@ def write_report(runner: "Runner") -> Path:
     changes, words = eval_changes(runner)
     if changes:
         out += ["## Eval: signal or noise", "", "Each epoch's eval against the first one, problem by problem, with "
-                "the 95% bootstrap interval of the paired difference (`rlaif compare-evals`): a change whose "
+                "the 95% interval of the paired difference (`rlaif compare-evals`): a change whose "
                 "interval holds 0 is within noise, whichever way it points.", "", *changes, ""]
     out += ["## Metrics per epoch", "", "Rows are metrics, columns epochs; `good` says which way is better "
             "(glossary at the end).", "", metrics_table(ms, stage_order=order, words=words), ""]

@@ -20,7 +20,7 @@ def test_pass_at_k_is_the_unbiased_estimator():
 def test_identical_runs_hold_zero_exactly():
     rng = np.random.default_rng(0)
     a = {f"p{i}": float(v) for i, v in enumerate(rng.integers(0, 9, 30) / 8)}
-    p = compare([a], [dict(a)], n_resamples=2000)
+    p = compare([a], [dict(a)])
     assert p.diff == 0 and p.ci == (0.0, 0.0) and p.sign == 0 and p.words() == "within noise"
     assert (p.won, p.lost, p.tied) == (0, 0, 30) and p.prob_improvement == 0.5
 
@@ -30,16 +30,25 @@ def _draw(rng, rates, n):
     return rng.binomial(n, rates) / n
 
 
-def test_noise_only_intervals_hold_zero_at_about_their_level():
-    """Two independent sampled evals of the same policy: the 95% interval holds 0 in ~95% of repetitions."""
+# the per-problem pass rates of the embedded student on the 29 held-out problems: the 24 answers of
+# three sampled evals (n=8, T=0.6) of identical weights pooled (bench/RESULTS.md); 18 are 0 under every draw
+HELDOUT_RATES = np.array([21, 12, 5, 13, 3, 10, 7, 23, 0, 12, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0,
+                          13, 0]) / 24
+
+
+@pytest.mark.parametrize("profile", ["smooth", "tie-heavy"])
+def test_noise_only_intervals_exclude_zero_at_their_level(profile):
+    """Two independent sampled evals of the same policy: the 95% interval excludes 0 in about 5% of
+    1,000 repetitions, also when most problems tie at 0 (the real held-out set, where scipy's BCa
+    bootstrap excluded it in 11.7%)."""
     rng = np.random.default_rng(1)
-    rates = rng.beta(0.6, 1.4, 40)
-    held = 0
-    for rep in range(200):
+    rates = rng.beta(0.6, 1.4, 40) if profile == "smooth" else HELDOUT_RATES
+    excluded = 0
+    for _ in range(1000):
         d = _draw(rng, rates, 8) - _draw(rng, rates, 8)
-        _, lo, hi = mean_interval([d], n_resamples=1000, seed=rep)
-        held += lo <= 0 <= hi
-    assert 0.88 <= held / 200 <= 1.0, held
+        _, lo, hi = mean_interval([d])
+        excluded += not lo <= 0 <= hi
+    assert 0.025 <= excluded / 1000 <= 0.075, excluded
 
 
 def test_a_shift_is_found_and_covered():
@@ -50,7 +59,7 @@ def test_a_shift_is_found_and_covered():
     excluded = covered = 0
     for rep in range(200):
         d = _draw(rng, rates + 0.15, 8) - _draw(rng, rates, 8)
-        _, lo, hi = mean_interval([d], n_resamples=1000, seed=rep)
+        _, lo, hi = mean_interval([d])
         excluded += lo > 0
         covered += lo <= 0.15 <= hi
     assert excluded / 200 >= 0.9, excluded
@@ -61,12 +70,12 @@ def test_several_seeds_paired_and_stratified():
     rng = np.random.default_rng(3)
     base = {f"p{i}": float(v) for i, v in enumerate(rng.uniform(0, 0.5, 30))}
     seeds = [{k: v + 0.2 + rng.normal(0, 0.05) for k, v in base.items()} for _ in range(3)]
-    p = compare([base], seeds, n_resamples=2000)  # one base against three seeds
+    p = compare([base], seeds)  # one base against three seeds
     assert p.runs == 3 and p.problems == 30 and p.sign == 1 and p.ci[0] > 0.15
     assert p.prob_improvement == pytest.approx(1.0) and p.won == 30
-    # seeds over different problems: resampled within each seed (stratified), same answer
+    # seeds over different problems: one stratum per seed, same answer
     split = [{k: v for k, v in s.items() if int(k[1:]) % 3 != j} for j, s in enumerate(seeds)]
-    q = compare([base] * 3, split, n_resamples=2000)
+    q = compare([base] * 3, split)
     assert q.sign == 1 and q.problems == 30 and q.ci[0] > 0.15 and q.won == 60
     with pytest.raises(ValueError, match="2 runs against 3"):
         compare([base, base], seeds)
@@ -84,9 +93,9 @@ def test_too_few_problems_get_no_verdict():
 def test_lower_is_better_and_worse():
     a = {f"p{i}": 1.0 + 0.01 * i for i in range(30)}
     b = {k: v - 0.3 for k, v in a.items()}
-    p = compare([a], [b], "ref_nll", higher_is_better=False, n_resamples=2000)
+    p = compare([a], [b], "ref_nll", higher_is_better=False)
     assert p.diff == pytest.approx(-0.3) and p.sign == 1 and p.words() == "better" and p.won == 30
-    q = compare([a], [b], "pass@1", n_resamples=2000)
+    q = compare([a], [b], "pass@1")
     assert q.sign == -1 and q.words() == "worse" and q.lost == 30
 
 
@@ -94,7 +103,7 @@ def test_resolution_advice_says_how_many_problems():
     rng = np.random.default_rng(4)
     a = {f"p{i}": float(v) for i, v in enumerate(rng.integers(0, 9, 29) / 8)}
     b = {k: min(1.0, max(0.0, v + rng.choice([-0.125, 0.0, 0.125, 0.25]))) for k, v in a.items()}
-    p = compare([a], [b], n_resamples=2000)
+    p = compare([a], [b])
     keys = sorted(a)
     diffs = [b[k] - a[k] for k in keys]
     small = problems_needed(0.02, diffs)
