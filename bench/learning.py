@@ -36,7 +36,9 @@ from pipeline.significance import compare, load_eval, per_problem  # noqa: E402
 
 ROOT = Path("runs/bench-learning")  # --root moves it
 CONFIG = "config.yaml"
-SETS = {"heldout": "builtin:heldout", "humaneval": "humaneval"}
+# validation: the data.validation_size problems carved out of the training set (tune on it; the
+# held-out set and HumanEval are reported, never tuned on)
+SETS = {"heldout": "builtin:heldout", "humaneval": "humaneval", "validation": "validation"}
 METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
 VERDICT = {1: "learned", 0: "no measurable change", -1: "worse"}
 
@@ -45,10 +47,10 @@ def runner(name: str, overrides: list[str], extra: list[str] = ()) -> Runner:
     return Runner(load_config(CONFIG, [f"run.dir={ROOT}", f"run.name={name}", *overrides, *extra]))
 
 
-def sampled_eval(name: str, epoch: int, overrides: list[str], a, log) -> dict[str, Path]:
-    """The n-sample eval of a run's epoch on each set: {set: eval directory}."""
+def sampled_eval(name: str, epoch: int, overrides: list[str], a, log, sets=None) -> dict[str, Path]:
+    """The n-sample eval of a run's epoch on each set (a.sets unless given): {set: eval directory}."""
     out = {}
-    for key in a.sets:
+    for key in a.sets if sets is None else sets:
         extra = [f"eval.sources=[{SETS[key]}]", f"eval.num_samples={a.samples}", f"eval.temperature={a.temperature}",
                  f"eval.max_problems={a.humaneval if key == 'humaneval' else 0}"]
         r = runner(name, overrides, extra)
@@ -74,6 +76,8 @@ def comparisons(base: dict[str, Path], trained: list[dict[str, Path]], confidenc
     """{set: {metric: Paired}} of the trained runs (seeds) against the base model."""
     out: dict[str, dict] = {}
     for key, d in base.items():
+        if not all(key in t for t in trained):
+            continue  # a set some runs were not evaluated on (the positive control has no validation split)
         a = load_eval(d)
         bs = [load_eval(t[key]) for t in trained]
         out[key] = {m: compare([per_problem(a, m)], [per_problem(b, m) for b in bs], m, hi, confidence)
@@ -125,7 +129,9 @@ def main() -> int:
     ap.add_argument("--samples", type=int, default=8, help="sampled answers per problem in the final evals")
     ap.add_argument("--temperature", type=float, default=0.6, help="their temperature (DeepSeek-R1's pass@1 protocol)")
     ap.add_argument("--humaneval", type=int, default=0, help="HumanEval problems evaluated (0 = all 164; a fixed subset)")
-    ap.add_argument("--sets", default="heldout,humaneval", help="comma-separated: heldout, humaneval")
+    ap.add_argument("--sets", default="heldout,humaneval",
+                    help="comma-separated: heldout, humaneval, validation (needs data.validation_size > 0 among the "
+                         "overrides or in --config: the set to tune on)")
     ap.add_argument("--no-controls", action="store_true", help="skip the negative and positive controls")
     ap.add_argument("--quick", action="store_true", help="1 seed, no controls, 40 HumanEval problems")
     ap.add_argument("--fresh", action="store_true", help="delete the bench's runs first")
@@ -136,6 +142,8 @@ def main() -> int:
     a = ap.parse_args()
     ROOT, CONFIG = Path(a.root), a.config
     a.sets = [s for s in a.sets.split(",") if s]
+    if set(a.sets) - set(SETS):
+        ap.error(f"--sets: unknown {', '.join(sorted(set(a.sets) - set(SETS)))}; choose among {', '.join(SETS)}")
     if a.quick:  # the heldout set whole, HumanEval a fixed subset of 40 unless --humaneval says otherwise
         a.seeds, a.no_controls, a.humaneval = 1, True, a.humaneval or 40
     if a.fresh and ROOT.exists():
@@ -155,11 +163,15 @@ def main() -> int:
     runs = {f"seed{s}": [f"run.seed={s}", *ov] for s in range(a.seeds)}
     if not a.no_controls:
         runs["negative-control"] = ["run.seed=0", "update.lr=0", "update.sft_lr=0", *ov]
-        runs["positive-control"] = ["run.seed=0", "data.source=builtin:heldout", *ov]
+        # trained on the held-out problems themselves, all of them (no validation split carved from them)
+        runs["positive-control"] = ["run.seed=0", *ov, "data.source=builtin:heldout", "data.validation_size=0"]
     curves = {name: timed("training", lambda: train(name, o, a, log)) for name, o in runs.items()}
     log("base model: sampled evals")
     base = timed("sampled evals", lambda: sampled_eval("base", 0, ["run.seed=0", *ov], a, log))
-    finals = {name: timed("sampled evals", lambda: sampled_eval(name, a.epochs, o, a, log)) for name, o in runs.items()}
+    no_split = [k for k in a.sets if k != "validation"]
+    finals = {name: timed("sampled evals", lambda: sampled_eval(name, a.epochs, o, a, log,
+                                                                no_split if name == "positive-control" else None))
+              for name, o in runs.items()}
     seeds = [finals[f"seed{s}"] for s in range(a.seeds)]
     learned = comparisons(base, seeds)
     png = (ROOT / "learning_curves.png") if a.no_record else Path(__file__).resolve().parent / "learning_curves.png"

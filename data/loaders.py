@@ -75,6 +75,30 @@ def load_source(spec: str, mapping: dict[str, str] | None = None, language: str 
     raise DataError(f"unknown data source {spec!r} (no such file either); use {SOURCES_HELP}.")
 
 
+def split_validation(problems: list[Problem], size: int) -> tuple[list[Problem], list[Problem]]:
+    """(training, validation): `size` problems carved out of a training set to tune on, so that
+    neither the held-out set a bench reports nor HumanEval is ever tuned on (data.validation_size).
+
+    Stratified by difficulty (each tier gives its share, largest remainders first) and chosen by a
+    fixed seed from the ids, not by run.seed or the loader's order: every seed, variant and
+    difficulty filter of a tuning study holds out the same problems."""
+    if not size:
+        return list(problems), []
+    if size >= len(problems):
+        raise DataError(f"data.validation_size={size} leaves no training problem (the source has "
+                        f"{len(problems)}); choose fewer, e.g. {max(1, len(problems) // 5)}")
+    tiers: dict[str, list[Problem]] = {}
+    for p in sorted(problems, key=lambda p: p.id):
+        tiers.setdefault(p.difficulty, []).append(p)
+    share = {d: size * len(ps) / len(problems) for d, ps in tiers.items()}
+    take = {d: int(v) for d, v in share.items()}
+    for d in sorted(share, key=lambda d: (take[d] - share[d], d))[: size - sum(take.values())]:
+        take[d] += 1
+    import random
+    held = {p.id for d, ps in sorted(tiers.items()) for p in random.Random(f"validation:{d}").sample(ps, take[d])}
+    return [p for p in problems if p.id not in held], [p for p in problems if p.id in held]
+
+
 def load_builtin(split: str | None = None, path: Path = BUILTIN) -> list[Problem]:
     """A problem set shipped with the project (the Python one, or `OCAML`), optionally one split
     ("train" or "heldout")."""

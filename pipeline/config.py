@@ -27,6 +27,11 @@ RUNTIME = {"runtime": True}
 it, or adding such a key, never makes an artifact recompute."""
 
 
+NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None}
+"""Stage fields added after runs existed, with the value every earlier run had: a fingerprint leaves
+such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
+
+
 class RunConfig(Section):
     name: str = Field("default", description="Run name; artifacts go to <run.dir>/<run.name>/.")
     dir: str = Field("runs", description="Directory holding all runs.")
@@ -137,7 +142,16 @@ class DataConfig(Section):
     pool_size: int = Field(0, ge=0, description="Train on a fixed subset of this many problems (chosen by run.seed; 0 = all). Each epoch draws its prompts from the pool, so with pool_size = prompts_per_epoch every epoch revisits the same prompts and reward/mean compares like with like from epoch to epoch. The warm-start (`rlaif epoch 0`) still learns every teacher answer.")
     difficulties: list[Literal["easy", "medium", "hard"]] = Field(
         default_factory=lambda: ["easy", "medium", "hard"], description="Difficulty tiers to draw from.")
+    validation_size: int = Field(0, ge=0, description="Carve this many problems out of data.source to tune on (0 = none): training (the pool, every epoch's prompts, the warm-start) never sees them, and the eval source `validation` evaluates them (eval.sources=[validation], or `make bench-learning ARGS=\"--sets validation\"`). Stratified by difficulty and chosen by a fixed seed, not run.seed, so every seed and variant of a study holds out the same problems. Tune on it, never on the held-out set or HumanEval that a bench reports.")
     max_prompt_tokens: int = Field(512, ge=16, description="Prompts longer than this (after the chat template) are rejected.")
+
+    @property
+    def validation(self) -> dict | None:
+        """What the eval source `validation` is carved from (None without one): its fingerprint."""
+        if not self.validation_size:
+            return None
+        return {"source": self.source, "mapping": self.mapping, "language": self.language,
+                "size": self.validation_size}
 
 
 class SampleConfig(Section):
@@ -216,7 +230,7 @@ class UpdateConfig(Section):
 
 
 class EvalConfig(Section):
-    sources: list[str] = Field(default_factory=lambda: ["builtin:heldout"], description="Held-out problem sets for the eval stage (builtin:heldout, humaneval, a path, hf:...). [] turns eval off.")
+    sources: list[str] = Field(default_factory=lambda: ["builtin:heldout"], description="Held-out problem sets for the eval stage (builtin:heldout, humaneval, a path, hf:..., or validation: the data.validation_size problems carved out of data.source). [] turns eval off.")
     max_problems: int = Field(0, ge=0, description="Evaluate at most this many problems per source (0 = all), chosen by a fixed seed.")
     max_new_tokens: int = Field(256, ge=1, description="Generation limit for eval answers.")
     num_samples: int = Field(1, ge=1, description="Answers per problem. 1 with temperature 0: one greedy answer (the epoch loop's cheap check; one greedy pass over 29 problems has a standard error of ~8 points). n > 1 at temperature > 0: n sampled answers, scored by the unbiased pass@k (Chen et al. 2021) and the mean graded score, precise enough for `rlaif compare-evals` to resolve a change (the learning bench uses 8).")
@@ -294,6 +308,9 @@ class Config(Section):
         if self.eval.num_samples > 1 and self.eval.temperature == 0:
             raise ValueError(f"eval.num_samples={self.eval.num_samples} with eval.temperature=0 gives the same greedy "
                              "answer n times; set eval.temperature (e.g. 0.6) or eval.num_samples=1")
+        if "validation" in self.eval.sources and not self.data.validation_size:
+            raise ValueError("eval.sources names validation but data.validation_size is 0: set data.validation_size "
+                             "(e.g. 20) to carve that many problems out of data.source, or drop validation")
         if self.reward.kind == "ratio" and self.teacher.kind == "none":
             raise ValueError("reward.kind=ratio needs a teacher; set teacher.kind=reference (or a model), "
                              "or reward.kind=direct")
@@ -304,6 +321,11 @@ class Config(Section):
         for part in path.split("."):
             obj = getattr(obj, part)
         return obj.model_dump() if isinstance(obj, BaseModel) else obj
+
+    def stage_config(self, fields) -> dict[str, Any]:
+        """The config a stage's fingerprint hashes: each field as `fingerprinted` sees it, less the
+        fields still at their NEUTRAL value."""
+        return {f: v for f in fields if (v := self.fingerprinted(f)) != NEUTRAL.get(f, ...)}
 
     def fingerprinted(self, path: str) -> Any:
         """`get(path)` as a fingerprint sees it: a section without its runtime-only fields (RUNTIME)."""

@@ -36,7 +36,11 @@ def eval_problems(cfg: Config) -> list[tuple[str, Problem]]:
     from data.loaders import load_source
     out = []
     for src in cfg.eval.sources:
-        probs = load_source(src)
+        if src == "validation":  # the problems data.validation_size carves out of data.source
+            from pipeline.stages import validation_problems
+            probs = validation_problems(cfg)
+        else:
+            probs = load_source(src)
         if cfg.eval.max_problems and len(probs) > cfg.eval.max_problems:
             probs = random.Random(0).sample(probs, cfg.eval.max_problems)
         out += [(src, p) for p in probs]

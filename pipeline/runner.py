@@ -237,7 +237,7 @@ class Runner:
         fps, dirs = (dict(outside[0]), dict(outside[1])) if outside else self.outside_inputs(n)
         out = []
         for st in self.stages_for(n):
-            conf = {f: self.cfg.fingerprinted(f) for f in st.fields}
+            conf = self.cfg.stage_config(st.fields)
             fp = fingerprint(st.name, st.version, conf, {i: fps[i] for i in st.inputs})
             d = self.epoch_dir(n) / (f"{st.name}-{fp[:8]}" if st.variant else st.name)
             fps[st.name], dirs[st.name] = fp, d
@@ -277,7 +277,7 @@ class Runner:
     def eval_fp(self, update_fp: str) -> str:
         """The fingerprint this config's eval of a policy (its update's fingerprint) has."""
         st = next(s for s in self.stages if s.name == "eval")
-        return fingerprint(st.name, st.version, {f: self.cfg.fingerprinted(f) for f in st.fields}, {"update": update_fp})
+        return fingerprint(st.name, st.version, self.cfg.stage_config(st.fields), {"update": update_fp})
 
     def eval_of(self, n: int, update_fp: str) -> tuple[Path, dict] | None:
         """Epoch n's eval of a policy: the one this config asks for where it exists, else the oldest

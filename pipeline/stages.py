@@ -19,15 +19,35 @@ def choose_prompts(cfg, run_dir, epoch: int):
     from data.loaders import load_source
     from pipeline.history import score_history
     dc = cfg.data
-    problems = [p for p in load_source(dc.source, dc.mapping or None, dc.language) if p.difficulty in dc.difficulties]
+    problems = training_problems(cfg)
     require_compilers(cfg, problems)
     if not problems:
-        raise RunError(f"data.source={dc.source} has no problems with difficulty in {dc.difficulties}")
+        raise RunError(f"data.source={dc.source} has no problems with difficulty in {dc.difficulties}"
+                       + (f" outside its validation split (data.validation_size={dc.validation_size})"
+                          if dc.validation_size else ""))
     problems = pool(problems, dc.pool_size, cfg.run.seed)
     history, teacher = score_history(run_dir, epoch)
     ids = cur.schedule(problems, history, teacher, epoch, dc.prompts_per_epoch, cfg.curriculum, cfg.run.seed)
     rows = {r["problem_id"]: r for r in cur.rows(ids, problems, history, teacher, cfg.curriculum)}
     return ids, {p.id: p for p in problems}, cur.figures(ids, problems, history, teacher, cfg.curriculum), rows
+
+
+def training_problems(cfg) -> list:
+    """data.source's problems of data.difficulties, less the validation split (data.validation_size)."""
+    from data.loaders import load_source, split_validation
+    dc = cfg.data
+    try:
+        train, _ = split_validation(load_source(dc.source, dc.mapping or None, dc.language), dc.validation_size)
+    except ValueError as e:
+        raise RunError(str(e)) from None
+    return [p for p in train if p.difficulty in dc.difficulties]
+
+
+def validation_problems(cfg) -> list:
+    """The problems data.validation_size carves out of data.source (the eval source `validation`)."""
+    from data.loaders import load_source, split_validation
+    dc = cfg.data
+    return split_validation(load_source(dc.source, dc.mapping or None, dc.language), dc.validation_size)[1]
 
 
 def require_compilers(cfg, problems: list) -> None:
@@ -61,9 +81,7 @@ def run_prompts(ctx: Ctx) -> None:
 
 def run_sft_prompts(ctx: Ctx) -> None:
     """Epoch 0 (supervised warm-start): every training problem of the allowed difficulties."""
-    from data.loaders import load_source
-    dc = ctx.cfg.data
-    problems = [p for p in load_source(dc.source, dc.mapping or None, dc.language) if p.difficulty in dc.difficulties]
+    problems = training_problems(ctx.cfg)
     require_compilers(ctx.cfg, problems)
     save_table([{"problem_id": p.id, "difficulty": p.difficulty, "bucket": p.difficulty, "estimate": 0.0,
                  "problem": p.to_json()} for p in problems], ctx.out, json_cols=("problem",))
@@ -82,7 +100,7 @@ SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.
 
 STAGES = [
     Stage("prompts", "2", ("data.source", "data.mapping", "data.language", "data.prompts_per_epoch", "data.pool_size", "data.difficulties", "run.seed",
-                           "curriculum"), (POLICY,), run_prompts),
+                           "curriculum", "data.validation_size"), (POLICY,), run_prompts),
     # v3: each completion samples from a random stream of its own (seeded by the prompt and its index),
     # so the samples do not depend on the batch or the process count
     Stage("sample", "3", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), "pipeline.sample:run",
@@ -103,13 +121,14 @@ STAGES = [
     # v2: one row per problem (n answers, c correct, pass@1, mean score, the reference's NLL)
     Stage("eval", "2", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "eval.num_samples",
                         "eval.temperature", "eval.seed_per_epoch", "eval.reference_nll", "run.seed",
-                        "judge.execution", "judge.ocaml"),
+                        "judge.execution", "judge.ocaml", "data.validation"),
           ("update",), "pipeline.evaluate:run", variant=True, every_rank=True),
 ]
 
 # `rlaif epoch 0`: fine-tune the adapter on the teacher's answers before any RL (optional).
 WARM_START = [
-    Stage("prompts", "1", ("data.source", "data.mapping", "data.language", "data.difficulties"), (), run_sft_prompts),
+    Stage("prompts", "1", ("data.source", "data.mapping", "data.language", "data.difficulties", "data.validation_size"), (),
+          run_sft_prompts),
     Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.scoring:run_teacher"),
     Stage("update", "1", (*STUDENT, "student.lora", "update.sft_epochs", "update.sft_lr", "update.micro_batch_size",
                           "update.grad_accum", "update.max_grad_norm", "update.warmup_ratio", "update.scheduler",

@@ -11,13 +11,19 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
     over = [x for x in tiny_config if not x.startswith("run.dir=")]
     cmd = [sys.executable, "bench/learning.py", "--root", str(tmp_path / "bench"), "--no-record", "--seeds", "2",
-           "--epochs", "1", "--samples", "2", "--temperature", "1.0", "--humaneval", "3", *over]
+           "--epochs", "1", "--samples", "2", "--temperature", "1.0", "--humaneval", "3",
+           "--sets", "heldout,humaneval,validation", *over, "data.validation_size=6"]
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
     out = res.stdout
     # trained against base, per set and metric, with intervals and one verdict word each
     assert "| heldout (29 problems, 2 seed(s)) | pass@1 |" in out
     assert "| humaneval (3 problems, 2 seed(s)) | ref_nll |" in out
+    # the validation split (data.validation_size) is a set of its own; the positive control, trained
+    # on the held-out problems, has none and is compared on the others
+    assert "| validation (6 problems, 2 seed(s)) | pass@1 |" in out
+    pos = out.split("Positive control (trained")[1].split("| run |")[0]
+    assert "| heldout (29 problems" in pos and "validation" not in pos
     assert any(w in out for w in ("**learned**", "**no measurable change**", "**worse**"))
     # the controls: the negative control (nothing learned) holds 0 exactly here (lr=0: the base's weights)
     assert "Negative control (update.lr=0" in out and "Positive control" in out

@@ -279,3 +279,47 @@ def test_pool_size_fixes_the_training_subset(tmp_path):
                               "data.difficulties=[easy,medium]"])
     seen = set().union(*(choose_prompts(wide, tmp_path / "run", n)[0] for n in (1, 2, 3, 4, 5, 6)))
     assert len(seen) == 12  # the walk covers the pool, and never leaves it
+
+
+def test_validation_split_is_carved_out_of_training(tmp_path):
+    """data.validation_size: a stratified, fixed set of training problems that no training stage sees
+    and the eval source `validation` evaluates; the same for every run.seed and difficulty filter,
+    and a config without one keeps the fingerprints every earlier run has."""
+    from collections import Counter
+
+    from data.loaders import DataError, split_validation
+    from pipeline.config import load_config
+    from pipeline.evaluate import eval_problems
+    from pipeline.runner import Runner
+    from pipeline.stages import choose_prompts, training_problems
+    probs = [Problem(id=f"{d}{i:02d}", prompt="q", entry_point="f", difficulty=d)
+             for d, n in (("easy", 20), ("medium", 15), ("hard", 5)) for i in range(n)]
+    train, val = split_validation(probs, 8)
+    assert len(val) == 8 and Counter(p.difficulty for p in val) == {"easy": 4, "medium": 3, "hard": 1}
+    assert {p.id for p in train} | {p.id for p in val} == {p.id for p in probs}
+    assert not {p.id for p in train} & {p.id for p in val}
+    assert {p.id for p in split_validation(list(reversed(probs)), 8)[1]} == {p.id for p in val}
+    assert split_validation(probs, 0) == (probs, [])
+    with pytest.raises(DataError, match="data.validation_size=40 leaves no training problem"):
+        split_validation(probs, 40)
+
+    over = [f"run.dir={tmp_path}", "data.validation_size=20", "data.difficulties=[easy,medium]"]
+    cfgs = [load_config(None, [*over, f"run.seed={s}", "eval.sources=[validation]"]) for s in (0, 1)]
+    held = [{p.id for _, p in eval_problems(c)} for c in cfgs]
+    assert len(held[0]) == 20 and held[0] == held[1]  # run.seed does not move it
+    trained = {p.id for p in training_problems(cfgs[0])}
+    assert len(trained) == 90 - len([i for i in held[0] if "hard" not in i]) and not trained & held[0]
+    walk = load_config(None, [*over, "data.prompts_per_epoch=200"])
+    assert not set(choose_prompts(walk, tmp_path / "run", 1)[0]) & held[0]
+    hard_too = load_config(None, [f"run.dir={tmp_path}", "data.validation_size=20", "eval.sources=[validation]"])
+    assert {p.id for _, p in eval_problems(hard_too)} == held[0]  # nor does data.difficulties
+
+    with pytest.raises(Exception, match="eval.sources names validation but data.validation_size is 0"):
+        load_config(None, ["eval.sources=[validation]"])
+    # fingerprints: the default config's, as pinned before data.validation_size existed
+    r = Runner(load_config("config.yaml", [f"run.dir={tmp_path}"]))
+    assert [x[1][:8] for x in r.plan(1)] == [
+        "64cbf429", "65decba7", "9ba61350", "b613dfe7", "049cbc4f", "569785db", "61a8edc1", "d8dfeb48", "0d0b9469"]
+    assert [x[1][:8] for x in r.plan(0)] == ["be555660", "d3a1c013", "8f7e3047"]
+    split = Runner(load_config("config.yaml", [f"run.dir={tmp_path}", "data.validation_size=20"]))
+    assert all(x[1] != y[1] for x, y in zip(r.plan(1), split.plan(1)))  # prompts (and all after) change
