@@ -247,6 +247,7 @@ class ReportConfig(Section):
     regression_drop: float = Field(0.01, ge=0, description="Flag reward regression when mean reward falls by more than this (absolute) from the previous epoch.")
     loss_rising_epochs: int = Field(2, ge=1, description="Flag loss rising this many epochs running.")
     max_frac_zero_std: float = Field(0.3, ge=0, le=1, description="Flag mode collapse when more than this share of prompt groups has zero reward spread.")
+    min_student_score: float = Field(0.05, ge=0, le=1, description="Flag a run that cannot learn (no_signal) when the student's mean judge score is below this, or when more than half of the first epoch's groups have zero spread: the report names the levers (warm-start, teacher imitation, group size, easier problems, longer answers).")
     min_entropy: float = Field(0.02, ge=0, description="Flag entropy collapse below this mean token entropy (nats): a near-deterministic policy. Code models sample at 0.05-0.2 nats/token when healthy (README, Reading the report).")
     entropy_drop: float = Field(0.5, ge=0, le=1, description="Flag entropy collapse when entropy fell entropy_falls epochs running and ends more than this fraction below its highest earlier value. Swings that recover are not flagged.")
     entropy_falls: int = Field(2, ge=1, description="Consecutive epoch-to-epoch falls of entropy before a drop counts as collapse (one low epoch is a swing).")

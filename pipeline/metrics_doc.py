@@ -176,6 +176,8 @@ FLAGS: dict[str, str] = {
     "loss_rising": "loss/total at the highest of the last report.loss_rising_epochs+1 epochs and more than 5% "
                    "(at least 0.001) above its value report.loss_rising_epochs epochs before",
     "best_of_n_vs_mean": "reward/best_of_n rose while reward/mean fell by more than report.regression_drop",
+    "no_signal": "score/student_mean below report.min_student_score, or more than half of the first epoch's groups "
+                 "at zero spread: the run cannot learn as configured (replaces mode_collapse at that epoch)",
     "mode_collapse": "reward/frac_zero_std above report.max_frac_zero_std",
     "entropy_collapse": "policy/entropy below report.min_entropy, or fallen report.entropy_falls epochs running to more than "
                         "report.entropy_drop below its highest earlier value (swings that recover are not flagged)",
@@ -234,6 +236,50 @@ def series(epochs: list[dict], key: str) -> list[tuple[int, float]]:
 
 
 # -- analysis -----------------------------------------------------------------------------
+# what the warm-start did for a run that could not learn, measured here (bench/RESULTS.md)
+WARM_START_MEASURED = ""
+
+
+def _no_signal(m: dict, first: bool, cfg: ReportConfig, s: dict[str, Any]) -> tuple[str, str] | None:
+    """(evidence, advice) when an epoch's student earns almost nothing, or most of the first epoch's
+    groups have no spread: GRPO then has (almost) no gradient, and more epochs will not change it."""
+    get = lambda key: as_number(m.get(key))  # noqa: E731
+    st, fz = get("score/student_mean"), get("reward/frac_zero_std")
+    if not ((st is not None and st < cfg.min_student_score) or (first and fz is not None and fz > 0.5)):
+        return None
+    parts = [f"{label} {get(k):.0%}" for k, label in (
+        ("breakdown/structure_ok", "well-formed"), ("breakdown/static_ok", "parse"), ("breakdown/typecheck_ok",
+         "type-check"), ("breakdown/compile_ok", "compile"), ("breakdown/tests_ok", "pass every test"))
+        if get(k) is not None]
+    evidence = ", ".join(x for x in (
+        f"score/student_mean {st:.4f}" + (f" < report.min_student_score {cfg.min_student_score}"
+                                           if st < cfg.min_student_score else "") if st is not None else "",
+        f"reward/mean {get('reward/mean'):.4f}" if get("reward/mean") is not None else "",
+        f"reward/frac_zero_std {fz:.2f}: {1 - fz:.0%} of the groups carry a gradient" if fz is not None else "",
+        "answers " + ", ".join(parts) if parts else "") if x)
+    g = int(as_number(s.get("sample.num_samples")) or 4)
+    p = get("breakdown/tests_ok")
+    share = lambda p, g: 1 - p ** g - (1 - p) ** g  # noqa: E731  a group of g pass/fail answers with spread
+    levers = []
+    if not s.get("update.warm_start"):
+        levers.append("update.warm_start=true: a supervised pass over the teacher's answers before RL teaches the "
+                      "answer's form, which the judge's partial credit then grades" + WARM_START_MEASURED)
+    if not as_number(s.get("update.teacher_sft_coef")):
+        levers.append("update.teacher_sft_coef=4.0: each update also imitates the teacher's answer where the "
+                      "student's best scores below it, a gradient that needs no spread in the group")
+    levers.append(f"{_change('sample.num_samples', 'raise', s)}: at a pass rate p a group of G pass/fail answers has "
+                  "spread with probability 1 - p^G - (1-p)^G" + (
+                      f" ({share(p, g):.0%} at p={p:.2f}, G={g}; {share(p, 2 * g):.0%} at G={2 * g})" if p else
+                      f" (no answer passes yet; at p=0.05: {share(0.05, g):.0%} at G={g}, {share(0.05, 2 * g):.0%} at "
+                      f"G={2 * g})"))
+    levers.append("easier problems: data.difficulties=[easy], or curriculum.strategy=adaptive")
+    tr = get("completion/truncated_frac")
+    if tr is not None and tr > 0.1:
+        levers.append(f"{_change('sample.max_new_tokens', 'raise', s)} ({tr:.0%} of answers are cut off and score x "
+                      "the judge's truncation_factor)")
+    return evidence, "the run cannot learn as configured; levers: " + "; ".join(levers)
+
+
 def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | None = None) -> list[Flag]:
     """Flags raised by the recorded metrics of a run (one dict per epoch, each with "epoch").
 
@@ -295,12 +341,16 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         if all(b < a for a, b in zip(run, run[1:])) and run[-1] < (1 - cfg.entropy_drop) * peak:
             collapsing.add(entropy[i][0])
     raise_t, raise_k = _change("sample.temperature", "raise", s, factor=1.2), _change("sample.num_samples", "raise", s)
+    first_rl = min((int(m["epoch"]) for m in ms if as_number(m.get("reward/frac_zero_std")) is not None), default=None)
     for m in ms:
         e = int(m["epoch"])
         get = lambda key: as_number(m.get(key))  # noqa: E731
 
         fz = get("reward/frac_zero_std")
-        if fz is not None and fz > cfg.max_frac_zero_std:
+        blind = _no_signal(m, e == first_rl, cfg, s)
+        if blind:
+            flag("no_signal", e, *blind, "critical")
+        elif fz is not None and fz > cfg.max_frac_zero_std:
             st = get("score/student_mean")
             why = ("most groups score the same low value, the prompts are too hard: narrow data.difficulties "
                    "(e.g. drop hard)" if st is not None and st < 0.1 else

@@ -73,6 +73,10 @@ def test_missing_metrics_are_skipped():
 
 CASES = {
     "reward_regression": ({"reward/mean": 0.25, "reward/best_of_n": 0.55}, None, ("update.lr", "update.kl_coef")),
+    "no_signal": ({"score/student_mean": 0.01, "reward/frac_zero_std": 0.75, "breakdown/structure_ok": 0.08,
+                   "breakdown/tests_ok": 0.0}, {"update.warm_start": False, "update.teacher_sft_coef": 0.0},
+                  ("update.warm_start=true", "update.teacher_sft_coef=4.0", "raise sample.num_samples (e.g. 4 -> 8)",
+                   "1 - p^G - (1-p)^G", "at p=0.05: 19% at G=4, 34% at G=8", "data.difficulties=[easy]")),
     "mode_collapse": ({"reward/frac_zero_std": 0.6}, None, ("raise sample.temperature", "raise sample.num_samples",
                                                            "lower update.lr", "curriculum")),
     "entropy_collapse": ({"policy/entropy": 0.01}, None, ("raise sample.temperature (e.g. 1 -> 1.2)",
@@ -105,8 +109,24 @@ def test_each_flag_is_raised_by_a_run_built_for_it(name):
     assert f.evidence and re.search(r"\d", f.evidence)
     if name == "negative_k1":
         assert "sample.top_p=0.9" in f.evidence
-    if name in ("kl_exploding", "entropy_collapse"):
+    if name in ("kl_exploding", "entropy_collapse", "no_signal"):
         assert f.severity == "critical"
+    if name == "no_signal":
+        assert "well-formed 8%" in f.evidence and "25% of the groups carry a gradient" in f.evidence
+
+
+def test_a_run_that_cannot_learn_is_told_so_at_its_first_epoch():
+    """Most of epoch 1's groups without spread (the OCaml run: 75%) is no_signal at epoch 1 even with
+    a student score above the floor; later epochs with the same spread are mode_collapse. A run
+    whose config already has every lever is not told to set them."""
+    ms = healthy(3)
+    for m in ms:
+        m.update({"reward/frac_zero_std": 0.75, "breakdown/tests_ok": 0.1})
+    flags = analyse(ms, CFG, {"update.warm_start": True, "update.teacher_sft_coef": 4.0, "sample.num_samples": 6})
+    assert [(f.name, f.epoch) for f in flags] == [("no_signal", 1), ("mode_collapse", 2), ("mode_collapse", 3)]
+    advice = flags[0].advice
+    assert "update.warm_start" not in advice and "teacher_sft_coef" not in advice
+    assert "(47% at p=0.10, G=6; 72% at G=12)" in advice
 
 
 def test_entropy_swings_are_not_flagged_a_sustained_fall_is():
