@@ -27,7 +27,7 @@ RUNTIME = {"runtime": True}
 it, or adding such a key, never makes an artifact recompute."""
 
 
-NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None}
+NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "sample.stop_after_code": False}
 """Stage fields added after runs existed, with the value every earlier run had: a fingerprint leaves
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
 
@@ -160,7 +160,8 @@ class SampleConfig(Section):
     top_p: float = Field(1.0, gt=0, le=1, description="Nucleus sampling. <1 makes sampling and update distributions differ (see README, KL).")
     top_k: int = Field(0, ge=0, description="Top-k sampling (0 = off).")
     max_new_tokens: int = Field(160, ge=1, description="Generation limit; hitting it marks the completion truncated.")
-    stop: list[str] = Field(default_factory=list, description="Stop strings (finish_reason 'stop').")
+    stop: list[str] = Field(default_factory=list, description="Stop strings (finish_reason 'stop'). The stop string \"\\n```\\n\" also ends an answer at a bare opening fence; sample.stop_after_code does not.")
+    stop_after_code: bool = Field(False, description="End an answer when its first fenced code block closes (the first ``` line opens it, the next bare ``` line closes it; finish_reason 'stop'): no tokens are spent, and no truncation penalty earned, on prose after the code. Unlike the stop string \"\\n```\\n\" it never ends an answer at a bare opening fence. With sample.engine=vllm the answer is cut after generation (the same rows, no time saved).")
     seed_per_epoch: bool = Field(True, description="true: epoch N samples with a seed of its own (run.seed x 1000 + N). false: every epoch draws the same random numbers (common random numbers): a policy that did not change gives the same completions back (and their cached judgements), so the change of reward/mean from one epoch to the next measures the policy, not the luck of the draw. Each epoch's samples are still draws from its policy.")
     batch_size: Annotated[int, Field(ge=1)] | Literal["auto"] = Field("auto", description="Sequences generated together (whole prompt groups). auto: 32 on the CPU; on CUDA as many as the free GPU memory holds the KV cache of (prompt + max_new_tokens). Runtime only.", json_schema_extra=RUNTIME)
     share_prompt: bool = Field(True, description="Run each prompt through the model once and copy its keys/values to its num_samples completions, instead of prefilling num_samples copies of it.")

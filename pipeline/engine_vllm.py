@@ -132,14 +132,14 @@ def lora_request(adapter: Path | None, base: str):
 _IDS: dict[str, int] = {}
 
 
-def _row(tok, out, stop: list[str], max_new: int) -> dict:
+def _row(tok, out, stop: list[str], max_new: int, code: bool = False) -> dict:
     """One vLLM CompletionOutput as the hf engine's row (pipeline.sample.finish decides the cut and the
     finish reason from the ids alone, as it does for generate's)."""
     from pipeline.sample import finish
     if out.finish_reason not in ("stop", "length"):
         raise RunError(f"vLLM returned a completion with finish_reason={out.finish_reason!r}")
     raw = list(out.token_ids)
-    ids, text, reason = finish(tok, raw, stop, max_new)
+    ids, text, reason = finish(tok, raw, stop, max_new, code)  # code: cut after the first code block
     row = {"completion_ids": ids, "text": text, "finish_reason": reason, "length": len(ids)}
     if out.logprobs is not None:
         row["sampler_logprobs"] = [float(out.logprobs[i][t].logprob) for i, t in enumerate(ids)]
@@ -166,7 +166,8 @@ def sample(cfg: Config, tok, prompts: list[list[int]], adapter: Path | None, see
     rows = []
     for i, o in enumerate(outs):
         for c in sorted(o.outputs, key=lambda c: c.index):
-            rows.append({**_row(tok, c, sc.stop, sc.max_new_tokens), "sample_idx": c.index, "group": i})
+            rows.append({**_row(tok, c, sc.stop, sc.max_new_tokens, sc.stop_after_code), "sample_idx": c.index,
+                         "group": i})
     return rows
 
 

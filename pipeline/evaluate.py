@@ -56,7 +56,7 @@ def sampling_config(cfg: Config) -> Config:
     eval.temperature, eval.max_new_tokens, no top-p/top-k truncation, no stop strings (as greedy)."""
     sc = cfg.sample.model_copy(update={"num_samples": cfg.eval.num_samples, "temperature": cfg.eval.temperature,
                                        "top_p": 1.0, "top_k": 0, "max_new_tokens": cfg.eval.max_new_tokens,
-                                       "stop": []})
+                                       "stop": [], "stop_after_code": False})
     return cfg.model_copy(update={"sample": sc})
 
 

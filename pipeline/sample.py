@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import time
 from contextlib import nullcontext
 
@@ -45,19 +46,63 @@ def left_pad(seqs: list[list[int]], pad_id: int, device=None) -> tuple[torch.Ten
     return ids, attn
 
 
-def finish(tok, ids: list[int], stop: list[str], max_new: int) -> tuple[list[int], str, str]:
-    """Cut generated ids at eos or a stop string. Returns (ids kept, text, finish_reason).
+# a fence line, complete with its newline: ``` or ```python (group 1: the language tag)
+_FENCE_LINE = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[ \t]*\n", re.M)
 
-    A stop string is kept in the text (the closing code fence matters to the judge), and the
-    ids are cut to the shortest prefix whose text contains it, i.e. exactly what was generated.
+
+def code_end(text: str) -> int | None:
+    """Where the answer's first fenced code block ends: just past its closing ``` line (newline
+    included), or None while no block has closed. The first fence line opens the block whatever it
+    looks like, so a bare ``` that opens an answer is never taken for a close (the stop string
+    "\n```\n" is); the close is the next bare ``` line."""
+    fences = _FENCE_LINE.finditer(text)
+    if next(fences, None) is None:
+        return None
+    return next((f.end() for f in fences if not f.group(1)), None)
+
+
+class CodeClosed:
+    """generate's stopping criterion for sample.stop_after_code: a row is done once its first code
+    block has closed. Checks a row only when its newest token holds a newline (a line just ended)."""
+
+    def __init__(self, tok, width: int):
+        self.tok, self.width, self.newline = tok, width, {}
+
+    def __call__(self, input_ids: torch.Tensor, scores, **kwargs) -> torch.Tensor:
+        done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+        if input_ids.shape[1] <= self.width:
+            return done
+        for i, t in enumerate(input_ids[:, -1].tolist()):
+            if t not in self.newline:
+                self.newline[t] = "\n" in self.tok.decode([t])
+            if self.newline[t]:
+                text = self.tok.decode(input_ids[i, self.width:].tolist(), skip_special_tokens=True)
+                done[i] = code_end(text) is not None
+        return done
+
+
+def finish(tok, ids: list[int], stop: list[str], max_new: int, code: bool = False) -> tuple[list[int], str, str]:
+    """Cut generated ids at eos, a stop string or (code=True: sample.stop_after_code) the end of the
+    first code block. Returns (ids kept, text, finish_reason).
+
+    A stop string (and a closing fence) is kept in the text (the closing code fence matters to the
+    judge), and the ids are cut to the shortest prefix whose text contains it, i.e. exactly what was
+    generated.
     """
     eos = {tok.eos_token_id, tok.pad_token_id}  # padding after a finished row is not generated content
     end = next((i for i, t in enumerate(ids) if t in eos), None)
     body = ids if end is None else ids[:end]
-    if stop and any(s in tok.decode(body, skip_special_tokens=True) for s in stop):
+
+    def cut_at(text: str) -> int | None:
+        cuts = [text.find(s) + len(s) for s in stop if s in text]
+        if code and (c := code_end(text)) is not None:
+            cuts.append(c)
+        return min(cuts, default=None)
+
+    if (stop or code) and cut_at(tok.decode(body, skip_special_tokens=True)) is not None:
         for k in range(1, len(body) + 1):
             text = tok.decode(body[:k], skip_special_tokens=True)
-            cut = min((text.find(s) + len(s) for s in stop if s in text), default=None)
+            cut = cut_at(text)
             if cut is not None:
                 return body[:k], text[:cut], "stop"
     text = tok.decode(body, skip_special_tokens=True)
@@ -165,7 +210,7 @@ def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, keys:
              desc: str = "sample"):
     """K completions for each prompt, as dicts in prompt order. keys: each prompt's identity (its
     problem id; default its index), which with seed and the sample index seeds each completion."""
-    from transformers import LogitsProcessorList
+    from transformers import LogitsProcessorList, StoppingCriteriaList
     keys = [str(i) for i in range(len(prompts))] if keys is None else keys
     sc = cfg.sample
     k = sc.num_samples
@@ -187,9 +232,10 @@ def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, keys:
             input_ids=input_ids, attention_mask=attn, past_key_values=cache, **cache_kwargs(cfg),
             do_sample=False, logits_processor=LogitsProcessorList([sampler]), max_new_tokens=sc.max_new_tokens,
             stop_strings=sc.stop or None, tokenizer=tok if sc.stop else None,
+            stopping_criteria=StoppingCriteriaList([CodeClosed(tok, width)] if sc.stop_after_code else []),
             pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
         for j, row in enumerate(gen[:, width:].tolist()):
-            ids, text, reason = finish(tok, row, sc.stop, sc.max_new_tokens)
+            ids, text, reason = finish(tok, row, sc.stop, sc.max_new_tokens, sc.stop_after_code)
             out.append({"completion_ids": ids, "text": text, "finish_reason": reason, "length": len(ids),
                         "sample_idx": j % k, "group": b + j // k})
         bar.update(len(seqs))

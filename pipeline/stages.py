@@ -96,7 +96,7 @@ TEACHER = ("teacher.kind", "teacher.model", "teacher.base_url", "teacher.max_tok
 JUDGE = ("judge.kind", "judge.model", "judge.base_url", "judge.max_tokens", "judge.temperature", "judge.show_teacher",
          "judge.mix", "judge.execution", "judge.ocaml")
 SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.top_k",
-            "sample.max_new_tokens", "sample.stop", "sample.share_prompt", "sample.seed_per_epoch")
+            "sample.max_new_tokens", "sample.stop", "sample.share_prompt", "sample.seed_per_epoch", "sample.stop_after_code")
 
 STAGES = [
     Stage("prompts", "2", ("data.source", "data.mapping", "data.language", "data.prompts_per_epoch", "data.pool_size", "data.difficulties", "run.seed",

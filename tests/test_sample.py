@@ -71,3 +71,48 @@ def test_seed_per_epoch_false_gives_an_unchanged_policy_the_same_samples(tiny_co
         got[per_epoch] = texts
     assert got["false"][0] == got["false"][1]
     assert got["true"][0] != got["true"][1]
+
+
+def test_code_end_closes_the_first_block_never_at_a_bare_opening_fence():
+    assert sample.code_end("```python\nx = 1\n```\nAlternatively") == len("```python\nx = 1\n```\n")
+    bare = "Here:\n```\nx = 1\n```\nmore"
+    assert sample.code_end(bare) == len("Here:\n```\nx = 1\n```\n")
+    assert "\n```\n" in bare[:len("Here:\n```\n")]  # where the stop string would have cut it
+    assert sample.code_end("```python\nx = 1\n```") is None  # the close's line has not ended yet
+    assert sample.code_end("```python\nx = 1\n```ocaml\ny\n") is None  # a tagged fence does not close
+    assert sample.code_end("no code\n") is None and sample.code_end("```py\n") is None
+
+
+def test_finish_cuts_after_the_code_block(tiny_model):
+    cfg = load_config(None, [f"student.model={tiny_model}"])
+    tok = load_tokenizer(cfg.student)
+    text = "Here:\n```\nx = 1\n```\nAlternatively, a loop"
+    ids = tok.encode(text, add_special_tokens=False)
+    kept, got, reason = sample.finish(tok, ids, [], 100, code=True)
+    assert reason == "stop" and got == "Here:\n```\nx = 1\n```\n" and tok.decode(kept) == got
+    assert sample.finish(tok, ids, ["\n```\n"], 100)[1] == "Here:\n```\n"  # the stop string's bare-fence cut
+    # no closed block: cut by eos or length as before
+    assert sample.finish(tok, ids[:8], [], 8, code=True)[2] == "length"
+
+
+def test_stop_after_code_samples_a_prefix_of_the_same_answer():
+    """The embedded student (it writes a ```python block, then prose): with sample.stop_after_code each
+    answer is the answer the same stream gives without it, cut just after its first code block, and
+    generation stops there."""
+    out = {}
+    for flag in (False, True):
+        cfg = load_config(None, ["sample.num_samples=3", "sample.max_new_tokens=96", "sample.temperature=0.7",
+                                 f"sample.stop_after_code={flag}"])
+        tok = load_tokenizer(cfg.student)
+        model = load_student(cfg.student)
+        prompts = [sample.chat_prompt(tok, cfg, "Write a Python function add(a, b) that returns a + b.")]
+        out[flag] = sample.generate(model, tok, prompts, cfg, seed=3)
+    closed = 0
+    for free, cut in zip(out[False], out[True]):
+        assert free["completion_ids"][:len(cut["completion_ids"])] == cut["completion_ids"]
+        end = sample.code_end(free["text"])
+        if end is not None and end < len(free["text"]):
+            closed += 1
+            assert cut["finish_reason"] == "stop" and cut["text"] == free["text"][:end]
+            assert cut["length"] < free["length"]
+    assert closed >= 2, [x["text"] for x in out[False]]
