@@ -55,7 +55,7 @@ def mean_interval(samples: Sequence[Sequence[float]], confidence: float = CONFID
     means adds theirs (Welch-Satterthwaite degrees of freedom). Not a bootstrap: on tie-heavy evals
     (18 of 29 held-out problems at 0/8 under every seed) scipy's BCa bootstrap excluded 0 in 11.7% of
     simulated null comparisons and the percentile bootstrap in 8%, against 5.5% here (README,
-    "Reading an eval's interval"); tests/test_significance.py keeps that measurement."""
+    "Measuring learning"); tests/test_significance.py keeps that measurement."""
     arrays = [np.asarray(s, dtype=float) for s in samples]
     point = float(np.mean([a.mean() for a in arrays]))
     if sum(a.size for a in arrays) < MIN_VALUES:  # too few problems to say anything
