@@ -237,7 +237,9 @@ def series(epochs: list[dict], key: str) -> list[tuple[int, float]]:
 
 # -- analysis -----------------------------------------------------------------------------
 # what the warm-start did for a run that could not learn, measured here (bench/RESULTS.md)
-WARM_START_MEASURED = ""
+WARM_START_MEASURED = (" (OCaml, embedded student, 16 held-out problems: well-formed answers 48% -> 64%, cut off "
+                       "58% -> 27%, mean score 0.005 -> 0.038 after 3 passes; type-check 0% -> 2%: the form, "
+                       "not yet the language)")
 
 
 def _no_signal(m: dict, first: bool, cfg: ReportConfig, s: dict[str, Any]) -> tuple[str, str] | None:
