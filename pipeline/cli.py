@@ -114,7 +114,7 @@ def cmd_sweep(cfg: Config, a) -> int:
 def cmd_eval(cfg: Config, a) -> int:
     check_engines(cfg, sampling=False)
     r = _runner(cfg)
-    m = r.run_eval(a.n)
+    m = r.run_eval(a.n, warm_start=a.warm_start)
     fig = m.get("figures", {})
     say("  ".join(f"{k}={v:.4g}" for k, v in fig.items() if isinstance(v, (int, float))))
     return 0
@@ -275,6 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
     with_processes(p)
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("eval", help="evaluate epoch N's chosen policy on held-out problems (0 = base model)"), epoch=True)
+    p.add_argument("--warm-start", action="store_true",
+                   help="with N=0: evaluate the supervised warm-start's adapter (`rlaif epoch 0`) instead of the base model")
     with_processes(p)
     p.set_defaults(fn=cmd_eval)
     p = with_overrides(sub.add_parser("compare", help="show epoch N's update variants side by side"), epoch=True)

@@ -294,16 +294,20 @@ class Runner:
                     return p, m
         return min(found, key=lambda pm: pm[1].get("started_at", ""))
 
-    def run_eval(self, n: int, echo: Callable[[str], None] = print) -> dict:
-        """The eval stage on epoch n's chosen policy (n = 0: the base model)."""
+    def run_eval(self, n: int, echo: Callable[[str], None] = print, warm_start: bool = False) -> dict:
+        """The eval stage on epoch n's chosen policy (n = 0: the base model; with warm_start, the
+        supervised warm-start's adapter)."""
         self.check_device()
         st = next(s for s in self.stages if s.name == "eval")
-        if n == 0:
+        if warm_start and n != 0:
+            raise RunError(f"--warm-start evaluates epoch 0's warm-start; drop it for epoch {n}")
+        if n == 0 and not warm_start:
             fp_in, d_in = self.base_policy_fp(), None
         else:
             chosen = self.chosen_update(n)
             if chosen is None:
-                raise RunError(f"epoch {n} has no finished update; run `rlaif epoch {n}` first")
+                raise RunError(f"epoch {n} has no finished update; run `rlaif epoch {n}` first"
+                               + (" (the supervised warm-start)" if n == 0 else ""))
             d_in, fp_in = chosen[0], chosen[1]["fingerprint"]
         fp = self.eval_fp(fp_in)
         d = self.epoch_dir(n) / f"eval-{fp[:8]}"

@@ -222,7 +222,8 @@ METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
 
 def resolve_eval(spec: str) -> "Path":
     """An eval's directory from a spec: the directory itself (runs/x/epoch-004/eval-1a2b3c4d), or
-    RUN_DIR@N for the newest finished eval of epoch N (0 = the base model) of that run."""
+    RUN_DIR@N for the newest finished eval of epoch N (0 = the base model, never the warm-start's:
+    name its directory) of that run."""
     from pathlib import Path
 
     from pipeline.artifacts import read_manifest
@@ -231,7 +232,9 @@ def resolve_eval(spec: str) -> "Path":
         if not n.isdigit():
             raise ValueError(f"{spec!r}: after @ comes an epoch number (runs/default@4)")
         edir = Path(run) / f"epoch-{int(n):03d}"
-        found = [(m.get("started_at", ""), p) for p in edir.glob("eval-*") if (m := read_manifest(p))]
+        # epoch 0: the base model's eval, not one of the warm-start's adapter (`rlaif eval 0 --warm-start`)
+        found = [(m.get("started_at", ""), p) for p in edir.glob("eval-*") if (m := read_manifest(p))
+                 and not (int(n) == 0 and (edir / f"update-{m.get('inputs', {}).get('update', '')[:8]}").exists())]
         if not found:
             raise ValueError(f"{edir} has no finished eval; run `rlaif eval {int(n)}` for that run first")
         return max(found)[1]

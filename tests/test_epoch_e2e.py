@@ -277,6 +277,20 @@ def test_warm_start_runs_before_epoch_one_and_is_the_kl_reference(tiny_run, caps
     assert rlaif("status", *over) == 0
     assert re.search(r"epoch +0  prompts:done  teacher:done  update:done ", capsys.readouterr().out)
 
+    # `rlaif eval 0 --warm-start`: the warm-start's adapter, beside the base model's eval; metrics.json
+    # and RUN@0 keep meaning the base model
+    from pipeline.significance import resolve_eval
+    assert rlaif("eval", "0", *over) == 0 and rlaif("eval", "0", "--warm-start", *over) == 0
+    evals = {m["inputs"]["update"]: p for p in r.epoch_dir(0).glob("eval-*") if (m := json.loads(
+        (p / "manifest.json").read_text()))}
+    assert set(evals) == {sft_fp, r.base_policy_fp()}
+    assert resolve_eval(f"{r.run_dir}@0") == evals[r.base_policy_fp()]
+    m0 = json.loads((r.epoch_dir(0) / "metrics.json").read_text())
+    base_eval = json.loads((evals[r.base_policy_fp()] / "manifest.json").read_text())
+    assert m0["eval/score"] == base_eval["figures"]["eval/score"]
+    assert rlaif("eval", "1", "--warm-start", *over) == 2
+    assert "--warm-start evaluates epoch 0" in capsys.readouterr().err
+
     assert rlaif("epoch", "2", *over) == 0
     assert "epoch-000" not in capsys.readouterr().out  # only epoch 1 looks at the warm-start
     e2 = r.epoch_dir(2)
