@@ -24,6 +24,7 @@ import dataclasses
 import gzip
 import importlib.resources
 import json
+import random
 import re
 from pathlib import Path
 from typing import Any, Iterator
@@ -94,7 +95,6 @@ def split_validation(problems: list[Problem], size: int) -> tuple[list[Problem],
     take = {d: int(v) for d, v in share.items()}
     for d in sorted(share, key=lambda d: (take[d] - share[d], d))[: size - sum(take.values())]:
         take[d] += 1
-    import random
     held = {p.id for d, ps in sorted(tiers.items()) for p in random.Random(f"validation:{d}").sample(ps, take[d])}
     return [p for p in problems if p.id not in held], [p for p in problems if p.id in held]
 

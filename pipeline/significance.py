@@ -19,7 +19,6 @@ multiple-comparison corrections; compare few metrics, decided in advance.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 from typing import Sequence
 
