@@ -136,11 +136,31 @@ def _pids_of(uid: int) -> list[int]:
     return pids
 
 
-def _reap(uid: int, timeout_s: float = 5.0) -> None:
+def _kill_uid(uid: int) -> None:
+    """SIGKILL every process of `uid` in one kernel pass: kill(-1) sent by a process running as
+    `uid`. Unlike a scan of /proc, a fork cannot slip past it (the kernel cancels a fork whose
+    parent gets a signal before the child is listed), and pids that wrap around mid-scan do
+    not hide a child from it."""
+    # The shell's builtin kill, as `uid`: a binary any uid may run (the interpreter may
+    # sit under a private directory such as /root/.pyenv).
+    subprocess.run([shutil.which("sh") or "/bin/sh", "-c", "kill -9 -1"], user=uid, group=uid,
+                   extra_groups=[], env={}, cwd="/", stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10, check=False)
+
+
+def _reap(uid: int, timeout_s: float = 5.0, *, kill_all: bool = False) -> None:
     """Kill whatever still runs as `uid` and wait until it is gone, so the uid's process count
-    is back to zero before the next run gets it (killing a PID namespace is asynchronous)."""
+    is back to zero before the next run gets it (killing a PID namespace is asynchronous).
+    A scan of /proc alone can come back empty while a fork bomb still has a child (pids wrap
+    around, 32768 by default): so when anything of the uid was seen, or `kill_all` (the run
+    was killed or did not end cleanly), kill(-1) as the uid first."""
     deadline = time.monotonic() + timeout_s
+    if kill_all:
+        _kill_uid(uid)
     while (pids := _pids_of(uid)) and time.monotonic() < deadline:
+        if not kill_all:
+            _kill_uid(uid)
+            kill_all = True
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -339,6 +359,7 @@ def _run(inner, stdin: bytes, limits: Limits, hide: Sequence[str], backend: Back
     own_dir = workdir is None
     workdir = tempfile.mkdtemp(prefix="sandbox-") if own_dir else workdir
     start = time.monotonic()
+    clean = False  # ended by itself, in time: nothing of its uid should be left to hunt down
     try:
         argv = inner(workdir)
         if uid is not None:
@@ -359,13 +380,14 @@ def _run(inner, stdin: bytes, limits: Limits, hide: Sequence[str], backend: Back
             proc.wait()
             for f in (proc.stdin, proc.stdout, proc.stderr):
                 f.close()
+        clean = not timed_out and proc.returncode is not None and proc.returncode >= 0
         return SandboxResult(proc.returncode, out, err, timed_out, truncated,
                              time.monotonic() - start, kind)
     finally:
         if own_dir:
             shutil.rmtree(workdir, ignore_errors=True)
         if uid is not None:
-            _reap(uid)
+            _reap(uid, kill_all=not clean)
             os.close(uid_lock)
 
 
