@@ -11,7 +11,7 @@ import statistics
 from collections.abc import Iterable
 from typing import Literal
 
-from pipeline.config import CurriculumConfig
+from curriculum.config import CurriculumConfig
 
 Bucket = Literal["easy", "medium", "hard"]
 BUCKETS: tuple[Bucket, ...] = ("easy", "medium", "hard")

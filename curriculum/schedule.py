@@ -24,7 +24,7 @@ import random
 from curriculum.buckets import BUCKETS, Bucket, assign, counts
 from curriculum.difficulty import estimate, success
 from data.schema import Problem
-from pipeline.config import CurriculumConfig
+from curriculum.config import CurriculumConfig
 
 
 def estimates(problems: list[Problem], history: dict[str, list[float]], teacher: dict[str, float | None],

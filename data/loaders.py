@@ -365,7 +365,7 @@ def _to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | Non
     extra = {k: v for k, v in row.items() if k not in used}
     values["meta"] = {**extra, **meta} if extra else meta
     if ocaml and "tests" in values:  # the harness is generated from the signature: check it drives them
-        from judges.ocaml_types import TypeSpecError, check_tests, parse_signature
+        from data.ocaml_types import TypeSpecError, check_tests, parse_signature
         fix = "write `val <entry_point> : <type>` with the supported types, one input per argument"
         try:
             parse_signature(values.get("signature"))

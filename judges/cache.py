@@ -17,7 +17,7 @@ from typing import Any, Callable
 import diskcache
 from diskcache.core import MODE_BINARY, MODE_RAW, MODE_TEXT
 
-from pipeline.artifacts import canonical, sha256_text
+from judges.hashing import canonical, sha256_text
 
 
 class CacheCorrupted(RuntimeError):

@@ -7,7 +7,7 @@ judgement is a pure function of the cache key's ingredients.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -15,7 +15,7 @@ from data.schema import Problem
 from judges import rubric
 from judges.base import Generation, Score
 from judges.cache import cache_key
-from pipeline.artifacts import sha256_text
+from judges.hashing import sha256_text
 
 JSON_HINT = ('\n\nAnswer with one JSON object only, e.g. {"correctness": 7, "efficiency": 6, '
              '"readability": 8, "overall": 7}.')
@@ -24,10 +24,11 @@ JSON_HINT = ('\n\nAnswer with one JSON object only, e.g. {"correctness": 7, "eff
 class HFJudge:
     kind = "hf"
 
-    def __init__(self, model: str, max_new_tokens: int = 128, teacher_max_new_tokens: int = 384,
-                 device: str = "auto"):
+    def __init__(self, model: str, load: Callable[[str, str], tuple[Any, Any]], max_new_tokens: int = 128,
+                 teacher_max_new_tokens: int = 384, device: str = "auto"):
         self.model_id = model
         self.device = device  # run.device
+        self.load = load  # (model id, device) -> (tokenizer, model): the pipeline's own model loading
         self.tok = self.model = None  # loaded on the first call: keys and dry-runs need no weights
         self.max_new_tokens = max_new_tokens
         self.teacher_max_new_tokens = teacher_max_new_tokens
@@ -51,7 +52,7 @@ class HFJudge:
         return cache_key({**self.teacher_ingredients(), "prompt": sha256_text(problem.prompt)})
 
     def _load(self) -> None:
-        self.tok, self.model = _loaded(self.model_id, self.device)
+        self.tok, self.model = _loaded(self.model_id, self.device, self.load)
 
     @torch.no_grad()
     def _generate(self, system: str, user: str, max_new: int) -> str:
@@ -85,12 +86,9 @@ class HFJudge:
 _LOADED: dict[tuple[str, str], tuple[Any, Any]] = {}
 
 
-def _loaded(model_id: str, device: str):
+def _loaded(model_id: str, device: str, load: Callable[[str, str], tuple[Any, Any]]):
     """(tokenizer, model) of a judge/teacher model on run.device, loaded once per process (the
     teacher and judge stages and eval's judging share it)."""
     if (model_id, device) not in _LOADED:
-        from pipeline.config import StudentConfig
-        from pipeline.model import load_student, load_tokenizer
-        scfg = StudentConfig(model=model_id, system_prompt="")
-        _LOADED[(model_id, device)] = (load_tokenizer(scfg), load_student(scfg, device=device))
+        _LOADED[(model_id, device)] = load(model_id, device)
     return _LOADED[(model_id, device)]

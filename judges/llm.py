@@ -27,7 +27,7 @@ from judges.cached import Job
 from judges.limits import RateLimiter
 from judges.retries import (_CONNECTION_ERRORS, _STATUS_ERRORS, JudgeAPIError, MalformedResponse, is_retryable,
                             wait_retry_after)
-from pipeline.artifacts import sha256_text
+from judges.hashing import sha256_text
 
 log = logging.getLogger("rlaif")
 T = TypeVar("T")

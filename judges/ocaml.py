@@ -18,7 +18,7 @@ counted.
 Every step runs in the shared sandbox (judges/sandbox.py: bubblewrap, no network, read-only
 root, private /tmp, PID namespace, rlimits), the compiler and the program each under their own
 timeout. Tests compare outside, as for Python: the harness (generated from the signature by
-judges/ocaml_types.py) holds only the inputs, prints each result as one JSON line tagged with
+data/ocaml_types.py) holds only the inputs, prints each result as one JSON line tagged with
 a nonce, and the judge compares by value and type. A program that exits before the harness
 runs, or prints pass markers, earns no test credit: a forged line can only claim an output,
 which then has to equal the expected value the program never saw. Assertion-style `test_code`
@@ -42,7 +42,7 @@ from data.schema import Problem
 from judges import sandbox
 from judges.base import Score
 from judges.execution import _answer_dirs, outputs_match
-from judges.ocaml_types import PRELUDE, TypeSpecError, check_tests, literal, parse_signature, printer
+from data.ocaml_types import PRELUDE, TypeSpecError, check_tests, literal, parse_signature, printer
 
 OCAML_HARNESS_VERSION = "ocaml-1"
 """Bump whenever OCaml grading changes; part of the judge cache key of OCaml judgements."""

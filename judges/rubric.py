@@ -19,7 +19,7 @@ import math
 import re
 from typing import Any
 
-from pipeline.artifacts import canonical, sha256_text
+from judges.hashing import canonical, sha256_text
 
 RUBRIC_VERSION = "rubric-1"
 PARSER_VERSION = "parser-1"

@@ -17,18 +17,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
+from judges.hashing import canonical, sha256_text
+
 log = logging.getLogger("rlaif")
 
 MANIFEST = "manifest.json"
-
-
-def canonical(obj: Any) -> str:
-    """JSON with sorted keys and no whitespace: equal data, equal text (never dict order)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def fingerprint(stage: str, version: str, config: dict, inputs: dict[str, str]) -> str:

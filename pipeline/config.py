@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from curriculum.config import CurriculumConfig
+
 
 class ConfigError(ValueError):
     """A config problem a user can fix; the message names the key and what to do."""
@@ -187,20 +189,6 @@ class SelectConfig(Section):
     top_k: int = Field(0, ge=0, description="Best-of-N: keep the top k completions per prompt (0 = keep all).")
     drop_zero_std: bool = Field(True, description="Drop prompt groups whose rewards are all equal (no learning signal).")
     advantage: Literal["grpo", "raw", "mean"] = Field("grpo", description="grpo: (r - mean) / (std + eps) per group; raw: r; mean: r - group mean.")
-
-
-class CurriculumConfig(Section):
-    strategy: Literal["none", "linear", "adaptive"] = Field("none", description="Prompt scheduling. none: a seeded permutation walked epoch by epoch; linear: the share of harder buckets grows each epoch; adaptive: prefer prompts whose recent student success lies in [band_low, band_high].")
-    buckets: Literal["thresholds", "quantiles"] = Field("thresholds", description="How difficulty estimates become easy/medium/hard buckets.")
-    easy_below: float = Field(0.35, ge=0, le=1, description="thresholds: difficulty below this is easy.")
-    hard_above: float = Field(0.65, ge=0, le=1, description="thresholds: difficulty above this is hard.")
-    band_low: float = Field(0.2, ge=0, le=1, description="adaptive: lower end of the learnable band of recent student success.")
-    band_high: float = Field(0.8, ge=0, le=1, description="adaptive: upper end of the learnable band (always-solved prompts give zero-variance groups).")
-    history_window: int = Field(3, ge=1, description="Epochs of student score history used per prompt.")
-    explore_frac: float = Field(0.25, ge=0, le=1, description="adaptive: share of prompts drawn from outside the band / unseen prompts, so estimates stay fresh.")
-    linear_start: list[float] = Field(default_factory=lambda: [0.6, 0.3, 0.1], description="linear: easy/medium/hard shares at epoch 1.")
-    linear_end: list[float] = Field(default_factory=lambda: [0.2, 0.4, 0.4], description="linear: shares reached at linear_epochs.")
-    linear_epochs: int = Field(5, ge=1, description="linear: epochs to move from linear_start to linear_end.")
 
 
 class UpdateConfig(Section):

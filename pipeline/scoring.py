@@ -54,8 +54,8 @@ def make_model(kind: str, model: str, cfg: Config, teacher: bool = False):
     """An API client (anthropic / openai) or a local model (hf) that judges and writes answers."""
     if kind == "hf":
         from judges.hf import HFJudge
-        return HFJudge(model, max_new_tokens=cfg.judge.max_tokens, teacher_max_new_tokens=cfg.teacher.max_tokens,
-                       device=cfg.run.device)
+        return HFJudge(model, load_local_model, max_new_tokens=cfg.judge.max_tokens,
+                       teacher_max_new_tokens=cfg.teacher.max_tokens, device=cfg.run.device)
     from judges.anthropic import AnthropicJudge
     from judges.limits import RateLimiter
     from judges.llm import PRICES
@@ -74,6 +74,14 @@ def make_model(kind: str, model: str, cfg: Config, teacher: bool = False):
             raise RunError("anthropic models take no temperature on the current API; unset it")
         return AnthropicJudge(model, **opts)
     return OpenAIJudge(model, temperature=temperature, **opts)
+
+
+def load_local_model(model_id: str, device: str):
+    """(tokenizer, model) of an hf judge or teacher, loaded as the student is (no adapter)."""
+    from pipeline.config import StudentConfig
+    from pipeline.model import load_student, load_tokenizer
+    scfg = StudentConfig(model=model_id, system_prompt="")
+    return load_tokenizer(scfg), load_student(scfg, device=device)
 
 
 def batching(cfg: Config, teacher: bool = False) -> bool:

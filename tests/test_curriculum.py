@@ -15,7 +15,7 @@ from curriculum.buckets import assign, counts
 from curriculum.difficulty import TIER_PRIOR, estimate, success
 from curriculum.schedule import figures, linear_shares, quotas, rows, schedule
 from data.schema import Problem
-from pipeline.config import CurriculumConfig
+from curriculum.config import CurriculumConfig
 
 K = 4  # group size (sample.num_samples)
 

@@ -13,7 +13,7 @@ import pytest
 
 from data.loaders import DataError, load_problems, load_source
 from judges.ocaml import OcamlJudge
-from judges.ocaml_types import parse_signature
+from data.ocaml_types import parse_signature
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.usefixtures("ocaml_compiler")

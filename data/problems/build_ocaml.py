@@ -1098,7 +1098,7 @@ def wrong_answers(p: dict) -> list[str]:
 
 
 def _rows() -> list[dict]:
-    from judges.ocaml_types import parse_signature
+    from data.ocaml_types import parse_signature
     rows = []
     for tier, problems in TIERS.items():
         for k, p in enumerate(problems, start=1):

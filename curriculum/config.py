@@ -1,0 +1,26 @@
+"""The curriculum's settings: the `curriculum:` section of the pipeline's config.
+
+It lives here, beside the code that reads it, so the curriculum needs nothing from the pipeline;
+`pipeline/config.py` places it in the one config.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class CurriculumConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)  # as every config section
+
+    strategy: Literal["none", "linear", "adaptive"] = Field("none", description="Prompt scheduling. none: a seeded permutation walked epoch by epoch; linear: the share of harder buckets grows each epoch; adaptive: prefer prompts whose recent student success lies in [band_low, band_high].")
+    buckets: Literal["thresholds", "quantiles"] = Field("thresholds", description="How difficulty estimates become easy/medium/hard buckets.")
+    easy_below: float = Field(0.35, ge=0, le=1, description="thresholds: difficulty below this is easy.")
+    hard_above: float = Field(0.65, ge=0, le=1, description="thresholds: difficulty above this is hard.")
+    band_low: float = Field(0.2, ge=0, le=1, description="adaptive: lower end of the learnable band of recent student success.")
+    band_high: float = Field(0.8, ge=0, le=1, description="adaptive: upper end of the learnable band (always-solved prompts give zero-variance groups).")
+    history_window: int = Field(3, ge=1, description="Epochs of student score history used per prompt.")
+    explore_frac: float = Field(0.25, ge=0, le=1, description="adaptive: share of prompts drawn from outside the band / unseen prompts, so estimates stay fresh.")
+    linear_start: list[float] = Field(default_factory=lambda: [0.6, 0.3, 0.1], description="linear: easy/medium/hard shares at epoch 1.")
+    linear_end: list[float] = Field(default_factory=lambda: [0.2, 0.4, 0.4], description="linear: shares reached at linear_epochs.")
+    linear_epochs: int = Field(5, ge=1, description="linear: epochs to move from linear_start to linear_end.")
