@@ -78,7 +78,7 @@ def epoch_cost(judgements: int) -> list[str]:
     from judges.llm import PRICES as TABLE
     from judges.llm import cost_usd
     from judges.openai import OpenAIJudge
-    from pipeline.scoring import as_answer
+    from pipeline.judging import as_answer
     problems = load_builtin("train")
     rows = ["| model | judgements | worst case live | worst case batch | typical live | typical batch |",
             "|---|---|---|---|---|---|"]

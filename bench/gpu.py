@@ -94,7 +94,7 @@ def overrides(a, model_dir: Path, run_dir: str) -> list[str]:
 
 def side_ours(a, model_dir: Path) -> dict:
     import torch
-    from pipeline.config import load_config
+    from pipeline.config_file import load_config
     from pipeline.runner import Runner
     with tempfile.TemporaryDirectory() as runs:
         cfg = load_config(ROOT / "config.yaml", overrides(a, model_dir, runs))
@@ -121,8 +121,8 @@ def side_trl(a, model_dir: Path) -> dict:
     import torch
     from bench.helpers import CountingJudge, messages, trl_trainer
     from data.loaders import load_source
-    from pipeline.config import load_config
-    from pipeline.stages import pool
+    from pipeline.config_file import load_config
+    from pipeline.problems import pool
     with tempfile.TemporaryDirectory() as runs:
         cfg = load_config(ROOT / "config.yaml", overrides(a, model_dir, runs))
     probs = pool(load_source("builtin:train"), a.prompts, cfg.run.seed)[: a.prompts]

@@ -73,7 +73,7 @@ def peak_rss_mb() -> float:
 
 
 def config(overrides: list[str]):
-    from pipeline.config import load_config
+    from pipeline.config_file import load_config
     return load_config(ROOT / "config.yaml", overrides)
 
 
@@ -163,7 +163,7 @@ class CountingJudge:
 
     def __init__(self, cfg, problems: dict, eos_ids: set[int]):
         from judges.execution import ExecutionJudge
-        from pipeline.scoring import as_answer, execution_settings
+        from pipeline.judging import as_answer, execution_settings
         self.cfg, self.problems, self.eos_ids = cfg, problems, eos_ids
         self.judge = ExecutionJudge(execution_settings(cfg))
         self.calls, self.secs = 0, 0.0

@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import record  # noqa: E402
-from pipeline.config import load_config  # noqa: E402
+from pipeline.config_file import load_config  # noqa: E402
 from pipeline.runner import Runner  # noqa: E402
 from pipeline.significance import compare, load_eval, per_problem  # noqa: E402
 

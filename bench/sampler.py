@@ -1,4 +1,4 @@
-"""The per-completion sampler (pipeline.sample.SeededSampler) against transformers' own sampling
+"""The per-completion sampler (pipeline.engine_hf.SeededSampler) against transformers' own sampling
 (`do_sample=True`, one torch generator for the batch), side by side in one run: the embedded
 SmolLM2-135M, 4 prompts x 8 samples, every row forced to run `--steps` new tokens
 (min_new_tokens), so both do the same work whatever they draw. Alternating order, best of 3.
@@ -28,9 +28,9 @@ def main() -> None:
     a = ap.parse_args()
     from transformers import LogitsProcessorList
 
-    from pipeline.config import load_config
+    from pipeline.config_file import load_config
     from pipeline.model import load_tokenizer, student_model
-    from pipeline.sample import SeededSampler, chat_prompt, left_pad
+    from pipeline.engine_hf import SeededSampler, chat_prompt, left_pad
     cfg = load_config(None, [])
     tok = load_tokenizer(cfg.student)
     model = student_model(cfg)

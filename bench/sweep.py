@@ -86,7 +86,7 @@ def main() -> int:
     from judges.cache import JudgeCache
     from pipeline.artifacts import read_manifest
     from pipeline.runner import Runner
-    from pipeline.scoring import cache_dir
+    from pipeline.judging import cache_dir
     run_dir = ROOT / "runs" / "bench-sweep"
     shutil.rmtree(run_dir, ignore_errors=True)  # a fresh run and a cold judge cache
     over = [*SMALL, f"run.dir={run_dir}", "run.name=sweep", *a.overrides]

@@ -6,7 +6,7 @@
     rewards fixed and seeded, the advantages our grpo ones. Each run is its own subprocess;
     peak RSS is that process's ru_maxrss (imports and model load included). The sides alternate,
     --repeats times each; the fastest run of each side counts (the least disturbed by other jobs).
-      ours, fresh LoRA     pipeline.update.train as epoch 1 runs it (the policy before the step
+      ours, fresh LoRA     pipeline.stages.update.train as epoch 1 runs it (the policy before the step
                            is the reference: one no-grad pass)
       ours, trained LoRA   fresh_adapter=False, as later epochs run it (old and reference passes)
       TRL                  GRPOTrainer.train() over the same sequences and optimizer steps: a
@@ -14,7 +14,7 @@
                            function the fixed rewards; it computes old and reference logprobs
     tokens/s = completion tokens trained / wall seconds of train() (resp. trainer.train());
     model loading is outside the timing on both sides.
-(b) Sampling: generated tokens/s of pipeline.sample.generate against GRPOTrainer._generate
+(b) Sampling: generated tokens/s of pipeline.engine_hf.generate against GRPOTrainer._generate
     (what its training step calls to sample) on the same prompts x num_samples, same
     temperature / top_p / top_k / max_new_tokens, both on the student + a fresh LoRA of our
     settings (the model each one samples from mid-run). One process, one untimed warm-up call
@@ -44,8 +44,8 @@ def problems_and_batch(cfg, tok):
     """(the prompts' problems, fixed rows {prompt_ids, completion_ids, advantage, reward, group})."""
     from data.loaders import load_source
     from pipeline.rl import advantages
-    from pipeline.sample import chat_prompt
-    from pipeline.scoring import as_answer
+    from pipeline.engine_hf import chat_prompt
+    from pipeline.judging import as_answer
     k, max_new = cfg.sample.num_samples, cfg.sample.max_new_tokens
     pool = [p for p in load_source("builtin:train") if p.reference and p.difficulty in cfg.data.difficulties]
     prompts, answers = pool[: cfg.data.prompts_per_epoch], pool[: cfg.data.prompts_per_epoch * k]
@@ -65,7 +65,7 @@ def update_side(side: str, overrides: list[str]) -> int:
     """Child process: one update on the fixed batch; prints tokens, seconds, peak RSS."""
     import torch
     from pipeline.model import load_student, load_tokenizer
-    from pipeline.update import train
+    from pipeline.stages.update import train
     cfg = config(overrides)
     tok = load_tokenizer(cfg.student)
     prompts, rows = problems_and_batch(cfg, tok)
@@ -114,7 +114,7 @@ def sampling(cfg, rounds: int) -> dict[str, list[tuple[int, float]]]:
     """{side: [(generated tokens, seconds) of each round]}, the sides alternating."""
     import torch
     from pipeline.model import load_student, load_tokenizer
-    from pipeline.sample import chat_prompt, generate
+    from pipeline.engine_hf import chat_prompt, generate
     tok = load_tokenizer(cfg.student)
     prompts, _ = problems_and_batch(cfg, tok)
     torch.manual_seed(cfg.run.seed)

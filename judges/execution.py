@@ -3,7 +3,8 @@
     value = 0.05 structure + 0.20 static + 0.10 load + 0.65 tests   (x0.3 when truncated)
 
 Weights from a GRPO setup on OCaml problems (see DESIGN.md, "Execution judge"); fewer than
-`min_lines` non-empty lines of code scores 0.
+`min_lines` non-empty lines of code scores 0. Structure and static check never run the code:
+they are in judges/pycode.py.
 
 RL finds reward hacks, so the tests are graded where the code cannot reach them:
 
@@ -29,25 +30,21 @@ so a context that fails is a judge error, never charged to the answer.
 """
 from __future__ import annotations
 
-import ast
 import importlib.util
 import json
 import math
 import os
-import re
 import secrets
-import symtable
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from pyflakes import checker as pyflakes_checker, messages as pyflakes_messages
-
 from data.schema import Problem
 from judges import sandbox
 from judges.base import Score
+from judges.pycode import extract_code, static_check
 
 HARNESS_VERSION = "exec-2"
 """Bump whenever grading changes (harness, comparison, weights' meaning): it is part of the
@@ -85,91 +82,6 @@ class ExecutionSettings:
                              "adjust judge.*_weight so that they do")
         if not 0 <= self.truncation_factor <= 1:
             raise ValueError(f"truncation_factor must be in [0, 1], got {self.truncation_factor}")
-
-
-# ---------------------------------------------------------------------------- extraction
-
-_FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[ \t]*$", re.M)
-_END = re.compile(r"^[ \t]*(?:#[ \t]*)?END[ \t]*$", re.M)
-_CODE_START = re.compile(r"^(?:def |class |import |from |@|async def )", re.M)
-
-
-def extract_code(completion: str, entry_point: str | None = None) -> tuple[str | None, bool]:
-    """The answer's code and whether the answer is well-formed (structure credit).
-
-    Well-formed: a ```python block closed by ``` (the first one defining `entry_point` when
-    given, else the first), or code ending at an END marker line. An unclosed fence still
-    yields its code, as does bare code starting at a `def`/`import`/`class` line, without
-    structure credit.
-    """
-    fences = list(_FENCE.finditer(completion))
-    blocks: list[tuple[str, bool]] = []
-    i = 0
-    while i < len(fences):
-        lang, start = fences[i].group(1).lower(), fences[i].end()
-        if lang not in ("", "python", "py", "python3"):
-            i += 2  # some other language's block: skip it and its closing fence
-            continue
-        end = _END.search(completion, start)
-        close = fences[i + 1].start() if i + 1 < len(fences) else None
-        if close is not None and (end is None or close < end.start()):
-            blocks.append((completion[start:close], True))
-        elif end is not None:
-            blocks.append((completion[start:end.start()], True))
-        else:
-            blocks.append((completion[start:], False))
-        i += 2
-    if not fences:
-        m = _CODE_START.search(completion)
-        if m:
-            end = _END.search(completion, m.start())
-            blocks.append((completion[m.start():end.start()], True) if end
-                          else (completion[m.start():], False))
-    if not blocks:
-        return None, False
-    if entry_point:
-        defines = re.compile(rf"^\s*(?:async\s+)?def\s+{re.escape(entry_point)}\s*\(", re.M)
-        blocks = [b for b in blocks if defines.search(b[0])] or blocks
-    code, closed = blocks[0]
-    return code.strip("\n") + "\n", closed
-
-
-# ---------------------------------------------------------------------------- static check
-
-# pyflakes findings that are bugs at run time; the rest (unused imports, redefinitions,
-# style) are reported as warnings and cost nothing.
-_ERRORS = tuple(getattr(pyflakes_messages, name) for name in (
-    "UndefinedName", "UndefinedLocal", "UndefinedExport", "DuplicateArgument",
-    "ReturnOutsideFunction", "YieldOutsideFunction", "ContinueOutsideLoop", "BreakOutsideLoop",
-    "DefaultExceptNotLast", "TwoStarredExpressions", "TooManyExpressionsInStarredAssignment",
-    "IfTuple", "AssertTuple", "RaiseNotImplemented", "ForwardAnnotationSyntaxError",
-    "InvalidPrintSyntax", "PercentFormatInvalidFormat", "StringDotFormatInvalidFormat",
-) if hasattr(pyflakes_messages, name))
-
-
-def context_names(context: str | None) -> set[str]:
-    """Names a problem's context binds at module level (imports, defs, classes, assignments);
-    empty when there is none or it does not compile. Never runs it."""
-    if not context:
-        return set()
-    try:
-        table = symtable.symtable(context, "context.py", "exec")
-    except (SyntaxError, ValueError):
-        return set()
-    return {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
-
-
-def static_check(code: str, context: str | None = None) -> tuple[float, int | None, list[str]]:
-    """(score, error count, messages) for the answer's `code` alone (its own line numbers),
-    with the names `context` defines counted as defined. Does not compile: score 0, count None."""
-    try:
-        tree = ast.parse(code, "solution.py")
-        compile(tree, "solution.py", "exec")  # symbol-table errors ast.parse lets through
-    except (SyntaxError, ValueError) as e:
-        return 0.0, None, [f"does not compile: {e}"]
-    found = pyflakes_checker.Checker(tree, filename="solution.py", builtins=context_names(context)).messages
-    errors = [m for m in found if isinstance(m, _ERRORS)]
-    return max(0.0, 1.0 - 0.25 * len(errors)), len(errors), [str(m) for m in found]
 
 
 # ---------------------------------------------------------------------------- tests

@@ -6,9 +6,10 @@ Layers, each stopping something the others do not:
 - bubblewrap (`bwrap`, when it works here): read-only root, private size-capped /tmp, no
   network, own PID/IPC/UTS namespaces, `--die-with-parent`; $HOME, /run and any `hide=`
   directories are covered by empty tmpfs (the interpreter's own directories are bound back).
-- a dedicated uid (when we are root and `setpriv` exists): RLIMIT_NPROC does not bind root,
-  so without it a fork bomb could fill the host's PID table until the wall timeout. Each
-  concurrent run gets its own uid, so one run's fork bomb cannot starve another's forks.
+- a dedicated uid (when we are root and `setpriv` exists; judges/sandbox_uid.py): RLIMIT_NPROC
+  does not bind root, so without it a fork bomb could fill the host's PID table until the wall
+  timeout. Each concurrent run gets its own uid, so one run's fork bomb cannot starve another's
+  forks.
 - rlimits (set in the child before exec): address space, CPU seconds, file size, open files,
   and processes (set by the bootstrap inside, see `_BOOTSTRAP`).
 - an empty environment, `python -I`, a fresh temp working directory, a wall-clock timeout
@@ -21,7 +22,6 @@ setsid() escapes the group kill. Left out: seccomp filters and cgroup memory acc
 """
 from __future__ import annotations
 
-import fcntl
 import functools
 import logging
 import os
@@ -38,12 +38,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Sequence
 
+from judges.sandbox_uid import claim_uid, drop_to_uid, reap
+
 log = logging.getLogger(__name__)
 
 Backend = Literal["bwrap", "unshare", "none"]
 
-# systemd's DynamicUser range (61184-65519): ids no real account on a Debian machine uses.
-_UID_BASE, _UID_SLOTS = 61184, 256
 # After the main process exits, how long surviving grandchildren may keep our pipes open.
 _EXIT_GRACE_S = 0.3
 
@@ -107,72 +107,6 @@ class SandboxResult:
 
 class SandboxError(RuntimeError):
     """The sandbox itself could not run (as opposed to the program failing inside it)."""
-
-
-def _claim_uid() -> tuple[int, int]:
-    """A uid no other run on this machine holds, and the lock-file fd that holds it (close
-    it to release). flock is per open file, so this excludes other threads and processes:
-    sharing a uid would add up fork counts, and `_reap` kills every process of the uid."""
-    while True:
-        for uid in range(_UID_BASE, _UID_BASE + _UID_SLOTS):
-            path = os.path.join(tempfile.gettempdir(), f"sandbox-uid-{uid}.lock")
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return uid, fd
-            except BlockingIOError:
-                os.close(fd)
-        time.sleep(0.05)  # all taken: wait for a run to finish
-
-
-def _pids_of(uid: int) -> list[int]:
-    pids = []
-    for name in os.listdir("/proc"):
-        try:
-            if name.isdigit() and os.stat(f"/proc/{name}").st_uid == uid:
-                pids.append(int(name))
-        except FileNotFoundError:
-            pass
-    return pids
-
-
-def _kill_uid(uid: int) -> None:
-    """SIGKILL every process of `uid` in one kernel pass: kill(-1) sent by a process running as
-    `uid`. Unlike a scan of /proc, a fork cannot slip past it (the kernel cancels a fork whose
-    parent gets a signal before the child is listed), and pids that wrap around mid-scan do
-    not hide a child from it."""
-    # The shell's builtin kill, as `uid`: a binary any uid may run (the interpreter may
-    # sit under a private directory such as /root/.pyenv).
-    subprocess.run([shutil.which("sh") or "/bin/sh", "-c", "kill -9 -1"], user=uid, group=uid,
-                   extra_groups=[], env={}, cwd="/", stdin=subprocess.DEVNULL,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=10, check=False)
-
-
-def _reap(uid: int, timeout_s: float = 5.0, *, kill_all: bool = False) -> None:
-    """Kill whatever still runs as `uid` and wait until it is gone, so the uid's process count
-    is back to zero before the next run gets it (killing a PID namespace is asynchronous).
-    A scan of /proc alone can come back empty while a fork bomb still has a child (pids wrap
-    around, 32768 by default): so when anything of the uid was seen, or `kill_all` (the run
-    was killed or did not end cleanly), kill(-1) as the uid first."""
-    deadline = time.monotonic() + timeout_s
-    if kill_all:
-        _kill_uid(uid)
-    while (pids := _pids_of(uid)) and time.monotonic() < deadline:
-        if not kill_all:
-            _kill_uid(uid)
-            kill_all = True
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        time.sleep(0.01)
-    if pids:
-        log.warning("sandbox uid %d still has processes %s after %.0fs", uid, pids, timeout_s)
-
-
-def _drop_to_uid() -> bool:
-    return os.geteuid() == 0 and shutil.which("setpriv") is not None
 
 
 def _interpreter_dirs() -> set[str]:
@@ -355,7 +289,7 @@ def run_command(argv: Sequence[str], *, workdir: str, stdin: bytes = b"", limits
 def _run(inner, stdin: bytes, limits: Limits, hide: Sequence[str], backend: Backend | None,
          workdir: str | None, env: dict[str, str]) -> SandboxResult:
     kind = backend or active_backend()
-    uid, uid_lock = _claim_uid() if kind == "bwrap" and _drop_to_uid() else (None, -1)
+    uid, uid_lock = claim_uid() if kind == "bwrap" and drop_to_uid() else (None, -1)
     own_dir = workdir is None
     workdir = tempfile.mkdtemp(prefix="sandbox-") if own_dir else workdir
     start = time.monotonic()
@@ -387,7 +321,7 @@ def _run(inner, stdin: bytes, limits: Limits, hide: Sequence[str], backend: Back
         if own_dir:
             shutil.rmtree(workdir, ignore_errors=True)
         if uid is not None:
-            _reap(uid, kill_all=not clean)
+            reap(uid, kill_all=not clean)
             os.close(uid_lock)
 
 
@@ -405,7 +339,7 @@ def _works(kind: Backend) -> bool:
 def active_backend() -> Backend:
     """The strongest isolation that works on this machine (probed once per process)."""
     if _works("bwrap"):
-        if os.geteuid() == 0 and not _drop_to_uid():
+        if os.geteuid() == 0 and not drop_to_uid():
             _warn("setpriv not found: sandboxed code runs as root in its namespace, so "
                   "RLIMIT_NPROC does not bind and a fork bomb runs until the timeout.")
         return "bwrap"

@@ -147,3 +147,7 @@ def load_complete(d: Path, fp: str | None = None, verify: bool = True) -> dict |
                 log.warning("%s: %s is missing or corrupted (checksum mismatch); recomputing this stage", d, rel)
                 return None
     return m
+
+
+def epoch_name(n: int) -> str:
+    return f"epoch-{n:03d}"

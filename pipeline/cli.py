@@ -15,7 +15,8 @@ if os.environ.get("RANK", "0") != "0":  # several processes: rank 0's progress b
     os.environ.setdefault("TQDM_DISABLE", "1")  # (tqdm reads it when it is imported)
 
 from pipeline import dist
-from pipeline.config import Config, ConfigError, describe, load_config
+from pipeline.config import Config, ConfigError
+from pipeline.config_file import describe, load_config
 
 log = logging.getLogger("rlaif")
 
@@ -59,7 +60,8 @@ def cmd_epoch(cfg: Config, a) -> int:
     keys = ["reward/mean", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean", "score/teacher_mean",
             "loss/total", "kl/k3", "judge/api_calls", "judge/cache_hits"]
     print("  ".join(f"{k}={m[k]:.4g}" for k in keys if isinstance(m.get(k), (int, float))))
-    from pipeline.report import analyse, load_metrics, run_settings
+    from pipeline.flags import analyse
+    from pipeline.report import load_metrics, run_settings
     for f in analyse(load_metrics(r), cfg.report, run_settings(r)):
         if f.epoch == a.n:
             print(f"  [{f.severity}] {f.name}: {f.evidence} -> {f.advice}")
@@ -152,7 +154,7 @@ def cmd_compare(cfg: Config, a) -> int:
 
 
 def cmd_compare_evals(cfg: Config, a) -> int:
-    from pipeline.runner import RunError
+    from pipeline.errors import RunError
     from pipeline.significance import compare_evals, resolve_eval
     try:
         a_dirs = [resolve_eval(s) for s in a.a.split(",") if s]
@@ -196,7 +198,7 @@ def cmd_metrics(cfg: Config, a) -> int:
 
 def cmd_judge(cfg: Config, a) -> int:
     from data.loaders import load_source
-    from pipeline.scoring import Judging
+    from pipeline.judging import Judging
     problems = {p.id: p for src in dict.fromkeys((cfg.data.source, "builtin", "ocaml"))
                 for p in load_source(src, (cfg.data.mapping or None) if src == cfg.data.source else None, cfg.data.language)}
     if a.problem not in problems:
@@ -222,7 +224,7 @@ def cmd_config(cfg: Config, a) -> int:
 
 def cmd_cache(cfg: Config, a) -> int:
     from judges.cache import JudgeCache
-    from pipeline.scoring import cache_dir
+    from pipeline.judging import cache_dir
     c = JudgeCache(cache_dir(cfg))
     try:
         if a.what == "stats":
@@ -341,41 +343,11 @@ def _quiet_libraries() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-def launch(n: int, accelerate_config: str | None, argv: list[str]) -> int:
-    """`rlaif ... --processes N`: the same command under `accelerate launch` on N processes. With an
-    accelerate config file, the file says how (FSDP, DeepSpeed, machines); without one, plain DDP
-    on this machine (accelerate's --multi_gpu launcher, which also runs CPU processes over gloo)."""
-    import socket
-    import subprocess
-    rest, skip = [], False
-    for x in argv:  # the command without --processes / --accelerate-config
-        if skip:
-            skip = False
-        elif x in ("--processes", "--accelerate-config"):
-            skip = True
-        elif not x.startswith(("--processes=", "--accelerate-config=")):
-            rest.append(x)
-    with socket.socket() as sock:  # a free port, so two runs on one machine do not collide
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    threads = os.environ.get("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // n)))
-    how = (["--config_file", accelerate_config] if accelerate_config else
-           ["--multi_gpu", "--num_machines", "1", "--main_process_port", str(port), "--mixed_precision", "no",
-            "--dynamo_backend", "no", "--num_cpu_threads_per_process", threads])
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", *how, "--num_processes", str(n),
-           "-m", "pipeline.cli", *rest]
-    print("launching: " + " ".join(cmd[2:]), flush=True)
-    try:
-        return subprocess.call(cmd)
-    except KeyboardInterrupt:
-        return 130
-
-
 def main(argv: list[str] | None = None) -> int:
-    from data.loaders import DataError
+    from data.rows import DataError
     from judges.cache import CacheCorrupted
+    from pipeline.errors import RunError
     from pipeline.model import ModelError
-    from pipeline.runner import RunError
     parser = build_parser()
     a, extra = parser.parse_known_args(argv)
     # key=value overrides may stand anywhere (argparse stops filling a positional list at an option)
@@ -384,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(stray)}")
     a.overrides = list(getattr(a, "overrides", [])) + [x for x in extra if x not in stray]
     if getattr(a, "processes", 1) > 1 and dist.world_size() == 1:
-        return launch(a.processes, a.accelerate_config, sys.argv[1:] if argv is None else argv)
+        return dist.launch(a.processes, a.accelerate_config, sys.argv[1:] if argv is None else argv)
     _quiet_libraries()
     overrides = a.overrides
     if a.cmd == "replay":

@@ -1,16 +1,15 @@
 """One typed config for the whole pipeline.
 
-Loaded from `config.yaml` (or `--config FILE`), overridden from the command line with
-`key.sub=value`. Unknown keys and invalid values fail before any work, naming the key path.
+Loaded from `config.yaml` (or `--config FILE`) by `load_config` (pipeline/config_file.py),
+overridden from the command line with `key.sub=value`. Unknown keys and invalid values fail
+before any work, naming the key path.
 Every field has a type, a default and a one-line doc (`rlaif config show --doc` prints them).
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from curriculum.config import CurriculumConfig
 
@@ -333,95 +332,3 @@ def _without_runtime(section: BaseModel) -> dict:
         v = getattr(section, name)
         out[name] = _without_runtime(v) if isinstance(v, BaseModel) else (v.model_dump() if hasattr(v, "model_dump") else v)
     return out
-
-
-def _set_path(d: dict, path: str, value: Any) -> None:
-    parts = path.split(".")
-    for p in parts[:-1]:
-        if not isinstance(d.get(p), dict):
-            d[p] = {}
-        d = d[p]
-    d[parts[-1]] = value
-
-
-def parse_overrides(items: list[str]) -> dict:
-    out: dict = {}
-    for item in items:
-        if "=" not in item:
-            raise ConfigError(f"override {item!r} is not key.sub=value (e.g. update.lr=5e-6)")
-        key, raw = item.split("=", 1)
-        try:
-            value = yaml.safe_load(raw) if raw != "" else ""
-        except yaml.YAMLError:
-            value = raw
-        _set_path(out, key.strip(), value)
-    return out
-
-
-def _merge(base: dict, over: dict) -> dict:
-    out = dict(base)
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
-
-
-def _format_error(err: ValidationError, source: str) -> str:
-    lines = [f"invalid config ({source}):"]
-    for e in err.errors():
-        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
-        if e["type"] == "extra_forbidden":
-            lines.append(f"  {key}: unknown key; see `rlaif config show --doc` for valid keys")
-        elif not e["loc"]:  # a whole-config check: the message names the keys itself
-            lines.append(f"  {e['msg'].removeprefix('Value error, ')}")
-        else:
-            lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r})")
-    return "\n".join(lines)
-
-
-def load_config(path: str | Path | None = "config.yaml", overrides: list[str] | dict | None = None) -> Config:
-    """Read YAML (missing default file = all defaults), apply overrides, validate."""
-    data: dict = {}
-    source = "defaults"
-    if path is not None:
-        p = Path(path)
-        if p.exists():
-            try:
-                data = yaml.safe_load(p.read_text()) or {}
-            except yaml.YAMLError as e:
-                raise ConfigError(f"{p}: not valid YAML: {e}") from None
-            if not isinstance(data, dict):
-                raise ConfigError(f"{p}: top level must be a mapping of sections (run:, student:, ...)")
-            source = str(p)
-        elif str(path) != "config.yaml":
-            raise ConfigError(f"config file {p} does not exist")
-    over = parse_overrides(overrides) if isinstance(overrides, list) else (overrides or {})
-    if over:
-        source += " + command-line overrides"
-    try:
-        return Config.model_validate(_merge(data, over))
-    except ValidationError as e:
-        raise ConfigError(_format_error(e, source)) from None
-
-
-def describe(model: type[BaseModel] = Config, prefix: str = "") -> list[tuple[str, str, str]]:
-    """(key path, default, doc) for every leaf field, for docs and `config show --doc`."""
-    rows = []
-    inst = model()
-    for name, f in model.model_fields.items():
-        ann = f.annotation
-        if isinstance(ann, type) and issubclass(ann, BaseModel):
-            rows += describe(ann, f"{prefix}{name}.")
-        else:
-            rows.append((f"{prefix}{name}", repr(getattr(inst, name)), f.description or ""))
-    return rows
-
-
-def markdown_table() -> str:
-    """The README's config reference (`python -m pipeline.config` prints it)."""
-    rows = ["| key | default | meaning |", "|---|---|---|"]
-    rows += [f"| `{k}` | `{d}` | {doc} |" for k, d, doc in describe()]
-    return "\n".join(rows)
-
-
-if __name__ == "__main__":
-    print(markdown_table())

@@ -7,7 +7,7 @@ Every rank walks the same epoch in step. What each does (DESIGN.md, "Devices and
   database, opened by one process); the others wait for it, then read what it wrote.
 - sample and eval: each rank generates for its share of the prompts (`shard`); rank 0 gathers the
   rows, judges (eval) and writes. Sampling seeds come from the run, the epoch, the prompt and the
-  sample index (pipeline/sample.py), never the rank, so the samples do not depend on N.
+  sample index (pipeline/engine_hf.py), never the rank, so the samples do not depend on N.
 - logprobs: each rank computes its share of the rows; rank 0 gathers and writes.
 - update: data-parallel through accelerate (DDP; FSDP or DeepSpeed with the accelerate config the
   user passes). Each global micro-batch of `update.micro_batch_size` rows is split over the ranks,
@@ -23,6 +23,7 @@ With one process (no WORLD_SIZE in the environment) every call here is the ident
 from __future__ import annotations
 
 import os
+import sys
 from datetime import timedelta
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -124,3 +125,42 @@ def shard(items: Sequence[T]) -> list[int]:
 def merge(parts: list[list[T]] | None) -> list[T]:
     """The gathered shares (rank order) as one list: what one process would have made."""
     return [x for part in (parts or []) for x in part]
+
+
+def kill_point(where: str) -> None:
+    """Fault injection for the multi-process crash tests: with RLAIF_KILL_AT=<where> (e.g. "sample",
+    "update-step-3"), the rank named by RLAIF_KILL_RANK (default 1) kills itself with SIGKILL there."""
+    if os.environ.get("RLAIF_KILL_AT") == where and rank() == int(os.environ.get("RLAIF_KILL_RANK", "1")):
+        import signal
+        print(f"rank {rank()} killing itself at {where}", flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def launch(n: int, accelerate_config: str | None, argv: list[str]) -> int:
+    """`rlaif ... --processes N`: the same command under `accelerate launch` on N processes. With an
+    accelerate config file, the file says how (FSDP, DeepSpeed, machines); without one, plain DDP
+    on this machine (accelerate's --multi_gpu launcher, which also runs CPU processes over gloo)."""
+    import socket
+    import subprocess
+    rest, skip = [], False
+    for x in argv:  # the command without --processes / --accelerate-config
+        if skip:
+            skip = False
+        elif x in ("--processes", "--accelerate-config"):
+            skip = True
+        elif not x.startswith(("--processes=", "--accelerate-config=")):
+            rest.append(x)
+    with socket.socket() as sock:  # a free port, so two runs on one machine do not collide
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    threads = os.environ.get("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // n)))
+    how = (["--config_file", accelerate_config] if accelerate_config else
+           ["--multi_gpu", "--num_machines", "1", "--main_process_port", str(port), "--mixed_precision", "no",
+            "--dynamo_backend", "no", "--num_cpu_threads_per_process", threads])
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", *how, "--num_processes", str(n),
+           "-m", "pipeline.cli", *rest]
+    print("launching: " + " ".join(cmd[2:]), flush=True)
+    try:
+        return subprocess.call(cmd)
+    except KeyboardInterrupt:
+        return 130

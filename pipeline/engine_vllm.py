@@ -4,7 +4,7 @@ Each epoch's policy is a PEFT adapter on disk and vLLM serves LoRA adapters nati
 no weight synchronisation: a stage starts one `LLM` on the base model, hands it the adapter as a
 `LoRARequest`, generates, and shuts the engine down again so the update gets the memory back.
 
-The rows come out as `pipeline.sample.generate` writes them: vLLM's token ids go through the same
+The rows come out as `pipeline.engine_hf.generate` writes them: vLLM's token ids go through the same
 `finish` (eos / stop / length; a stop string kept in the text, the ids cut to the shortest prefix
 that holds it), so the two engines' tables differ only in which tokens were drawn. Each row also
 carries `sampler_logprobs`: vLLM's logprob of every kept token under the distribution it sampled
@@ -30,8 +30,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pipeline.config import Config
+from pipeline.errors import RunError
 from pipeline.model import check_adapter_base, resolve, resolve_device, resolve_dtype
-from pipeline.runner import RunError
 
 log = logging.getLogger("rlaif")
 
@@ -133,9 +133,9 @@ _IDS: dict[str, int] = {}
 
 
 def _row(tok, out, stop: list[str], max_new: int, code: bool = False) -> dict:
-    """One vLLM CompletionOutput as the hf engine's row (pipeline.sample.finish decides the cut and the
+    """One vLLM CompletionOutput as the hf engine's row (pipeline.engine_hf.finish decides the cut and the
     finish reason from the ids alone, as it does for generate's)."""
-    from pipeline.sample import finish
+    from pipeline.engine_hf import finish
     if out.finish_reason not in ("stop", "length"):
         raise RunError(f"vLLM returned a completion with finish_reason={out.finish_reason!r}")
     raw = list(out.token_ids)
@@ -147,7 +147,7 @@ def _row(tok, out, stop: list[str], max_new: int, code: bool = False) -> dict:
 
 
 def sample(cfg: Config, tok, prompts: list[list[int]], adapter: Path | None, seed: int, first: int = 0) -> list[dict]:
-    """K completions per prompt, rows as pipeline.sample.generate's (prompt order, `group` and
+    """K completions per prompt, rows as pipeline.engine_hf.generate's (prompt order, `group` and
     `sample_idx`), plus `sampler_logprobs`. first: the index of prompts[0] in the epoch's prompts
     (a rank's share starts there), so the seeds do not depend on the process count."""
     from vllm import SamplingParams
@@ -172,7 +172,7 @@ def sample(cfg: Config, tok, prompts: list[list[int]], adapter: Path | None, see
 
 
 def greedy(cfg: Config, tok, prompts: list[list[int]], max_new: int, adapter: Path | None) -> list[tuple[str, str]]:
-    """(text, finish_reason) per prompt, greedy (temperature 0), as pipeline.evaluate.greedy."""
+    """(text, finish_reason) per prompt, greedy (temperature 0), as pipeline.stages.eval.greedy."""
     from vllm import SamplingParams
     from vllm.inputs import TokensPrompt
     params = SamplingParams(temperature=0.0, max_tokens=max_new)

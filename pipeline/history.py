@@ -9,8 +9,7 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from pipeline.artifacts import read_manifest
-from pipeline.runner import epoch_name
+from pipeline.artifacts import epoch_name, read_manifest
 from pipeline.tables import load_table
 
 

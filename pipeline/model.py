@@ -145,7 +145,7 @@ def load_student(cfg: StudentConfig, adapter: str | Path | None = None, trainabl
 
     Returns a PeftModel when an adapter is involved; a base-model KL reference is the same model
     under `model.disable_adapter()`, and a warm-start reference a second adapter loaded beside the
-    policy's (pipeline.logprobs.run), so no second copy of the weights lives in memory.
+    policy's (pipeline.stages.logprobs.run), so no second copy of the weights lives in memory.
     """
     from peft import PeftModel, get_peft_model
     model = _load_base(cfg, resolve_device(device) if isinstance(device, str) else device)

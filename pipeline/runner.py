@@ -1,4 +1,4 @@
-"""The stage runner: wires stages, skips what is up to date, records lineage.
+"""The stage runner: wires stages, skips what is up to date, records what it ran.
 
 Each stage declares the config fields it reads and its inputs. Its fingerprint hashes the
 stage name, its VERSION, those fields and its inputs' fingerprints, so changing
@@ -8,62 +8,20 @@ sample or judge. Past epochs are frozen: epoch N starts from epoch N-1's chosen 
 from __future__ import annotations
 
 import fcntl
-import json
 import logging
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from pipeline import dist
-from pipeline.artifacts import (atomic_dir, clean_stale, fingerprint, load_complete, read_manifest,
-                                write_json, write_manifest)
+from pipeline.artifacts import (atomic_dir, clean_stale, fingerprint, load_complete, write_manifest)
 from pipeline.config import Config
+from pipeline.errors import RunError
+from pipeline.lineage import Lineage
+from pipeline.stages import Ctx, Stage
 
 log = logging.getLogger("rlaif")
-
-POLICY = "policy"  # the input name for the previous epoch's chosen policy
-REFERENCE = "reference"  # the input name for the KL reference policy (update.kl_reference)
-
-
-class RunError(RuntimeError):
-    """Something the user must do before the run can go on; the message says what."""
-
-
-@dataclass
-class Ctx:
-    """What a stage function gets: config, epoch, its temp output dir and its inputs' dirs."""
-    cfg: Config
-    epoch: int
-    out: Path
-    inputs: dict[str, Path | None]
-    run_dir: Path
-    figures: dict[str, Any] = field(default_factory=dict)
-    rows: int = 0
-    fingerprint: str = ""
-    on_success: list[Callable[[], None]] = field(default_factory=list)
-    """Run after the output is in place (e.g. drop the update's resume checkpoint)."""
-
-
-@dataclass(frozen=True)
-class Stage:
-    name: str
-    version: str
-    """Bump when the code changes behaviour in a way the config hash cannot see."""
-    fields: tuple[str, ...]
-    """Config paths the stage reads (only these invalidate it)."""
-    inputs: tuple[str, ...]
-    """Stages of the same epoch it reads, and/or POLICY (epoch N-1's chosen policy)."""
-    fn: Callable[[Ctx], None] | str
-    """The stage code, or "module:function" imported when the stage runs."""
-    variant: bool = False
-    """Outputs sit side by side as `<name>-<fp8>/` (update reruns) instead of replacing each other."""
-    derived: bool = False
-    """Computed from earlier artifacts alone (no sampling, no judging), so `rlaif update` may run it."""
-    every_rank: bool = False
-    """With several processes, every rank runs it (its share of the work; rank 0 gathers and writes):
-    sample, logprobs, update, eval. Otherwise rank 0 alone runs it and the others read its output."""
 
 
 def _resolve(ref: str) -> Callable[[Ctx], None]:
@@ -90,15 +48,6 @@ def _fault_point(stage: str) -> None:
         time.sleep(600)
 
 
-def kill_point(where: str) -> None:
-    """Fault injection for the multi-process crash tests: with RLAIF_KILL_AT=<where> (e.g. "sample",
-    "update-step-3"), the rank named by RLAIF_KILL_RANK (default 1) kills itself with SIGKILL there."""
-    if os.environ.get("RLAIF_KILL_AT") == where and dist.rank() == int(os.environ.get("RLAIF_KILL_RANK", "1")):
-        import signal
-        print(f"rank {dist.rank()} killing itself at {where}", flush=True)
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
 def _gpu_peak(stage: str) -> dict[str, float]:
     """The stage's peak GPU memory (GiB) when it used a GPU; the peak counter starts over for the
     next stage. Nothing (and no torch import) on the CPU."""
@@ -115,91 +64,12 @@ def _silent(_: str) -> None:
     """The echo of ranks other than 0: one process speaks for the run."""
 
 
-def epoch_name(n: int) -> str:
-    return f"epoch-{n:03d}"
+class Runner(Lineage):
+    """Runs an epoch's stages that are not up to date (its lineage: pipeline/lineage.py)."""
 
-
-class Runner:
     def __init__(self, cfg: Config, stages: list[Stage] | None = None):
-        from pipeline.stages import STAGES, WARM_START
-        self.cfg = cfg
-        self.stages = stages if stages is not None else STAGES
-        self.warm_start = WARM_START
-        self.run_dir = Path(cfg.run.dir) / cfg.run.name
+        super().__init__(cfg, stages)
         self._lock_fd: int | None = None
-
-    # -- lineage --------------------------------------------------------------------------
-    def epoch_dir(self, n: int) -> Path:
-        return self.run_dir / epoch_name(n)
-
-    def base_policy_fp(self) -> str:
-        return fingerprint("base", "1", {"student.model": self.cfg.student.model}, {})
-
-    def variants(self, n: int, stage: str = "update") -> list[tuple[Path, dict]]:
-        """Finished `<stage>-<fp8>/` variants of epoch n (update or eval), oldest first."""
-        d = self.epoch_dir(n)
-        out = []
-        for p in sorted(d.glob(f"{stage}-*")) if d.exists() else []:
-            m = read_manifest(p)
-            if m is not None and m.get("stage") == stage:
-                out.append((p, m))
-        return sorted(out, key=lambda pm: pm[1].get("finished_at", 0))
-
-    def update_variants(self, n: int) -> list[tuple[Path, dict]]:
-        """Finished update variants of epoch n, oldest first."""
-        return self.variants(n, "update")
-
-    def chosen_update(self, n: int) -> tuple[Path, dict] | None:
-        """The promoted variant of epoch n, else the last completed one."""
-        variants = self.update_variants(n)
-        chosen_file = self.epoch_dir(n) / "chosen.json"
-        if chosen_file.exists():
-            name = json.loads(chosen_file.read_text()).get("update")
-            for p, m in variants:
-                if p.name == name:
-                    return p, m
-            log.warning("%s names %s, which is not a finished update; using the last completed one", chosen_file, name)
-        return variants[-1] if variants else None
-
-    def policy(self, n: int) -> tuple[str, Path | None]:
-        """(fingerprint, adapter dir) of the policy epoch n+1 samples from: epoch 0 is the
-        supervised warm-start when one was run (`rlaif epoch 0`), else the base model."""
-        if n < 0 or (n == 0 and self.chosen_update(0) is None):
-            return self.base_policy_fp(), None
-        chosen = self.chosen_update(n)
-        if chosen is None:
-            raise RunError(f"epoch {n} has no finished update in {self.epoch_dir(n)}; "
-                           f"run `rlaif epoch {n}` (make epoch N={n}) first")
-        p, m = chosen
-        return m["fingerprint"], p / "adapter"
-
-    def reference(self) -> tuple[str, Path | None]:
-        """(fingerprint, adapter dir) of the KL reference (update.kl_reference): the policy epoch 1
-        started from (the warm-start when one was run), or the base model (adapter None)."""
-        if self.cfg.update.kl_reference == "base":
-            return self.base_policy_fp(), None
-        return self.policy(0)
-
-    def outside_inputs(self, n: int) -> tuple[dict[str, str], dict[str, Path | None]]:
-        """(fingerprints, dirs) of the inputs epoch n's stages take from outside the epoch:
-        POLICY (epoch n-1's chosen policy) and, from epoch 1 on, REFERENCE (the KL reference)."""
-        fps: dict[str, str] = {}
-        dirs: dict[str, Path | None] = {}
-        fps[POLICY], dirs[POLICY] = self.policy(n - 1)
-        if n >= 1:
-            fps[REFERENCE], dirs[REFERENCE] = self.reference()
-        return fps, dirs
-
-    def promote(self, n: int, variant: str) -> Path:
-        names = [p.name for p, _ in self.update_variants(n)]
-        if variant not in names:
-            match = [x for x in names if x.startswith(variant) or x == f"update-{variant}"]
-            if len(match) != 1:
-                raise RunError(f"epoch {n} has no update variant {variant!r}; variants: {', '.join(names) or 'none'}")
-            variant = match[0]
-        write_json(self.epoch_dir(n) / "chosen.json", {"update": variant, "promoted_at": time.time()})
-        self.write_metrics(n)
-        return self.epoch_dir(n) / variant
 
     # -- locking --------------------------------------------------------------------------
     def lock(self) -> None:
@@ -228,8 +98,6 @@ class Runner:
             self._lock_fd = None
 
     # -- the epoch ------------------------------------------------------------------------
-    def stages_for(self, n: int) -> list[Stage]:
-        return self.warm_start if n == 0 else self.stages
 
     def plan(self, n: int, outside: tuple[dict, dict] | None = None) -> list[tuple[Stage, str, Path, dict | None]]:
         """For each stage: (stage, fingerprint, output dir, finished manifest or None).
@@ -244,55 +112,12 @@ class Runner:
             out.append((st, fp, d, None))
         return out
 
-    def early_stop_reason(self, n: int) -> str | None:
-        """Why epoch n should not run (eval.patience epochs without improvement), or None."""
-        ec = self.cfg.eval
-        if ec.patience == 0:
-            return None
-        hist = []
-        for e in range(0, n):
-            p = self.epoch_dir(e) / "metrics.json"
-            if p.exists():
-                v = json.loads(p.read_text()).get(ec.early_stop_metric)
-                if isinstance(v, (int, float)):
-                    hist.append((e, float(v)))
-        if len(hist) <= ec.patience:
-            return None
-        best_e, best = max(hist[: -ec.patience], key=lambda ev: ev[1])
-        recent = hist[-ec.patience:]
-        if all(v < best + ec.min_delta for _, v in recent):
-            return (f"early stop: {ec.early_stop_metric} has not improved by eval.min_delta={ec.min_delta} for "
-                    f"eval.patience={ec.patience} epoch(s) (best {best:.4g} at epoch {best_e}; since then "
-                    + ", ".join(f"{v:.4g}" for _, v in recent) + "). Pass --ignore-early-stop to run anyway, "
-                    "or change eval.patience / eval.min_delta")
-        return None
-
     def check_device(self) -> None:
         """run.device=cuda[:N] where torch sees no such GPU fails here, before any work. (auto and
         cpu always resolve; checking them would import torch for a rerun that reuses everything.)"""
         if self.cfg.run.device.startswith("cuda"):
             from pipeline.model import resolve_device
             resolve_device(self.cfg.run.device)
-
-    def eval_fp(self, update_fp: str) -> str:
-        """The fingerprint this config's eval of a policy (its update's fingerprint) has."""
-        st = next(s for s in self.stages if s.name == "eval")
-        return fingerprint(st.name, st.version, self.cfg.stage_config(st.fields), {"update": update_fp})
-
-    def eval_of(self, n: int, update_fp: str) -> tuple[Path, dict] | None:
-        """Epoch n's eval of a policy: the one this config asks for where it exists, else the oldest
-        (the epoch loop's own), never whichever a directory listing gives last: `rlaif eval N` with
-        other settings (a sampled eval, another source) sits beside it."""
-        found = [(p, m) for p in sorted(self.epoch_dir(n).glob("eval-*"))
-                 if (m := read_manifest(p)) and m.get("inputs", {}).get("update") == update_fp]
-        if not found:
-            return None
-        if any(s.name == "eval" for s in self.stages):
-            want = self.eval_fp(update_fp)
-            for p, m in found:
-                if m.get("fingerprint") == want:
-                    return p, m
-        return min(found, key=lambda pm: pm[1].get("started_at", ""))
 
     def run_eval(self, n: int, echo: Callable[[str], None] = print, warm_start: bool = False) -> dict:
         """The eval stage on epoch n's chosen policy (n = 0: the base model; with warm_start, the
@@ -427,56 +252,3 @@ class Runner:
         for fn in ctx.on_success:
             fn()
         return manifest
-
-    # -- metrics --------------------------------------------------------------------------
-    def epoch_manifests(self, n: int) -> dict[str, dict]:
-        """Manifests of epoch n's chosen chain (pre-update stages + chosen update and what follows)."""
-        edir = self.epoch_dir(n)
-        out: dict[str, dict] = {}
-        chosen = self.chosen_update(n)
-        if n == 0:  # the warm-start's stages, and the base model's eval (`rlaif eval 0`)
-            for st in self.warm_start:
-                m = chosen[1] if st.variant and chosen else read_manifest(edir / st.name)
-                if m is not None:
-                    out[st.name] = m
-            found = self.eval_of(0, self.base_policy_fp())
-            if found:
-                out["eval"] = found[1]
-            return out
-        for st in self.stages:
-            if st.variant:
-                if st.name == "update":
-                    if chosen:
-                        out["update"] = chosen[1]
-                    continue
-                if "update" in out and st.name == "eval":
-                    found = self.eval_of(n, out["update"]["fingerprint"])
-                    if found:
-                        out["eval"] = found[1]
-                elif "update" in out:  # stages after update: the one fed by the chosen update
-                    for p in edir.glob(f"{st.name}-*"):
-                        m = read_manifest(p)
-                        if m and m.get("inputs", {}).get("update") == out["update"]["fingerprint"]:
-                            out[st.name] = m
-            else:
-                m = read_manifest(edir / st.name)
-                if m is not None:
-                    out[st.name] = m
-        return out
-
-    def write_metrics(self, n: int, wall_s: float | None = None) -> dict:
-        ms = self.epoch_manifests(n)
-        metrics: dict[str, Any] = {"epoch": n}
-        for name, m in ms.items():
-            metrics.update(m.get("figures", {}))
-            metrics[f"time/{name}_s"] = round(m.get("wall_s", 0.0), 3)
-        metrics["time/epoch_s"] = round(sum(m.get("wall_s", 0.0) for m in ms.values()), 3)
-        if "update" in ms:
-            metrics["update/variant"] = f"update-{ms['update']['fingerprint'][:8]}"
-        write_json(self.epoch_dir(n) / "metrics.json", metrics)
-        return metrics
-
-    def epochs(self) -> list[int]:
-        if not self.run_dir.exists():
-            return []
-        return sorted(int(p.name.split("-")[1]) for p in self.run_dir.glob("epoch-[0-9][0-9][0-9]"))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -219,7 +220,7 @@ def resolution_advice(p: Paired, diffs: Sequence[float], n: int, pa: Sequence[fl
 METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
 
 
-def resolve_eval(spec: str) -> "Path":
+def resolve_eval(spec: str) -> Path:
     """An eval's directory from a spec: the directory itself (runs/x/epoch-004/eval-1a2b3c4d), or
     RUN_DIR@N for the newest finished eval of epoch N (0 = the base model, never the warm-start's:
     name its directory) of that run."""

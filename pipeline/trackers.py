@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.config import Config
-from pipeline.runner import RunError
+from pipeline.errors import RunError
 
 
 def log_epoch(cfg: Config, run_dir: Path, epoch: int, metrics: dict) -> None:

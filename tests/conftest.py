@@ -85,7 +85,7 @@ def build_brevity_model(out: Path, steps: int = 300, lr: float = 3e-3) -> Path:
     import random
 
     from pipeline.config import Config
-    from pipeline.sample import chat_prompt
+    from pipeline.engine_hf import chat_prompt
     if (out / "config.json").exists():
         return out
     model, tok = _tiny_llama(0.02)

@@ -14,7 +14,7 @@ import pytest
 
 from judges.cache import JudgeCache
 from pipeline.cli import main
-from pipeline.config import load_config
+from pipeline.config_file import load_config
 from pipeline.runner import Runner
 from pipeline.tables import load_table
 from tests.fakeapi import FakeAPI

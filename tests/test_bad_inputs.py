@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pipeline.cli import main
-from pipeline.config import load_config
+from pipeline.config_file import load_config
 from pipeline.model import ModelError, load_student, load_tokenizer
 from pipeline.runner import Runner
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from pipeline.cli import main
-from pipeline.config import load_config
+from pipeline.config_file import load_config
 from pipeline.model import ModelError, load_student
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.cli import main
-from pipeline.config import ConfigError, describe, load_config
+from pipeline.config import ConfigError
+from pipeline.config_file import describe, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import load_config
+from pipeline.config_file import load_config
 from pipeline.runner import Runner
 
 STAGES = ["prompts", "sample", "teacher", "judge", "reward", "select", "logprobs", "update", "eval"]
@@ -21,6 +21,8 @@ STAGES = ["prompts", "sample", "teacher", "judge", "reward", "select", "logprobs
 
 def finished(edir: Path) -> dict[str, dict]:
     out = {}
+    if not edir.exists():  # killed before the first stage made its directory
+        return out
     for p in sorted(edir.iterdir()):
         m = p / "manifest.json"
         if m.exists():

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from data.loaders import BUILTIN, DataError, load_builtin, load_humaneval, load_problems, load_source
+from data.loaders import BUILTIN, load_builtin, load_humaneval, load_problems, load_source
+from data.rows import DataError
 from data.schema import Problem
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from pipeline import logprobs as lp_mod
-from pipeline import sample, update
-from pipeline.config import load_config
+from pipeline import engine_hf, forward
+from pipeline.stages import update
+from pipeline.config_file import load_config
 from pipeline.model import Student, load_student, load_tokenizer, merged, resolve_device, resolve_dtype, student_model
 
 
@@ -23,9 +23,9 @@ def test_device_and_dtype_resolve_and_a_missing_gpu_fails_before_any_work(tiny_c
     assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
     assert resolve_dtype("auto", torch.device("cpu")) == torch.float32
     assert resolve_dtype("bfloat16", torch.device("cpu")) == torch.bfloat16
-    assert lp_mod.resolve_share_prompt("auto", torch.device("cpu")) is True
-    assert lp_mod.resolve_share_prompt("auto", torch.device("cuda")) is False
-    assert lp_mod.resolve_share_prompt(False, torch.device("cpu")) is False
+    assert forward.resolve_share_prompt("auto", torch.device("cpu")) is True
+    assert forward.resolve_share_prompt("auto", torch.device("cuda")) is False
+    assert forward.resolve_share_prompt(False, torch.device("cpu")) is False
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU: the missing-GPU error cannot happen here")
     rc = main(["epoch", "1", *tiny_config, "run.device=cuda"])
@@ -86,16 +86,16 @@ def test_merged_lora_samples_the_same_tokens_and_restores_the_weights(tiny_model
                              "sample.max_new_tokens=20", "sample.batch_size=8", "sample.temperature=1.0"])
     tok = load_tokenizer(cfg.student)
     model = _lora_with_signal(cfg)
-    prompts = [sample.chat_prompt(tok, cfg, q) for q in ("Add two numbers.", "Hi", "Reverse a string.")]
+    prompts = [engine_hf.chat_prompt(tok, cfg, q) for q in ("Add two numbers.", "Hi", "Reverse a string.")]
     base_w = {n: p.detach().clone() for n, p in model.named_parameters() if "lora_" not in n}
-    unmerged = [g["completion_ids"] for g in sample.generate(model, tok, prompts, cfg, seed=3)]
+    unmerged = [g["completion_ids"] for g in engine_hf.generate(model, tok, prompts, cfg, seed=3)]
     with merged(model):
         assert any(not torch.equal(base_w[n], p) for n, p in model.named_parameters() if n in base_w)
-        got = [g["completion_ids"] for g in sample.generate(model, tok, prompts, cfg, seed=3)]
+        got = [g["completion_ids"] for g in engine_hf.generate(model, tok, prompts, cfg, seed=3)]
     assert got == unmerged
     assert all(torch.equal(base_w[n], p) for n, p in model.named_parameters() if n in base_w)  # exactly back
     with model.disable_adapter():
-        plain = [g["completion_ids"] for g in sample.generate(model, tok, prompts, cfg, seed=3)]
+        plain = [g["completion_ids"] for g in engine_hf.generate(model, tok, prompts, cfg, seed=3)]
     assert plain != unmerged  # the adapter really is applied when merged
 
 
@@ -107,11 +107,11 @@ def test_chunked_log_softmax_gives_the_same_values_and_gradients(tiny_model, mon
              "completion_ids": torch.randint(5, 4000, (3 + 2 * i,), generator=gen).tolist(), "index": i}
             for i in range(5)]
     got = []
-    for chunk in (lp_mod.LOGIT_CHUNK_ELEMS, 1):  # all at once, then one sequence at a time
-        monkeypatch.setattr(lp_mod, "LOGIT_CHUNK_ELEMS", chunk)
+    for chunk in (forward.LOGIT_CHUNK_ELEMS, 1):  # all at once, then one sequence at a time
+        monkeypatch.setattr(forward, "LOGIT_CHUNK_ELEMS", chunk)
         model.zero_grad()
-        batch = lp_mod.collate(rows, 0)
-        logp, ent = lp_mod.token_logprobs(model, batch, 0.7, with_entropy=True)
+        batch = forward.collate(rows, 0)
+        logp, ent = forward.token_logprobs(model, batch, 0.7, with_entropy=True)
         (logp * batch["completion_mask"]).sum().backward()
         got.append((logp.detach(), ent, {n: p.grad.clone() for n, p in model.named_parameters() if p.requires_grad}))
     torch.testing.assert_close(got[1][0], got[0][0])
@@ -145,7 +145,7 @@ def test_token_budget_splits_micro_batches_without_changing_the_update(tiny_mode
         start = lora(model)
         fig = update.train(model, rows, cfg.update, 1.0, 0, seed=1, show_progress=False)
         out[budget] = (lora(model) - start, fig)
-    assert lp_mod.split_by_tokens(rows[:4], 20) != [rows[:4]]  # the budget did cut
+    assert forward.split_by_tokens(rows[:4], 20) != [rows[:4]]  # the budget did cut
     moved = out["auto"][0]
     assert moved.norm() > 0
     # the same steps up to float summation order (Adam's normalisation magnifies that noise on
@@ -159,7 +159,7 @@ def test_update_loop_does_not_wait_on_the_device_per_micro_batch(tiny_model, mon
     """float(tensor), .item(), .tolist(), int() and bool() on a tensor wait for the device. Counted
     where pipeline code calls them during train(): as many with 8 micro-batches per optimizer step
     as with 1 (the same steps), so none happens per micro-batch."""
-    pkg = str(Path(lp_mod.__file__).parent)
+    pkg = str(Path(forward.__file__).parent)
     calls = {"n": 0}
 
     def counted(name):
@@ -222,10 +222,10 @@ def test_activation_estimate_matches_the_peak_measured_at_3b():
     c = Qwen2Config(hidden_size=2048, num_hidden_layers=36, intermediate_size=11008, num_attention_heads=16,
                     num_key_value_heads=2, vocab_size=49152)
     measured = (72.5 - 6.2) * 2**30 / (16 * 612)
-    est = lp_mod.bytes_per_token(c, 2, training=True)
+    est = forward.bytes_per_token(c, 2, training=True)
     assert 0.9 * measured < est < 1.3 * measured  # a little conservative, never optimistic by much
-    assert lp_mod.bytes_per_token(c, 2, training=True, checkpointing=True) < est / 10
-    assert lp_mod.bytes_per_token(c, 2, training=False) < est / 10
+    assert forward.bytes_per_token(c, 2, training=True, checkpointing=True) < est / 10
+    assert forward.bytes_per_token(c, 2, training=False) < est / 10
 
 
 def test_static_cache_samples_the_same_tokens(tiny_model):
@@ -237,6 +237,6 @@ def test_static_cache_samples_the_same_tokens(tiny_model):
                                  "sample.batch_size=6", "sample.temperature=1.0", f"sample.static_cache={static}"])
         tok = load_tokenizer(cfg.student)
         model = load_student(cfg.student)
-        prompts = [sample.chat_prompt(tok, cfg, q) for q in ("Add two numbers.", "Hi, sort a list")]
-        out[static] = [g["completion_ids"] for g in sample.generate(model, tok, prompts, cfg, seed=2)]
+        prompts = [engine_hf.chat_prompt(tok, cfg, q) for q in ("Add two numbers.", "Hi, sort a list")]
+        out[static] = [g["completion_ids"] for g in engine_hf.generate(model, tok, prompts, cfg, seed=2)]
     assert out[True] == out[False] and len({tuple(c) for c in out[True]}) > 2

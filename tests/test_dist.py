@@ -189,7 +189,7 @@ def test_shards_cover_every_item_once_in_order(monkeypatch):
 def test_the_seeded_sampler_draws_from_the_warped_distribution():
     """40,000 rows over one 6-token distribution: frequencies within 4 sigma of softmax(logits / T);
     top-k and top-p never draw outside their set."""
-    from pipeline.sample import SeededSampler
+    from pipeline.engine_hf import SeededSampler
     logits = torch.tensor([2.0, 1.0, 0.5, 0.0, -1.0, -3.0])
     n = 40_000
     scores = logits.expand(n, -1).clone()
@@ -214,9 +214,9 @@ def test_the_seeded_sampler_draws_from_the_warped_distribution():
 def test_a_completion_does_not_depend_on_its_batch_or_its_shard(tiny_model):
     """The same prompts sampled one group per batch, all in one batch, and the last two alone (as a
     second rank would): the same completions, token for token."""
-    from pipeline.config import load_config
+    from pipeline.config_file import load_config
     from pipeline.model import load_tokenizer, student_model
-    from pipeline.sample import chat_prompt, generate
+    from pipeline.engine_hf import chat_prompt, generate
     cfg = load_config(None, [f"student.model={tiny_model}", "sample.num_samples=3", "sample.max_new_tokens=12",
                              "sample.temperature=1.0"])
     tok = load_tokenizer(cfg.student)

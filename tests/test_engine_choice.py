@@ -7,9 +7,10 @@ import importlib.util
 import pytest
 import torch
 
-from pipeline.config import ReportConfig, load_config
-from pipeline.logprobs import sampler_gap
-from pipeline.metrics_doc import analyse
+from pipeline.config import ReportConfig
+from pipeline.config_file import load_config
+from pipeline.stages.logprobs import sampler_gap
+from pipeline.flags import analyse
 
 
 def test_engine_is_runtime_only(tiny_config):
@@ -57,8 +58,8 @@ def test_sampler_gap_and_its_flag():
 
 
 def test_select_carries_the_sampler_logprobs(tmp_path):
-    from pipeline.rl import run_select
-    from pipeline.runner import Ctx
+    from pipeline.stages import select
+    from pipeline.stages import Ctx
     from pipeline.tables import load_table, save_table
     sample_rows = [{"problem_id": "p", "sample_idx": k, "prompt_ids": [1, 2], "completion_ids": [3, 4],
                     "sampler_logprobs": [-0.1 * k, -0.2]} for k in range(2)]
@@ -69,7 +70,7 @@ def test_select_carries_the_sampler_logprobs(tmp_path):
         save_table(rows, tmp_path / name)
     cfg = load_config(None, [])
     (tmp_path / "out").mkdir()
-    run_select(Ctx(cfg=cfg, epoch=1, out=tmp_path / "out", inputs={"sample": tmp_path / "sample",
+    select.run(Ctx(cfg=cfg, epoch=1, out=tmp_path / "out", inputs={"sample": tmp_path / "sample",
                                                                      "reward": tmp_path / "reward"}, run_dir=tmp_path))
     got = load_table(tmp_path / "out")
     assert [r["sampler_logprobs"] for r in got] == [[0.0, -0.2], [-0.1, -0.2]]

@@ -14,8 +14,9 @@ import pytest
 
 from judges.cache import JudgeCache
 from pipeline.cli import main
-from pipeline.config import load_config
-from pipeline.runner import Runner, RunError
+from pipeline.config_file import load_config
+from pipeline.runner import Runner
+from pipeline.errors import RunError
 
 
 def rlaif(*args: str) -> int:
@@ -238,7 +239,7 @@ def test_warm_start_runs_before_epoch_one_and_is_the_kl_reference(tiny_run, caps
     from transformers import AutoModelForCausalLM
 
     from pipeline.tables import load_table
-    from pipeline.logprobs import LOGPROBS_FILE, collate, token_logprobs
+    from pipeline.forward import LOGPROBS_FILE, collate, token_logprobs
     over, _ = tiny_run
     over = over + ["data.difficulties=[easy]", "update.sft_epochs=1", "update.warm_start=true"]
     assert rlaif("epoch", "1", *over) == 0

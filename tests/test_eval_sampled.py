@@ -2,14 +2,13 @@
 reference NLL; and `rlaif compare-evals` on real eval directories."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import torch
 
 from pipeline.cli import main
-from pipeline.config import load_config
+from pipeline.config_file import load_config
 from pipeline.runner import Runner
 from pipeline.significance import load_eval, pass_at_k
 
@@ -61,10 +60,10 @@ def test_n_samples_at_temperature_zero_is_refused(tiny_config, capsys):
 
 def test_reference_nll_is_the_answers_token_nll(tiny_config):
     """eval/ref_nll against a direct forward pass over prompt + reference answer + eos."""
-    from pipeline.evaluate import eval_problems
+    from pipeline.stages.eval import eval_problems
     from pipeline.model import load_tokenizer, student_model
-    from pipeline.sample import chat_prompt
-    from pipeline.scoring import as_answer
+    from pipeline.engine_hf import chat_prompt
+    from pipeline.judging import as_answer
     cfg = load_config(None, tiny_config)
     _, rows, _ = _eval(tiny_config)
     src, p = eval_problems(cfg)[0]

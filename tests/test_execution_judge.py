@@ -16,8 +16,8 @@ import pytest
 
 from data.schema import Problem
 from judges import execution, sandbox
-from judges.execution import (ExecutionJudge, ExecutionSettings, extract_code, outputs_match,
-                              run_tests, static_check)
+from judges.execution import ExecutionJudge, ExecutionSettings, outputs_match, run_tests
+from judges.pycode import extract_code, static_check
 
 strong = pytest.mark.skipif(sandbox.active_backend() != "bwrap", reason="needs bubblewrap")
 SETTINGS = ExecutionSettings(timeout_s=3)

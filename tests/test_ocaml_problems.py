@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from data.loaders import DataError, load_problems, load_source
+from data.loaders import load_problems, load_source
+from data.rows import DataError
 from judges.ocaml import OcamlJudge
 from data.ocaml_types import parse_signature
 

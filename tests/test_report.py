@@ -7,10 +7,14 @@ import re
 import pytest
 
 from pipeline.artifacts import write_manifest
-from pipeline.config import ReportConfig, load_config
+from pipeline.config import ReportConfig
+from pipeline.config_file import load_config
 from pipeline.metrics_doc import METRICS, code_diversity, diversity_of_groups
-from pipeline.report import FLAGS, analyse, samples, status_lines, write_report
-from pipeline.runner import POLICY, RunError, Runner, Stage
+from pipeline.flags import FLAGS, analyse
+from pipeline.report import samples, status_lines, write_report
+from pipeline.stages import POLICY, Stage
+from pipeline.errors import RunError
+from pipeline.runner import Runner
 from pipeline.tables import save_table
 
 CFG = ReportConfig()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from pipeline import rl
-from pipeline.config import load_config
+from pipeline.config_file import load_config
 
 
 def test_ratio_reward_is_bounded_when_teacher_scores_zero():

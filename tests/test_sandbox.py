@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from judges import sandbox
+from judges import sandbox, sandbox_uid
 from judges.sandbox import Limits, SandboxError, run_python
 
 BACKEND = sandbox.active_backend()
@@ -104,8 +104,8 @@ def test_fork_bomb_is_contained_and_cleaned_up():
 
     def watch():  # the bomb's size while it runs, per sandbox uid, seen from the host
         while not done.is_set():
-            for uid in range(sandbox._UID_BASE, sandbox._UID_BASE + sandbox._UID_SLOTS):
-                peak[uid] = max(peak.get(uid, 0), len(sandbox._pids_of(uid)))
+            for uid in range(sandbox_uid.UID_BASE, sandbox_uid.UID_BASE + sandbox_uid.UID_SLOTS):
+                peak[uid] = max(peak.get(uid, 0), len(sandbox_uid.pids_of(uid)))
             time.sleep(0.05)
 
     watcher = threading.Thread(target=watch)
@@ -119,7 +119,7 @@ def test_fork_bomb_is_contained_and_cleaned_up():
     uid = int(res.stdout.split()[0])
     if os.geteuid() == 0:  # root: the bomb ran as a dedicated uid, whose RLIMIT_NPROC bounds it
         assert 1 < peak[uid] <= 16
-        assert sandbox._pids_of(uid) == []  # and every forked process is gone
+        assert sandbox_uid.pids_of(uid) == []  # and every forked process is gone
     t = time.monotonic()
     subprocess.run(["true"], check=True, timeout=5)  # the host still forks promptly
     assert time.monotonic() - t < 3
@@ -300,7 +300,7 @@ def test_ocaml_fork_bomb_via_unix_is_contained(ocaml_programs):
     assert res.timed_out
     uid = int(res.stdout.split()[0])
     if os.geteuid() == 0:
-        assert uid >= sandbox._UID_BASE and sandbox._pids_of(uid) == []
+        assert uid >= sandbox_uid.UID_BASE and sandbox_uid.pids_of(uid) == []
     t = time.monotonic()
     subprocess.run(["true"], check=True, timeout=5)
     assert time.monotonic() - t < 3

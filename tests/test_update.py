@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import torch
 
-from pipeline import update
-from pipeline.config import load_config
+from pipeline import forward, rl
+from pipeline.stages import update
+from pipeline.config_file import load_config
 from pipeline.model import load_student, load_tokenizer
 
 
@@ -14,9 +15,9 @@ def test_logprobs_match_unpadded_forward(tiny_model):
     model = load_student(cfg.student)
     rows = [{"prompt_ids": [5, 6, 7, 8], "completion_ids": [9, 10, 11], "advantage": 1.0, "index": 0},
             {"prompt_ids": [12, 13], "completion_ids": [14, 15, 16, 17, 18], "advantage": -1.0, "index": 1}]
-    batch = update.collate(rows, tok.pad_token_id)
+    batch = forward.collate(rows, tok.pad_token_id)
     with torch.no_grad():
-        logp, _ = update.token_logprobs(model, batch, temperature=0.7)
+        logp, _ = forward.token_logprobs(model, batch, temperature=0.7)
         for i, r in enumerate(rows):
             ids = torch.tensor([r["prompt_ids"] + r["completion_ids"]])
             logits = model(input_ids=ids).logits[0, :-1] / 0.7
@@ -41,9 +42,9 @@ def test_shared_prompt_forward_gives_the_same_logprobs_and_gradients(tiny_model)
     got = {}
     for shared in (False, True):
         model.zero_grad()
-        batch = update.collate(rows, 0, share_prompt=shared)
+        batch = forward.collate(rows, 0, share_prompt=shared)
         assert ("groups" in batch) == shared
-        logp, ent = update.token_logprobs(model, batch, 0.7, with_entropy=True)
+        logp, ent = forward.token_logprobs(model, batch, 0.7, with_entropy=True)
         (logp * batch["completion_mask"]).sum().backward()
         grads = {n: p.grad.clone() for n, p in model.named_parameters() if p.requires_grad}
         got[shared] = (logp.detach() * batch["completion_mask"], ent * batch["completion_mask"], grads)
@@ -57,7 +58,7 @@ def test_shared_prompt_forward_gives_the_same_logprobs_and_gradients(tiny_model)
 def test_prompt_ordered_keeps_groups_together():
     rows = [{"prompt_ids": [p], "completion_ids": [i]} for i, p in enumerate([1, 2, 1, 3, 2, 1])]
     for seed in (None, 0, 1):
-        out = update.prompt_ordered(rows, seed)
+        out = forward.prompt_ordered(rows, seed)
         prompts = [r["prompt_ids"][0] for r in out]
         assert sorted(out, key=lambda r: r["completion_ids"]) == rows  # a permutation
         assert all(prompts.index(p) + prompts.count(p) - 1 == len(prompts) - 1 - prompts[::-1].index(p)
@@ -67,7 +68,7 @@ def test_prompt_ordered_keeps_groups_together():
 def test_k3_is_never_negative_and_k1_can_be():
     logp = torch.randn(1000)
     ref = logp + torch.randn(1000)
-    kl = update.kl_terms(logp, ref, "k3")
+    kl = rl.kl_terms(logp, ref, "k3")
     assert (kl["k3"] >= 0).all() and (kl["k1"] < 0).any()
     assert torch.allclose(kl["loss"], kl["k3"])
 
@@ -107,7 +108,7 @@ def test_update_resumes_from_checkpoint_to_the_same_adapter(tiny_model, tmp_path
     fig_a = update.train(a, rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False)
 
     calls = {"n": 0}
-    real = update.kl_terms
+    real = rl.kl_terms
 
     def crash_on_fifth(*args):
         calls["n"] += 1

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from pipeline import logprobs as lp_mod
-from pipeline import update
-from pipeline.config import load_config
-from pipeline.model import Student, load_student, load_tokenizer, merged, student_model
+from pipeline import forward
+from pipeline.stages import update
+from pipeline.config_file import load_config
+from pipeline.model import Student, load_student, merged
 from pipeline.runner import Runner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,11 +72,11 @@ def test_chunked_logprobs_equal_unchunked(tiny_model, monkeypatch):
              "completion_ids": torch.randint(5, 4000, (3 + 2 * i,), generator=gen).tolist(), "index": i}
             for i in range(5)]
     got = []
-    for chunk in (lp_mod.LOGIT_CHUNK_ELEMS, 1):
-        monkeypatch.setattr(lp_mod, "LOGIT_CHUNK_ELEMS", chunk)
+    for chunk in (forward.LOGIT_CHUNK_ELEMS, 1):
+        monkeypatch.setattr(forward, "LOGIT_CHUNK_ELEMS", chunk)
         model.zero_grad()
-        batch = lp_mod.to_device(lp_mod.collate(rows, 0), "cuda")
-        logp, ent = lp_mod.token_logprobs(model, batch, 0.7, with_entropy=True)
+        batch = forward.to_device(forward.collate(rows, 0), "cuda")
+        logp, ent = forward.token_logprobs(model, batch, 0.7, with_entropy=True)
         (logp * batch["completion_mask"]).sum().backward()
         got.append((logp.detach(), ent, {n: p.grad.float().clone() for n, p in model.named_parameters() if p.requires_grad}))
     torch.testing.assert_close(got[1][0], got[0][0])
@@ -101,7 +101,7 @@ def test_auto_token_budget_split_equals_one_pass(tiny_model):
         fig = update.train(model, rows, cfg.update, 1.0, 0, seed=1, show_progress=False)
         moved = torch.cat([p.detach().flatten() for n, p in model.named_parameters() if "lora_" in n]) - start
         out[budget] = (moved, fig)
-    assert lp_mod.token_budget(model, "auto", training=True) is not None  # auto sizes a budget on CUDA
+    assert forward.token_budget(model, "auto", training=True) is not None  # auto sizes a budget on CUDA
     assert (out[20][0] - out["auto"][0]).norm() / out["auto"][0].norm() < 1e-3
     for k in ("loss/total", "kl/k3", "optim/grad_norm"):
         assert out[20][1][k] == pytest.approx(out["auto"][1][k], rel=1e-3, abs=1e-6), k

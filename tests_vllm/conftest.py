@@ -49,7 +49,7 @@ def lora_adapter(vllm_tiny_model, tmp_path_factory) -> Path:
     would change nothing): strong enough to change the greedy tokens."""
     from peft import get_peft_model
 
-    from pipeline.config import load_config
+    from pipeline.config_file import load_config
     from pipeline.model import load_student, lora_config
     cfg = load_config(None, [f"student.model={vllm_tiny_model}", "student.lora.r=8", "student.lora.alpha=16"])
     model = get_peft_model(load_student(cfg.student), lora_config(cfg.student))

@@ -9,10 +9,12 @@ import pytest
 
 pytest.importorskip("vllm", reason="the vLLM tests run in .venv-vllm: `make test-vllm`")
 
-from pipeline import engine_vllm, sample  # noqa: E402
-from pipeline.config import load_config  # noqa: E402
-from pipeline.evaluate import greedy as hf_greedy  # noqa: E402
-from pipeline.logprobs import rollout_logprobs, sampler_gap  # noqa: E402
+from pipeline import engine_hf, engine_vllm  # noqa: E402
+from pipeline.stages import sample as sample_stage  # noqa: E402
+from pipeline.config_file import load_config  # noqa: E402
+from pipeline.stages.eval import greedy as hf_greedy  # noqa: E402
+from pipeline.forward import rollout_logprobs  # noqa: E402
+from pipeline.stages.logprobs import sampler_gap
 from pipeline.model import load_student, load_tokenizer  # noqa: E402
 
 QUESTIONS = ("Add two numbers.", "Hi", "Reverse a string, please.")
@@ -28,7 +30,7 @@ def config(model: str, *over: str):
 def env(vllm_tiny_model):
     cfg = config(vllm_tiny_model)
     tok = load_tokenizer(cfg.student)
-    prompts = [sample.chat_prompt(tok, cfg, q) for q in QUESTIONS]
+    prompts = [engine_hf.chat_prompt(tok, cfg, q) for q in QUESTIONS]
     with engine_vllm.kept(cfg, max_model_len=1024, max_lora_rank=8):
         yield cfg, tok, prompts
 
@@ -36,11 +38,11 @@ def env(vllm_tiny_model):
 def test_rows_have_the_hf_schema_and_seeds_reproduce(env, lora_adapter):
     cfg, tok, prompts = env
     a = engine_vllm.sample(cfg, tok, prompts, lora_adapter, seed=7)
-    hf = sample.generate(load_student(cfg.student, lora_adapter), tok, prompts, cfg, seed=7)
+    hf = engine_hf.generate(load_student(cfg.student, lora_adapter), tok, prompts, cfg, seed=7)
     assert set(a[0]) == set(hf[0]) | {"sampler_logprobs"}
     assert [(r["group"], r["sample_idx"]) for r in a] == [(r["group"], r["sample_idx"]) for r in hf]
     for r in a:
-        assert (r["completion_ids"], r["text"], r["finish_reason"]) == sample.finish(
+        assert (r["completion_ids"], r["text"], r["finish_reason"]) == engine_hf.finish(
             tok, r["completion_ids"], [], cfg.sample.max_new_tokens)  # already cut as the hf engine cuts
         assert r["length"] == len(r["completion_ids"]) == len(r["sampler_logprobs"])
         assert r["finish_reason"] in ("eos", "length") and 1 <= r["length"] <= cfg.sample.max_new_tokens
@@ -65,7 +67,7 @@ def test_the_adapter_is_applied_and_greedy_matches_hf(env, lora_adapter):
 
 def test_stop_strings_cut_as_the_hf_engine_cuts(env, vllm_tiny_model):
     """Same seed with and without a stop string: the stopped completion is exactly what
-    sample.finish (the hf engine's cut) makes of the unstopped one: the stop string kept in the
+    engine_hf.finish (the hf engine's cut) makes of the unstopped one: the stop string kept in the
     text, the ids cut to the shortest prefix that holds it."""
     cfg, tok, prompts = env
     free = engine_vllm.sample(cfg, tok, prompts, None, seed=3)
@@ -82,7 +84,7 @@ def test_stop_strings_cut_as_the_hf_engine_cuts(env, vllm_tiny_model):
     scfg = config(vllm_tiny_model, f"sample.stop=[{stop!r}]")
     cut = engine_vllm.sample(scfg, tok, prompts, None, seed=3)
     got = next(r for r in cut if (r["group"], r["sample_idx"]) == (row["group"], row["sample_idx"]))
-    ids, text, reason = sample.finish(tok, row["completion_ids"], [stop], cfg.sample.max_new_tokens)
+    ids, text, reason = engine_hf.finish(tok, row["completion_ids"], [stop], cfg.sample.max_new_tokens)
     assert reason == "stop" and text.endswith(stop) and len(ids) < len(row["completion_ids"])
     assert (got["completion_ids"], got["text"], got["finish_reason"]) == (ids, text, reason)
     assert got["sampler_logprobs"] == row["sampler_logprobs"][:len(ids)]
@@ -103,10 +105,11 @@ def test_sampler_logprobs_are_the_trainers_at_the_sampling_temperature(env, lora
 
 
 def test_sample_and_eval_stages_with_the_vllm_engine(env, vllm_tiny_model, lora_adapter, tmp_path):
-    """The stages themselves: sample.run writes the hf engine's columns (plus sampler_logprobs);
-    evaluate.run gives the same answers, eval/score and eval/pass@1 as with eval.engine=hf."""
-    from pipeline import evaluate
-    from pipeline.runner import POLICY, Ctx, Runner
+    """The stages themselves: sample_stage.run writes the hf engine's columns (plus sampler_logprobs);
+    eval_stage.run gives the same answers, eval/score and eval/pass@1 as with eval.engine=hf."""
+    from pipeline.stages import eval as eval_stage
+    from pipeline.stages import Ctx, POLICY
+    from pipeline.runner import Runner
     from pipeline.tables import load_table
     over = [f"run.dir={tmp_path / 'runs'}", "data.prompts_per_epoch=2", "eval.max_problems=3",
             "eval.max_new_tokens=16", "judge.execution.timeout_s=5"]
@@ -120,13 +123,13 @@ def test_sample_and_eval_stages_with_the_vllm_engine(env, vllm_tiny_model, lora_
         r.run_epoch(1, only="prompts")
         out = tmp_path / f"sample-{engine}"
         out.mkdir()
-        sample.run(Ctx(cfg=cfg, epoch=1, out=out, inputs={"prompts": r.epoch_dir(1) / "prompts", POLICY: lora_adapter},
+        sample_stage.run(Ctx(cfg=cfg, epoch=1, out=out, inputs={"prompts": r.epoch_dir(1) / "prompts", POLICY: lora_adapter},
                        run_dir=r.run_dir))
         tables[engine] = load_table(out)
         out = tmp_path / f"eval-{engine}"
         out.mkdir()
         ctx = Ctx(cfg=cfg, epoch=1, out=out, inputs={"update": policy}, run_dir=r.run_dir)
-        evaluate.run(ctx)
+        eval_stage.run(ctx)
         evals[engine] = (ctx.figures, [x["text"] for x in load_table(out)])
     assert set(tables["vllm"][0]) == set(tables["hf"][0]) | {"sampler_logprobs"}
     assert len(tables["vllm"]) == len(tables["hf"]) == 6

@@ -3,7 +3,7 @@
 Greedy by default (eval.num_samples=1, eval.temperature=0: the epoch loop's cheap check). With
 eval.num_samples=n at eval.temperature>0, each problem gets n sampled answers, each from its own
 random stream keyed by the run's seed, the epoch (eval.seed_per_epoch), the problem and the
-sample's index (pipeline/sample.py's `SeededSampler`): an eval is reproducible and does not depend
+sample's index (pipeline/engine_hf.py's `SeededSampler`): an eval is reproducible and does not depend
 on the batch size or the process count. Per problem: c of n correct, the unbiased pass@k (Chen et
 al. 2021), the mean graded score, and the per-token NLL of the teacher's answer (the reference)
 under the policy: a continuous distillation metric that moves before pass@1 does.
@@ -24,11 +24,11 @@ from tqdm import tqdm
 from data.schema import Problem
 from pipeline import dist
 from pipeline.config import Config
+from pipeline.engine_hf import batch_size, cache_kwargs, chat_prompt, finish, generate, left_pad
+from pipeline.judging import Judging, as_answer
 from pipeline.model import load_tokenizer, merged, student_model
-from pipeline.runner import Ctx
-from pipeline.sample import batch_size, cache_kwargs, chat_prompt, finish, generate, left_pad
-from pipeline.scoring import Judging, as_answer
 from pipeline.significance import ks_for, pass_at_k
+from pipeline.stages import Ctx
 from pipeline.tables import save_table
 
 
@@ -37,7 +37,7 @@ def eval_problems(cfg: Config) -> list[tuple[str, Problem]]:
     out = []
     for src in cfg.eval.sources:
         if src == "validation":  # the problems data.validation_size carves out of data.source
-            from pipeline.stages import validation_problems
+            from pipeline.problems import validation_problems
             probs = validation_problems(cfg)
         else:
             probs = load_source(src)
@@ -89,7 +89,7 @@ def reference_nll(model, tok, prompts: list[list[int]], answers: list[str | None
     """Mean per-token NLL (nats) of each answer, as the teacher rows of the update tokenise it (its
     text and eos), after its prompt; one forward pass each, batches of similar length. None where
     a problem has no reference."""
-    from pipeline.logprobs import collate, to_device, token_logprobs
+    from pipeline.forward import collate, to_device, token_logprobs
     rows = [{"prompt_ids": p, "completion_ids": tok.encode(a, add_special_tokens=False) + [tok.eos_token_id],
              "index": i} for i, (p, a) in enumerate(zip(prompts, answers)) if a]
     rows.sort(key=lambda r: len(r["prompt_ids"]) + len(r["completion_ids"]))

@@ -1,4 +1,4 @@
-"""teacher and judge stages: one answer per prompt from the teacher; a cached score for every answer.
+"""Judges and teachers built from the config, for the teacher, judge and eval stages.
 
 Every judgement and every teacher answer goes through the judge cache, keyed by everything
 that changes it, so a rerun, a replay or an update-only variant never pays twice. Judges:
@@ -20,12 +20,12 @@ from tqdm import tqdm
 
 from data.schema import Problem
 from judges.base import Score
-from judges.mix import combine
 from judges.cache import JudgeCache, cache_key
-from pipeline.artifacts import read_manifest, sha256_text
+from judges.hashing import sha256_text
+from pipeline.artifacts import epoch_name, read_manifest
 from pipeline.config import Config
-from pipeline.runner import Ctx, RunError, epoch_name
-from pipeline.tables import load_table, save_table
+from pipeline.errors import RunError
+from pipeline.stages import Ctx
 
 log = logging.getLogger("rlaif")
 LLM = ("anthropic", "openai", "hf")
@@ -94,7 +94,7 @@ def work_dir(ctx: Ctx, stage: str) -> Path:
     return ctx.run_dir / epoch_name(ctx.epoch) / ".work" / stage
 
 
-class _Sync:
+class Sync:
     """Runs a local (hf) judge's blocking calls in a thread, as run_cached items."""
 
     def __init__(self, judge):
@@ -161,37 +161,6 @@ def batch_figures(prefix: str, stats, batch: bool) -> dict[str, Any]:
             f"{prefix}/batch_failed": stats.failed}
 
 
-# -- teacher -------------------------------------------------------------------------------
-def run_teacher(ctx: Ctx) -> None:
-    cfg, tc = ctx.cfg, ctx.cfg.teacher
-    prompts = [] if tc.kind == "none" else load_table(ctx.inputs["prompts"], json_cols=("problem",))
-    problems = [Problem.from_json(p["problem"]) for p in prompts]
-    figures: dict[str, Any] = {}
-    if tc.kind == "reference":
-        texts = [as_answer(p.reference, p.language) if p.reference else "" for p in problems]
-    elif problems:
-        model = make_model(tc.kind, tc.model, cfg, teacher=True)
-        api = model if tc.kind != "hf" else _Sync(model)
-        cache = JudgeCache(cache_dir(cfg))
-        try:
-            results, stats = run_items(cfg, cache, api, [api.generate_item(p) for p in problems], "teacher",
-                                       ctx.run_dir, work_dir(ctx, "teacher") if batching(cfg, teacher=True) else None)
-        finally:
-            cache.close()
-        texts = [r["text"] if r else "" for r in results]
-        figures = {"teacher/api_calls": stats.api_calls, "teacher/cache_hits": stats.cache_hits,
-                   "teacher/cost_usd": stats.cost_usd, "teacher/saved_usd": stats.saved_usd,
-                   **batch_figures("teacher", stats, batching(cfg, teacher=True))}
-    else:
-        texts = []
-    missing = sum(not t for t in texts)
-    if missing and tc.kind != "none":
-        log.warning("teacher: %d prompts have no teacher answer; their teacher score is None", missing)
-    save_table([{"problem_id": p.id, "text": t, "source": tc.kind} for p, t in zip(problems, texts)], ctx.out)
-    ctx.rows = len(texts)
-    ctx.figures = {"teacher/missing": missing, **figures}
-
-
 # -- execution judge -----------------------------------------------------------------------
 class Judging:
     """The execution judges (Python, OCaml: by each problem's language) behind the cache, run in
@@ -225,7 +194,7 @@ class Judging:
         return self.judges[problem.language].score(problem, completion, truncated)
 
     def score_all(self, items: list[tuple[Problem, str, bool]], desc: str = "judge") -> list[Score]:
-        from pipeline.stages import require_compilers
+        from pipeline.problems import require_compilers
         require_compilers(self.cfg, [p for p, *_ in items])
         keys = [self.key(*it) for it in items]
         found = [self.cache.get(k) for k in keys]
@@ -292,67 +261,9 @@ def length_score(completion: str) -> Score:
     return Score(value=2.0 - words / 16, breakdown={"words": words})
 
 
-# -- the judge stage -----------------------------------------------------------------------
+# -- judge components ----------------------------------------------------------------------
 def components(cfg: Config) -> dict[str, float]:
     """Component judge -> weight."""
     return dict(cfg.judge.mix) if cfg.judge.kind == "mix" else {cfg.judge.kind: 1.0}
 
 
-def _score_row(s: Score) -> dict[str, Any]:
-    return {"value": s.value, "breakdown": s.breakdown, "raw": s.raw[:2000], "cost_usd": s.cost_usd}
-
-
-def run_judge(ctx: Ctx) -> None:
-    cfg = ctx.cfg
-    prompts = {p["problem_id"]: Problem.from_json(p["problem"])
-               for p in load_table(ctx.inputs["prompts"], json_cols=("problem",))}
-    samples = load_table(ctx.inputs["sample"])
-    teacher = [t for t in load_table(ctx.inputs["teacher"]) if t["text"]]
-    ref = {t["problem_id"]: t["text"] for t in teacher} if cfg.judge.show_teacher else {}
-    # (problem, answer, truncated, reference shown to an LLM judge)
-    items = [(prompts[s["problem_id"]], s["text"], s["finish_reason"] == "length", ref.get(s["problem_id"]))
-             for s in samples]
-    items += [(prompts[t["problem_id"]], t["text"], False, None) for t in teacher]
-    weights = components(cfg)
-    per: dict[str, list[Score]] = {}
-    fig = {"judge/api_calls": 0, "judge/cache_hits": 0, "judge/cost_usd": 0.0, "judge/saved_usd": 0.0}
-    for kind in weights:
-        if kind == "length":
-            per[kind] = [length_score(c) for _, c, _, _ in items]
-        elif kind == "execution":
-            j = Judging(cfg)
-            try:
-                per[kind] = j.score_all([(p, c, tr) for p, c, tr, _ in items])
-            finally:
-                j.cache.close()
-            fig["judge/api_calls"] += j.calls
-            fig["judge/cache_hits"] += j.hits
-        else:
-            model = make_model(kind, cfg.judge.model, cfg)
-            api = model if kind != "hf" else _Sync(model)
-            batch = batching(cfg) and kind != "hf"
-            cache = JudgeCache(cache_dir(cfg))
-            try:
-                results, stats = run_items(cfg, cache, api, [api.score_item(p, c, r) for p, c, _, r in items],
-                                           f"judge ({kind})", ctx.run_dir, work_dir(ctx, "judge") if batch else None)
-            finally:
-                cache.close()
-            why = "not answered: the batch item failed (judge.batch_failed)" if batch else "skipped: not in the cache"
-            per[kind] = [Score.from_json(r) if r else Score(value=None, raw=why) for r in results]
-            fig.update(batch_figures("judge", stats, batch))
-            fig["judge/api_calls"] += stats.api_calls
-            fig["judge/cache_hits"] += stats.cache_hits
-            fig["judge/cost_usd"] += stats.cost_usd
-            fig["judge/saved_usd"] += stats.saved_usd
-            fig["judge/skipped"] = stats.missing
-    scores = [combine({k: per[k][i] for k in weights}, weights) for i in range(len(items))]
-    rows = []
-    for s, sc in zip(samples, scores[: len(samples)]):
-        rows.append({"role": "student", "problem_id": s["problem_id"], "sample_idx": s["sample_idx"], **_score_row(sc)})
-    for t, sc in zip(teacher, scores[len(samples):]):
-        rows.append({"role": "teacher", "problem_id": t["problem_id"], "sample_idx": -1, **_score_row(sc)})
-    save_table(rows, ctx.out, json_cols=("breakdown",))
-    ctx.rows = len(rows)
-    fig["judge/parse_failures"] = sum(r["value"] is None for r in rows)
-    fig.update(breakdown_figures([r["breakdown"] for r in rows if r["role"] == "student"]))
-    ctx.figures = fig

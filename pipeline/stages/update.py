@@ -30,9 +30,9 @@ from __future__ import annotations
 import logging
 import math
 import os
-from contextlib import nullcontext
 import shutil
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 import torch
@@ -41,22 +41,16 @@ from tqdm import tqdm
 from pipeline import dist
 from pipeline.artifacts import read_manifest
 from pipeline.config import UpdateConfig
-from pipeline.logprobs import (collate, load_logprobs, prompt_ordered, resolve_share_prompt, right_aligned,
-                               rollout_logprobs, split_by_tokens, to_device, token_budget, token_logprobs)
+from pipeline.dist import kill_point
+from pipeline.errors import RunError
+from pipeline.forward import (collate, load_logprobs, prompt_ordered, resolve_share_prompt, right_aligned,
+                              rollout_logprobs, split_by_tokens, to_device, token_budget, token_logprobs)
 from pipeline.model import save_adapter, student_model
-from pipeline.runner import POLICY, Ctx, RunError, kill_point
+from pipeline.rl import kl_terms
+from pipeline.stages import POLICY, Ctx
 from pipeline.tables import load_table
 
-# the logprob machinery lives in pipeline.logprobs; these names stay importable from here
-__all__ = ["collate", "prompt_ordered", "token_logprobs", "rollout_logprobs", "kl_terms", "train", "run", "run_sft"]
-
 log = logging.getLogger("rlaif")
-
-
-def kl_terms(logp: torch.Tensor, ref: torch.Tensor, estimator: str) -> dict[str, torch.Tensor]:
-    d = ref - logp
-    k1, k2, k3 = -d, 0.5 * d**2, torch.exp(d) - d - 1
-    return {"k1": k1, "k2": k2, "k3": k3, "loss": {"k1": k1, "k2": k2, "k3": k3}[estimator]}
 
 
 def save_checkpoint(path: Path, st: dict, old: dict, ref: dict, model, optimizer, scheduler) -> None:
@@ -373,8 +367,8 @@ def run(ctx: Ctx) -> None:
 
 def run_sft(ctx: Ctx) -> None:
     """Supervised warm-start (epoch 0): a fresh adapter learns the teacher's answers (token NLL)."""
+    from pipeline.engine_hf import chat_prompt
     from pipeline.model import load_tokenizer
-    from pipeline.sample import chat_prompt
     cfg = ctx.cfg
     tok = load_tokenizer(cfg.student)
     prompts = {p["problem_id"]: p["problem"] for p in load_table(ctx.inputs["prompts"], json_cols=("problem",))}

@@ -1,0 +1,214 @@
+"""Rows to `Problem` records, for every loader in data/loaders.py: the file readers (.jsonl,
+.jsonl.gz, .json, .parquet), the strict check of each row (the rules are in data/loaders.py's
+docstring), and the `DataError` every loader raises.
+"""
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import re
+from pathlib import Path
+from typing import Any, Iterator
+
+from data.schema import LANGUAGES, Problem
+
+FIELDS = tuple(f.name for f in dataclasses.fields(Problem))
+REQUIRED = ("id", "prompt", "entry_point")
+DIFFICULTIES = ("easy", "medium", "hard")
+SPLITS = ("train", "heldout")
+
+
+class DataError(ValueError):
+    """A problem set could not be loaded; the message says where and what to do."""
+
+
+# ------------------------------------------------------------------------------ file readers
+
+def _decode(raw: bytes, path: Path, line: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line += raw.count(b"\n", 0, e.start)
+        raise DataError(f"{path}, line {line}: not valid UTF-8 (byte {raw[e.start]:#04x}); "
+                        f"re-save the file as UTF-8.") from None
+
+
+def _read_bytes(path: Path) -> bytes:
+    raw = path.read_bytes()
+    if path.name.lower().endswith(".gz"):
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as e:
+            raise DataError(f"{path}: not a readable gzip file ({e}); re-create it.") from None
+    return raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is harmless
+
+
+def rows_jsonl(path: Path, raw: bytes | None = None) -> Iterator[tuple[int, Any]]:
+    raw = _read_bytes(path) if raw is None else raw
+    for n, line in enumerate(raw.split(b"\n"), start=1):
+        text = _decode(line, path, n)
+        if not text.strip():
+            continue
+        try:
+            yield n, json.loads(text)
+        except json.JSONDecodeError as e:
+            raise DataError(f"{path}, line {n}: invalid JSON ({e.msg} at column {e.colno}); "
+                            f"fix or remove that line (one JSON object per line).") from None
+
+
+def rows_json(path: Path) -> Iterator[tuple[int, Any]]:
+    raw = _read_bytes(path)
+    text = _decode(raw, path, 1)
+    if not text.lstrip().startswith("["):  # datasets' "json" format is JSON Lines; accept both
+        yield from rows_jsonl(path, raw)
+        return
+    try:
+        items = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DataError(f"{path}, line {e.lineno}: invalid JSON ({e.msg} at column {e.colno}); "
+                        f"fix the file (a list of problem objects).") from None
+    # Walk the list once more to learn the line each item starts on.
+    decoder, ws = json.JSONDecoder(), re.compile(r"[\s,]*")
+    pos = ws.match(text, text.index("[") + 1).end()
+    for item in items:
+        yield text.count("\n", 0, pos) + 1, item
+        pos = ws.match(text, decoder.raw_decode(text, pos)[1]).end()
+
+
+def rows_parquet(path: Path) -> Iterator[tuple[int, Any]]:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as e:  # pyarrow's errors for a damaged file vary (ArrowInvalid, OSError)
+        raise DataError(f"{path}: not a readable Parquet file ({e}); re-export it.") from None
+    yield from enumerate(table.to_pylist(), start=1)
+
+
+# ------------------------------------------------------------------------------ row checking
+
+def check_mapping(mapping: dict[str, str] | None, source: str) -> None:
+    if mapping is None:
+        return
+    if not isinstance(mapping, dict):
+        raise DataError(f"{source}: the field mapping must be a dict of our field -> source column, "
+                        f"got {type(mapping).__name__}.")
+    for ours, theirs in mapping.items():
+        if ours not in FIELDS:
+            raise DataError(f"{source}: the mapping names unknown field {ours!r}; map only "
+                            f"{', '.join(FIELDS)} (our field -> source column).")
+        if not isinstance(theirs, str):
+            raise DataError(f"{source}: the mapping for {ours!r} must be a column name string, got {theirs!r}.")
+
+
+def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None,
+                language: str | None = None) -> Problem:
+    where = f"{source}, {place}"
+    if not isinstance(row, dict):
+        raise DataError(f"{where}: expected a JSON object with fields {', '.join(REQUIRED)}, "
+                        f"got {type(row).__name__}.")
+    mapping = mapping or {}
+
+    def name(f: str) -> str:  # how to name a field in a message: ours, and the source column
+        return f"'{f}' (column '{mapping[f]}')" if f in mapping and mapping[f] != f else f"'{f}'"
+
+    def bad(f: str, why: str, fix: str = "fix that row") -> DataError:
+        return DataError(f"{where}: field {name(f)} {why}; {fix}.")
+
+    values, used = {}, set()
+    claimed = set(mapping.values())
+    for f in FIELDS:
+        column = mapping.get(f, f)
+        if f not in mapping and column in claimed:
+            continue  # e.g. {test_code: tests}: the source's `tests` column is the test code, not our tests
+        if column in row and row[column] is not None:
+            values[f] = row[column]
+            used.add(column)
+        elif column in row:
+            used.add(column)
+    for f in REQUIRED:
+        if f not in values:
+            hint = ("or map it to the right column, e.g. mapping={'%s': '<column>'}" % f
+                    if f not in mapping else "or correct the mapping")
+            raise bad(f, "is missing", f"add it to that row {hint}")
+
+    if isinstance(values["id"], int) and not isinstance(values["id"], bool):
+        values["id"] = str(values["id"])
+    for f in ("id", "prompt", "entry_point"):
+        if not isinstance(values[f], str) or not values[f].strip():
+            raise bad(f, f"must be a non-empty string, got {values[f]!r:.60}")
+    values.setdefault("language", language or "python")
+    if values["language"] not in LANGUAGES:
+        raise bad("language", f"must be one of {', '.join(LANGUAGES)}, got {values['language']!r:.60}",
+                  "fix that row, or leave it out and set data.language")
+    ocaml = values["language"] == "ocaml"
+    if not ocaml and not values["entry_point"].isidentifier():
+        raise bad("entry_point", f"must be a Python function name, got {values['entry_point']!r}")
+    if ocaml and not re.fullmatch(r"[a-z_][A-Za-z0-9_']*", values["entry_point"]):
+        raise bad("entry_point", f"must be an OCaml value name (lowercase first), got {values['entry_point']!r}")
+    for f, allowed in (("difficulty", DIFFICULTIES), ("split", SPLITS)):
+        if f in values and values[f] not in allowed:
+            raise bad(f, f"must be one of {', '.join(allowed)}, got {values[f]!r:.60}")
+    for f in ("reference", "test_code", "signature", "context"):
+        if f in values and not isinstance(values[f], str):
+            raise bad(f, f"must be a string, got {type(values[f]).__name__}")
+    if "context" in values:  # compiled, never run, here: it runs in the judge's sandbox
+        if ocaml:
+            raise bad("context", "is for Python problems only (the OCaml judge does not run it)",
+                      "remove it, or put those definitions in the prompt for the answer to repeat")
+        try:
+            compile(values["context"], "context.py", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as e:
+            raise bad("context", f"does not compile as Python ({e})") from None
+    for f in ("tests", "meta"):
+        if isinstance(values.get(f), str):
+            try:
+                values[f] = json.loads(values[f])
+            except json.JSONDecodeError as e:
+                shape = "a list of test objects" if f == "tests" else "an object"
+                raise bad(f, f"must be {shape} (or a JSON string of one), got a string that is not "
+                             f"valid JSON ({e.msg})") from None
+    if "tests" in values:
+        _check_tests(values["tests"], lambda why: bad("tests", why))
+    meta = values.get("meta", {})
+    if not isinstance(meta, dict):
+        raise bad("meta", f"must be an object, got {type(meta).__name__}")
+    extra = {k: v for k, v in row.items() if k not in used}
+    values["meta"] = {**extra, **meta} if extra else meta
+    if ocaml and "tests" in values:  # the harness is generated from the signature: check it drives them
+        from data.ocaml_types import TypeSpecError, check_tests, parse_signature
+        fix = "write `val <entry_point> : <type>` with the supported types, one input per argument"
+        try:
+            parse_signature(values.get("signature"))
+        except TypeSpecError as e:
+            raise bad("signature", f"does not fit the OCaml test harness: {e}", fix) from None
+        try:
+            check_tests(values.get("signature"), values["entry_point"], values["tests"])
+        except TypeSpecError as e:
+            raise bad("tests", f"does not fit the OCaml test harness: {e}", fix) from None
+    return Problem(**values)
+
+
+def _check_tests(tests: Any, bad) -> None:
+    shape = 'a list of {"input": [arg, ...], "output": expected} objects'
+    if not isinstance(tests, list):
+        raise bad(f"must be {shape}, got {type(tests).__name__}")
+    for i, case in enumerate(tests):
+        if not isinstance(case, dict) or "input" not in case or "output" not in case:
+            raise bad(f"item {i} must be an object with keys 'input' and 'output', got {case!r:.80}")
+        if not isinstance(case["input"], list):
+            raise bad(f"item {i}: 'input' must be the list of arguments, got {type(case['input']).__name__}")
+
+
+def unique(problems: list[Problem], places: list[str], source: str) -> list[Problem]:
+    if not problems:
+        raise DataError(f"{source}: no problems found (the source is empty); add at least one "
+                        f"problem or point the loader at another source.")
+    first: dict[str, str] = {}
+    for p, place in zip(problems, places):
+        if p.id in first:
+            raise DataError(f"{source}: duplicate id {p.id!r} at {first[p.id]} and {place}; "
+                            f"ids must be unique, rename one of them.")
+        first[p.id] = place
+    return problems

@@ -1,0 +1,49 @@
+"""Which problems a run trains on and which it holds out: data.source's problems of
+data.difficulties, less the validation split, and the fixed training pool (data.pool_size)."""
+
+from __future__ import annotations
+
+import random
+
+from pipeline.errors import RunError
+
+# student.dtype is runtime only (DESIGN.md, "Devices and scale"): bf16 on a GPU and fp32 on a CPU make the same artifacts
+
+
+
+def training_problems(cfg) -> list:
+    """data.source's problems of data.difficulties, less the validation split (data.validation_size)."""
+    from data.loaders import load_source, split_validation
+    dc = cfg.data
+    try:
+        train, _ = split_validation(load_source(dc.source, dc.mapping or None, dc.language), dc.validation_size)
+    except ValueError as e:
+        raise RunError(str(e)) from None
+    return [p for p in train if p.difficulty in dc.difficulties]
+
+
+def validation_problems(cfg) -> list:
+    """The problems data.validation_size carves out of data.source (the eval source `validation`)."""
+    from data.loaders import load_source, split_validation
+    dc = cfg.data
+    return split_validation(load_source(dc.source, dc.mapping or None, dc.language), dc.validation_size)[1]
+
+
+def require_compilers(cfg, problems: list) -> None:
+    """Fail before any work when OCaml problems are to be judged and the compiler is missing."""
+    if any(p.language == "ocaml" for p in problems):
+        from judges.ocaml import CompilerMissing, compiler_path
+        try:
+            compiler_path(cfg.judge.ocaml.compiler)
+        except CompilerMissing as e:
+            raise RunError(str(e)) from None
+
+
+def pool(problems: list, size: int, seed: int) -> list:
+    """The fixed training subset of data.pool_size problems (all when 0 or not fewer): seeded,
+    independent of the order the loader returned them in, the same for every epoch."""
+    if not size or size >= len(problems):
+        return problems
+    ordered = sorted(problems, key=lambda p: p.id)
+    keep = set(random.Random(f"pool:{seed}").sample(range(len(ordered)), size))
+    return [p for i, p in enumerate(ordered) if i in keep]

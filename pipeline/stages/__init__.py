@@ -1,0 +1,102 @@
+"""The epoch's stages, in order: what each reads (config fields, inputs), its code version, and
+where its code is: one module per stage beside this table (prompts.py, sample.py, teacher.py,
+judge.py, reward.py, select.py, logprobs.py, update.py, eval.py), each with a `run(ctx)`.
+
+The runner (pipeline/runner.py) wires them; stages never call each other. Stage code is named
+as "module:function" and imported only when the stage runs, so a rerun that reuses everything
+never loads torch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from pipeline.config import Config
+
+POLICY = "policy"  # the input name for the previous epoch's chosen policy
+
+
+REFERENCE = "reference"  # the input name for the KL reference policy (update.kl_reference)
+
+
+@dataclass
+class Ctx:
+    """What a stage function gets: config, epoch, its temp output dir and its inputs' dirs."""
+    cfg: Config
+    epoch: int
+    out: Path
+    inputs: dict[str, Path | None]
+    run_dir: Path
+    figures: dict[str, Any] = field(default_factory=dict)
+    rows: int = 0
+    fingerprint: str = ""
+    on_success: list[Callable[[], None]] = field(default_factory=list)
+    """Run after the output is in place (e.g. drop the update's resume checkpoint)."""
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    version: str
+    """Bump when the code changes behaviour in a way the config hash cannot see."""
+    fields: tuple[str, ...]
+    """Config paths the stage reads (only these invalidate it)."""
+    inputs: tuple[str, ...]
+    """Stages of the same epoch it reads, and/or POLICY (epoch N-1's chosen policy)."""
+    fn: Callable[[Ctx], None] | str
+    """The stage code, or "module:function" imported when the stage runs."""
+    variant: bool = False
+    """Outputs sit side by side as `<name>-<fp8>/` (update reruns) instead of replacing each other."""
+    derived: bool = False
+    """Computed from earlier artifacts alone (no sampling, no judging), so `rlaif update` may run it."""
+    every_rank: bool = False
+    """With several processes, every rank runs it (its share of the work; rank 0 gathers and writes):
+    sample, logprobs, update, eval. Otherwise rank 0 alone runs it and the others read its output."""
+
+
+STUDENT = ("student.model", "student.system_prompt")
+# what changes a teacher answer or a judgement (runtime knobs such as judge.max_in_flight are left out)
+TEACHER = ("teacher.kind", "teacher.model", "teacher.base_url", "teacher.max_tokens", "teacher.temperature")
+JUDGE = ("judge.kind", "judge.model", "judge.base_url", "judge.max_tokens", "judge.temperature", "judge.show_teacher",
+         "judge.mix", "judge.execution", "judge.ocaml")
+SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.top_k",
+            "sample.max_new_tokens", "sample.stop", "sample.share_prompt", "sample.seed_per_epoch", "sample.stop_after_code")
+
+STAGES = [
+    Stage("prompts", "2", ("data.source", "data.mapping", "data.language", "data.prompts_per_epoch", "data.pool_size", "data.difficulties", "run.seed",
+                           "curriculum", "data.validation_size"), (POLICY,), "pipeline.stages.prompts:run"),
+    # v3: each completion samples from a random stream of its own (seeded by the prompt and its index),
+    # so the samples do not depend on the batch or the process count
+    Stage("sample", "3", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), "pipeline.stages.sample:run",
+          every_rank=True),
+    Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.stages.teacher:run"),
+    Stage("judge", "1", JUDGE, ("prompts", "sample", "teacher"), "pipeline.stages.judge:run"),
+    Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), "pipeline.stages.reward:run"),
+    Stage("select", "2", ("select.min_reward", "select.top_k", "select.drop_zero_std", "select.advantage",
+                          "update.teacher_sft_coef", *STUDENT), ("reward", "sample", "teacher"), "pipeline.stages.select:run"),
+    # batch layout (update.micro_batch_size, update.share_prompt) is runtime only: it moves logprobs by
+    # float32 summation order, no more (tests/test_update.py), so update variants never recompute them
+    # the reference is the policy KL is measured against (update.kl_reference): the warm-start or the base
+    Stage("logprobs", "5", (*STUDENT, "sample.temperature"), ("select", POLICY, REFERENCE), "pipeline.stages.logprobs:run",
+          derived=True, every_rank=True),
+    Stage("update", "4", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
+          ("select", "logprobs", POLICY), "pipeline.stages.update:run", variant=True,
+          every_rank=True),
+    # v2: one row per problem (n answers, c correct, pass@1, mean score, the reference's NLL)
+    Stage("eval", "2", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "eval.num_samples",
+                        "eval.temperature", "eval.seed_per_epoch", "eval.reference_nll", "run.seed",
+                        "judge.execution", "judge.ocaml", "data.validation"),
+          ("update",), "pipeline.stages.eval:run", variant=True, every_rank=True),
+]
+
+# `rlaif epoch 0`: fine-tune the adapter on the teacher's answers before any RL (optional).
+WARM_START = [
+    Stage("prompts", "1", ("data.source", "data.mapping", "data.language", "data.difficulties", "data.validation_size"), (),
+          "pipeline.stages.prompts:run_sft"),
+    Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.stages.teacher:run"),
+    Stage("update", "1", (*STUDENT, "student.lora", "update.sft_epochs", "update.sft_lr", "update.micro_batch_size",
+                          "update.grad_accum", "update.max_grad_norm", "update.warmup_ratio", "update.scheduler",
+                          "run.seed"), ("prompts", "teacher"), "pipeline.stages.update:run_sft", variant=True,
+          every_rank=True),
+]

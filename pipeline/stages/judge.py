@@ -1,0 +1,74 @@
+"""judge: a cached score for every student and teacher answer (judge.kind), each judgement paid for once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from data.schema import Problem
+from judges.base import Score
+from judges.cache import JudgeCache
+from judges.mix import combine
+from pipeline.judging import (Judging, Sync, batch_figures, batching, breakdown_figures, cache_dir, components,
+                              length_score, make_model, run_items, work_dir)
+from pipeline.stages import Ctx
+from pipeline.tables import load_table, save_table
+
+
+def _score_row(s: Score) -> dict[str, Any]:
+    return {"value": s.value, "breakdown": s.breakdown, "raw": s.raw[:2000], "cost_usd": s.cost_usd}
+
+
+def run(ctx: Ctx) -> None:
+    cfg = ctx.cfg
+    prompts = {p["problem_id"]: Problem.from_json(p["problem"])
+               for p in load_table(ctx.inputs["prompts"], json_cols=("problem",))}
+    samples = load_table(ctx.inputs["sample"])
+    teacher = [t for t in load_table(ctx.inputs["teacher"]) if t["text"]]
+    ref = {t["problem_id"]: t["text"] for t in teacher} if cfg.judge.show_teacher else {}
+    # (problem, answer, truncated, reference shown to an LLM judge)
+    items = [(prompts[s["problem_id"]], s["text"], s["finish_reason"] == "length", ref.get(s["problem_id"]))
+             for s in samples]
+    items += [(prompts[t["problem_id"]], t["text"], False, None) for t in teacher]
+    weights = components(cfg)
+    per: dict[str, list[Score]] = {}
+    fig = {"judge/api_calls": 0, "judge/cache_hits": 0, "judge/cost_usd": 0.0, "judge/saved_usd": 0.0}
+    for kind in weights:
+        if kind == "length":
+            per[kind] = [length_score(c) for _, c, _, _ in items]
+        elif kind == "execution":
+            j = Judging(cfg)
+            try:
+                per[kind] = j.score_all([(p, c, tr) for p, c, tr, _ in items])
+            finally:
+                j.cache.close()
+            fig["judge/api_calls"] += j.calls
+            fig["judge/cache_hits"] += j.hits
+        else:
+            model = make_model(kind, cfg.judge.model, cfg)
+            api = model if kind != "hf" else Sync(model)
+            batch = batching(cfg) and kind != "hf"
+            cache = JudgeCache(cache_dir(cfg))
+            try:
+                results, stats = run_items(cfg, cache, api, [api.score_item(p, c, r) for p, c, _, r in items],
+                                           f"judge ({kind})", ctx.run_dir, work_dir(ctx, "judge") if batch else None)
+            finally:
+                cache.close()
+            why = "not answered: the batch item failed (judge.batch_failed)" if batch else "skipped: not in the cache"
+            per[kind] = [Score.from_json(r) if r else Score(value=None, raw=why) for r in results]
+            fig.update(batch_figures("judge", stats, batch))
+            fig["judge/api_calls"] += stats.api_calls
+            fig["judge/cache_hits"] += stats.cache_hits
+            fig["judge/cost_usd"] += stats.cost_usd
+            fig["judge/saved_usd"] += stats.saved_usd
+            fig["judge/skipped"] = stats.missing
+    scores = [combine({k: per[k][i] for k in weights}, weights) for i in range(len(items))]
+    rows = []
+    for s, sc in zip(samples, scores[: len(samples)]):
+        rows.append({"role": "student", "problem_id": s["problem_id"], "sample_idx": s["sample_idx"], **_score_row(sc)})
+    for t, sc in zip(teacher, scores[len(samples):]):
+        rows.append({"role": "teacher", "problem_id": t["problem_id"], "sample_idx": -1, **_score_row(sc)})
+    save_table(rows, ctx.out, json_cols=("breakdown",))
+    ctx.rows = len(rows)
+    fig["judge/parse_failures"] = sum(r["value"] is None for r in rows)
+    fig.update(breakdown_figures([r["breakdown"] for r in rows if r["role"] == "student"]))
+    ctx.figures = fig

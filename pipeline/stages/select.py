@@ -1,0 +1,54 @@
+"""select: the rows the update trains on: filtering, best-of-N, group advantages, and teacher rows (update.teacher_sft_coef)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.rl import advantages, by_prompt, group_stats, select_group
+from pipeline.stages import Ctx
+from pipeline.tables import load_table, save_table
+
+
+def run(ctx: Ctx) -> None:
+    sc = ctx.cfg.select
+    rewards = load_table(ctx.inputs["reward"])
+    samples = {(s["problem_id"], s["sample_idx"]): s for s in load_table(ctx.inputs["sample"])}
+    batch: list[dict[str, Any]] = []
+    dropped_zero_std = 0
+    for pid, group in by_prompt(rewards).items():
+        kept = select_group(group, sc)
+        rs = [r["reward"] for r in kept]
+        if not kept or (sc.drop_zero_std and group_stats(rs)[1] == 0):
+            dropped_zero_std += bool(kept)
+            continue
+        for r, a in zip(kept, advantages(rs, sc.advantage)):
+            s = samples[(pid, r["sample_idx"])]
+            batch.append({"problem_id": pid, "sample_idx": r["sample_idx"], "reward": r["reward"], "advantage": a,
+                          "prompt_ids": s["prompt_ids"], "completion_ids": s["completion_ids"], "sft": False,
+                          # the sampling engine's own logprobs (sample.engine=vllm), for logprobs/sampler_gap
+                          **({"sampler_logprobs": s["sampler_logprobs"]} if s.get("sampler_logprobs") is not None else {})})
+    n_pg = len(batch)
+    if ctx.cfg.update.teacher_sft_coef > 0:
+        batch += teacher_rows(ctx, rewards, samples)
+    save_table(batch, ctx.out)
+    ctx.rows = len(batch)
+    ctx.figures = {"select/kept_frac": n_pg / max(len(rewards), 1),
+                   "select/groups_dropped_zero_std": dropped_zero_std, "select/teacher_rows": len(batch) - n_pg}
+
+
+def teacher_rows(ctx: Ctx, rewards: list[dict], samples: dict) -> list[dict[str, Any]]:
+    """Teacher answers to imitate (update.teacher_sft_coef): prompts whose best student sample
+    scores below the teacher's answer."""
+    from pipeline.model import load_tokenizer
+    tok = load_tokenizer(ctx.cfg.student)
+    teacher = {t["problem_id"]: t["text"] for t in load_table(ctx.inputs["teacher"]) if t["text"]}
+    out = []
+    for pid, group in by_prompt(rewards).items():
+        best = max((r["student_score"] or 0.0) for r in group)
+        t_score = group[0]["teacher_score"]
+        if pid in teacher and t_score is not None and best < t_score:
+            prompt_ids = samples[(pid, group[0]["sample_idx"])]["prompt_ids"]
+            ids = tok.encode(teacher[pid], add_special_tokens=False) + [tok.eos_token_id]
+            out.append({"problem_id": pid, "sample_idx": -1, "reward": t_score, "advantage": 0.0,
+                        "prompt_ids": prompt_ids, "completion_ids": ids, "sft": True})
+    return out

@@ -1,0 +1,44 @@
+"""teacher: one answer per prompt from the teacher (teacher.kind), through the judge cache."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from data.schema import Problem
+from judges.cache import JudgeCache
+from pipeline.judging import Sync, as_answer, batch_figures, batching, cache_dir, make_model, run_items, work_dir
+from pipeline.stages import Ctx
+from pipeline.tables import load_table, save_table
+
+log = logging.getLogger("rlaif")
+
+
+def run(ctx: Ctx) -> None:
+    cfg, tc = ctx.cfg, ctx.cfg.teacher
+    prompts = [] if tc.kind == "none" else load_table(ctx.inputs["prompts"], json_cols=("problem",))
+    problems = [Problem.from_json(p["problem"]) for p in prompts]
+    figures: dict[str, Any] = {}
+    if tc.kind == "reference":
+        texts = [as_answer(p.reference, p.language) if p.reference else "" for p in problems]
+    elif problems:
+        model = make_model(tc.kind, tc.model, cfg, teacher=True)
+        api = model if tc.kind != "hf" else Sync(model)
+        cache = JudgeCache(cache_dir(cfg))
+        try:
+            results, stats = run_items(cfg, cache, api, [api.generate_item(p) for p in problems], "teacher",
+                                       ctx.run_dir, work_dir(ctx, "teacher") if batching(cfg, teacher=True) else None)
+        finally:
+            cache.close()
+        texts = [r["text"] if r else "" for r in results]
+        figures = {"teacher/api_calls": stats.api_calls, "teacher/cache_hits": stats.cache_hits,
+                   "teacher/cost_usd": stats.cost_usd, "teacher/saved_usd": stats.saved_usd,
+                   **batch_figures("teacher", stats, batching(cfg, teacher=True))}
+    else:
+        texts = []
+    missing = sum(not t for t in texts)
+    if missing and tc.kind != "none":
+        log.warning("teacher: %d prompts have no teacher answer; their teacher score is None", missing)
+    save_table([{"problem_id": p.id, "text": t, "source": tc.kind} for p, t in zip(problems, texts)], ctx.out)
+    ctx.rows = len(texts)
+    ctx.figures = {"teacher/missing": missing, **figures}
