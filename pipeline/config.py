@@ -242,7 +242,7 @@ class ReportConfig(Section):
     kl_target: float = Field(0.1, gt=0, description="KL (k3) the run aims at; flag above kl_high x this, 'exploding' above kl_explode x this.")
     kl_high: float = Field(1.5, gt=1, description="Multiple of kl_target that flags KL above target.")
     kl_explode: float = Field(5.0, gt=1, description="Multiple of kl_target that flags exploding KL.")
-    negative_k1: float = Field(-0.01, le=0, description="Flag k1 KL below this (mismatched sampling/training distributions).")
+    negative_k1: float = Field(-0.01, le=0, description="Flag kl/k1_start (k1 KL of the sampled tokens before any update step) below this: mismatched sampling/training distributions.")
     max_reward_cv: float = Field(1.5, gt=0, description="Flag the batch reward coefficient of variation above this, only with select.advantage=raw: grpo and mean advantages are taken within each prompt's group, so spread across prompts never reaches the gradient (README, Reading the report).")
     max_truncated_frac: float = Field(0.3, ge=0, le=1, description="Flag when more than this share of completions hit max_new_tokens.")
     max_parse_failure_frac: float = Field(0.02, ge=0, le=1, description="Flag judge parse failures above this share of judgements.")

@@ -31,7 +31,8 @@ FLAGS: dict[str, str] = {
                         "report.entropy_drop below its highest earlier value (swings that recover are not flagged)",
     "kl_high": "kl/k3 above report.kl_high x report.kl_target",
     "kl_exploding": "kl/k3 above report.kl_explode x report.kl_target",
-    "negative_k1": "kl/k1 below report.negative_k1",
+    "negative_k1": "kl/k1_start (the sampled tokens under the policy that sampled them, against the reference, "
+                   "before any update step; kl/k1 where a run has no kl/k1_start) below report.negative_k1",
     "sampler_mismatch": "logprobs/sampler_gap above report.max_sampler_gap",
     "reward_cv_high": "reward/cv above report.max_reward_cv, when select.advantage=raw (grpo/mean advantages are "
                       "within-group: spread across prompts does not reach the gradient; reward/frac_zero_std is the "
@@ -233,7 +234,11 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  + ("; consider promoting an earlier variant (`rlaif compare N`)" if explode else ""),
                  "critical" if explode else "warning")
 
-        k1 = get("kl/k1")
+        # Not the update's kl/k1: it averages over the update's steps, and once a step moves the policy
+        # it estimates KL(old || ref) - KL(old || new), below 0 by construction where the reference is
+        # the policy that sampled (epoch 1 after the warm-start: measured -0.0104 with kl/k1_start 0.0).
+        k1_key = "kl/k1_start" if get("kl/k1_start") is not None else "kl/k1"
+        k1 = get(k1_key)
         if k1 is not None and k1 < cfg.negative_k1:
             mismatch = []
             if as_number(s.get("sample.top_p")) not in (None, 1.0):
@@ -241,7 +246,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
             if as_number(s.get("sample.top_k")) not in (None, 0.0):
                 mismatch.append(f"sample.top_k={s['sample.top_k']}")
             flag("negative_k1", e,
-                 f"kl/k1 {k1:.4f} < {cfg.negative_k1}" + (f" (kl/k3 {k3:.4f})" if k3 is not None else "")
+                 f"{k1_key} {k1:.4f} < {cfg.negative_k1}" + (f" (kl/k3 {k3:.4f})" if k3 is not None else "")
                  + (f"; this run samples with {', '.join(mismatch)}" if mismatch else ""),
                  "k1 = mean(log pi - log ref) estimates a KL only when the tokens were drawn from pi; a KL cannot be "
                  "negative, so the sampled tokens did not come from the distribution the KL is computed on: "

@@ -59,3 +59,12 @@ def test_readme_documents_every_key():
 def test_config_show_prints_effective_config(capsys):
     assert main(["config", "show", "update.lr=3e-6"]) == 0
     assert "lr: 3.0e-06" in capsys.readouterr().out
+
+
+def test_readme_config_reference_is_the_config_s_own():
+    """Every key's row in the README's config reference is what `rlaif config show --doc` prints
+    (`python -m pipeline.config_file` regenerates it), so a changed default or doc cannot drift."""
+    from pipeline.config_file import markdown_table
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text().splitlines()
+    stale = [row for row in markdown_table().splitlines() if row not in readme]
+    assert not stale, "README.md's config reference is out of date; paste `python -m pipeline.config_file`:\n" + "\n".join(stale)

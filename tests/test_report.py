@@ -88,7 +88,7 @@ CASES = {
                                                           "update.kl_coef")),
     "kl_high": ({"kl/k3": 0.2}, None, ("raise update.kl_coef", "lower update.lr")),
     "kl_exploding": ({"kl/k3": 0.9}, None, ("raise update.kl_coef",)),
-    "negative_k1": ({"kl/k1": -0.05}, {"sample.top_p": 0.9, "sample.top_k": 0},
+    "negative_k1": ({"kl/k1_start": -0.05}, {"sample.top_p": 0.9, "sample.top_k": 0},
                     ("sample.top_p=1", "sample.top_k=0", "temperature", "not come from the distribution")),
     "reward_cv_high": ({"reward/cv": 2.5}, {"select.advantage": "raw"}, ("select.advantage=grpo", "reward.clip_max")),
     "sampler_mismatch": ({"logprobs/sampler_gap": 0.5}, None, ("sample.engine", "sample.top_p=1")),
@@ -112,7 +112,7 @@ def test_each_flag_is_raised_by_a_run_built_for_it(name):
         assert words in f.advice, (words, f.advice)
     assert f.evidence and re.search(r"\d", f.evidence)
     if name == "negative_k1":
-        assert "sample.top_p=0.9" in f.evidence
+        assert "sample.top_p=0.9" in f.evidence and "kl/k1_start -0.05" in f.evidence
     if name in ("kl_exploding", "entropy_collapse", "no_signal"):
         assert f.severity == "critical"
     if name == "no_signal":
@@ -327,3 +327,16 @@ def test_an_eval_fall_inside_its_interval_reads_within_noise(fake_run):
     _eval_dir(fake_run, 4, m4["fingerprint"], [min(1.0, p + 0.25) if p < 1 else 1.0 for p in base])
     md = write_report(fake_run).read_text()
     assert "`eval/pass@1`" in md and "**better**" in md.split("## Eval: signal or noise")[1]
+
+
+def test_negative_k1_reads_the_kl_before_the_update_moved_the_policy():
+    """The update's kl/k1 averages over its steps: at epoch 1, where the reference is the policy that
+    sampled, it is -KL(old || new) and below 0 once anything is learned (the default config's fresh epoch
+    1 measured -0.0104). kl/k1_start, before any step, is what says the tokens came from elsewhere; a
+    run without kl/k1_start is read on kl/k1."""
+    epoch1 = {**healthy(1)[0], "kl/k1": -0.0104, "kl/k1_start": 0.0, "kl/k3": 0.0658}
+    assert [f.name for f in analyse([epoch1], CFG, {})] == []
+    mismatch = {**epoch1, "kl/k1_start": -0.05}
+    assert [f.name for f in analyse([mismatch], CFG, {})] == ["negative_k1"]
+    older = {k: v for k, v in epoch1.items() if k != "kl/k1_start"}
+    assert [f.name for f in analyse([older], CFG, {})] == ["negative_k1"]
