@@ -261,7 +261,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"logprobs/sampler_gap {gap:.4f} nats > report.max_sampler_gap {cfg.max_sampler_gap}"
                  + (f" (largest {get('logprobs/sampler_gap_max'):.3f})" if get("logprobs/sampler_gap_max") is not None else ""),
                  "the engine that sampled (sample.engine) gave its tokens other probabilities than the update's model "
-                 "does: the update's ratio and KL assume the tokens came from its own distribution (a negative kl/k1 "
+                 "does: the update's ratio and KL assume the tokens came from its own distribution (a negative kl/k1_start "
                  "follows). Set sample.top_p=1 and sample.top_k=0; sample in the dtype the update trains in "
                  "(student.dtype); compare with sample.engine=hf on the same epoch")
 
