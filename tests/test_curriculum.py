@@ -115,7 +115,7 @@ def test_none_is_the_old_permutation_walk():
     problems = [problem(f"q{i}") for i in range(13)]
     seed, k = 5, 4
     for epoch in range(1, 6):
-        # the formula run_prompts used before curricula existed
+        # the formula the prompts stage used before curricula existed
         order = list(range(len(problems)))
         random.Random(seed).shuffle(order)
         old = [problems[order[((epoch - 1) * k + i) % len(problems)]].id for i in range(k)]
