@@ -10,7 +10,8 @@ Three sources, from weakest to strongest evidence:
    `window` epochs in which the prompt was drawn): direct evidence about *this* policy, so it
    dominates as soon as there is any.
 
-Pure functions; the runner gathers teacher scores and per-epoch student means.
+Pure functions; the pipeline gathers teacher scores and per-epoch student means
+(pipeline/history.py).
 """
 from __future__ import annotations
 

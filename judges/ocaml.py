@@ -38,11 +38,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Sequence
 
+from data.ocaml_types import PRELUDE, TypeSpecError, check_tests, literal, parse_signature, printer
 from data.schema import Problem
 from judges import sandbox
 from judges.base import Score
 from judges.execution import _answer_dirs, outputs_match
-from data.ocaml_types import PRELUDE, TypeSpecError, check_tests, literal, parse_signature, printer
 
 OCAML_HARNESS_VERSION = "ocaml-1"
 """Bump whenever OCaml grading changes; part of the judge cache key of OCaml judgements."""

@@ -12,7 +12,7 @@ from data.schema import Problem
 from judges.cache import JudgeCache
 from pipeline.artifacts import load_complete
 from pipeline.judging import LLM, Judging, as_answer, batching, cache_dir, components, make_model
-from pipeline.stages.prompts import choose_prompts
+from pipeline.problems import choose_prompts
 from pipeline.tables import load_table
 
 

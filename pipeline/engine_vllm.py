@@ -172,7 +172,7 @@ def sample(cfg: Config, tok, prompts: list[list[int]], adapter: Path | None, see
 
 
 def greedy(cfg: Config, tok, prompts: list[list[int]], max_new: int, adapter: Path | None) -> list[tuple[str, str]]:
-    """(text, finish_reason) per prompt, greedy (temperature 0), as pipeline.stages.eval.greedy."""
+    """(text, finish_reason) per prompt, greedy (temperature 0), as pipeline.engine_hf.greedy."""
     from vllm import SamplingParams
     from vllm.inputs import TokensPrompt
     params = SamplingParams(temperature=0.0, max_tokens=max_new)

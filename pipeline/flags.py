@@ -8,11 +8,11 @@ cannot carry them); the thresholds are rules of thumb, tuned in config.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 from pipeline.config import ReportConfig
+from pipeline.metrics_doc import as_number, series
 
 # -- health checks ----------------------------------------------------------------------
 SEVERITIES = ("critical", "warning")
@@ -57,14 +57,6 @@ class Flag:
     """Which config keys to change, and which way."""
 
 
-# -- helpers ------------------------------------------------------------------------------
-def as_number(v: Any) -> float | None:
-    """A finite number, or None for missing / non-numeric / NaN."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    return float(v) if math.isfinite(v) else None
-
-
 def _g(v: float | int) -> str:
     return f"{v:.4g}"
 
@@ -78,10 +70,6 @@ def _change(key: str, way: str, settings: dict[str, Any], factor: float = 2.0, d
     if isinstance(settings.get(key), int):
         new = max(1, round(new))
     return f"{way} {key} (e.g. {_g(cur)} -> {_g(new)})"
-
-
-def series(epochs: list[dict], key: str) -> list[tuple[int, float]]:
-    return [(int(m["epoch"]), v) for m in epochs if (v := as_number(m.get(key))) is not None]
 
 
 # -- analysis -----------------------------------------------------------------------------

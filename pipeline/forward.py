@@ -1,7 +1,8 @@
 """The forward pass: per-token log pi(y_t) of (prompt, completion) rows under a model.
 
 It serves the logprobs stage (no grad: the old policy's and the reference's
-logprobs, computed once per epoch and read by every update variant) and the update (with grad).
+logprobs, computed once per epoch and read by every update variant), the update (with grad) and
+the eval's reference NLL.
 Logprobs are taken at the *sampling temperature*: mismatched generation settings are the classic
 source of "negative KL".
 
@@ -302,6 +303,12 @@ def rollout_logprobs(model, rows: list[dict], temperature: float, pad_id: int, p
             n = len(r["completion_ids"])
             old[r["index"]], ref[r["index"]] = lp[j, lp.shape[1] - n:].clone(), rp[j, rp.shape[1] - n:].clone()
     return old, ref
+
+
+def save_logprobs(d: Path, n_rows: int, old: dict, ref: dict) -> None:
+    """The logprobs stage's output: per selected row, its completion tokens' logprobs under the
+    policy that sampled (old) and the KL reference (ref); read back by `load_logprobs`."""
+    torch.save({"rows": n_rows, "old": old, "ref": ref}, d / LOGPROBS_FILE)
 
 
 def load_logprobs(d: Path, n_rows: int) -> tuple[dict, dict]:

@@ -236,25 +236,6 @@ def _hidden(cfg: Config) -> tuple[str, ...]:
     return (str(Path(cfg.run.dir).resolve()), str(cache_dir(cfg).resolve()))
 
 
-# The parts of an execution score, per language: (structure, static, load, tests) keys.
-PARTS = {"python": ("structure", "static", "load", "tests"), "ocaml": ("structure", "typecheck", "compile", "tests")}
-
-
-def breakdown_figures(breakdowns: list[dict]) -> dict[str, float]:
-    """Per-epoch means of the score's parts over student completions (`breakdown/<part>`), and the
-    shares that fully pass each gate (`breakdown/<part>_ok`; tests_ok = every test passed)."""
-    bds = [b.get("execution", b) if isinstance(b.get("execution"), dict) else b for b in breakdowns if b]
-    fig: dict[str, float] = {}
-    for language, parts in PARTS.items():
-        mine = [b for b in bds if b.get("language", "python") == language and all(k in b for k in parts)]
-        if not mine:
-            continue
-        for k in parts:
-            fig[f"breakdown/{k}"] = sum(float(b[k]) for b in mine) / len(mine)
-            fig[f"breakdown/{k}_ok"] = sum(float(b[k]) >= 1.0 for b in mine) / len(mine)
-    return fig
-
-
 def length_score(completion: str) -> Score:
     """The toy reward of configs/length_reward.yaml: 2 - words/16 (shorter is better)."""
     words = len(completion.split())

@@ -127,6 +127,20 @@ class Lineage:
                     "or change eval.patience / eval.min_delta")
         return None
 
+    def plan(self, n: int, outside: tuple[dict, dict] | None = None) -> list[tuple[Stage, str, Path, dict | None]]:
+        """For each of epoch n's stages: (stage, fingerprint, output dir, None), the fingerprints
+        chained through the stages' inputs; nothing is read or run. outside: `outside_inputs(n)`
+        when the caller already has it (left unchanged)."""
+        fps, dirs = (dict(outside[0]), dict(outside[1])) if outside else self.outside_inputs(n)
+        out = []
+        for st in self.stages_for(n):
+            conf = self.cfg.stage_config(st.fields)
+            fp = fingerprint(st.name, st.version, conf, {i: fps[i] for i in st.inputs})
+            d = self.epoch_dir(n) / (f"{st.name}-{fp[:8]}" if st.variant else st.name)
+            fps[st.name], dirs[st.name] = fp, d
+            out.append((st, fp, d, None))
+        return out
+
     def eval_fp(self, update_fp: str) -> str:
         """The fingerprint this config's eval of a policy (its update's fingerprint) has."""
         st = next(s for s in self.stages if s.name == "eval")

@@ -8,9 +8,10 @@ here: `code_diversity`, the measure behind `completion/diversity`.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Any, Iterable, Literal
 
 
 Good = Literal["higher", "lower", "target", ""]
@@ -130,6 +131,20 @@ def metrics_markdown() -> str:
 
 
 # -- code diversity ----------------------------------------------------------------------
+
+
+# -- helpers ------------------------------------------------------------------------------
+def as_number(v: Any) -> float | None:
+    """A finite number, or None for missing / non-numeric / NaN."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v) if math.isfinite(v) else None
+
+
+def series(epochs: list[dict], key: str) -> list[tuple[int, float]]:
+    return [(int(m["epoch"]), v) for m in epochs if (v := as_number(m.get(key))) is not None]
+
+
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.config import ReportConfig
-from pipeline.flags import as_number, series
+from pipeline.metrics_doc import as_number, series
 
 
 def stage_times(ms: list[dict], order: list[str] = ()) -> list[str]:

@@ -1,14 +1,12 @@
 """Which problems a run trains on and which it holds out: data.source's problems of
-data.difficulties, less the validation split, and the fixed training pool (data.pool_size)."""
-
+data.difficulties, less the validation split (data.validation_size), the fixed training pool
+(data.pool_size), the epoch's choice among them (the curriculum's schedule: `choose_prompts`,
+for the prompts stage and `--dry-run`), and the compiler check before any OCaml work."""
 from __future__ import annotations
 
 import random
 
 from pipeline.errors import RunError
-
-# student.dtype is runtime only (DESIGN.md, "Devices and scale"): bf16 on a GPU and fp32 on a CPU make the same artifacts
-
 
 
 def training_problems(cfg) -> list:
@@ -47,3 +45,23 @@ def pool(problems: list, size: int, seed: int) -> list:
     ordered = sorted(problems, key=lambda p: p.id)
     keep = set(random.Random(f"pool:{seed}").sample(range(len(ordered)), size))
     return [p for i, p in enumerate(ordered) if i in keep]
+
+
+def choose_prompts(cfg, run_dir, epoch: int):
+    """(chosen ids, problems by id, figures, schedule rows) for the epoch: the curriculum
+    schedule (curriculum.strategy) over the training set, from each prompt's tier, teacher
+    score and the student's score history of earlier epochs."""
+    from curriculum import schedule as cur
+    from pipeline.history import score_history
+    dc = cfg.data
+    problems = training_problems(cfg)
+    require_compilers(cfg, problems)
+    if not problems:
+        raise RunError(f"data.source={dc.source} has no problems with difficulty in {dc.difficulties}"
+                       + (f" outside its validation split (data.validation_size={dc.validation_size})"
+                          if dc.validation_size else ""))
+    problems = pool(problems, dc.pool_size, cfg.run.seed)
+    history, teacher = score_history(run_dir, epoch)
+    ids = cur.schedule(problems, history, teacher, epoch, dc.prompts_per_epoch, cfg.curriculum, cfg.run.seed)
+    rows = {r["problem_id"]: r for r in cur.rows(ids, problems, history, teacher, cfg.curriculum)}
+    return ids, {p.id: p for p in problems}, cur.figures(ids, problems, history, teacher, cfg.curriculum), rows

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline.artifacts import read_manifest
 from pipeline.errors import RunError
+from pipeline.flags import FLAGS, analyse
+from pipeline.metrics_doc import METRICS, as_number, metric_info, metrics_markdown
 from pipeline.plots import make_plots, stage_times
-from pipeline.flags import FLAGS, analyse, as_number
-from pipeline.metrics_doc import METRICS, metric_info, metrics_markdown
 
 if TYPE_CHECKING:
     from pipeline.runner import Runner

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from pipeline import dist
-from pipeline.artifacts import (atomic_dir, clean_stale, fingerprint, load_complete, write_manifest)
+from pipeline.artifacts import atomic_dir, clean_stale, load_complete, write_manifest
 from pipeline.config import Config
 from pipeline.errors import RunError
 from pipeline.lineage import Lineage
@@ -98,19 +98,6 @@ class Runner(Lineage):
             self._lock_fd = None
 
     # -- the epoch ------------------------------------------------------------------------
-
-    def plan(self, n: int, outside: tuple[dict, dict] | None = None) -> list[tuple[Stage, str, Path, dict | None]]:
-        """For each stage: (stage, fingerprint, output dir, finished manifest or None).
-        outside: `outside_inputs(n)` when the caller already has it (left unchanged)."""
-        fps, dirs = (dict(outside[0]), dict(outside[1])) if outside else self.outside_inputs(n)
-        out = []
-        for st in self.stages_for(n):
-            conf = self.cfg.stage_config(st.fields)
-            fp = fingerprint(st.name, st.version, conf, {i: fps[i] for i in st.inputs})
-            d = self.epoch_dir(n) / (f"{st.name}-{fp[:8]}" if st.variant else st.name)
-            fps[st.name], dirs[st.name] = fp, d
-            out.append((st, fp, d, None))
-        return out
 
     def check_device(self) -> None:
         """run.device=cuda[:N] where torch sees no such GPU fails here, before any work. (auto and

@@ -220,7 +220,7 @@ def test_score_many_keeps_order_in_parallel():
 def test_an_ocaml_epoch_without_a_compiler_stops_before_any_work(monkeypatch, tmp_path):
     from pipeline.config_file import load_config
     from pipeline.errors import RunError
-    from pipeline.stages.prompts import choose_prompts
+    from pipeline.problems import choose_prompts
     cfg = load_config(None, [f"run.dir={tmp_path}", "data.source=ocaml:train"])
     assert len(choose_prompts(cfg, tmp_path, 1)[0]) == cfg.data.prompts_per_epoch  # with the compiler: fine
     monkeypatch.setattr(ocaml.shutil, "which", lambda name: None)

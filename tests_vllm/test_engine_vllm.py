@@ -12,7 +12,7 @@ pytest.importorskip("vllm", reason="the vLLM tests run in .venv-vllm: `make test
 from pipeline import engine_hf, engine_vllm  # noqa: E402
 from pipeline.stages import sample as sample_stage  # noqa: E402
 from pipeline.config_file import load_config  # noqa: E402
-from pipeline.stages.eval import greedy as hf_greedy  # noqa: E402
+from pipeline.engine_hf import greedy as hf_greedy  # noqa: E402
 from pipeline.forward import rollout_logprobs  # noqa: E402
 from pipeline.stages.logprobs import sampler_gap
 from pipeline.model import load_student, load_tokenizer  # noqa: E402

@@ -1,6 +1,7 @@
 """The epoch's stages, in order: what each reads (config fields, inputs), its code version, and
 where its code is: one module per stage beside this table (prompts.py, sample.py, teacher.py,
-judge.py, reward.py, select.py, logprobs.py, update.py, eval.py), each with a `run(ctx)`.
+judge.py, reward.py, select.py, logprobs.py, update.py, eval.py), each with a `run(ctx)`; the
+warm-start's (WARM_START) are prompts.py's and update.py's `run_sft`.
 
 The runner (pipeline/runner.py) wires them; stages never call each other. Stage code is named
 as "module:function" and imported only when the stage runs, so a rerun that reuses everything
@@ -15,8 +16,6 @@ from typing import Any, Callable
 from pipeline.config import Config
 
 POLICY = "policy"  # the input name for the previous epoch's chosen policy
-
-
 REFERENCE = "reference"  # the input name for the KL reference policy (update.kl_reference)
 
 
@@ -55,6 +54,7 @@ class Stage:
     sample, logprobs, update, eval. Otherwise rank 0 alone runs it and the others read its output."""
 
 
+# student.dtype is runtime only (DESIGN.md, "Devices and scale"): bf16 on a GPU and fp32 on a CPU make the same artifacts
 STUDENT = ("student.model", "student.system_prompt")
 # what changes a teacher answer or a judgement (runtime knobs such as judge.max_in_flight are left out)
 TEACHER = ("teacher.kind", "teacher.model", "teacher.base_url", "teacher.max_tokens", "teacher.temperature")

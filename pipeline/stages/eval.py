@@ -19,12 +19,11 @@ import statistics
 from contextlib import nullcontext
 
 import torch
-from tqdm import tqdm
 
 from data.schema import Problem
 from pipeline import dist
 from pipeline.config import Config
-from pipeline.engine_hf import batch_size, cache_kwargs, chat_prompt, finish, generate, left_pad
+from pipeline.engine_hf import batch_size, cache_kwargs, chat_prompt, generate, greedy
 from pipeline.judging import Judging, as_answer
 from pipeline.model import load_tokenizer, merged, student_model
 from pipeline.significance import ks_for, pass_at_k
@@ -64,24 +63,6 @@ def eval_seed(cfg: Config, epoch: int) -> int:
     """The eval's sampling seed; its keys ("eval:<source>:<id>") keep its streams apart from the
     sample stage's (same run.seed, same epoch, other keys)."""
     return cfg.run.seed * 1000 + (epoch if cfg.eval.seed_per_epoch else 0)
-
-
-@torch.no_grad()
-def greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int, **gen_kw) -> list[tuple[str, str]]:
-    """(text, finish_reason) per prompt, greedy decoding, prompts sorted by length to pad less."""
-    order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
-    out: dict[int, tuple[str, str]] = {}
-    device = next(model.parameters()).device
-    for b in tqdm(range(0, len(order), batch_size), desc="eval", unit="batch", dynamic_ncols=True):
-        idx = order[b: b + batch_size]
-        ids, attn = left_pad([prompts[i] for i in idx], tok.pad_token_id, device)
-        width = ids.shape[1]
-        gen = model.generate(input_ids=ids, attention_mask=attn, do_sample=False, max_new_tokens=max_new,
-                             pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id, **gen_kw)
-        for i, row in zip(idx, gen[:, width:].tolist()):
-            _, text, reason = finish(tok, row, [], max_new)
-            out[i] = (text, reason)
-    return [out[i] for i in range(len(prompts))]
 
 
 @torch.no_grad()

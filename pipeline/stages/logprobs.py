@@ -7,7 +7,7 @@ import torch
 
 from pipeline import dist
 from pipeline.errors import RunError
-from pipeline.forward import LOGPROBS_FILE, rollout_logprobs
+from pipeline.forward import rollout_logprobs, save_logprobs
 from pipeline.stages import POLICY, REFERENCE, Ctx
 from pipeline.tables import load_table
 
@@ -45,7 +45,7 @@ def run(ctx: Ctx) -> None:
         old, ref = dict(sorted(old.items())), dict(sorted(ref.items()))
     elif not dist.is_main():
         return
-    torch.save({"rows": len(rows), "old": old, "ref": ref}, ctx.out / LOGPROBS_FILE)
+    save_logprobs(ctx.out, len(rows), old, ref)
     ctx.rows = len(old)
     ctx.figures = {"logprobs/tokens": sum(len(v) for v in old.values()), **start_kl(old, ref), **sampler_gap(rows, old)}
 

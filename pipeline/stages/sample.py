@@ -12,7 +12,6 @@ import time
 from contextlib import nullcontext
 
 from pipeline import dist
-from pipeline.dist import kill_point
 from pipeline.engine_hf import chat_prompt, generate
 from pipeline.errors import RunError
 from pipeline.model import load_tokenizer, merged, resolve, student_model
@@ -59,7 +58,7 @@ def run(ctx: Ctx) -> None:
         with merged(model) if cfg.sample.merge_lora else nullcontext():
             gens = generate(model, tok, [ids[i] for i in mine], cfg, seed=seed, keys=[keys[i] for i in mine])
     secs = time.time() - t
-    kill_point("sample")
+    dist.kill_point("sample")
     rows = []
     for g in gens:
         i = mine[g.pop("group")]

@@ -24,6 +24,9 @@ AdamW, warmup + cosine (or linear / constant / restarts) from `transformers.get_
 gradient clipping and accumulation, `update.epochs` passes over the batch; all on
 `accelerate`, so `accelerate launch` can shard it over processes. Left out on purpose:
 value heads, reward models, and any loss variant we have no user for.
+
+`run_sft` is epoch 0's update (the supervised warm-start): the same loop on the teacher's
+answers alone, cross-entropy only, `update.sft_epochs` passes at `update.sft_lr`.
 """
 from __future__ import annotations
 
@@ -41,7 +44,6 @@ from tqdm import tqdm
 from pipeline import dist
 from pipeline.artifacts import read_manifest
 from pipeline.config import UpdateConfig
-from pipeline.dist import kill_point
 from pipeline.errors import RunError
 from pipeline.forward import (collate, load_logprobs, prompt_ordered, resolve_share_prompt, right_aligned,
                               rollout_logprobs, split_by_tokens, to_device, token_budget, token_logprobs)
@@ -297,7 +299,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
             st["done_in_pass"] += 1
             st["coef"] = coef
             if stepped:
-                kill_point(f"update-step-{len(grad_norms)}")
+                dist.kill_point(f"update-step-{len(grad_norms)}")
             bar.update(1)
             if (checkpoint is not None and checkpoint_every and stepped and len(grad_norms) % checkpoint_every == 0
                     and accelerator.is_main_process):  # the state is the same on every rank: rank 0 writes it
