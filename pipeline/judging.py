@@ -25,6 +25,7 @@ from judges.hashing import sha256_text
 from pipeline.artifacts import epoch_name, read_manifest
 from pipeline.config import Config
 from pipeline.errors import RunError
+from pipeline.problems import require_compilers
 from pipeline.stages import Ctx
 
 log = logging.getLogger("rlaif")
@@ -194,7 +195,6 @@ class Judging:
         return self.judges[problem.language].score(problem, completion, truncated)
 
     def score_all(self, items: list[tuple[Problem, str, bool]], desc: str = "judge") -> list[Score]:
-        from pipeline.problems import require_compilers
         require_compilers(self.cfg, [p for p, *_ in items])
         keys = [self.key(*it) for it in items]
         found = [self.cache.get(k) for k in keys]

@@ -16,14 +16,13 @@ from typing import Any
 from pipeline.artifacts import epoch_name, fingerprint, read_manifest, write_json
 from pipeline.config import Config
 from pipeline.errors import RunError
-from pipeline.stages import POLICY, REFERENCE, Stage
+from pipeline.stages import POLICY, REFERENCE, STAGES, WARM_START, Stage
 
 log = logging.getLogger("rlaif")
 
 
 class Lineage:
     def __init__(self, cfg: Config, stages: list[Stage] | None = None):
-        from pipeline.stages import STAGES, WARM_START
         self.cfg = cfg
         self.stages = stages if stages is not None else STAGES
         self.warm_start = WARM_START

@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal
 
-
 Good = Literal["higher", "lower", "target", ""]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 from pipeline.errors import RunError
+from pipeline.history import score_history
 
 
 def training_problems(cfg) -> list:
@@ -52,7 +53,6 @@ def choose_prompts(cfg, run_dir, epoch: int):
     schedule (curriculum.strategy) over the training set, from each prompt's tier, teacher
     score and the student's score history of earlier epochs."""
     from curriculum import schedule as cur
-    from pipeline.history import score_history
     dc = cfg.data
     problems = training_problems(cfg)
     require_compilers(cfg, problems)

@@ -224,8 +224,6 @@ def resolve_eval(spec: str) -> Path:
     """An eval's directory from a spec: the directory itself (runs/x/epoch-004/eval-1a2b3c4d), or
     RUN_DIR@N for the newest finished eval of epoch N (0 = the base model, never the warm-start's:
     name its directory) of that run."""
-    from pathlib import Path
-
     from pipeline.artifacts import read_manifest
     if "@" in spec:
         run, _, n = spec.rpartition("@")
@@ -248,8 +246,6 @@ def resolve_eval(spec: str) -> Path:
 
 def load_eval(d) -> list[dict]:
     """An eval's rows, one per problem (eval stage v2); an older per-answer table is refused."""
-    from pathlib import Path
-
     from pipeline.tables import load_table
     rows = load_table(Path(d))
     if rows and "correct" not in rows[0]:

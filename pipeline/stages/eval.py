@@ -24,8 +24,10 @@ from data.schema import Problem
 from pipeline import dist
 from pipeline.config import Config
 from pipeline.engine_hf import batch_size, cache_kwargs, chat_prompt, generate, greedy
+from pipeline.forward import collate, to_device, token_logprobs
 from pipeline.judging import Judging, as_answer
 from pipeline.model import load_tokenizer, merged, student_model
+from pipeline.problems import validation_problems
 from pipeline.significance import ks_for, pass_at_k
 from pipeline.stages import Ctx
 from pipeline.tables import save_table
@@ -36,7 +38,6 @@ def eval_problems(cfg: Config) -> list[tuple[str, Problem]]:
     out = []
     for src in cfg.eval.sources:
         if src == "validation":  # the problems data.validation_size carves out of data.source
-            from pipeline.problems import validation_problems
             probs = validation_problems(cfg)
         else:
             probs = load_source(src)
@@ -70,7 +71,6 @@ def reference_nll(model, tok, prompts: list[list[int]], answers: list[str | None
     """Mean per-token NLL (nats) of each answer, as the teacher rows of the update tokenise it (its
     text and eos), after its prompt; one forward pass each, batches of similar length. None where
     a problem has no reference."""
-    from pipeline.forward import collate, to_device, token_logprobs
     rows = [{"prompt_ids": p, "completion_ids": tok.encode(a, add_special_tokens=False) + [tok.eos_token_id],
              "index": i} for i, (p, a) in enumerate(zip(prompts, answers)) if a]
     rows.sort(key=lambda r: len(r["prompt_ids"]) + len(r["completion_ids"]))

@@ -8,6 +8,7 @@ import torch
 from pipeline import dist
 from pipeline.errors import RunError
 from pipeline.forward import rollout_logprobs, save_logprobs
+from pipeline.rl import kl_terms
 from pipeline.stages import POLICY, REFERENCE, Ctx
 from pipeline.tables import load_table
 
@@ -53,7 +54,6 @@ def run(ctx: Ctx) -> None:
 def start_kl(old: dict, ref: dict) -> dict[str, float]:
     """KL(policy that sampled the epoch || reference), k1 and k3 per token, mean over sequences:
     where the epoch starts, before any update step (the update's kl/k3 also counts its own steps)."""
-    from pipeline.rl import kl_terms
     if not old:
         return {}
     kls = [kl_terms(old[i], ref[i], "k3") for i in old]

@@ -3,7 +3,6 @@
 Epoch 0 (the supervised warm-start) takes every training problem instead (`run_sft`)."""
 from __future__ import annotations
 
-
 from pipeline.problems import choose_prompts, require_compilers, training_problems
 from pipeline.stages import Ctx
 from pipeline.tables import save_table

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import statistics
 
+from pipeline.history import score_history
 from pipeline.rl import by_prompt, group_stats, ratio_reward, shaping
 from pipeline.stages import Ctx
 from pipeline.tables import load_table, save_table
 
 
 def run(ctx: Ctx) -> None:
-    from pipeline.history import score_history
     rc = ctx.cfg.reward
     scores = load_table(ctx.inputs["judge"], json_cols=("breakdown",))
     lengths = {(s["problem_id"], s["sample_idx"]): s["length"] for s in load_table(ctx.inputs["sample"])}

@@ -44,6 +44,7 @@ from tqdm import tqdm
 from pipeline import dist
 from pipeline.artifacts import read_manifest
 from pipeline.config import UpdateConfig
+from pipeline.engine_hf import chat_prompt
 from pipeline.errors import RunError
 from pipeline.forward import (collate, load_logprobs, prompt_ordered, resolve_share_prompt, right_aligned,
                               rollout_logprobs, split_by_tokens, to_device, token_budget, token_logprobs)
@@ -369,7 +370,6 @@ def run(ctx: Ctx) -> None:
 
 def run_sft(ctx: Ctx) -> None:
     """Supervised warm-start (epoch 0): a fresh adapter learns the teacher's answers (token NLL)."""
-    from pipeline.engine_hf import chat_prompt
     from pipeline.model import load_tokenizer
     cfg = ctx.cfg
     tok = load_tokenizer(cfg.student)
