@@ -1,10 +1,15 @@
 """Sampling with transformers: the hf engine behind the sample and eval stages.
 
-Batched generation with the model's chat template, left padding. Each completion keeps its
-text, token ids, finish reason (eos / stop / length) and length, so the update can recompute
-logprobs on exactly the sampled tokens. Each completion draws from a random stream of its own,
-seeded by the epoch's seed, its prompt's id and its index in the group (`SeededSampler`), so it
-does not depend on what else shares its batch, nor on how many processes share the prompts.
+`generate` and `greedy` run the continuous-batching decode loop of pipeline/decode.py over the
+model's own forward; `reference_generate` and `reference_greedy` run transformers' `generate`
+over static batches (sample.engine=generate, and the reference the tests compare with). Both
+draw each completion from a random stream of its own, seeded by the epoch's seed, its prompt's id
+and its index in the group (`row_seed`), by the same inverse-CDF rule (`pipeline.decode.pick`),
+so a completion does not depend on what else shares its batch, nor on how many processes share
+the prompts. Each completion keeps its text, token ids, finish reason (eos / stop / length) and
+length, so the update can recompute logprobs on exactly the sampled tokens, and (the loop) the
+sampler's own logprob of each token. `sampling_model` gives the weights to sample with: the
+policy's LoRA merged in, in sample.dtype (bf16 on a CPU with avx512_bf16).
 """
 from __future__ import annotations
 
@@ -164,7 +169,8 @@ def uniforms(seeds: list[int], steps: int) -> torch.Tensor:
 class SeededSampler:
     """A logits processor that samples each row from its own random stream: the token drawn for row
     i at step t depends only on the row's seed (`row_seed`), t and the row's own logits, by
-    inverse-CDF sampling of softmax(warped logits) with the stream's t-th uniform. So a completion
+    inverse-CDF sampling of softmax(warped logits) with the stream's t-th uniform (`pipeline.decode.pick`,
+    the decode loop's own rule). So a completion
     is the same whatever else shares its batch: on 1 process or N, with any sample.batch_size.
     (torch.multinomial draws for the whole batch from one generator, so a row's tokens depend on
     its neighbours.) generate runs greedy over the result: every token but the drawn one is -inf.
@@ -172,23 +178,16 @@ class SeededSampler:
 
     def __init__(self, seeds: list[int], width: int, max_new: int, temperature: float, top_p: float, top_k: int,
                  device):
-        from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
+        from types import SimpleNamespace
         self.width = width
         self.u = uniforms(seeds, max_new).to(device, torch.float32)                   # (B, max_new)
-        self.warpers = LogitsProcessorList(
-            [TemperatureLogitsWarper(temperature)] + ([TopKLogitsWarper(top_k)] if top_k else [])
-            + ([TopPLogitsWarper(top_p)] if top_p < 1.0 else []))
+        self.warpers = warpers(SimpleNamespace(temperature=temperature, top_k=top_k, top_p=top_p))
 
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        from pipeline.decode import pick
         step = input_ids.shape[1] - self.width
         probs = torch.softmax(self.warpers(input_ids, scores).float(), -1)             # (B, V)
-        cdf = probs.cumsum(-1)
-        total = cdf[:, -1]
-        # strictly below the total (a uniform near 1 rounds up to it in float32), so the first cdf
-        # above it is a token of positive probability
-        target = torch.minimum(self.u[:, step] * total, torch.nextafter(total, torch.zeros_like(total)))
-        pick = torch.searchsorted(cdf, target.unsqueeze(-1), right=True).clamp(max=cdf.shape[-1] - 1)
-        return torch.full_like(scores, float("-inf")).scatter_(-1, pick, 0.0)
+        return torch.full_like(scores, float("-inf")).scatter_(-1, pick(probs, self.u[:, step])[:, None], 0.0)
 
 
 def cache_kwargs(cfg: Config) -> dict:
@@ -196,11 +195,65 @@ def cache_kwargs(cfg: Config) -> dict:
     return {"cache_implementation": "static"} if cfg.sample.static_cache else {}
 
 
+def warpers(sc):
+    """transformers' own temperature, top-k and top-p warpers, in generate's order."""
+    from transformers import LogitsProcessorList, TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper
+    return LogitsProcessorList([TemperatureLogitsWarper(sc.temperature)] + ([TopKLogitsWarper(sc.top_k)] if sc.top_k else [])
+                               + ([TopPLogitsWarper(sc.top_p)] if sc.top_p < 1.0 else []))
+
+
+def slots(model, setting: int | str, longest_prompt: int, max_new: int) -> int:
+    """Completions in flight in the decode loop (sample.batch_size). auto: 128 on the CPU (larger
+    matmuls amortise each step's fixed cost), on CUDA as many as the free memory holds."""
+    if setting == "auto" and next(model.parameters()).device.type != "cuda":
+        return 128
+    return batch_size(model, setting, longest_prompt, max_new)
+
+
 @torch.no_grad()
 def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, keys: list[str] | None = None,
-             desc: str = "sample"):
-    """K completions for each prompt, as dicts in prompt order. keys: each prompt's identity (its
-    problem id; default its index), which with seed and the sample index seeds each completion."""
+             desc: str = "sample", stats: dict | None = None):
+    """K completions for each prompt, as dicts in prompt order, from the decode loop
+    (pipeline/decode.py). keys: each prompt's identity (its problem id; default its index), which
+    with seed and the sample index seeds each completion. Each dict also holds `sampler_logprobs`:
+    the loop's logprob of each kept token under the distribution it drew from."""
+    from pipeline.decode import decode
+    if cfg.sample.engine == "generate":
+        return reference_generate(model, tok, prompts, cfg, seed, keys, desc)
+    keys = [str(i) for i in range(len(prompts))] if keys is None else keys
+    sc = cfg.sample
+    k = sc.num_samples
+    warp = warpers(sc)
+    seeds = [[row_seed(seed, key, j) for j in range(k)] for key in keys]
+    n = slots(model, sc.batch_size, max((len(p) for p in prompts), default=0), sc.max_new_tokens)
+    done = decode(model, tok, prompts, k, sc.max_new_tokens, n, seeds=seeds, warp=lambda z: warp(None, z),
+                  stop=sc.stop, stop_after_code=sc.stop_after_code, desc=desc, stats=stats)
+    out = []
+    for g, rows in enumerate(done):
+        for j, r in enumerate(rows):
+            ids, text, reason = finish(tok, r["ids"], sc.stop, sc.max_new_tokens, sc.stop_after_code)
+            out.append({"completion_ids": ids, "text": text, "finish_reason": reason, "length": len(ids),
+                        "sample_idx": j, "group": g, "sampler_logprobs": r["logps"][: len(ids)]})
+    return out
+
+
+@torch.no_grad()
+def greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int | str = "auto",
+           stats: dict | None = None) -> list[tuple[str, str]]:
+    """(text, finish_reason) per prompt, greedy decoding (argmax; no generation_config processor),
+    from the decode loop."""
+    from pipeline.decode import decode
+    n = slots(model, batch_size, max((len(p) for p in prompts), default=0), max_new)
+    done = decode(model, tok, prompts, 1, max_new, n, desc="eval", stats=stats)
+    return [finish(tok, rows[0]["ids"], [], max_new)[1:] for rows in done]
+
+
+@torch.no_grad()
+def reference_generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, keys: list[str] | None = None,
+                       desc: str = "sample"):
+    """`generate`'s rows from transformers' `generate` over static batches of whole groups, the
+    same streams (`SeededSampler`): sample.engine=generate, and the reference the loop is tested
+    against. generate adds the model's generation_config processors (repetition_penalty, ...)."""
     from transformers import LogitsProcessorList, StoppingCriteriaList
     keys = [str(i) for i in range(len(prompts))] if keys is None else keys
     sc = cfg.sample
@@ -235,8 +288,9 @@ def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, keys:
 
 
 @torch.no_grad()
-def greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int, **gen_kw) -> list[tuple[str, str]]:
-    """(text, finish_reason) per prompt, greedy decoding, prompts sorted by length to pad less."""
+def reference_greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int,
+                     **gen_kw) -> list[tuple[str, str]]:
+    """`greedy` from transformers' `generate` (static batches, prompts sorted by length to pad less)."""
     order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
     out: dict[int, tuple[str, str]] = {}
     device = next(model.parameters()).device

@@ -38,12 +38,13 @@ def test_generate_k_per_prompt_is_seeded(tiny_model):
 
 
 def test_shared_prompt_prefill_samples_the_same_tokens(tiny_model):
-    """sample.share_prompt: each prompt is prefilled once and its cache copied to its K samples.
+    """sample.share_prompt (engine=generate): each prompt is prefilled once and its cache copied to its K samples.
     With the same seed the completions equal those of K separate prefills, token for token."""
     out = {}
     for share in (False, True):
         cfg = load_config(None, [f"student.model={tiny_model}", "sample.num_samples=4", "sample.max_new_tokens=24",
-                                 "sample.batch_size=8", "sample.temperature=1.0", f"sample.share_prompt={share}"])
+                                 "sample.batch_size=8", "sample.temperature=1.0", f"sample.share_prompt={share}",
+                                 "sample.engine=generate"])
         tok = load_tokenizer(cfg.student)
         model = load_student(cfg.student)
         prompts = [engine_hf.chat_prompt(tok, cfg, q) for q in ("Add two numbers.", "Hi", "Reverse a string, please.")]

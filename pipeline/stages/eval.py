@@ -16,18 +16,18 @@ from __future__ import annotations
 
 import random
 import statistics
-from contextlib import nullcontext
 
 import torch
 
 from data.schema import Problem
 from pipeline import dist
 from pipeline.config import Config
-from pipeline.engine_hf import batch_size, cache_kwargs, chat_prompt, generate, greedy
+from pipeline.engine_hf import batch_size, cache_kwargs, chat_prompt, generate, greedy, reference_greedy
 from pipeline.forward import collate, to_device, token_logprobs
 from pipeline.judging import Judging, as_answer
-from pipeline.model import load_tokenizer, merged, student_model
+from pipeline.model import load_tokenizer, student_model
 from pipeline.problems import validation_problems
+from pipeline.sampling_weights import sampling_model
 from pipeline.significance import ks_for, pass_at_k
 from pipeline.stages import Ctx
 from pipeline.tables import save_table
@@ -56,7 +56,8 @@ def sampling_config(cfg: Config) -> Config:
     eval.temperature, eval.max_new_tokens, no top-p/top-k truncation, no stop strings (as greedy)."""
     sc = cfg.sample.model_copy(update={"num_samples": cfg.eval.num_samples, "temperature": cfg.eval.temperature,
                                        "top_p": 1.0, "top_k": 0, "max_new_tokens": cfg.eval.max_new_tokens,
-                                       "stop": [], "stop_after_code": False})
+                                       "stop": [], "stop_after_code": False,
+                                       "engine": "generate" if cfg.eval.engine == "generate" else "hf"})
     return cfg.model_copy(update={"sample": sc})
 
 
@@ -105,15 +106,18 @@ def answer(cfg: Config, ctx: Ctx, tok, prompts: list[list[int]], keys: list[str]
             texts = [[a] for a in engine_vllm.greedy(cfg, tok, prompts, cfg.eval.max_new_tokens, adapter)]
     else:
         model = student_model(cfg, adapter=adapter)
-        with merged(model) if cfg.sample.merge_lora else nullcontext():
+        with sampling_model(model, cfg) as m:
             if sampled(cfg):
-                rows = generate(model, tok, prompts, sampling_config(cfg), seed=eval_seed(cfg, ctx.epoch),
+                rows = generate(m, tok, prompts, sampling_config(cfg), seed=eval_seed(cfg, ctx.epoch),
                                 keys=keys, desc="eval") if prompts else []
                 texts = [[(r["text"], r["finish_reason"]) for r in rows[i * n:(i + 1) * n]] for i in range(len(prompts))]
-            else:
-                size = batch_size(model, cfg.sample.batch_size, max((len(p) for p in prompts), default=1),
+            elif cfg.eval.engine == "generate":
+                size = batch_size(m, cfg.sample.batch_size, max((len(p) for p in prompts), default=1),
                                   cfg.eval.max_new_tokens)
-                texts = [[a] for a in greedy(model, tok, prompts, cfg.eval.max_new_tokens, size, **cache_kwargs(cfg))]
+                texts = [[a] for a in reference_greedy(m, tok, prompts, cfg.eval.max_new_tokens, size,
+                                                       **cache_kwargs(cfg))]
+            else:
+                texts = [[a] for a in greedy(m, tok, prompts, cfg.eval.max_new_tokens, cfg.sample.batch_size)]
     nll = [None] * len(prompts)
     if with_nll is not None and prompts and any(with_nll):
         model = model or student_model(cfg, adapter=adapter)

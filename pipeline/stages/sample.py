@@ -1,20 +1,21 @@
 """sample: the student policy of epoch N-1 writes K completions per prompt.
 
 The prompts through the model's chat template, checked against data.max_prompt_tokens and the
-model's context; the generation itself is the hf engine's (pipeline/engine_hf.py) or, with
-`sample.engine=vllm`, vLLM's (pipeline/engine_vllm.py: same rows, plus the sampler's own
-logprob of each token). With several processes each rank samples its share (pipeline/dist.py);
+model's context; the generation itself is the hf engine's (pipeline/engine_hf.py: the decode loop
+of pipeline/decode.py, or transformers' generate with `sample.engine=generate`) or, with
+`sample.engine=vllm`, vLLM's (pipeline/engine_vllm.py). Same rows either way; the loop and vLLM
+also keep the sampler's own logprob of each token. With several processes each rank samples its share (pipeline/dist.py);
 rank 0 writes the rows and the figures (generated tokens, truncation, diversity).
 """
 from __future__ import annotations
 
 import time
-from contextlib import nullcontext
 
 from pipeline import dist
 from pipeline.engine_hf import chat_prompt, generate
 from pipeline.errors import RunError
-from pipeline.model import load_tokenizer, merged, resolve, student_model
+from pipeline.model import load_tokenizer, resolve, student_model
+from pipeline.sampling_weights import sampling_model
 from pipeline.stages import POLICY, Ctx
 from pipeline.tables import load_table, save_table
 
@@ -55,8 +56,8 @@ def run(ctx: Ctx) -> None:
     if vllm:
         gens = engine_vllm.sample(cfg, tok, [ids[i] for i in mine], ctx.inputs[POLICY], seed, first=mine[0] if mine else 0)
     else:
-        with merged(model) if cfg.sample.merge_lora else nullcontext():
-            gens = generate(model, tok, [ids[i] for i in mine], cfg, seed=seed, keys=[keys[i] for i in mine])
+        with sampling_model(model, cfg) as m:
+            gens = generate(m, tok, [ids[i] for i in mine], cfg, seed=seed, keys=[keys[i] for i in mine])
     secs = time.time() - t
     dist.kill_point("sample")
     rows = []

@@ -1,0 +1,312 @@
+"""The hf engine's sampler: a continuous-batching decode loop over the model's own forward.
+
+transformers' `generate` steps a static batch until its longest row ends (the eval counted 42-65%
+of row-steps spent on rows already finished) and grows its KV cache by concatenation every step.
+This loop keeps `slots` completions in flight: a row that ends frees its slot at once for the next
+waiting completion, across the whole stage, so every step computes rows that are still writing.
+
+- The model is transformers' own (any architecture whose attention goes through transformers'
+  attention interface: Llama, Qwen2, Mistral, ...); only the KV cache and the one-token attention
+  are ours. The cache is preallocated, (slots, kv_heads, capacity, head_dim) per layer, each row at
+  its own length; live rows are kept in a dense prefix of the slots (a row that ends with nobody
+  waiting is replaced by the last live row), and a step attends over the longest live row only.
+- A prompt is prefilled once; its keys and values are copied into each of its completions' slots
+  and its last logits give each completion's first token.
+- One-token attention groups the query heads by their key/value head and runs two batched matmuls
+  on the cache as it lies (no repeat of the grouped heads, no copy of the cache).
+- Sampling is inverse-CDF with each row's own stream (`SeededSampler`'s rule), so a completion does
+  not depend on what shares its steps, the slot count or the process count; greedy is argmax. No
+  generation_config processor (repetition_penalty, ...) is applied: the sampled distribution is
+  softmax(warped logits / T), the one the logprobs stage and the update compute.
+- Rows end at eos (or pad), at max_new tokens, at a stop string, or (stop_after_code) where the
+  first code block closes; `finish` then cuts them exactly as it cuts transformers' output.
+
+Each row also keeps the sampler's own logprob of each token it drew (the gap to the trainer's
+recomputed logprob is `logprobs/sampler_gap`).
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+from contextlib import contextmanager
+
+import torch
+from tqdm import tqdm
+
+ATTENTION = "rlaif_slots"
+
+
+BLOCK = 256
+
+
+def pick(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """(B,) token ids: the inverse-CDF pick of each row's probabilities (B, V) at its uniform (B,):
+    the first token whose cumulative probability exceeds u x the total. Two levels (the block of
+    BLOCK tokens, then the token in it) instead of one cumsum over the vocabulary: the same rule
+    for a fraction of the work. A target is kept strictly below the total (a uniform near 1 rounds
+    up to it in float32) and a pick never lands on a token of probability 0."""
+    n, vocab = probs.shape
+    blocks = torch.nn.functional.pad(probs, (0, -vocab % BLOCK)).view(n, -1, BLOCK)      # (B, NB, BLOCK)
+    cdf = blocks.sum(-1).cumsum(-1)                                                    # (B, NB)
+    total = cdf[:, -1]
+    target = torch.minimum(u * total, torch.nextafter(total, torch.zeros_like(total)))
+    b = torch.searchsorted(cdf, target[:, None], right=True).clamp(max=cdf.shape[1] - 1)  # (B, 1)
+    before = torch.where(b > 0, cdf.gather(1, (b - 1).clamp(min=0)), torch.zeros_like(target[:, None]))
+    block = blocks.gather(1, b[:, :, None].expand(n, 1, BLOCK))[:, 0]                    # (B, BLOCK)
+    inner = block.cumsum(-1) + before
+    j = torch.searchsorted(inner, target[:, None], right=True)
+    last = BLOCK - 1 - (block > 0).flip(-1).to(torch.uint8).argmax(-1, keepdim=True)    # last token with p > 0
+    return (b * BLOCK + torch.minimum(j, last))[:, 0]
+
+
+def slot_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+    """transformers' attention interface. One query token (decode): query heads grouped by their
+    key/value head, scores and output as two batched matmuls over the cache's views, softmax in
+    float32; attention_mask is additive (n, 1, 1, L). Several tokens (prefill): transformers' SDPA."""
+    from transformers.integrations.sdpa_attention import sdpa_attention_forward
+    if query.shape[2] != 1:
+        return sdpa_attention_forward(module, query, key, value, attention_mask, scaling=scaling, dropout=dropout,
+                                      **kwargs)
+    n, heads, _, dim = query.shape                                              # (n, H, 1, D)
+    kv_heads, length = key.shape[1], key.shape[2]                               # key: (n, KVH, L, D)
+    g = heads // kv_heads
+    q = query.reshape(n * kv_heads, g, dim)                                     # head h serves kv head h // g
+    scores = torch.bmm(q, key.reshape(n * kv_heads, length, dim).transpose(1, 2)).view(n, kv_heads, g, length)
+    scale = scaling if scaling is not None else dim ** -0.5
+    probs = torch.softmax(scores.float() * scale + attention_mask, -1).to(value.dtype)
+    out = torch.bmm(probs.view(n * kv_heads, g, length), value.reshape(n * kv_heads, length, dim))
+    return out.view(n, 1, heads, dim), None                                     # (n, 1, H, D), as sdpa's
+
+
+def _register() -> None:
+    from transformers import AttentionInterface
+    AttentionInterface.register(ATTENTION, slot_attention)
+
+
+@contextmanager
+def slot_attention_on(model):
+    """The model's attention through `slot_attention` for the duration."""
+    _register()
+    cfgs = [m.config for m in model.modules() if hasattr(m, "config") and hasattr(m.config, "_attn_implementation")]
+    cfgs = list({id(c): c for c in cfgs}.values())
+    before = [c._attn_implementation for c in cfgs]
+    for c in cfgs:
+        c._attn_implementation = ATTENTION
+    try:
+        yield model
+    finally:
+        for c, b in zip(cfgs, before):
+            c._attn_implementation = b
+
+
+class SlotCache:
+    """KV cache of `slots` rows, each at its own length; transformers' attention layers call
+    `update`. Per layer (slots, kv_heads, room, head_dim), room a multiple of CHUNK at least the
+    longest live row (`fit` grows it, never shrinks it: each new allocation costs page faults), so
+    the live rows' keys are one contiguous block that the attention's matmuls read in place (a
+    strided view of a longer buffer costs them a copy per layer and step).
+    Prefill mode (`prefilling` a list): keys/values of one prompt are kept aside, unchanged."""
+
+    CHUNK = 128
+
+    def __init__(self, layers: int, slots: int, kv_heads: int, head_dim: int, dtype, device):
+        self.layers, self.shape, self.dtype, self.device = layers, (slots, kv_heads, 0, head_dim), dtype, device
+        self.k = self.v = [None] * layers
+        self.room = -1
+        self.prefilling: list | None = None
+        self.n = 0                                # live rows: the first n slots
+        self.rows = self.pos = None               # (n,) slot index and write position of this step
+        self.fit(0, 0)
+
+    def fit(self, length: int, live: int) -> None:
+        """Room for `length` positions, rounded up to CHUNK; the first `live` slots keep their contents."""
+        room = -(-max(length, 1) // self.CHUNK) * self.CHUNK
+        if room <= self.room:
+            return
+        slots, heads, _, dim = self.shape
+        keep = min(room, self.room)
+        new_k, new_v = [], []
+        for old_k, old_v in zip(self.k, self.v):
+            k = torch.zeros(slots, heads, room, dim, dtype=self.dtype, device=self.device)
+            v = torch.zeros_like(k)
+            if old_k is not None and live and keep > 0:
+                k[:live, :, :keep] = old_k[:live, :, :keep]
+                v[:live, :, :keep] = old_v[:live, :, :keep]
+            new_k.append(k)
+            new_v.append(v)
+        self.k, self.v, self.room = new_k, new_v, room
+
+    def update(self, key, value, layer_idx, *args, **kwargs):
+        if self.prefilling is not None:           # (1, KVH, P, D): kept for the prompt's completions
+            self.prefilling.append((key, value))
+            return key, value
+        self.k[layer_idx][self.rows, :, self.pos] = key[:, :, 0]
+        self.v[layer_idx][self.rows, :, self.pos] = value[:, :, 0]
+        return self.k[layer_idx][: self.n], self.v[layer_idx][: self.n]
+
+    def put(self, slot: int, kv: list) -> None:
+        for layer, (k, v) in enumerate(kv):
+            self.k[layer][slot, :, : k.shape[2]] = k[0]
+            self.v[layer][slot, :, : v.shape[2]] = v[0]
+
+    def move(self, src: int, dst: int, length: int) -> None:
+        for k, v in zip(self.k, self.v):
+            k[dst, :, :length] = k[src, :, :length]
+            v[dst, :, :length] = v[src, :, :length]
+
+    # what transformers may ask of a cache besides update
+    def get_seq_length(self, layer_idx: int = 0) -> int:
+        return self.room
+
+    is_compileable = False
+
+
+class Row:
+    __slots__ = ("group", "index", "u", "ids", "logps", "length")
+
+    def __init__(self, group: int, index: int, u: torch.Tensor | None, prompt_len: int):
+        self.group, self.index, self.u = group, index, u
+        self.ids: list[int] = []
+        self.logps: list[float] = []
+        self.length = prompt_len                  # tokens in the cache once the last id is written
+
+
+class Stopper:
+    """Whether a row is done after its newest token: eos/pad, max_new, a stop string, or (code) the
+    first code block closed. Text checks decode the row only when its newest token could end one."""
+
+    def __init__(self, tok, max_new: int, stop: list[str], code: bool):
+        from pipeline.engine_hf import code_end
+        self.tok, self.max_new, self.stop, self.code, self.code_end = tok, max_new, stop, code, code_end
+        self.ends = {t for t in (tok.eos_token_id, tok.pad_token_id) if t is not None}
+        self.last_chars = {s[-1] for s in stop if s}
+        self.text_of: dict[int, str] = {}
+
+    def __call__(self, ids: list[int]) -> bool:
+        t = ids[-1]
+        if t in self.ends or len(ids) >= self.max_new:
+            return True
+        if not (self.stop or self.code):
+            return False
+        piece = self.text_of.get(t)
+        if piece is None:
+            piece = self.text_of[t] = self.tok.decode([t])
+        hit_stop = self.stop and any(c in piece for c in self.last_chars)
+        hit_code = self.code and "\n" in piece
+        if not (hit_stop or hit_code):
+            return False
+        text = self.tok.decode(ids, skip_special_tokens=True)
+        return bool((hit_stop and any(s in text for s in self.stop)) or (hit_code and self.code_end(text) is not None))
+
+
+def model_shape(model) -> tuple[int, int, int]:
+    c = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    head_dim = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
+    return c.num_hidden_layers, (getattr(c, "num_key_value_heads", None) or c.num_attention_heads), head_dim
+
+
+@torch.no_grad()
+def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: int,
+           seeds: list[list[int]] | None = None, warp=None, stop: list[str] | None = None,
+           stop_after_code: bool = False, desc: str = "sample", stats: dict | None = None) -> list[list[dict]]:
+    """k completions of each prompt: per prompt, a list of k dicts with `ids` (as sampled, before any
+    cut), `logps` (the sampler's logprob of each id). seeds[g][j]: the random stream of prompt g's
+    j-th completion (`pipeline.engine_hf.row_seed`); None: greedy (argmax). warp: logits -> warped
+    logits (temperature, top-k, top-p) before the softmax. stats, when given, receives the steps,
+    row-steps and prefilled tokens computed."""
+    from pipeline.engine_hf import uniforms
+    device = next(model.parameters()).device
+    dtype = next(model.parameters()).dtype
+    layers, kv_heads, head_dim = model_shape(model)
+    slots = max(1, min(slots, len(prompts) * k))
+    cache = SlotCache(layers, slots, kv_heads, head_dim, dtype, device)
+    stopper = Stopper(tok, max_new, stop or [], stop_after_code)
+    waiting = deque((g, j) for g in range(len(prompts)) for j in range(k))
+    prefilled: dict[int, tuple[list, torch.Tensor, int]] = {}   # group -> (kv, last logits, rows left)
+    live: list[Row] = []                                         # slot i holds live[i]
+    done: list[list[dict | None]] = [[None] * k for _ in prompts]
+    counts = {"steps": 0, "row_steps": 0, "prefill_tokens": 0, "forward_s": 0.0, "choose_s": 0.0}
+    bar = tqdm(total=len(prompts) * k, desc=desc, unit="seq", dynamic_ncols=True)
+
+    def choose(logits: torch.Tensor, rows: list[Row]) -> tuple[list[int], list[float]]:
+        if seeds is None:                                                    # greedy: argmax, as generate
+            ids = logits.argmax(-1)
+            return ids.tolist(), [0.0] * len(rows)
+        z = logits.float()                                                   # (n, V)
+        probs = torch.softmax(warp(z) if warp is not None else z, -1)
+        u = torch.stack([r.u[len(r.ids)] for r in rows])
+        ids = pick(probs, u)
+        return ids.tolist(), probs.gather(-1, ids[:, None])[:, 0].log().tolist()
+
+    def retire(i: int) -> None:
+        r = live[i]
+        done[r.group][r.index] = {"ids": r.ids, "logps": r.logps}
+        bar.update(1)
+        if waiting:                                                          # the next completion takes the slot
+            live[i] = admit(i)
+            if stopper(live[i].ids):
+                retire(i)
+        else:                                                                # the last live row takes it
+            last = live.pop()
+            if i < len(live):
+                cache.move(len(live), i, last.length)
+                live[i] = last
+
+    def admit(slot: int) -> Row:
+        g, j = waiting.popleft()
+        if g not in prefilled:
+            ids = torch.tensor([prompts[g]], device=device)
+            cache.prefilling = []
+            n = ids.shape[1]
+            causal = torch.full((n, n), float("-inf"), device=device).triu(1)[None, None].to(dtype)
+            out = model(input_ids=ids, attention_mask=causal, position_ids=torch.arange(n, device=device)[None],
+                        past_key_values=cache, use_cache=True, logits_to_keep=1)
+            prefilled[g] = ([(kk.clone(), vv.clone()) for kk, vv in cache.prefilling], out.logits[:, -1], k)
+            cache.prefilling = None
+            counts["prefill_tokens"] += n
+        kv, logits, left = prefilled[g]
+        cache.fit(max(cache.room, len(prompts[g]) + 1), max(slot, len(live)))
+        cache.put(slot, kv)
+        prefilled[g] = (kv, logits, left - 1)
+        if left == 1:
+            del prefilled[g]
+        u = uniforms([seeds[g][j]], max_new)[0].to(device, torch.float32) if seeds is not None else None
+        row = Row(g, j, u, len(prompts[g]))
+        (t,), (lp,) = choose(logits, [row])
+        row.ids.append(t)
+        row.logps.append(lp)
+        return row
+
+    with slot_attention_on(model):
+        while waiting and len(live) < slots:
+            live.append(admit(len(live)))
+        for i in reversed(range(len(live))):                                # a first token may end a row
+            if stopper(live[i].ids):
+                retire(i)
+        while live:
+            n = len(live)
+            pos = torch.tensor([r.length for r in live], device=device)
+            cache.fit(int(pos.max()) + 1, n)
+            cache.n, cache.rows, cache.pos = n, torch.arange(n, device=device), pos
+            mask = torch.where(torch.arange(cache.room, device=device)[None, :] <= pos[:, None], 0.0, float("-inf"))
+            t0 = time.perf_counter()
+            out = model(input_ids=torch.tensor([[r.ids[-1]] for r in live], device=device),
+                        attention_mask=mask[:, None, None, :], position_ids=pos[:, None], past_key_values=cache,
+                        use_cache=True)
+            t1 = time.perf_counter()
+            ids, lps = choose(out.logits[:, -1], live)
+            counts["forward_s"] += t1 - t0
+            counts["choose_s"] += time.perf_counter() - t1
+            counts["steps"] += 1
+            counts["row_steps"] += n
+            for r, t, lp in zip(live, ids, lps):
+                r.length += 1
+                r.ids.append(t)
+                r.logps.append(lp)
+            for i in reversed(range(n)):
+                if stopper(live[i].ids):
+                    retire(i)
+    bar.close()
+    if stats is not None:
+        stats.update(counts)
+    return done
