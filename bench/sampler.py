@@ -1,9 +1,20 @@
-"""The per-completion sampler (pipeline.engine_hf.SeededSampler) against transformers' own sampling
-(`do_sample=True`, one torch generator for the batch), side by side in one run: the embedded
-SmolLM2-135M, 4 prompts x 8 samples, every row forced to run `--steps` new tokens
-(min_new_tokens), so both do the same work whatever they draw. Alternating order, best of 3.
+"""The sampler, side by side in one run: transformers' generate as the hf engine ran it before the
+decode loop (static batches of 32, float32: sample.engine=generate) against the decode loop
+(pipeline/decode.py) in float32 and in sample.dtype=auto (bf16 on a CPU with avx512_bf16), on the
+embedded SmolLM2-135M at the default settings, the same prompts and per-completion streams:
 
-    python bench/sampler.py [--steps 96] [--no-record]
+  sample            the default epoch's sample stage: 8 training prompts x 8, T=0.7, 160 new tokens
+  sample+code       the same with sample.stop_after_code
+  eval greedy       the eval stage's default: the 29 held-out problems, greedy, 256 new tokens
+  eval sampled      the learning bench's eval: the 29 held-out problems x 8, T=0.6, 256 new tokens
+
+It prints generated tokens/s, row-steps computed (a row-step: one sequence through one decode step,
+finished or not), the rows whose tokens equal the reference's, the gap between the sampler's
+logprob of each token and the float32 policy's (as logprobs/sampler_gap), and the floor: this
+machine's matmul rate at the model's shapes (float32 and bf16, measured here) over the model's
+FLOPs per generated token.
+
+    python bench/sampler.py [--quick] [--no-record]      (--quick: 8 eval problems instead of 29)
 """
 from __future__ import annotations
 
@@ -20,54 +31,124 @@ from bench.common import record  # noqa: E402
 from bench.helpers import busy  # noqa: E402
 
 
+def matmul_rate(c, dtype, rows: int = 64) -> float:
+    """GFLOP/s of the model's linear shapes (q, k, v, o, gate, up, down, lm_head) at `rows` rows."""
+    kv = c.num_key_value_heads * (c.hidden_size // c.num_attention_heads)
+    shapes = [(c.hidden_size, c.hidden_size), (c.hidden_size, kv), (c.hidden_size, kv), (c.hidden_size, c.hidden_size),
+              (c.hidden_size, c.intermediate_size), (c.hidden_size, c.intermediate_size),
+              (c.intermediate_size, c.hidden_size), (c.hidden_size, c.vocab_size)]
+    ws = [torch.randn(o, i, dtype=dtype) for i, o in shapes]
+    xs = [torch.randn(rows, i, dtype=dtype) for i, _ in shapes]
+    flops = sum(2 * rows * i * o for i, o in shapes)
+    for _ in range(3):
+        for x, w in zip(xs, ws):
+            torch.nn.functional.linear(x, w)
+    t = time.perf_counter()
+    for _ in range(20):
+        for x, w in zip(xs, ws):
+            torch.nn.functional.linear(x, w)
+    return flops * 20 / (time.perf_counter() - t) / 1e9
+
+
+def flops_per_token(c, context: float) -> float:
+    """2 x the weights a token meets (decoder linears and the LM head) + attention over `context`."""
+    kv = c.num_key_value_heads * (c.hidden_size // c.num_attention_heads)
+    per_layer = 2 * c.hidden_size * c.hidden_size + 2 * c.hidden_size * kv + 3 * c.hidden_size * c.intermediate_size
+    return 2 * (c.num_hidden_layers * per_layer + c.hidden_size * c.vocab_size) + 4 * c.num_hidden_layers * c.hidden_size * context
+
+
+def static_row_steps(rows: list[dict], group: int, per_batch: int) -> int:
+    """Row-steps of generate over static batches: each batch steps until its longest row ends."""
+    out = 0
+    for b in range(0, len(rows), per_batch):
+        batch = rows[b: b + per_batch]
+        out += len(batch) * max(r["length"] for r in batch)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=96)
-    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="8 eval problems instead of 29")
     ap.add_argument("--no-record", action="store_true")
     a = ap.parse_args()
-    from transformers import LogitsProcessorList
-
+    from data.loaders import load_source
     from pipeline.config_file import load_config
+    from pipeline.engine_hf import chat_prompt, generate, greedy, reference_generate, reference_greedy
+    from pipeline.forward import rollout_logprobs
     from pipeline.model import load_tokenizer, student_model
-    from pipeline.engine_hf import SeededSampler, chat_prompt, left_pad
-    cfg = load_config(None, [])
+    from pipeline.problems import choose_prompts
+    from pipeline.sampling_weights import sampling_dtype, sampling_model
+    from pipeline.stages.eval import sampling_config
+    root = Path(__file__).resolve().parent.parent
+    cfg = load_config(root / "config.yaml", [])
     tok = load_tokenizer(cfg.student)
     model = student_model(cfg)
-    texts = ["Write a function add(a, b).", "Reverse a string s.", "Return the max of a list xs, or None.",
-             "Sum the numbers 1..n."]
-    seqs = [chat_prompt(tok, cfg, t) for t in texts for _ in range(8)]
-    ids, attn = left_pad(seqs, tok.pad_token_id)
-    common = dict(input_ids=ids, attention_mask=attn, max_new_tokens=a.steps, min_new_tokens=a.steps,
-                  pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
-
-    def batch_seeded():
-        torch.manual_seed(0)
-        return model.generate(do_sample=True, temperature=0.7, top_p=1.0, top_k=None, **common)
-
-    def per_completion():
-        s = SeededSampler(list(range(len(seqs))), ids.shape[1], a.steps, 0.7, 1.0, 0, "cpu")
-        return model.generate(do_sample=False, logits_processor=LogitsProcessorList([s]), **common)
-
-    runs = {"transformers do_sample": batch_seeded, "SeededSampler": per_completion}
-    times: dict[str, list[float]] = {k: [] for k in runs}
-    with torch.no_grad():
-        for r in range(a.repeats):
-            for name in (list(runs) if r % 2 == 0 else list(runs)[::-1]):
-                t = time.perf_counter()
-                runs[name]()
-                times[name].append(time.perf_counter() - t)
-    base = min(times["transformers do_sample"])
-    lines = ["| sampler | seconds (each run) | best | tokens/s | vs transformers |", "|---|---|---|---|---|"]
-    for name, ts in times.items():
-        lines.append(f"| {name} | {', '.join(f'{x:.2f}' for x in ts)} | {min(ts):.2f} | "
-                     f"{len(seqs) * a.steps / min(ts):.0f} | {min(ts) / base:.2f}x |")
+    c = model.config
+    import tempfile
+    ids, by_id, _, _ = choose_prompts(cfg, Path(tempfile.mkdtemp()), 1)  # epoch 1's prompts of the default run
+    train = [chat_prompt(tok, cfg, by_id[i].prompt) for i in ids]
+    held = load_source("builtin:heldout")[: 8 if a.quick else None]
+    heldout = [chat_prompt(tok, cfg, p.prompt) for p in held]
+    eval_cfg = sampling_config(load_config(root / "config.yaml", ["eval.num_samples=8", "eval.temperature=0.6"]))
+    code_cfg = load_config(root / "config.yaml", ["sample.stop_after_code=true"])
+    fast = sampling_dtype(cfg.sample.dtype, model)
+    scenarios = [("sample", cfg, train), ("sample+code", code_cfg, train), ("eval greedy", None, heldout),
+                 ("eval sampled", eval_cfg, heldout)]
+    lines = ["| scenario | engine | tokens | seconds | tokens/s | vs generate | row-steps | rows = generate's | "
+             "sampler gap mean / max (nats) | % of the floor |", "|---" * 10 + "|"]
+    rates = {torch.float32: matmul_rate(c, torch.float32), torch.bfloat16: matmul_rate(c, torch.bfloat16)}
+    for name, scfg, prompts in scenarios:
+        arms = {}
+        for arm in ("generate float32", "loop float32", f"loop {str(fast).split('.')[-1]}"):
+            dtype = torch.float32 if "float32" in arm else fast
+            over = cfg if scfg is None else scfg
+            over = over.model_copy(update={"sample": over.sample.model_copy(update={"dtype": str(dtype).split(".")[-1]})})
+            stats: dict = {}
+            t = time.perf_counter()
+            with sampling_model(model, over) as m:
+                t0 = time.perf_counter()
+                if scfg is None:
+                    if arm.startswith("generate"):
+                        texts = reference_greedy(m, tok, prompts, cfg.eval.max_new_tokens, 32)
+                    else:
+                        texts = greedy(m, tok, prompts, cfg.eval.max_new_tokens, "auto", stats=stats)
+                    rows = [{"completion_ids": tok.encode(x, add_special_tokens=False), "text": x} for x, _ in texts]
+                    for r in rows:
+                        r["length"] = len(r["completion_ids"])
+                elif arm.startswith("generate"):
+                    rows = reference_generate(m, tok, prompts, over, seed=1)
+                else:
+                    rows = generate(m, tok, prompts, over, seed=1, stats=stats)
+                secs = time.perf_counter() - t0
+            n_tok = sum(r["length"] for r in rows)
+            k = 1 if scfg is None else over.sample.num_samples
+            steps = stats.get("row_steps") or static_row_steps(rows, k, max(1, 32 // k) * k)
+            gap = "-"
+            if rows and "sampler_logprobs" in rows[0]:
+                rr = [{"prompt_ids": prompts[i // k], **r} for i, r in enumerate(rows)]
+                old, _ = rollout_logprobs(model, rr, over.sample.temperature, tok.pad_token_id, policy_is_reference=True)
+                d = torch.cat([(torch.tensor(r["sampler_logprobs"]) - old[i]).abs() for i, r in enumerate(rr)])
+                gap = f"{float(d.mean()):.4f} / {float(d.max()):.3f}"
+            context = sum(len(prompts[i // k]) + r["length"] / 2 for i, r in enumerate(rows)) / max(len(rows), 1)
+            floor = rates[dtype] * 1e9 / flops_per_token(c, context)
+            arms[arm] = (n_tok / secs, rows)
+            same = sum(x.get("completion_ids") == y.get("completion_ids") for x, y in zip(rows, arms["generate float32"][1]))
+            lines.append(f"| {name} | {arm} | {n_tok} | {secs:.1f} (+{t0 - t:.1f} weights) | {n_tok / secs:.0f} | "
+                         f"{n_tok / secs / arms['generate float32'][0]:.2f}x | {steps} | {same}/{len(rows)} | {gap} | "
+                         f"{100 * n_tok / secs / floor:.0f}% of {floor:.0f} |")
+            print(lines[-1], flush=True)
+    floors = ", ".join(f"{str(d).split('.')[-1]} {r:.0f} GFLOP/s" for d, r in rates.items())
+    note = (f"SmolLM2-135M ({flops_per_token(c, 0) / 1e9:.2f} GFLOP per token before attention), "
+            f"{torch.get_num_threads()} threads; matmul rate at the model's shapes and 64 rows: {floors}. "
+            "The floor is that rate over the FLOPs per generated token at the arm's mean context. "
+            "'rows = generate's': completions token for token identical to transformers' generate under the same "
+            "streams (float32 differences are rounding ties; bf16 samples a nearby policy). The sampler gap is "
+            "against the float32 policy the logprobs stage and the update use. Seconds exclude loading the model; "
+            f"'+ weights' is the bf16 copy's refresh. {busy()}.")
     if a.no_record:
-        print("\n".join(lines))
+        print("\n".join(lines) + "\n\n" + note)
         return
-    record("Sampler: per-completion streams vs transformers' do_sample (bench/sampler.py)", lines,
-           f"SmolLM2-135M, {len(seqs)} sequences x {a.steps} forced new tokens, temperature 0.7, "
-           f"{torch.get_num_threads()} threads; {busy()}.")
+    record("Sampler: the decode loop against transformers' generate (bench/sampler.py)", lines, note)
 
 
 if __name__ == "__main__":

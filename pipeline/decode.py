@@ -26,14 +26,58 @@ recomputed logprob is `logprobs/sampler_gap`).
 """
 from __future__ import annotations
 
+import hashlib
+import re
 import time
 from collections import deque
 from contextlib import contextmanager
 
+import numpy as np
 import torch
 from tqdm import tqdm
 
 ATTENTION = "rlaif_slots"
+
+# a fence line, complete with its newline: ``` or ```python (group 1: the language tag)
+_FENCE_LINE = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[ \t]*\n", re.M)
+
+
+def code_end(text: str) -> int | None:
+    """Where the answer's first fenced code block ends: just past its closing ``` line (newline
+    included), or None while no block has closed. The first fence line opens the block whatever it
+    looks like, so a bare ``` that opens an answer is never taken for a close (the stop string
+    "\n```\n" is); the close is the next bare ``` line."""
+    fences = _FENCE_LINE.finditer(text)
+    if next(fences, None) is None:
+        return None
+    return next((f.end() for f in fences if not f.group(1)), None)
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _splitmix64(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function (Steele et al. 2014), on uint64 arrays (wrapping arithmetic)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+def row_seed(seed: int, key: str, sample_idx: int) -> int:
+    """The seed of one completion: the run's sampling seed (run.seed and the epoch), the prompt's
+    key (its problem id) and the sample's index in its group. Not its batch, not its rank."""
+    return int.from_bytes(hashlib.sha256(f"{seed}:{key}:{sample_idx}".encode()).digest()[:8], "little")
+
+
+def uniforms(seeds: list[int], steps: int) -> torch.Tensor:
+    """(len(seeds), steps) float64 in [0, 1): the t-th draw of each row's SplitMix64 stream."""
+    s = np.array(seeds, dtype=np.uint64)[:, None]
+    t = np.arange(1, steps + 1, dtype=np.uint64)[None, :]
+    with np.errstate(over="ignore"):
+        z = _splitmix64(s + t * _GOLDEN)
+    return torch.from_numpy((z >> np.uint64(11)).astype(np.float64) * 2.0**-53)
+
+
 
 
 BLOCK = 256
@@ -176,8 +220,7 @@ class Stopper:
     first code block closed. Text checks decode the row only when its newest token could end one."""
 
     def __init__(self, tok, max_new: int, stop: list[str], code: bool):
-        from pipeline.engine_hf import code_end
-        self.tok, self.max_new, self.stop, self.code, self.code_end = tok, max_new, stop, code, code_end
+        self.tok, self.max_new, self.stop, self.code = tok, max_new, stop, code
         self.ends = {t for t in (tok.eos_token_id, tok.pad_token_id) if t is not None}
         self.last_chars = {s[-1] for s in stop if s}
         self.text_of: dict[int, str] = {}
@@ -196,7 +239,7 @@ class Stopper:
         if not (hit_stop or hit_code):
             return False
         text = self.tok.decode(ids, skip_special_tokens=True)
-        return bool((hit_stop and any(s in text for s in self.stop)) or (hit_code and self.code_end(text) is not None))
+        return bool((hit_stop and any(s in text for s in self.stop)) or (hit_code and code_end(text) is not None))
 
 
 def model_shape(model) -> tuple[int, int, int]:
@@ -211,10 +254,9 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
            stop_after_code: bool = False, desc: str = "sample", stats: dict | None = None) -> list[list[dict]]:
     """k completions of each prompt: per prompt, a list of k dicts with `ids` (as sampled, before any
     cut), `logps` (the sampler's logprob of each id). seeds[g][j]: the random stream of prompt g's
-    j-th completion (`pipeline.engine_hf.row_seed`); None: greedy (argmax). warp: logits -> warped
+    j-th completion (`row_seed`); None: greedy (argmax). warp: logits -> warped
     logits (temperature, top-k, top-p) before the softmax. stats, when given, receives the steps,
     row-steps and prefilled tokens computed."""
-    from pipeline.engine_hf import uniforms
     device = next(model.parameters()).device
     dtype = next(model.parameters()).dtype
     layers, kv_heads, head_dim = model_shape(model)

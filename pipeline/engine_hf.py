@@ -13,15 +13,13 @@ policy's LoRA merged in, in sample.dtype (bf16 on a CPU with avx512_bf16).
 """
 from __future__ import annotations
 
-import hashlib
 import logging
-import re
 
-import numpy as np
 import torch
 from tqdm import tqdm
 
 from pipeline.config import Config
+from pipeline.decode import code_end, pick, row_seed, uniforms  # noqa: F401 (the engine's names)
 
 log = logging.getLogger("rlaif")
 
@@ -41,21 +39,6 @@ def left_pad(seqs: list[list[int]], pad_id: int, device=None) -> tuple[torch.Ten
     ids = torch.tensor([[pad_id] * (width - len(s)) + s for s in seqs], device=device)
     attn = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs], device=device)
     return ids, attn
-
-
-# a fence line, complete with its newline: ``` or ```python (group 1: the language tag)
-_FENCE_LINE = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[ \t]*\n", re.M)
-
-
-def code_end(text: str) -> int | None:
-    """Where the answer's first fenced code block ends: just past its closing ``` line (newline
-    included), or None while no block has closed. The first fence line opens the block whatever it
-    looks like, so a bare ``` that opens an answer is never taken for a close (the stop string
-    "\n```\n" is); the close is the next bare ``` line."""
-    fences = _FENCE_LINE.finditer(text)
-    if next(fences, None) is None:
-        return None
-    return next((f.end() for f in fences if not f.group(1)), None)
 
 
 class CodeClosed:
@@ -141,31 +124,6 @@ def batch_size(model, setting: int | str, longest_prompt: int, max_new: int, gro
     return max(group, n // group * group)
 
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _splitmix64(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's output function (Steele et al. 2014), on uint64 arrays (wrapping arithmetic)."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-def row_seed(seed: int, key: str, sample_idx: int) -> int:
-    """The seed of one completion: the run's sampling seed (run.seed and the epoch), the prompt's
-    key (its problem id) and the sample's index in its group. Not its batch, not its rank."""
-    return int.from_bytes(hashlib.sha256(f"{seed}:{key}:{sample_idx}".encode()).digest()[:8], "little")
-
-
-def uniforms(seeds: list[int], steps: int) -> torch.Tensor:
-    """(len(seeds), steps) float64 in [0, 1): the t-th draw of each row's SplitMix64 stream."""
-    s = np.array(seeds, dtype=np.uint64)[:, None]
-    t = np.arange(1, steps + 1, dtype=np.uint64)[None, :]
-    with np.errstate(over="ignore"):
-        z = _splitmix64(s + t * _GOLDEN)
-    return torch.from_numpy((z >> np.uint64(11)).astype(np.float64) * 2.0**-53)
-
-
 class SeededSampler:
     """A logits processor that samples each row from its own random stream: the token drawn for row
     i at step t depends only on the row's seed (`row_seed`), t and the row's own logits, by
@@ -184,7 +142,6 @@ class SeededSampler:
         self.warpers = warpers(SimpleNamespace(temperature=temperature, top_k=top_k, top_p=top_p))
 
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
-        from pipeline.decode import pick
         step = input_ids.shape[1] - self.width
         probs = torch.softmax(self.warpers(input_ids, scores).float(), -1)             # (B, V)
         return torch.full_like(scores, float("-inf")).scatter_(-1, pick(probs, self.u[:, step])[:, None], 0.0)

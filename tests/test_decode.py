@@ -249,3 +249,15 @@ def test_every_engine_writes_the_same_row(student):
     vllm = {**engine_vllm._row(tok, out, [], cfg.sample.max_new_tokens), "group": 0, "sample_idx": 0}
     assert set(ours) == set(vllm) == set(ref) | {"sampler_logprobs"}
     assert len(ours["sampler_logprobs"]) == ours["length"] == len(ids)
+
+
+def test_an_epoch_sampled_in_bf16_reports_its_gap(tiny_config):
+    """sample.dtype=bfloat16 through a whole epoch: the sample table keeps the sampler's logprobs and
+    the logprobs stage reports their gap to the float32 policy (logprobs/sampler_gap)."""
+    import json
+
+    from pipeline.runner import Runner
+    r = Runner(load_config(None, [*tiny_config, "sample.dtype=bfloat16", "select.drop_zero_std=false"]))
+    r.run_epoch(1)
+    m = json.loads((r.epoch_dir(1) / "metrics.json").read_text())
+    assert 0 < m["logprobs/sampler_gap"] < 0.5 and m["logprobs/sampler_gap_max"] >= m["logprobs/sampler_gap"]
