@@ -53,13 +53,17 @@ def ensure_embedded() -> Path:
     """Path of the safetensors copy of the embedded model, made once from the GGUF."""
     out = cache_root() / "models" / EMBEDDED
     if (out / "config.json").exists() and (out / "model.safetensors").exists():
+        _drop_gguf_quantization(out / "config.json")
         return out
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     src = _gguf_dir()
     log.info("converting the embedded %s GGUF to safetensors in %s (once)", EMBEDDED, out)
     gguf_model = AutoModelForCausalLM.from_pretrained(src, gguf_file=_GGUF_FILE, dtype=torch.float32)
-    model = AutoModelForCausalLM.from_config(gguf_model.config, dtype=torch.float32)
+    config = gguf_model.config
+    if hasattr(config, "quantization_config"):   # the GGUF loader's; the copy holds plain fp32 weights
+        del config.quantization_config
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     model.load_state_dict(gguf_model.state_dict())
     model.generation_config = gguf_model.generation_config
     tok = AutoTokenizer.from_pretrained(src, gguf_file=_GGUF_FILE)
@@ -71,6 +75,19 @@ def ensure_embedded() -> Path:
         shutil.rmtree(out)
     os.replace(tmp, out)
     return out
+
+
+def _drop_gguf_quantization(config_json: Path) -> None:
+    """Copies made before this fix kept the GGUF loader's `quantization_config` in config.json, and
+    transformers then attached a GGUF quantizer to plain fp32 weights (and warned when asked for
+    bf16): drop it in place."""
+    import json
+    cfg = json.loads(config_json.read_text())
+    if cfg.get("quantization_config", {}).get("quant_method") == "gguf":
+        del cfg["quantization_config"]
+        tmp = config_json.with_name(f"config.json.tmp{os.getpid()}")
+        tmp.write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
+        os.replace(tmp, config_json)
 
 
 def resolve(model: str) -> str:

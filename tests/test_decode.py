@@ -261,3 +261,22 @@ def test_an_epoch_sampled_in_bf16_reports_its_gap(tiny_config):
     r.run_epoch(1)
     m = json.loads((r.epoch_dir(1) / "metrics.json").read_text())
     assert 0 < m["logprobs/sampler_gap"] < 0.5 and m["logprobs/sampler_gap_max"] >= m["logprobs/sampler_gap"]
+
+
+def test_the_embedded_copy_is_a_plain_checkpoint(tmp_path, monkeypatch):
+    """The GGUF loader's quantization_config never reaches the safetensors copy's config.json (it made
+    transformers attach a GGUF quantizer to plain fp32 weights), and a copy made before is repaired."""
+    import json
+    from pipeline import model as model_mod
+    monkeypatch.setenv("RLAIF_CACHE", str(tmp_path))
+    old = tmp_path / "models" / model_mod.EMBEDDED
+    old.mkdir(parents=True)
+    (old / "model.safetensors").write_bytes(b"")
+    (old / "config.json").write_text(json.dumps({"model_type": "llama", "hidden_size": 576,
+                                                  "quantization_config": {"quant_method": "gguf"}}))
+    assert model_mod.ensure_embedded() == old
+    repaired = json.loads((old / "config.json").read_text())
+    assert "quantization_config" not in repaired and repaired["hidden_size"] == 576
+    monkeypatch.delenv("RLAIF_CACHE")
+    real = json.loads((model_mod.ensure_embedded() / "config.json").read_text())
+    assert "quantization_config" not in real
