@@ -54,7 +54,9 @@ def collate(rows: list[dict], pad_id: int, share_prompt: bool = False) -> dict[s
            "advantage": torch.tensor([float(r.get("advantage", 0.0)) for r in rows]),     # (B,)
            "sft": torch.tensor([float(bool(r.get("sft"))) for r in rows]),                # (B,) teacher rows
            "index": torch.tensor([r["index"] for r in rows]),
-           "norm": torch.tensor([float(r.get("norm", max(len(r["completion_ids"]), 1))) for r in rows])}  # (B,)
+           "norm": torch.tensor([float(r.get("norm", max(len(r["completion_ids"]), 1))) for r in rows]),  # (B,)
+           "sft_norm": torch.tensor([float(r.get("sft_norm", 1)) for r in rows]),                  # (B,)
+           "trains": torch.tensor([float(r.get("trained_len", 1) > 0) for r in rows])}             # (B,) 0: masked out
     if share_prompt and all(r["prompt_ids"] and r["completion_ids"] for r in rows):
         pos = {id(r): j for j, r in enumerate(rows)}
         out["groups"] = [(torch.tensor([g[0]["prompt_ids"]]), torch.tensor([pos[id(r)] for r in g]))  # (1, P), (G,)

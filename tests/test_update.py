@@ -108,15 +108,15 @@ def test_update_resumes_from_checkpoint_to_the_same_adapter(tiny_model, tmp_path
     fig_a = update.train(a, rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False)
 
     calls = {"n": 0}
-    real = rl.kl_terms
+    real = update.policy_loss
 
-    def crash_on_fifth(*args):
+    def crash_on_fifth(*args, **kw):
         calls["n"] += 1
         if calls["n"] == 5:
             raise KeyboardInterrupt  # killed in the middle of pass 2
-        return real(*args)
+        return real(*args, **kw)
 
-    monkeypatch.setattr(update, "kl_terms", crash_on_fifth)
+    monkeypatch.setattr(update, "policy_loss", crash_on_fifth)
     ckpt = tmp_path / "ckpt"
     try:
         update.train(fresh(), rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False,
@@ -124,7 +124,7 @@ def test_update_resumes_from_checkpoint_to_the_same_adapter(tiny_model, tmp_path
     except KeyboardInterrupt:
         pass
     assert (ckpt / "state.pt").exists()
-    monkeypatch.setattr(update, "kl_terms", real)
+    monkeypatch.setattr(update, "policy_loss", real)
     c = fresh()
     fig_c = update.train(c, rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False,
                          checkpoint=ckpt, checkpoint_every=1)
@@ -156,14 +156,21 @@ def test_every_micro_batch_reaches_a_step_when_grad_accum_does_not_divide_them(t
     assert two["optim/steps"] == 4
 
 
-def test_length_norms_per_loss_type():
-    """grpo divides a completion's token sum by its own length; dapo by the mean length of its optimizer
-    step's policy-gradient rows (teacher rows left out); dr_grpo by a constant."""
-    rows = [{"completion_ids": [0] * n, "sft": s} for n, s in [(2, False), (6, False), (3, True), (5, False)]]
-    assert update.length_norms(rows, 2, "grpo", 160) == [2.0, 6.0, 3.0, 5.0]
-    assert update.length_norms(rows, 2, "dapo", 160) == [4.0, 4.0, 5.0, 5.0]
-    assert update.length_norms(rows, 4, "dapo", 160) == [13 / 3] * 4
-    assert update.length_norms(rows, 2, "dr_grpo", 160) == [160.0] * 4
+def test_loss_norms_per_loss_type():
+    """What each row's token sum is divided by, for a window of two micro-batches [2, 6] and [3 (teacher),
+    5], and for a partial window of one: grpo its own length x rows x micro-batches; bnpo the micro-batch's
+    mean policy-gradient length x rows x micro-batches; dapo the window's policy-gradient token mean x
+    its rows (teacher rows out of the token counts); dr_grpo a constant x rows x micro-batches."""
+    from pipeline.loss import loss_norms
+    rows = [{"trained_len": n, "sft": s} for n, s in [(2, False), (6, False), (3, True), (5, False)]]
+    window = [rows[:2], rows[2:]]
+    assert loss_norms(window, "grpo", 160) == [[8, 24], [12, 20]]
+    assert loss_norms(window, "bnpo", 160) == [[16.0, 16.0], [20.0, 20.0]]
+    assert loss_norms(window, "dapo", 160) == [[13 / 3 * 4] * 2] * 2
+    assert loss_norms(window, "dr_grpo", 160) == [[640.0] * 2] * 2
+    assert loss_norms([rows[:2]], "grpo", 160) == [[4, 12]]          # a partial window: its own size
+    masked = [{"trained_len": 0}, {"trained_len": 4}]                    # mask_truncated_completions
+    assert loss_norms([masked], "dapo", 160) == [[4.0, 4.0]] and loss_norms([masked], "grpo", 160) == [[2, 8]]
 
 
 def test_loss_type_reaches_the_loss(tiny_model):

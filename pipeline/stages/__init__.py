@@ -80,7 +80,9 @@ STAGES = [
     # the reference is the policy KL is measured against (update.kl_reference): the warm-start or the base
     Stage("logprobs", "5", (*STUDENT, "sample.temperature"), ("select", POLICY, REFERENCE), "pipeline.stages.logprobs:run",
           derived=True, every_rank=True),
-    Stage("update", "4", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
+    # v5: the loss of pipeline/loss.py (TRL's sums; the last, partial accumulation window weighed by its
+    # own size; no NaN from masked positions)
+    Stage("update", "5", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
           ("select", "logprobs", POLICY), "pipeline.stages.update:run", variant=True,
           every_rank=True),
     # v2: one row per problem (n answers, c correct, pass@1, mean score, the reference's NLL)
@@ -95,7 +97,8 @@ WARM_START = [
     Stage("prompts", "1", ("data.source", "data.mapping", "data.language", "data.difficulties", "data.validation_size"), (),
           "pipeline.stages.prompts:run_sft"),
     Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.stages.teacher:run"),
-    Stage("update", "1", (*STUDENT, "student.lora", "update.sft_epochs", "update.sft_lr", "update.micro_batch_size",
+    # v2: the last, partial accumulation window weighed by its own size (as the RL update's v5)
+    Stage("update", "2", (*STUDENT, "student.lora", "update.sft_epochs", "update.sft_lr", "update.micro_batch_size",
                           "update.grad_accum", "update.max_grad_norm", "update.warmup_ratio", "update.scheduler",
                           "run.seed"), ("prompts", "teacher"), "pipeline.stages.update:run_sft", variant=True,
           every_rank=True),

@@ -1,24 +1,13 @@
 """update: policy-gradient steps with a KL penalty on a LoRA adapter -> the policy of epoch N.
 
-For each completion token t (logp = log pi(y_t | y_<t, x), recomputed by a forward pass at
-the *sampling temperature*, since mismatched generation settings are the classic source of
-"negative KL"):
-
-    ratio  = exp(logp - logp_old)                          # logp_old: the policy before this update
-    policy = -min(ratio * A, clip(ratio, 1-e, 1+e) * A)    # grpo (PPO clip, Schulman et al. 2017)
-           = -logp * A                                     # reinforce (Williams 1992)
-    d      = ref - logp                                    # ref: update.kl_reference (warm-start or base)
-    kl     = exp(d) - d - 1                                # k3, never negative (http://joschu.net/blog/kl-approx.html)
-           | -d (k1) | d^2 / 2 (k2)
-    loss   = mean over sequences of (sum over its tokens of policy + kl_coef * kl) / norm
-    norm   = its own length                               # grpo (GRPO eq. 3)
-           | mean length of the optimizer step's rows     # dapo (DAPO's token-level loss)
-           | max_new_tokens                               # dr_grpo (Dr. GRPO)
-
-Dividing each sequence by its own length (grpo) favours long completions among the ones with
-negative advantage (each of their tokens is pushed down less) and short ones among the positive
-(Liu et al. 2025, "Understanding R1-Zero-Like Training"); dapo and dr_grpo give every token of the
-step the same weight. TRL's GRPOTrainer offers the same three under `loss_type`.
+Each micro-batch: the completion tokens' logprobs under the policy (a forward pass at the
+*sampling temperature*, since mismatched generation settings are the classic source of "negative
+KL"), then `pipeline.loss.policy_loss` (the clipped surrogate and the KL term, TRL's sums; its
+docstring has every formula and its source; tests/test_loss_trl.py checks it against TRL's own
+loss) for the student's completions, and sft_coef x the mean token NLL for the teacher's answers
+(update.teacher_sft_coef), each weighed as one row of the micro-batch. Where we differ from TRL on
+purpose: the teacher's rows (TRL has none), and groups of zero reward spread left out before the
+update (select.drop_zero_std: their advantages are 0, so they would only dilute the step).
 
 AdamW, warmup + cosine (or linear / constant / restarts) from `transformers.get_scheduler`,
 gradient clipping and accumulation, `update.epochs` passes over the batch; all on
@@ -49,7 +38,7 @@ from pipeline.errors import RunError
 from pipeline.forward import (collate, load_logprobs, prompt_ordered, resolve_share_prompt, right_aligned,
                               rollout_logprobs, split_by_tokens, to_device, token_budget, token_logprobs)
 from pipeline.model import save_adapter, student_model
-from pipeline.rl import kl_terms
+from pipeline.loss import loss_norms, policy_loss, settings, trained_len
 from pipeline.stages import POLICY, Ctx
 from pipeline.tables import load_table
 
@@ -90,30 +79,13 @@ def adapt_kl_coef(coef, kl, target: float, horizon: float):
     return coef * (1 + err / horizon)
 
 
-def length_norms(ordered: list[dict], rows_per_step: int, loss_type: str, max_len: int) -> list[float]:
-    """The number each row's token sum is divided by in the policy loss, for `ordered` (one pass's
-    rows in loader order; an optimizer step takes `rows_per_step` of them in turn).
-    grpo: the row's own length; dapo: the mean length of the step's policy-gradient rows (so every
-    token of the step weighs the same, and a step of equal lengths loses exactly what grpo does);
-    dr_grpo: max_len, a constant."""
-    if loss_type == "grpo":
-        return [float(max(len(r["completion_ids"]), 1)) for r in ordered]
-    if loss_type == "dr_grpo":
-        return [float(max_len)] * len(ordered)
-    out: list[float] = []
-    for s in range(0, len(ordered), rows_per_step):
-        step = ordered[s:s + rows_per_step]
-        pg = [len(r["completion_ids"]) for r in step if not r.get("sft")]
-        out += [max(sum(pg) / len(pg), 1.0) if pg else 1.0] * len(step)
-    return out
-
-
 def seq_mean(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Mean over each sequence's tokens, (B, T) -> (B,) (GRPO's 1/|o_i| normalisation)."""
     return (x * mask).sum(-1) / mask.sum(-1).clamp(min=1)
 
 
-FIGURES = ("loss/total", "loss/policy", "loss/kl", "loss/sft", "kl/k1", "kl/k3", "policy/entropy", "policy/clip_ratio")
+FIGURES = ("loss/total", "loss/policy", "loss/kl", "loss/sft", "kl/k1", "kl/k3", "policy/entropy", "policy/clip_ratio",
+           "policy/clip_low", "policy/clip_high")
 """The update's per-row figures; each is reported as its mean over the rows it applies to."""
 
 
@@ -163,7 +135,10 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
         share_prompt = False
         if uc.share_prompt is True:
             log.warning("update.share_prompt=true is ignored with %d processes (DDP needs one forward per backward)", world)
-    rows = [{**r, "index": i} for i, r in enumerate(rows)]
+    # mask_truncated_completions (DAPO's overlong filtering; TRL's option of the same name): a completion
+    # cut at max_new_tokens trains no token, policy or KL
+    loss_s = settings(uc)
+    rows = [{**r, "index": i, "trained_len": trained_len(r, uc.mask_truncated_completions)} for i, r in enumerate(rows)]
     max_len = max_len or max([len(r["completion_ids"]) for r in rows] + [1])
 
     def pass_loader(p: int, skip: int = 0) -> list[list[dict]]:
@@ -171,9 +146,14 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
         the same ones: prompt groups in a random order, each group's rows together. The same on every
         rank: each takes its share of every micro-batch (`my_share`)."""
         ordered = prompt_ordered(rows, seed * 1000 + p)
-        for r, norm in zip(ordered, length_norms(ordered, uc.micro_batch_size * uc.grad_accum, uc.loss_type, max_len)):
-            r["norm"] = norm
-        return [ordered[b:b + uc.micro_batch_size] for b in range(0, len(ordered), uc.micro_batch_size)][skip:]
+        mbs = [ordered[b:b + uc.micro_batch_size] for b in range(0, len(ordered), uc.micro_batch_size)]
+        for w in range(0, len(mbs), uc.grad_accum):     # an optimizer step's window of micro-batches
+            window = mbs[w:w + uc.grad_accum]
+            for mb, norms in zip(window, loss_norms(window, uc.loss_type, max_len)):
+                for r, norm in zip(mb, norms):
+                    r["norm"] = norm
+                    r["sft_norm"] = len(mb) * len(window)
+        return mbs[skip:]
 
     def my_passes(mb: list[dict]) -> list[tuple[list[dict], list[float]]]:
         """This rank's forward/backward passes over its contiguous share of a global micro-batch, as
@@ -252,39 +232,33 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                 with nullcontext() if stepped and j == len(parts) - 1 else accelerator.no_sync(model):
                     batch = to_device(collate(part, pad_id, share_prompt), device)
                     w = torch.tensor(weights, device=device)                                 # (B,) 0: filler
-                    mask, adv = batch["completion_mask"], batch["advantage"][:, None]        # (B, Kc), (B, 1)
+                    mask = batch["completion_mask"]                                          # (B, Kc)
                     logp, ent = token_logprobs(model, batch, temperature, with_entropy=True)
                     kc = logp.shape[1]
                     is_sft = batch["sft"]                                                    # (B,)
                     pg_w = 1 - is_sft
-                    sft_tok = is_sft[:, None].bool()  # teacher rows have no old/ref logprobs: unused
-                    old_lp = torch.where(sft_tok, logp.detach(), old_all[batch["index"], -kc:])
-                    ref_lp = torch.where(sft_tok, logp.detach(), ref_all[batch["index"], -kc:])
-                    if uc.algorithm == "grpo":
-                        ratio = torch.exp(logp - old_lp)
-                        clipped = torch.clamp(ratio, 1 - uc.clip_eps, 1 + uc.clip_eps)
-                        policy_tok = -torch.min(ratio * adv, clipped * adv)
-                    else:
-                        ratio = torch.ones_like(logp)
-                        policy_tok = -logp * adv
-                    kl = kl_terms(logp, ref_lp, uc.kl_estimator)
-                    pg_seq = ((policy_tok + coef * kl["loss"]) * mask).sum(-1) / batch["norm"]  # (B,)
-                    sft_seq = seq_mean(-logp, mask)                                          # (B,)
-                    row_loss = torch.where(is_sft.bool(), sft_coef * sft_seq, pg_seq)
-                    # this pass's share of the micro-batch mean, over grad_accum micro-batches a step
-                    # (as accelerate's accumulation divides it); DDP averages over the ranks, hence x world
-                    accelerator.backward((row_loss * w).sum() * world / (len(mb) * uc.grad_accum))
+                    mask = mask * batch["trains"][:, None]                                   # mask_truncated_completions
+                    # teacher rows have no old/ref logprobs (right_aligned leaves 0): policy_loss ignores them
+                    pg_seq, terms = policy_loss(logp, old_all[batch["index"], -kc:], ref_all[batch["index"], -kc:],
+                                                batch["advantage"], mask * pg_w[:, None], batch["norm"], coef, loss_s)
+                    sft_seq = seq_mean(-logp, batch["completion_mask"])                     # (B,)
+                    row_loss = torch.where(is_sft.bool(), sft_coef * sft_seq / batch["sft_norm"], pg_seq)
+                    # DDP averages the gradients over the ranks, and each rank holds a share of the rows: x world
+                    accelerator.backward((row_loss * w).sum() * world)
                     with torch.no_grad():
-                        k3 = seq_mean(kl["k3"], mask)
-                        pg_w, is_sft = pg_w * w, is_sft * w
-                        add("loss/total", row_loss, w)
-                        add("loss/policy", seq_mean(policy_tok, mask), pg_w)
-                        add("loss/kl", coef * seq_mean(kl["loss"], mask), pg_w)
+                        k3 = seq_mean(terms["k3"], mask)
+                        pg_w, is_sft = pg_w * w * (mask.sum(-1) > 0), is_sft * w
+                        add("loss/total", torch.where(is_sft.bool(), sft_coef * sft_seq,
+                                                      seq_mean(terms["policy"] + coef * terms["kl"], mask)), w)
+                        add("loss/policy", seq_mean(terms["policy"], mask), pg_w)
+                        add("loss/kl", coef * seq_mean(terms["kl"], mask), pg_w)
                         add("loss/sft", sft_seq, is_sft)
-                        add("kl/k1", seq_mean(kl["k1"], mask), pg_w)
+                        add("kl/k1", seq_mean(terms["k1"], mask), pg_w)
                         add("kl/k3", k3, pg_w)
-                        add("policy/entropy", seq_mean(ent, mask), w)
-                        add("policy/clip_ratio", seq_mean(((ratio - 1).abs() > uc.clip_eps).float(), mask), pg_w)
+                        add("policy/entropy", seq_mean(ent, batch["completion_mask"]), w)
+                        add("policy/clip_ratio", seq_mean(terms["clip_low"] + terms["clip_high"], mask), pg_w)
+                        add("policy/clip_low", seq_mean(terms["clip_low"], mask), pg_w)
+                        add("policy/clip_high", seq_mean(terms["clip_high"], mask), pg_w)
                         step_kl = [step_kl[0] + (k3 * pg_w).sum(), step_kl[1] + pg_w.sum()]
                         st["trained_tokens"] = st["trained_tokens"] + (mask * w[:, None]).sum()
             if stepped:

@@ -1,0 +1,132 @@
+"""The update's loss: one pure function from token logprobs to each row's share of the loss.
+
+Read top to bottom, as CleanRL's ppo.py. Every formula names its source; tests/test_loss_trl.py
+feeds the same inputs to this and to TRL 1.16's own `GRPOTrainer._compute_loss` and finds the loss
+and its gradient equal, for every option both offer.
+
+Shapes: B rows (completions) of a micro-batch, T completion tokens (right-aligned, padded).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from pipeline.rl import kl_terms
+
+
+@dataclass(frozen=True)
+class LossSettings:
+    """The knobs of `policy_loss` (from UpdateConfig: `settings`)."""
+    algorithm: str = "grpo"        # grpo: the clipped surrogate; reinforce: -logp * A
+    clip_low: float = 0.2          # epsilon: ratio floor 1 - clip_low
+    clip_high: float = 0.2         # epsilon_high: ratio ceiling 1 + clip_high (DAPO's clip-higher when > clip_low)
+    level: str = "token"           # token: one ratio per token (GRPO); sequence: one per completion (GSPO)
+    kl_estimator: str = "k3"       # k1 | k2 | k3 (kl_terms)
+    kl_ratio: bool = False         # weight the KL term by the ratio (TRL's use_bias_correction_kl)
+
+
+def settings(uc) -> LossSettings:
+    return LossSettings(algorithm=uc.algorithm, clip_low=uc.clip_eps,
+                        clip_high=uc.clip_eps if uc.clip_eps_high is None else uc.clip_eps_high,
+                        level=uc.importance_sampling_level, kl_estimator=uc.kl_estimator, kl_ratio=uc.kl_ratio)
+
+
+def policy_loss(logp: torch.Tensor, old: torch.Tensor, ref: torch.Tensor, advantages: torch.Tensor,
+                mask: torch.Tensor, norm: torch.Tensor, kl_coef: torch.Tensor | float,
+                s: LossSettings = LossSettings()) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """Each row's share of the optimizer step's loss, (B,), and the per-token terms behind it.
+
+    logp (B, T): log pi(y_t | ...) at the sampling temperature, with its graph; old (B, T): the same
+    under the policy that sampled (before this update's steps); ref (B, T): under the KL reference;
+    advantages (B,); mask (B, T): 1 on the completion tokens that train; norm (B,): what each row's
+    token sum is divided by (`loss_norms`: the loss aggregation and the accumulation window in one
+    number). Summing the result over every row of an accumulation window gives the step's loss.
+    """
+    on = mask.bool()
+    mask = mask.to(logp.dtype)
+    # Outside the mask old and ref are placeholders (0): give them logp's value, so that exp(ref - logp)
+    # cannot reach inf there and turn inf * 0 into a NaN (TRL zeroes logprobs outside the mask).
+    old = torch.where(on, old, logp.detach())
+    ref = torch.where(on, ref, logp.detach())
+    adv = advantages[:, None]                                                     # (B, 1)
+
+    # Importance ratio pi / pi_old: per token (PPO, Schulman et al. 2017, eq. 6; GRPO, Shao et al. 2024,
+    # eq. 3), or per sequence as the length-normalised product of its tokens' ratios (GSPO, Zheng et al.
+    # 2025, eq. 7), one (B, 1) ratio broadcast over the row's tokens. TRL: importance_sampling_level.
+    log_ratio = logp - old
+    if s.level == "sequence":
+        log_ratio = ((log_ratio * mask).sum(-1) / mask.sum(-1).clamp(min=1))[:, None]
+    ratio = torch.exp(log_ratio)
+
+    # The surrogate: -min(r A, clip(r, 1 - e_low, 1 + e_high) A) (PPO eq. 7; DAPO's clip-higher, Yu et al.
+    # 2025, eq. 10, decouples the two ends), or REINFORCE's -logp A (Williams 1992).
+    if s.algorithm == "grpo":
+        clipped = ratio.clamp(1 - s.clip_low, 1 + s.clip_high)
+        pg = -torch.min(ratio * adv, clipped * adv)
+    else:
+        pg = -logp * adv
+
+    # KL penalty to the reference, per token: k1 = -d, k2 = d^2 / 2, k3 = e^d - d - 1 with d = ref - logp
+    # (Schulman, "Approximating KL divergence", 2020). Their gradients, on-policy, in expectation:
+    # k1 -> 0; k2 -> grad KL(pi || ref); k3 -> grad KL(ref || pi) (the forward KL); k3 x ratio (the
+    # importance weight TRL's use_bias_correction_kl applies; our kl_ratio) -> grad KL(pi || ref).
+    kl = kl_terms(logp, ref, s.kl_estimator)
+    kl_loss = kl["loss"] * ratio if s.kl_ratio else kl["loss"]
+
+    per_token = pg + kl_coef * kl_loss
+    loss = (per_token * mask).sum(-1) / norm                                      # (B,)
+    low = (ratio < 1 - s.clip_low) & (adv < 0)       # clipped where the clip binds (TRL's clip_ratio/*)
+    high = (ratio > 1 + s.clip_high) & (adv > 0)
+    return loss, {"policy": pg.expand_as(logp), "kl": kl_loss.expand_as(logp), "k1": kl["k1"], "k3": kl["k3"],
+                  "clip_low": low.expand_as(logp).float(), "clip_high": high.expand_as(logp).float()}
+
+
+def trained_len(row: dict, mask_truncated: bool) -> int:
+    """The completion tokens of a row that train: all of them, or none for a completion cut at
+    max_new_tokens under mask_truncated_completions (DAPO's overlong filtering). TRL calls a completion
+    truncated when its last id is neither EOS nor pad; ours, when the sampler ended it at the length
+    limit (finish_reason "length"), so an answer ended by a stop string or at its code block's end
+    still trains."""
+    if mask_truncated and not row.get("sft") and row.get("finish_reason") == "length":
+        return 0
+    return len(row["completion_ids"])
+
+
+def loss_norms(window: list[list[dict]], loss_type: str, max_len: int) -> list[list[float]]:
+    """For one accumulation window (its micro-batches, each a list of rows), what each row's token sum
+    is divided by, so that the window's rows add up to the step's loss:
+
+    grpo     each row's mean token loss, averaged over the micro-batch, over the window's micro-batches
+             (GRPO eq. 3; TRL: sum(-1) / mask.sum(-1), .mean(), / current_gradient_accumulation_steps)
+    bnpo     each micro-batch's token mean, averaged over the window (TRL's bnpo)
+    dr_grpo  token sums over max_len, averaged over rows and micro-batches (Dr. GRPO, Liu et al. 2025)
+    dapo     the window's token mean: every token of the step weighs the same (DAPO eq. 8; TRL divides
+             by the window's token count)
+
+    A row's tokens: `trained_len` (0 for a completion masked out, e.g. mask_truncated_completions).
+    Teacher rows (`sft`) take their place in the row counts but no part in the token counts (their
+    loss is the mean token NLL, weighted as one row of the micro-batch). Equal to TRL's where TRL has
+    no teacher rows; the last window of a pass may hold fewer micro-batches (TRL: the same)."""
+    k = len(window)
+
+    def pg_mean(rows: list[dict]) -> float:
+        n = [r["trained_len"] for r in rows if not r.get("sft")]
+        return max(sum(n) / len(n), 1e-9) if n and sum(n) else 1.0
+
+    win_rows = sum(len(mb) for mb in window)
+    win_mean = pg_mean([r for mb in window for r in mb])
+    out = []
+    for mb in window:
+        b = len(mb)
+        if loss_type == "grpo":
+            out.append([max(r["trained_len"], 1) * b * k for r in mb])
+        elif loss_type == "bnpo":
+            out.append([pg_mean(mb) * b * k] * b)
+        elif loss_type == "dr_grpo":
+            out.append([float(max_len) * b * k] * b)
+        elif loss_type == "dapo":
+            out.append([win_mean * win_rows] * b)
+        else:
+            raise ValueError(f"unknown loss_type {loss_type!r}")
+    return out
