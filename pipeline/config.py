@@ -28,7 +28,8 @@ RUNTIME = {"runtime": True}
 it, or adding such a key, never makes an artifact recompute."""
 
 
-NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "sample.stop_after_code": False}
+NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "sample.stop_after_code": False,
+                           "select.scale_rewards": "group", "select.std": "population"}
 """Stage fields added after runs existed, with the value every earlier run had: a fingerprint leaves
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
 
@@ -169,7 +170,7 @@ class SampleConfig(Section):
     share_prompt: bool = Field(True, description="engine=generate: run each prompt through the model once and copy its keys/values to its num_samples completions, instead of prefilling num_samples copies of it (the hf engine always prefills a prompt once).")
     static_cache: bool = Field(False, description="engine=generate: generate with a static KV cache (transformers' cache_implementation='static'); on CUDA transformers then compiles the decode step. Measured on an H100 at 1.5B before this option existed: 15.6k tokens/s once compiled against 9.2k, but the first call compiled for 42 s, so it pays only where an epoch samples for minutes. Off until bench/gpu.py measures it inside our epoch (`python bench/gpu.py sample.static_cache=true`). Runtime only.", json_schema_extra=RUNTIME)
     merge_lora: bool = Field(True, description="Generate on the LoRA merged into the weights (always so when sample.dtype differs from the student's: the copy in that dtype holds the merged weights) (one matmul per projection instead of three; the exact base weights are put back afterwards). Same tokens as unmerged generation within float tolerance. Runtime only.", json_schema_extra=RUNTIME)
-    engine: Literal["hf", "generate", "vllm"] = Field("hf", description="What generates the samples. hf: our continuous-batching decode loop over the run's student (transformers' modeling code, one copy of the weights per process; pipeline/decode.py): a completion that ends frees its slot for the next at once, the KV cache preallocated, each prompt prefilled once. generate: transformers' generate over static batches of whole prompt groups, the same per-completion random streams (the reference the loop is tested against; it also applies the model's generation_config processors, such as repetition_penalty, which the loop never does). vllm: vLLM with the base model loaded once per stage and the epoch's adapter served from disk as a LoRARequest, its memory given back when the stage ends (needs `pip install -e .[vllm]`; see README, vLLM). The engines draw different, equally valid samples from the same policy; the update recomputes logprobs under its own model either way. Runtime only.", json_schema_extra=RUNTIME)
+    engine: Literal["hf", "generate", "vllm"] = Field("hf", description="What generates the samples. hf: our continuous-batching decode loop over the run's student (transformers' modeling code, one copy of the weights per process; pipeline/decode.py): a completion that ends frees its slot for the next at once, the KV cache preallocated, each prompt prefilled once. generate: transformers' generate over static batches of whole prompt groups, the same per-completion random streams (the reference the loop is tested against). Neither applies the model's generation_config processors (repetition_penalty, ...): the tokens are drawn from the policy the update trains. vllm: vLLM with the base model loaded once per stage and the epoch's adapter served from disk as a LoRARequest, its memory given back when the stage ends (needs `pip install -e .[vllm]`; see README, vLLM). The engines draw different, equally valid samples from the same policy; the update recomputes logprobs under its own model either way. Runtime only.", json_schema_extra=RUNTIME)
     vllm_memory: float = Field(0.0, ge=0, lt=1, description="engine=vllm: vLLM's gpu_memory_utilization, the share of the GPU's memory (of RAM on the CPU build) it may take for weights and KV cache. 0 = auto: 0.85 x the share free when the stage starts on CUDA, 0.2 on the CPU. Runtime only.", json_schema_extra=RUNTIME)
 
 
@@ -188,7 +189,9 @@ class SelectConfig(Section):
     min_reward: float = Field(0.0, description="Drop completions with reward below this.")
     top_k: int = Field(0, ge=0, description="Best-of-N: keep the top k completions per prompt (0 = keep all).")
     drop_zero_std: bool = Field(True, description="Drop prompt groups whose rewards are all equal (no learning signal).")
-    advantage: Literal["grpo", "raw", "mean"] = Field("grpo", description="grpo: (r - mean) / (std + eps) per group; raw: r; mean: r - group mean.")
+    advantage: Literal["grpo", "raw", "mean"] = Field("grpo", description="grpo: (r - mean) / (std + eps) per group (GRPO, Shao et al. 2024); raw: r; mean: r - group mean (Dr. GRPO, Liu et al. 2025; TRL's scale_rewards=none).")
+    scale_rewards: Literal["group", "batch"] = Field("group", description="advantage=grpo: the std that divides. group: each prompt group's own (TRL's scale_rewards=group); batch: the std of every reward of the epoch's batch (all groups, before drop_zero_std), which keeps a group of nearly equal rewards from being blown up to unit scale (Liu et al. 2025; TRL's scale_rewards=batch, as in \"Tricks or Traps\", Liu et al. 2025b).")
+    std: Literal["population", "sample"] = Field("population", description="The std of advantage=grpo. population: divide by n; sample: by n - 1 (Bessel's correction, TRL's torch.std): advantages x sqrt((n-1)/n), 0.94 at 8 samples, 0.71 at 2.")
 
 
 class UpdateConfig(Section):
@@ -203,6 +206,9 @@ class UpdateConfig(Section):
     clip_eps_high: float | None = Field(None, gt=0, description="Upper clip range (DAPO's clip-higher, Yu et al. 2025: e.g. 0.28 with clip_eps 0.2 lets unlikely tokens gain more per step, against entropy collapse). None: clip_eps. TRL's epsilon_high.")
     importance_sampling_level: Literal["token", "sequence"] = Field("token", description="token: one ratio per token (PPO, GRPO); sequence: one per completion, the geometric mean of its tokens' ratios, clipped as a whole (GSPO, Zheng et al. 2025; clip ranges then much smaller, e.g. clip_eps 3e-4, clip_eps_high 4e-4). TRL's importance_sampling_level. Needs algorithm=grpo.")
     mask_truncated_completions: bool = Field(False, description="Completions cut at sample.max_new_tokens (finish_reason length) train nothing, neither policy nor KL (DAPO's overlong filtering; TRL's mask_truncated_completions): a truncated answer's reward says little about its tokens. They still count in their group's advantages.")
+    sampler_correction: Literal["none", "token_truncate", "token_mask", "sequence_truncate", "sequence_mask"] = Field("none", description="Correct for tokens drawn by a sampler that is not the trainer (vLLM's kernels, a bfloat16 sampling copy: logprobs/sampler_gap measures it) by weighing each token's surrogate with pi_old / pi_sampler: per token or per completion (the product of its tokens' ratios), truncated to [sampler_correction_min, sampler_correction_max] (truncate) or left out when outside it (mask). Truncated importance sampling (Yao et al. 2025, \"Your efficient RL framework secretly brings you off-policy RL training\"); TRL's vllm_importance_sampling_correction and _mode (TRL applies sequence_mask by default with vLLM). none: no weight (our engines sample the trained policy, up to sample.dtype's rounding). Rows without the sampler's logprobs get weight 1.")
+    sampler_correction_max: float | None = Field(3.0, gt=0, description="sampler_correction's upper bound C_max (TRL's vllm_importance_sampling_clip_max). None: no upper bound.")
+    sampler_correction_min: float | None = Field(None, ge=0, description="sampler_correction's lower bound C_min (TRL's vllm_importance_sampling_clip_min). None: no lower bound.")
     epochs: int = Field(1, ge=1, description="Passes over the selected batch.")
     micro_batch_size: int = Field(4, ge=1, description="Sequences per micro-batch: the loss is their mean, accumulated over grad_accum micro-batches per optimizer step. (A micro-batch longer than max_batch_tokens runs as several forward/backward passes with the same gradients.) With N processes it is the global micro-batch: each rank takes micro_batch_size / N of its rows and the gradients are all-reduced, so the process count changes no result.")
     share_prompt: bool | Literal["auto"] = Field("auto", description="Run each prompt of a micro-batch through the model once (its keys/values, with their gradients, shared by its completions, in a per-prompt loop) instead of once per completion: the same loss and gradients for fewer tokens. auto: on for the CPU (fewer FLOPs win), off for CUDA (one padded batch without the loop wins). Runtime only. Micro-batches hold whole prompt groups either way.", json_schema_extra=RUNTIME)
@@ -211,8 +217,11 @@ class UpdateConfig(Section):
     grad_accum: int = Field(2, ge=1, description="Micro-batches per optimizer step.")
     max_grad_norm: float = Field(1.0, gt=0, description="Gradient clipping norm.")
     weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
-    warmup_ratio: float = Field(0.1, ge=0, lt=1, description="Fraction of steps with linear warmup.")
-    scheduler: Literal["cosine", "linear", "constant", "cosine_with_restarts"] = Field("cosine", description="LR schedule after warmup (transformers.get_scheduler).")
+    optimizer_state: Literal["carry", "reset"] = Field("carry", description="carry: one AdamW and one LR schedule over the whole run, as TRL trains: each epoch's update starts from the Adam moments and the schedule position left by the update its policy came from (epoch N-1's chosen variant; the moments travel in its artifact, optimizer.pt), and the schedule spans planned_epochs. reset: a fresh AdamW every epoch and a whole schedule (warmup, then the decay to 0) inside each epoch.")
+    planned_epochs: int = Field(4, ge=1, description="carry: the RL epochs the LR schedule spans (its length: planned_epochs x an epoch's optimizer steps; epoch e's update runs the schedule's part (e-1)/planned_epochs to e/planned_epochs). Past it the schedule has ended (cosine and linear: lr 0, nothing learned): set it to the number of epochs you mean to run (`rlaif epoch N` warns when N is beyond it).")
+    warmup_steps: int | None = Field(None, ge=0, description="Optimizer steps of linear warmup from lr 0 at the start of the schedule (the run's with carry, each epoch's with reset). None: warmup_ratio x the schedule's steps. (TRL's warmup_steps; it overrides warmup_ratio.)")
+    warmup_ratio: float = Field(0.1, ge=0, lt=1, description="With warmup_steps None: the fraction of the schedule's optimizer steps spent in linear warmup.")
+    scheduler: Literal["cosine", "linear", "constant", "cosine_with_restarts"] = Field("cosine", description="LR schedule after warmup (transformers.get_scheduler's formulas, over the schedule set by optimizer_state).")
     teacher_sft_coef: float = Field(0.0, ge=0, description="Mix a supervised loss on the teacher's answer (this x its mean token NLL) into the update, for prompts whose best student sample scores below the teacher (0 = off).")
     warm_start: bool = Field(False, description="Run the supervised warm-start (epoch 0: a fresh adapter learns every teacher answer of data.difficulties, sft_epochs passes at sft_lr) before epoch 1 and start RL from it: `rlaif epoch 1` runs epoch 0 first when this config's warm-start is not done. false: epoch 1 starts from the base model unless `rlaif epoch 0` was run by hand.")
     sft_epochs: int = Field(2, ge=1, description="Passes over the teacher answers in the supervised warm-start (`rlaif epoch 0`).")
@@ -254,6 +263,7 @@ class ReportConfig(Section):
     max_cost_per_epoch_usd: float = Field(5.0, ge=0, description="Flag judge cost per epoch above this many dollars.")
     min_teacher_score: float = Field(0.3, ge=0, le=1, description="Flag mean teacher score below this (the ratio reward means little).")
     max_sampler_gap: float = Field(0.1, gt=0, description="Flag logprobs/sampler_gap (mean |sampler logprob - trainer logprob| per sampled token, nats) above this: the engine that sampled drew from another distribution than the one the update trains on.")
+    max_sampler_outside: float = Field(0.02, ge=0, le=1, description="Flag logprobs/sampler_outside (the share of sampled tokens whose sampler / trainer ratio lies outside [0.5, 2]) above this: the same mismatch seen token by token (a few tokens far off can hide in a small mean).")
     samples_shown: int = Field(3, ge=0, description="Worst and best completions shown in the report.")
 
 
@@ -309,6 +319,19 @@ class Config(Section):
             raise ValueError("update.importance_sampling_level=sequence clips a per-sequence ratio, which "
                              f"update.algorithm={self.update.algorithm} has none of; set update.algorithm=grpo "
                              "or update.importance_sampling_level=token")
+        u = self.update
+        if u.sampler_correction != "none":
+            if u.sampler_correction_min is None and u.sampler_correction_max is None:
+                raise ValueError(f"update.sampler_correction={u.sampler_correction} needs a bound: set "
+                                 "update.sampler_correction_max (e.g. 3.0) and/or update.sampler_correction_min")
+            if (u.sampler_correction_min is not None and u.sampler_correction_max is not None
+                    and u.sampler_correction_min >= u.sampler_correction_max):
+                raise ValueError(f"update.sampler_correction_min={u.sampler_correction_min} must be below "
+                                 f"update.sampler_correction_max={u.sampler_correction_max}")
+        if self.select.scale_rewards == "batch" and self.select.advantage != "grpo":
+            raise ValueError(f"select.scale_rewards=batch divides the advantages by the batch's reward std, which "
+                             f"select.advantage={self.select.advantage} does not do; set select.advantage=grpo "
+                             "(select.advantage=mean is TRL's scale_rewards=none)")
         if self.reward.kind == "ratio" and self.teacher.kind == "none":
             raise ValueError("reward.kind=ratio needs a teacher; set teacher.kind=reference (or a model), "
                              "or reward.kind=direct")

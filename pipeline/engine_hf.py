@@ -14,6 +14,7 @@ policy's LoRA merged in, in sample.dtype (bf16 on a CPU with avx512_bf16).
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager, nullcontext
 
 import torch
 from tqdm import tqdm
@@ -205,12 +206,32 @@ def greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int |
     return [finish(tok, rows[0]["ids"], [], max_new)[1:] for rows in done]
 
 
+@contextmanager
+def neutral_generation(model):
+    """While `generate` runs, the model's generation_config holds nothing but its token ids.
+    transformers' `generate` adds the processors of model.generation_config (repetition_penalty,
+    no_repeat_ngram_size, suppress_tokens, min_length, ...; Qwen2.5 Instruct ships repetition_penalty
+    1.05-1.1) even with do_sample=False, and fills every field a generation_config passed to it leaves
+    unset from the model's own (transformers 5), so the model's must be swapped, not overridden:
+    else the tokens come from a distribution the update does not train."""
+    from transformers import GenerationConfig
+    own = model.generation_config
+    model.generation_config = GenerationConfig(bos_token_id=own.bos_token_id, eos_token_id=own.eos_token_id,
+                                               pad_token_id=own.pad_token_id)
+    try:
+        yield
+    finally:
+        model.generation_config = own
+
+
 @torch.no_grad()
 def reference_generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, keys: list[str] | None = None,
-                       desc: str = "sample"):
+                       desc: str = "sample", neutral: bool = True):
     """`generate`'s rows from transformers' `generate` over static batches of whole groups, the
     same streams (`SeededSampler`): sample.engine=generate, and the reference the loop is tested
-    against. generate adds the model's generation_config processors (repetition_penalty, ...)."""
+    against. neutral: generate under `neutral_generation` (the sampled policy is softmax(z/T) and its
+    warpers, nothing of the model's generation_config), as the loop samples; False: the model's own
+    config applies (the tests' way to show what it would have done)."""
     from transformers import LogitsProcessorList, StoppingCriteriaList
     keys = [str(i) for i in range(len(prompts))] if keys is None else keys
     sc = cfg.sample
@@ -229,12 +250,13 @@ def reference_generate(model, tok, prompts: list[list[int]], cfg: Config, seed: 
         cache = prefill(model, group, tok.pad_token_id, k, device) if sc.share_prompt and not sc.static_cache else None
         sampler = SeededSampler([row_seed(seed, keys[b + j // k], j % k) for j in range(len(seqs))], width,
                                 sc.max_new_tokens, sc.temperature, sc.top_p, sc.top_k, device)
-        gen = model.generate(
-            input_ids=input_ids, attention_mask=attn, past_key_values=cache, **cache_kwargs(cfg),
-            do_sample=False, logits_processor=LogitsProcessorList([sampler]), max_new_tokens=sc.max_new_tokens,
-            stop_strings=sc.stop or None, tokenizer=tok if sc.stop else None,
-            stopping_criteria=StoppingCriteriaList([CodeClosed(tok, width)] if sc.stop_after_code else []),
-            pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
+        with neutral_generation(model) if neutral else nullcontext():
+            gen = model.generate(
+                input_ids=input_ids, attention_mask=attn, past_key_values=cache, **cache_kwargs(cfg),
+                do_sample=False, logits_processor=LogitsProcessorList([sampler]), max_new_tokens=sc.max_new_tokens,
+                stop_strings=sc.stop or None, tokenizer=tok if sc.stop else None,
+                stopping_criteria=StoppingCriteriaList([CodeClosed(tok, width)] if sc.stop_after_code else []),
+                pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
         for j, row in enumerate(gen[:, width:].tolist()):
             ids, text, reason = finish(tok, row, sc.stop, sc.max_new_tokens, sc.stop_after_code)
             out.append({"completion_ids": ids, "text": text, "finish_reason": reason, "length": len(ids),
@@ -247,7 +269,8 @@ def reference_generate(model, tok, prompts: list[list[int]], cfg: Config, seed: 
 @torch.no_grad()
 def reference_greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int,
                      **gen_kw) -> list[tuple[str, str]]:
-    """`greedy` from transformers' `generate` (static batches, prompts sorted by length to pad less)."""
+    """`greedy` from transformers' `generate` (static batches, prompts sorted by length to pad less; no
+    generation_config processor: `neutral_generation`)."""
     order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
     out: dict[int, tuple[str, str]] = {}
     device = next(model.parameters()).device
@@ -255,8 +278,9 @@ def reference_greedy(model, tok, prompts: list[list[int]], max_new: int, batch_s
         idx = order[b: b + batch_size]
         ids, attn = left_pad([prompts[i] for i in idx], tok.pad_token_id, device)
         width = ids.shape[1]
-        gen = model.generate(input_ids=ids, attention_mask=attn, do_sample=False, max_new_tokens=max_new,
-                             pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id, **gen_kw)
+        with neutral_generation(model):
+            gen = model.generate(input_ids=ids, attention_mask=attn, do_sample=False, max_new_tokens=max_new,
+                                 pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id, **gen_kw)
         for i, row in zip(idx, gen[:, width:].tolist()):
             _, text, reason = finish(tok, row, [], max_new)
             out[i] = (text, reason)

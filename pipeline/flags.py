@@ -33,7 +33,8 @@ FLAGS: dict[str, str] = {
     "kl_exploding": "kl/k3 above report.kl_explode x report.kl_target",
     "negative_k1": "kl/k1_start (the sampled tokens under the policy that sampled them, against the reference, "
                    "before any update step; kl/k1 where a run has no kl/k1_start) below report.negative_k1",
-    "sampler_mismatch": "logprobs/sampler_gap above report.max_sampler_gap",
+    "sampler_mismatch": "logprobs/sampler_gap above report.max_sampler_gap, or logprobs/sampler_outside above "
+                        "report.max_sampler_outside",
     "reward_cv_high": "reward/cv above report.max_reward_cv, when select.advantage=raw (grpo/mean advantages are "
                       "within-group: spread across prompts does not reach the gradient; reward/frac_zero_std is the "
                       "spread that matters)",
@@ -243,15 +244,20 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  "Set sample.top_p=1 and sample.top_k=0, keep one sample.temperature for sampling and update, "
                  "student.lora.dropout=0")
 
-        gap = get("logprobs/sampler_gap")
-        if gap is not None and gap > cfg.max_sampler_gap:
+        gap, outside = get("logprobs/sampler_gap"), get("logprobs/sampler_outside")
+        if (gap is not None and gap > cfg.max_sampler_gap) or (outside is not None and outside > cfg.max_sampler_outside):
             flag("sampler_mismatch", e,
-                 f"logprobs/sampler_gap {gap:.4f} nats > report.max_sampler_gap {cfg.max_sampler_gap}"
-                 + (f" (largest {get('logprobs/sampler_gap_max'):.3f})" if get("logprobs/sampler_gap_max") is not None else ""),
+                 f"logprobs/sampler_gap {gap:.4f} nats (report.max_sampler_gap {cfg.max_sampler_gap})"
+                 + (f", largest {get('logprobs/sampler_gap_max'):.3f}" if get("logprobs/sampler_gap_max") is not None else "")
+                 + (f", {outside:.1%} of tokens with a ratio outside [0.5, 2] (report.max_sampler_outside "
+                    f"{cfg.max_sampler_outside:.0%})" if outside is not None else ""),
                  "the engine that sampled (sample.engine) gave its tokens other probabilities than the update's model "
                  "does: the update's ratio and KL assume the tokens came from its own distribution (a negative kl/k1_start "
-                 "follows). Set sample.top_p=1 and sample.top_k=0; sample in the dtype the update trains in "
-                 "(student.dtype); compare with sample.engine=hf on the same epoch")
+                 "follows). Likely causes, in order: a truncation the update does not apply (set sample.top_p=1 and "
+                 "sample.top_k=0); a logits processor of the model's generation_config (repetition_penalty, "
+                 "no_repeat_ngram_size: our engines leave them out, so look for rows sampled elsewhere); the dtype "
+                 "(sample.dtype other than student.dtype: set sample.dtype=float32 to sample the trained weights "
+                 "themselves); the engine (vLLM's kernels and merged LoRA: compare with sample.engine=hf on the same epoch)")
 
         cv = get("reward/cv")
         if cv is not None and cv > cfg.max_reward_cv and s.get("select.advantage", "grpo") == "raw":

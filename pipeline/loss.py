@@ -8,6 +8,7 @@ Shapes: B rows (completions) of a micro-batch, T completion tokens (right-aligne
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -32,9 +33,30 @@ def settings(uc) -> LossSettings:
                         level=uc.importance_sampling_level, kl_estimator=uc.kl_estimator, kl_ratio=uc.kl_ratio)
 
 
+def sampler_correction(old: torch.Tensor, sampler: torch.Tensor, mask: torch.Tensor, mode: str,
+                       c_min: float | None, c_max: float | None) -> torch.Tensor:
+    """The truncated importance-sampling weight for tokens drawn by a sampler that is not the trainer
+    (vLLM's kernels, a bf16 sampling copy): pi_old / pi_sampler, per token (B, T) or per completion
+    (B, 1), truncated to [c_min, c_max] (`*_truncate`: Yao et al. 2025, "Your efficient RL framework
+    secretly brings you off-policy RL training") or zero outside it (`*_mask`: the completion or token
+    is left out). TRL 1.16's vllm_importance_sampling_mode and _clip_min / _clip_max, the same
+    arithmetic (grpo_trainer.py, _generate_and_score_completions). old, sampler (B, T): the trainer's
+    and the sampler's logprobs of the sampled tokens; outside the mask the difference counts 0."""
+    diff = ((old - sampler) * mask).nan_to_num(0.0)
+    if mode.startswith("sequence"):
+        diff = diff.sum(-1, keepdim=True)
+    w = torch.exp(diff)
+    if mode.endswith("truncate"):
+        return w.clamp(min=c_min, max=c_max)
+    lo = -math.inf if c_min is None else c_min
+    hi = math.inf if c_max is None else c_max
+    return w.masked_fill((w < lo) | (w > hi), 0.0)
+
+
 def policy_loss(logp: torch.Tensor, old: torch.Tensor, ref: torch.Tensor, advantages: torch.Tensor,
                 mask: torch.Tensor, norm: torch.Tensor, kl_coef: torch.Tensor | float,
-                s: LossSettings = LossSettings()) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+                s: LossSettings = LossSettings(),
+                is_weight: torch.Tensor | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Each row's share of the optimizer step's loss, (B,), and the per-token terms behind it.
 
     logp (B, T): log pi(y_t | ...) at the sampling temperature, with its graph; old (B, T): the same
@@ -42,6 +64,8 @@ def policy_loss(logp: torch.Tensor, old: torch.Tensor, ref: torch.Tensor, advant
     advantages (B,); mask (B, T): 1 on the completion tokens that train; norm (B,): what each row's
     token sum is divided by (`loss_norms`: the loss aggregation and the accumulation window in one
     number). Summing the result over every row of an accumulation window gives the step's loss.
+    is_weight (B, T) or (B, 1): `sampler_correction`'s weight on the surrogate (not on the KL term,
+    as TRL), for tokens a different sampler drew; None: the sampler was the trainer.
     """
     on = mask.bool()
     mask = mask.to(logp.dtype)
@@ -66,6 +90,8 @@ def policy_loss(logp: torch.Tensor, old: torch.Tensor, ref: torch.Tensor, advant
         pg = -torch.min(ratio * adv, clipped * adv)
     else:
         pg = -logp * adv
+    if is_weight is not None:  # the sampler-mismatch correction weighs the surrogate only (TRL: the same)
+        pg = pg * is_weight
 
     # KL penalty to the reference, per token: k1 = -d, k2 = d^2 / 2, k3 = e^d - d - 1 with d = ref - logp
     # (Schulman, "Approximating KL divergence", 2020). Their gradients, on-policy, in expectation:

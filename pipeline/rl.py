@@ -40,20 +40,27 @@ def shaping(score: float, length: int, prev: float | None, rc: RewardConfig, max
             "improve": rc.improve_bonus * max(0.0, score - prev) if prev is not None else 0.0}
 
 
-def group_stats(rewards: list[float]) -> tuple[float, float]:
-    """(mean, population std) of one prompt's rewards."""
-    return statistics.fmean(rewards), statistics.pstdev(rewards) if len(rewards) > 1 else 0.0
+def group_stats(rewards: list[float], std: str = "population") -> tuple[float, float]:
+    """(mean, std) of one prompt's rewards: the population std (divide by n), or the sample std
+    (n - 1, Bessel's correction, as torch.std and TRL)."""
+    if len(rewards) < 2:
+        return (statistics.fmean(rewards) if rewards else 0.0), 0.0
+    return statistics.fmean(rewards), (statistics.stdev if std == "sample" else statistics.pstdev)(rewards)
 
 
-def advantages(rewards: list[float], kind: str, eps: float = 1e-4) -> list[float]:
+def advantages(rewards: list[float], kind: str, eps: float = 1e-4, std: str = "population",
+               scale: float | None = None) -> list[float]:
     """Per-completion advantage within one prompt's group.
 
-    grpo: (r - mean) / (std + eps), DeepSeekMath (Shao et al. 2024) eq. 3;
+    grpo: (r - mean) / (std + eps), DeepSeekMath (Shao et al. 2024) eq. 3 (TRL: the same eps 1e-4);
+    std the group's (population or sample, `group_stats`) or, given `scale`, that one (the batch's
+    std: TRL's scale_rewards=batch);
     mean: r - mean (Dr. GRPO, Liu et al. 2025, drops the std division); raw: r.
     """
-    mean, std = group_stats(rewards)
+    mean, sd = group_stats(rewards, std)
     if kind == "grpo":
-        return [(r - mean) / (std + eps) for r in rewards]
+        sd = sd if scale is None else scale
+        return [(r - mean) / (sd + eps) for r in rewards]
     if kind == "mean":
         return [r - mean for r in rewards]
     return list(rewards)

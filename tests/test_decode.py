@@ -157,7 +157,7 @@ def test_the_samplers_logprobs_are_the_policys(student):
     assert len(gap) == sum(g["length"] for g in gens) and float(gap.max()) < 1e-4
 
 
-def test_generation_config_processors_never_reach_the_loop(tiny_model):
+def test_generation_config_processors_never_reach_the_sampler(tiny_model):
     """A model whose generation_config holds repetition_penalty 1.3: every token the loop draws is the
     inverse-CDF pick of softmax(z / T) at its stream's uniform, z the model's own logits (generate
     would have penalised them first)."""
@@ -174,8 +174,13 @@ def test_generation_config_processors_never_reach_the_loop(tiny_model):
             z = model(input_ids=torch.tensor([ids])).logits[0, len(prompts[g["group"]]) - 1: -1]   # (K, V)
         u = engine_hf.uniforms([engine_hf.row_seed(6, "ab"[g["group"]], g["sample_idx"])], len(z))[0].float()
         assert pick(torch.softmax(z / 0.8, -1), u).tolist() == g["completion_ids"]
-    penalised = engine_hf.reference_generate(model, tok, prompts, cfg, seed=6, keys=["a", "b"])
-    assert rows_of(penalised) != rows_of(gens)  # generate applied the penalty: the loop did not
+    # sample.engine=generate draws the same unpenalised rows; transformers' generate left to the
+    # model's own generation_config would have applied the penalty
+    assert_same_up_to_ties(model, cfg, prompts, gens, engine_hf.reference_generate(model, tok, prompts, cfg, seed=6,
+                                                                                   keys=["a", "b"]), 6, ["a", "b"])
+    penalised = engine_hf.reference_generate(model, tok, prompts, cfg, seed=6, keys=["a", "b"],
+                                             neutral=False)
+    assert rows_of(penalised) != rows_of(gens)
 
 
 def test_pick_is_the_inverse_cdf():

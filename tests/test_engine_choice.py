@@ -50,11 +50,20 @@ def test_sampler_gap_and_its_flag():
     gap = sampler_gap(rows, old)
     assert gap["logprobs/sampler_gap"] == pytest.approx((0.1 + 0.0 + 0.3) / 3)
     assert gap["logprobs/sampler_gap_max"] == pytest.approx(0.3)
-    assert sampler_gap([{"completion_ids": [1]}], {0: torch.tensor([-1.0])}) == {}  # the hf engine: no metric
+    assert gap["logprobs/sampler_outside"] == 0
+    assert sampler_gap([{"completion_ids": [1]}], {0: torch.tensor([-1.0])}) == {}  # no sampler logprobs: no metric
     cfg = ReportConfig(max_sampler_gap=0.1)
     flags = analyse([{"epoch": 1, **gap}], cfg)
     assert [f.name for f in flags] == ["sampler_mismatch"] and "sample.top_p=1" in flags[0].advice
-    assert analyse([{"epoch": 1, "logprobs/sampler_gap": 1e-6}], cfg) == []
+    for cause in ("generation_config", "sample.dtype", "sample.engine"):
+        assert cause in flags[0].advice
+    assert analyse([{"epoch": 1, "logprobs/sampler_gap": 1e-6, "logprobs/sampler_outside": 0.0}], cfg) == []
+    # a small mean that hides a few tokens far off (ratio 0.25 and 3): the share flags it
+    few = sampler_gap([{"sampler_logprobs": [-1.0] * 8 + [-2.4, -0.1]}],
+                      {0: torch.tensor([-1.0] * 8 + [-1.0, -1.2])})
+    assert few["logprobs/sampler_outside"] == pytest.approx(0.2) and few["logprobs/sampler_gap"] < 0.3
+    flags = analyse([{"epoch": 1, **few}], ReportConfig(max_sampler_gap=0.3))
+    assert [f.name for f in flags] == ["sampler_mismatch"] and "20.0% of tokens" in flags[0].evidence
 
 
 def test_select_carries_the_sampler_logprobs(tmp_path):

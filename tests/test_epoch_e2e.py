@@ -121,6 +121,11 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     assert rlaif("epoch", "2", *over) == 0
     s2 = manifests(r.epoch_dir(2))["sample"]
     assert s2["inputs"]["policy"] == first[updates[0]]["fingerprint"]
+    # ... and its update continues that policy's AdamW (optimizer.pt beside each adapter) and schedule
+    u2 = [k for k in manifests(r.epoch_dir(2)) if k.startswith("update-")]
+    assert (e1 / updates[0] / "optimizer.pt").exists() and (r.epoch_dir(2) / u2[0] / "optimizer.pt").exists()
+    lr_last = [json.loads((r.epoch_dir(n) / "metrics.json").read_text()).get("optim/lr_last") for n in (1, 2)]
+    assert None in lr_last or lr_last[1] < lr_last[0]
     assert rlaif("status", *over) == 0
     assert "epoch   2" in capsys.readouterr().out
 

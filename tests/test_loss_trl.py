@@ -151,3 +151,74 @@ def test_a_masked_logprob_far_below_minus_88_leaves_the_loss_finite():
     loss.sum().backward()
     assert torch.isfinite(loss).all() and torch.isfinite(logp.grad).all()
     assert logp.grad[0, 0] == 0
+
+
+@pytest.mark.parametrize("mode", ["token_truncate", "token_mask", "sequence_truncate", "sequence_mask"])
+def test_the_sampler_correction_is_trls(trainer, mode):
+    """update.sampler_correction: the weights pi_old / pi_sampler (TRL's vllm_importance_sampling_mode
+    arithmetic) and the loss they weigh, against TRL's _compute_loss with use_vllm and
+    vllm_importance_sampling_correction on (it multiplies the surrogate, before the KL term)."""
+    from pipeline.loss import sampler_correction
+    mbs = window(7, [4, 4, 3], False)
+    g = torch.Generator().manual_seed(1)
+    for mb in mbs:
+        mb["sampler"] = torch.where(mb["mask"].bool(), mb["old"] + 0.8 * torch.randn(mb["old"].shape, generator=g,
+                                                                                      dtype=torch.float64), 0.0)
+        mb["is"] = sampler_correction(mb["old"], mb["sampler"], mb["mask"], mode, 0.5, 3.0)
+    w = torch.cat([mb["is"].expand(-1, T)[mb["mask"].bool()] if mode.startswith("token") else mb["is"][:, 0]
+                   for mb in mbs])
+    if mode.endswith("truncate"):
+        assert float(w.min()) >= 0.5 and float(w.max()) <= 3.0 and ((w == 0.5) | (w == 3.0)).any()
+    else:
+        assert ((w == 0) | ((w >= 0.5) & (w <= 3.0))).all() and (w == 0).any() and (w > 0).any()
+    s = LossSettings(clip_low=0.2, clip_high=0.28, kl_ratio=True)
+
+    def ours_is():
+        rows = [[{"completion_ids": [0] * n, "trained_len": n} for n in mb["lengths"]] for mb in mbs]
+        total, grads = 0.0, []
+        for mb, nm in zip(mbs, loss_norms(rows, "dapo", T)):
+            logp = mb["logp"].clone().requires_grad_(True)
+            loss, _ = policy_loss(logp, mb["old"], mb["ref"], mb["adv"], mb["mask"], torch.tensor(nm, dtype=torch.float64),
+                                  0.04, s, mb["is"])
+            loss.sum().backward()
+            total, grads = total + float(loss.sum().detach()), grads + [logp.grad]
+        return total, grads
+
+    def trl_is():
+        trainer.use_vllm, trainer.vllm_importance_sampling_correction = True, True
+        real = trainer._compute_loss
+        try:
+            seen = iter(mbs)
+
+            def with_ratio(model, inputs):
+                return real(model, {**inputs, "importance_sampling_ratio": next(seen)["is"]})
+            trainer._compute_loss = with_ratio
+            return trl(trainer, mbs, "dapo", s, 0.04, False)
+        finally:
+            trainer._compute_loss = real
+            trainer.use_vllm, trainer.vllm_importance_sampling_correction = False, False
+
+    a, ga = ours_is()
+    b, gb = trl_is()
+    assert abs(a - b) <= 1e-6 * max(1.0, abs(b)), (a, b)
+    for x, y in zip(ga, gb):
+        torch.testing.assert_close(x, y, atol=1e-6, rtol=1e-6)
+    plain, _ = ours(mbs, "dapo", s, 0.04, False)
+    assert abs(plain - a) > 1e-4  # the weights changed the loss
+
+
+def test_the_sampler_corrections_arithmetic():
+    """TRL's formulas by hand: the difference counts 0 outside the mask, a sequence's weight is the
+    product of its tokens' ratios, truncation clamps, masking zeroes what lies outside [c_min, c_max]."""
+    from pipeline.loss import sampler_correction
+    old = torch.tensor([[-1.0, -1.0, -1.0]])
+    sampler = torch.tensor([[-2.0, -1.0, -0.9]])   # ratios e, 1, e^-0.1
+    mask = torch.tensor([[1.0, 1.0, 0.0]])           # the last token is not the completion's
+    e = torch.e
+    torch.testing.assert_close(sampler_correction(old, sampler, mask, "token_truncate", None, 2.0),
+                               torch.tensor([[2.0, 1.0, 1.0]]))
+    torch.testing.assert_close(sampler_correction(old, sampler, mask, "token_mask", None, 2.0),
+                               torch.tensor([[0.0, 1.0, 1.0]]))
+    torch.testing.assert_close(sampler_correction(old, sampler, mask, "sequence_truncate", None, 3.0),
+                               torch.tensor([[e]]))
+    torch.testing.assert_close(sampler_correction(old, sampler, mask, "sequence_mask", 0.5, 2.0), torch.tensor([[0.0]]))

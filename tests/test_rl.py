@@ -38,3 +38,50 @@ def test_shaping_terms():
     t = rl.shaping(0.8, 100, prev=0.5, rc=rc, max_new=100)
     assert t == pytest.approx({"overlong": -0.5, "length": -0.1, "improve": 0.3})
     assert rl.shaping(0.4, 10, prev=0.5, rc=rc, max_new=100)["improve"] == 0.0
+
+
+@pytest.mark.parametrize("scale,std", [("group", "population"), ("group", "sample"), ("batch", "sample"),
+                                       ("batch", "population")])
+def test_select_advantages_are_trls_arithmetic(tmp_path, scale, std):
+    """The select stage's advantages against TRL 1.16's expression (grpo_trainer.py,
+    _generate_and_score_completions: nanstd is the sample std; scale_rewards group / batch), run on the
+    same rewards; the population std is TRL's times sqrt(n / (n - 1))."""
+    import torch
+    from trl.trainer.utils import nanstd
+
+    from pipeline.stages import Ctx, select
+    from pipeline.tables import load_table, save_table
+    G = 4
+    rewards = torch.tensor([0.0, 1.0, 0.5, 0.5, 2.0, 2.0, 2.0, 2.0, 0.1, 0.9, 0.9, 0.3])
+    # TRL: mean per group; std per group (group) or over the batch (batch); (r - mean) / (std + 1e-4)
+    mean = rewards.view(-1, G).mean(dim=1).repeat_interleave(G)
+    sd = nanstd(rewards.view(-1, G), dim=1).repeat_interleave(G) if scale == "group" else nanstd(rewards).expand_as(rewards)
+    if std == "population":
+        n = G if scale == "group" else len(rewards)
+        sd = sd * ((n - 1) / n) ** 0.5
+    expected = (rewards - mean) / (sd + 1e-4)
+
+    rows = [{"problem_id": f"p{i // G}", "sample_idx": i % G, "reward": float(r), "student_score": float(r),
+             "teacher_score": 1.0} for i, r in enumerate(rewards)]
+    samples = [{"problem_id": r["problem_id"], "sample_idx": r["sample_idx"], "prompt_ids": [1], "completion_ids": [2]}
+               for r in rows]
+    for name, table in (("sample", samples), ("reward", rows)):
+        (tmp_path / name).mkdir()
+        save_table(table, tmp_path / name)
+    cfg = load_config(None, [f"select.scale_rewards={scale}", f"select.std={std}", "select.drop_zero_std=false"])
+    (tmp_path / "out").mkdir()
+    select.run(Ctx(cfg=cfg, epoch=1, out=tmp_path / "out", inputs={"sample": tmp_path / "sample",
+                                                                     "reward": tmp_path / "reward"}, run_dir=tmp_path))
+    got = {(r["problem_id"], r["sample_idx"]): r["advantage"] for r in load_table(tmp_path / "out")}
+    ours = torch.tensor([got[(r["problem_id"], r["sample_idx"])] for r in rows], dtype=torch.float64)
+    torch.testing.assert_close(ours, expected.double(), atol=1e-5, rtol=1e-5)
+
+
+def test_batch_scaling_needs_grpo_advantages():
+    with pytest.raises(Exception, match="select.scale_rewards=batch .* select.advantage=grpo"):
+        load_config(None, ["select.scale_rewards=batch", "select.advantage=mean"])
+    with pytest.raises(Exception, match="needs a bound"):
+        load_config(None, ["update.sampler_correction=token_truncate", "update.sampler_correction_max=null"])
+    with pytest.raises(Exception, match="must be below"):
+        load_config(None, ["update.sampler_correction=token_mask", "update.sampler_correction_min=3",
+                           "update.sampler_correction_max=2"])

@@ -1,11 +1,13 @@
 """The update's pieces: logprob alignment under left padding, KL estimators, the KL controller."""
 from __future__ import annotations
 
+import pytest
 import torch
 
 from pipeline import forward, rl
 from pipeline.stages import update
 from pipeline.config_file import load_config
+from pipeline.errors import RunError
 from pipeline.model import load_student, load_tokenizer
 
 
@@ -192,3 +194,63 @@ def test_loss_type_reaches_the_loss(tiny_model):
         torch.testing.assert_close(lora_after(lt, same), base, atol=1e-6, rtol=1e-5)
     ragged = [2, 9, 3, 7, 4, 6]
     assert (lora_after("dapo", ragged) - lora_after("grpo", ragged)).abs().max() > 1e-4
+
+
+def test_epoch_2_continues_epoch_1s_adam_state_and_schedule(tiny_model, tmp_path):
+    """update.optimizer_state=carry: epoch 1's update (2 passes) then epoch 2's (2 passes, from the
+    optimizer.pt epoch 1 left beside its adapter) train exactly what one update of 4 passes over one
+    4-step schedule trains (each pass is one micro-batch, so the pass order cannot differ). A fresh
+    AdamW at epoch 2, or a schedule restarted inside it (reset), trains something else."""
+    base = ["student.lora.r=4", "update.micro_batch_size=8", "update.grad_accum=1", "update.lr=3e-2",
+            "update.warmup_steps=1", "update.scheduler=cosine", "update.kl_coef=0.1"]
+    carry = load_config(None, [f"student.model={tiny_model}", *base, "update.epochs=2", "update.planned_epochs=2"]).update
+    whole = carry.model_copy(update={"epochs": 4})
+    tok = load_tokenizer(load_config(None, [f"student.model={tiny_model}"]).student)
+    rows = [{"prompt_ids": [5, 6, 7 + i % 2], "completion_ids": [9, 10 + i, 11, 12 + i], "advantage": (-1.0) ** i}
+            for i in range(6)]
+
+    def fresh():
+        torch.manual_seed(0)
+        return load_student(load_config(None, [f"student.model={tiny_model}", "student.lora.r=4"]).student,
+                            trainable=True)
+
+    def lora(m):
+        return {n: p.detach().clone() for n, p in m.named_parameters() if "lora_" in n}
+
+    lp = forward.rollout_logprobs(fresh(), rows, 1.0, tok.pad_token_id, True)
+    kw = dict(temperature=1.0, pad_id=tok.pad_token_id, show_progress=False, logprobs=lp)
+    one = fresh()
+    update.train(one, rows, whole, **kw)                                   # one schedule of 4 steps
+    a = fresh()
+    fig1 = update.train(a, rows, carry, epoch=1, save_to=tmp_path / "e1" / "adapter", **kw)
+    state = update.carried_optimizer(tmp_path / "e1" / "adapter", carry)
+    assert state is not None and all(int(s["step"]) == 2 for s in state["state"].values())
+    fig2 = update.train(a, rows, carry, epoch=2, optimizer_state=state, **kw)
+    for n, p in lora(one).items():
+        torch.testing.assert_close(lora(a)[n], p, atol=1e-6, rtol=1e-5)
+    assert fig1["optim/lr_last"] > fig2["optim/lr_last"]                    # the cosine fell across both
+
+    # the same epoch 1, then epoch 2 with a fresh AdamW, or with the schedule restarted (reset)
+    for epoch2 in (dict(epoch=2), dict(epoch=None, optimizer_state=state)):
+        b = fresh()
+        update.train(b, rows, carry, epoch=1, **kw)
+        update.train(b, rows, carry, **epoch2, **kw)
+        assert max(float((lora(b)[n] - p).abs().max()) for n, p in lora(one).items()) > 1e-4, epoch2
+
+    # reset, or a policy without optimizer.pt (the warm-start's, the base model): nothing carried
+    assert update.carried_optimizer(tmp_path / "e1" / "adapter", carry.model_copy(update={"optimizer_state": "reset"})) is None
+    assert update.carried_optimizer(None, carry) is None
+
+
+def test_a_carried_optimizer_that_does_not_fit_says_so(tiny_model, tmp_path):
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "update.micro_batch_size=8"])
+    tok = load_tokenizer(cfg.student)
+    rows = [{"prompt_ids": [5, 6], "completion_ids": [9, 10 + i], "advantage": (-1.0) ** i} for i in range(2)]
+    torch.manual_seed(0)
+    update.train(load_student(cfg.student, trainable=True), rows, cfg.update, 1.0, tok.pad_token_id,
+                 show_progress=False, fresh_adapter=True, epoch=1, save_to=tmp_path / "adapter")
+    state = update.carried_optimizer(tmp_path / "adapter", cfg.update)
+    wider = load_config(None, [f"student.model={tiny_model}", "student.lora.r=8"])
+    with pytest.raises(RunError, match="optimizer_state=reset"):
+        update.train(load_student(wider.student, trainable=True), rows, cfg.update, 1.0, tok.pad_token_id,
+                     show_progress=False, fresh_adapter=True, epoch=2, optimizer_state=state)

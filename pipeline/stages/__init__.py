@@ -74,6 +74,7 @@ STAGES = [
     Stage("judge", "1", JUDGE, ("prompts", "sample", "teacher"), "pipeline.stages.judge:run"),
     Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), "pipeline.stages.reward:run"),
     Stage("select", "2", ("select.min_reward", "select.top_k", "select.drop_zero_std", "select.advantage",
+                      "select.scale_rewards", "select.std",
                           "update.teacher_sft_coef", *STUDENT), ("reward", "sample", "teacher"), "pipeline.stages.select:run"),
     # batch layout (update.micro_batch_size, update.share_prompt) is runtime only: it moves logprobs by
     # float32 summation order, no more (tests/test_update.py), so update variants never recompute them

@@ -3,6 +3,8 @@ reference, computed once per epoch (pipeline/forward.py) and read by every updat
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from pipeline import dist
@@ -61,14 +63,17 @@ def start_kl(old: dict, ref: dict) -> dict[str, float]:
 
 
 def sampler_gap(rows: list[dict], old: dict[int, torch.Tensor]) -> dict[str, float]:
-    """Mean |sampler's logprob - this stage's logprob| over the sampled tokens, for rows whose engine
-    recorded its own (`sampler_logprobs`: sample.engine=vllm). Both are of the policy that sampled, at
-    the sampling temperature, so the gap is numerics (kernels, dtype, merged weights) plus any
-    difference of distribution (top-p/top-k truncation): the second shows up here before it shows
-    up as a negative KL. Only the metric reads them: the update's ratio uses this stage's values."""
+    """Mean and largest |sampler's logprob - this stage's logprob| over the sampled tokens, and the
+    share of tokens whose ratio exp(delta) lies outside [0.5, 2], for rows that carry the sampler's own
+    (`sampler_logprobs`: every engine records them, hf, generate and vllm). Both are of the policy
+    that sampled, at the sampling temperature, so the gap is numerics (kernels, sample.dtype, merged
+    weights) plus any difference of distribution (top-p/top-k truncation, a processor the update
+    does not apply): the second shows up here before it shows up as a negative KL. Only the metrics
+    read them: the update's ratio uses this stage's values."""
     diffs = [(torch.tensor(r["sampler_logprobs"]) - old[i]).abs() for i, r in enumerate(rows)
              if r.get("sampler_logprobs") is not None and i in old and len(r["sampler_logprobs"]) == len(old[i])]
     if not diffs or not sum(len(d) for d in diffs):
         return {}
     d = torch.cat(diffs)
-    return {"logprobs/sampler_gap": float(d.mean()), "logprobs/sampler_gap_max": float(d.max())}
+    return {"logprobs/sampler_gap": float(d.mean()), "logprobs/sampler_gap_max": float(d.max()),
+            "logprobs/sampler_outside": float((d > math.log(2)).float().mean())}

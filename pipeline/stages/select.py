@@ -15,13 +15,16 @@ def run(ctx: Ctx) -> None:
     samples = {(s["problem_id"], s["sample_idx"]): s for s in load_table(ctx.inputs["sample"])}
     batch: list[dict[str, Any]] = []
     dropped_zero_std = 0
-    for pid, group in by_prompt(rewards).items():
-        kept = select_group(group, sc)
+    groups = {pid: select_group(group, sc) for pid, group in by_prompt(rewards).items()}
+    # scale_rewards=batch: one std over every kept reward of the batch, zero-spread groups included (TRL's)
+    every = [r["reward"] for kept in groups.values() for r in kept]
+    scale = group_stats(every, sc.std)[1] if sc.scale_rewards == "batch" else None
+    for pid, kept in groups.items():
         rs = [r["reward"] for r in kept]
         if not kept or (sc.drop_zero_std and group_stats(rs)[1] == 0):
             dropped_zero_std += bool(kept)
             continue
-        for r, a in zip(kept, advantages(rs, sc.advantage)):
+        for r, a in zip(kept, advantages(rs, sc.advantage, std=sc.std, scale=scale)):
             s = samples[(pid, r["sample_idx"])]
             batch.append({"problem_id": pid, "sample_idx": r["sample_idx"], "reward": r["reward"], "advantage": a,
                           "prompt_ids": s["prompt_ids"], "completion_ids": s["completion_ids"], "sft": False,

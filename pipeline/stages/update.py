@@ -9,9 +9,13 @@ loss) for the student's completions, and sft_coef x the mean token NLL for the t
 purpose: the teacher's rows (TRL has none), and groups of zero reward spread left out before the
 update (select.drop_zero_std: their advantages are 0, so they would only dilute the step).
 
-AdamW, warmup + cosine (or linear / constant / restarts) from `transformers.get_scheduler`,
-gradient clipping and accumulation, `update.epochs` passes over the batch; all on
-`accelerate`, so `accelerate launch` can shard it over processes. Left out on purpose:
+One AdamW and one LR schedule over the whole run, as TRL trains (update.optimizer_state=carry):
+the Adam moments travel with each epoch's policy (optimizer.pt beside its adapter), and the
+schedule (warmup in steps, then transformers' cosine / linear / constant / restarts) spans
+update.planned_epochs, epoch e's update running its part from (e-1)/planned_epochs (`lr_schedule`).
+update.optimizer_state=reset: a fresh AdamW and a whole schedule inside each epoch. Gradient
+clipping and accumulation, `update.epochs` passes over the batch; all on `accelerate`, so
+`accelerate launch` can shard it over processes. Left out on purpose:
 value heads, reward models, and any loss variant we have no user for.
 
 `run_sft` is epoch 0's update (the supervised warm-start): the same loop on the teacher's
@@ -21,7 +25,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import shutil
 import time
 from contextlib import nullcontext
@@ -39,35 +42,31 @@ from pipeline.forward import (collate, load_logprobs, prompt_ordered, resolve_sh
                               rollout_logprobs, split_by_tokens, to_device, token_budget, token_logprobs)
 from pipeline.model import save_adapter, student_model
 from pipeline.loss import loss_norms, policy_loss, settings, trained_len
+from pipeline.optim import OPTIMIZER, carried_optimizer, load_carried, lr_schedule, restore, save_checkpoint  # noqa: F401
 from pipeline.stages import POLICY, Ctx
 from pipeline.tables import load_table
 
 log = logging.getLogger("rlaif")
 
 
-def save_checkpoint(path: Path, st: dict, old: dict, ref: dict, model, optimizer, scheduler) -> None:
-    """Everything a resumed update needs, written atomically (temp file + rename). The running
-    figures live on the device; they come to the host here (the one sync a checkpoint costs)."""
-    from peft import get_peft_model_state_dict
-    tmp = path.with_suffix(".tmp")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    host = {**st, "coef": float(st["coef"]), "trained_tokens": int(st["trained_tokens"]),
-            "grad_norms": [float(g) for g in st["grad_norms"]],
-            "sums": {k: [float(n), float(d)] for k, (n, d) in st["sums"].items()}}
-    torch.save({"state": host, "old": old, "ref": ref, "adapter": get_peft_model_state_dict(model, adapter_name=model.active_adapter),
-                "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
-                "rng": torch.get_rng_state()}, tmp)
-    os.replace(tmp, path)
-
-
-def restore(path: Path, model, optimizer, scheduler) -> tuple[dict, dict, dict]:
-    from peft import set_peft_model_state_dict
-    ck = torch.load(path, weights_only=False)  # our own file, written by save_checkpoint
-    set_peft_model_state_dict(model, ck["adapter"], adapter_name=model.active_adapter)
-    optimizer.load_state_dict(ck["optimizer"])
-    scheduler.load_state_dict(ck["scheduler"])
-    torch.set_rng_state(ck["rng"])
-    return ck["state"], ck["old"], ck["ref"]
+def correction_weights(rows: list[dict], old: dict, uc: UpdateConfig, width: int, device) -> torch.Tensor | None:
+    """update.sampler_correction's weights, (N, width) right-aligned as `right_aligned`: each row's
+    pi_old / pi_sampler (`pipeline.loss.sampler_correction`) from the sampler's own logprobs; 1 for a
+    row without them (or a teacher row). None when the correction is off."""
+    if uc.sampler_correction == "none":
+        return None
+    from pipeline.loss import sampler_correction
+    w = {}
+    for i, r in enumerate(rows):
+        n = len(r["completion_ids"])
+        s = r.get("sampler_logprobs")
+        if s is not None and i in old and len(s) == len(old[i]) == n:
+            w[i] = sampler_correction(old[i][None].float(), torch.tensor(s, dtype=torch.float32)[None],
+                                      torch.ones(1, n), uc.sampler_correction, uc.sampler_correction_min,
+                                      uc.sampler_correction_max).expand(1, n)[0]
+        else:
+            w[i] = torch.ones(n)
+    return right_aligned(w, len(rows), width, device)
 
 
 def adapt_kl_coef(coef, kl, target: float, horizon: float):
@@ -93,7 +92,8 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
           show_progress: bool = True, fresh_adapter: bool = False, kl_coef: float | None = None,
           sft_coef: float | None = None, checkpoint: Path | None = None,
           checkpoint_every: int = 0, logprobs: tuple[dict, dict] | None = None,
-          max_len: int | None = None, save_to: Path | None = None) -> dict[str, float]:
+          max_len: int | None = None, save_to: Path | None = None, epoch: int | None = None,
+          optimizer_state: dict | None = None) -> dict[str, float]:
     """Run `uc.epochs` passes of the policy-gradient update over `rows` (in place on `model`).
 
     rows: dicts with prompt_ids, completion_ids, advantage. Returns the update's figures.
@@ -107,7 +107,10 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     logprobs: (old, ref) as `rollout_logprobs` returns them (the logprobs stage's, shared by every
     update variant of the epoch); computed here when None.
     max_len: dr_grpo's constant (the sampling max_new_tokens; default the longest completion in rows).
-    save_to: where rank 0 writes the trained adapter (a PEFT adapter directory).
+    save_to: where rank 0 writes the trained adapter (a PEFT adapter directory), and with `epoch`
+    the optimizer's state beside it (OPTIMIZER) for the next epoch.
+    epoch: this RL epoch, for the run-long schedule (update.optimizer_state=carry; `lr_schedule`);
+    None: a whole schedule in this call. optimizer_state: the AdamW state to continue from.
 
     Micro-batches hold whole prompt groups (groups in a seeded order per pass). One longer than
     update.max_batch_tokens runs as several forward/backward passes, each weighted by its share
@@ -118,7 +121,6 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     sft_coef = uc.teacher_sft_coef if sft_coef is None else sft_coef
     from accelerate import Accelerator
     from accelerate.utils import DistributedType, set_seed
-    from transformers import get_scheduler
 
     device = next(model.parameters()).device
     # gradient accumulation is ours (below), not accelerate's: its sync points follow a prepared
@@ -168,9 +170,10 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     n_mb = math.ceil(len(rows) / uc.micro_batch_size)
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=uc.lr, weight_decay=uc.weight_decay)
+    if optimizer_state is not None:
+        load_carried(optimizer, optimizer_state, params, uc, "update")
     steps = math.ceil(n_mb / uc.grad_accum) * uc.epochs
-    scheduler = get_scheduler(uc.scheduler, optimizer, num_warmup_steps=int(uc.warmup_ratio * steps),
-                              num_training_steps=steps)
+    scheduler = lr_schedule(optimizer, uc, steps, epoch)
     # the scheduler is stepped by hand once per optimizer step: accelerate's wrapper would step it
     # once per process, which makes the schedule N times faster on N processes
     model, optimizer = accelerator.prepare(model, optimizer)
@@ -189,6 +192,9 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
         if checkpoint_every:
             log.warning("update: no resume checkpoints under FSDP; a killed update starts over")
         checkpoint_every = 0
+        if epoch is not None:
+            log.warning("update: the optimizer state is not carried to the next epoch under FSDP (it is sharded); "
+                        "each epoch starts a fresh AdamW at its place in the schedule")
 
     # logp under the policy before any step (for the ratio) and under the reference (adapter off):
     # given by the logprobs stage (shared by every update variant of the epoch), else computed here
@@ -203,13 +209,14 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     model.train()
 
     zero = torch.zeros((), device=device)
-    st = {"coef": uc.kl_coef if kl_coef is None else kl_coef, "sums": {k: [zero, zero] for k in FIGURES},
+    st = {"coef": uc.kl_coef if kl_coef is None else kl_coef, "sums": {k: [zero, zero] for k in FIGURES + (("policy/sampler_weight",) if uc.sampler_correction != "none" else ())},
           "grad_norms": [], "trained_tokens": zero, "pass": 0, "done_in_pass": 0}
     if resuming:
         st, old, ref = restore(checkpoint / "state.pt", peft_model, optimizer, scheduler)
         log.info("update: resuming from %s (pass %d, micro-batch %d)", checkpoint, st["pass"], st["done_in_pass"])
     width = max(len(r["completion_ids"]) for r in rows)
     old_all, ref_all = right_aligned(old, len(rows), width, device), right_aligned(ref, len(rows), width, device)  # (N, W)
+    is_all = correction_weights(rows, old, uc, width, device)                                             # (N, W) or None
     coef = torch.as_tensor(st["coef"], dtype=torch.float32, device=device)
     sums, grad_norms = st["sums"], st["grad_norms"]
     step_kl = [zero, zero]
@@ -240,7 +247,8 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                     mask = mask * batch["trains"][:, None]                                   # mask_truncated_completions
                     # teacher rows have no old/ref logprobs (right_aligned leaves 0): policy_loss ignores them
                     pg_seq, terms = policy_loss(logp, old_all[batch["index"], -kc:], ref_all[batch["index"], -kc:],
-                                                batch["advantage"], mask * pg_w[:, None], batch["norm"], coef, loss_s)
+                                                batch["advantage"], mask * pg_w[:, None], batch["norm"], coef, loss_s,
+                                                None if is_all is None else is_all[batch["index"], -kc:])
                     sft_seq = seq_mean(-logp, batch["completion_mask"])                     # (B,)
                     row_loss = torch.where(is_sft.bool(), sft_coef * sft_seq / batch["sft_norm"], pg_seq)
                     # DDP averages the gradients over the ranks, and each rank holds a share of the rows: x world
@@ -259,6 +267,8 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                         add("policy/clip_ratio", seq_mean(terms["clip_low"] + terms["clip_high"], mask), pg_w)
                         add("policy/clip_low", seq_mean(terms["clip_low"], mask), pg_w)
                         add("policy/clip_high", seq_mean(terms["clip_high"], mask), pg_w)
+                        if is_all is not None:
+                            add("policy/sampler_weight", seq_mean(is_all[batch["index"], -kc:], mask), pg_w)
                         step_kl = [step_kl[0] + (k3 * pg_w).sum(), step_kl[1] + pg_w.sum()]
                         st["trained_tokens"] = st["trained_tokens"] + (mask * w[:, None]).sum()
             if stepped:
@@ -285,6 +295,8 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
         full = accelerator.get_state_dict(model) if sharded else None  # a collective: every rank calls it
         if accelerator.is_main_process:
             save_adapter(peft_model, save_to, state_dict=full)
+            if epoch is not None and not sharded:
+                torch.save(optimizer.state_dict(), save_to.parent / OPTIMIZER)
     if sharded:  # the weights were sharded in place: the next stage loads them anew
         from pipeline.model import Student
         Student.release()
@@ -301,7 +313,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     trained_tokens = int(st["trained_tokens"])
     figures.update({
         "optim/grad_norm": float(torch.stack([torch.as_tensor(g, device=device) for g in grad_norms]).mean()) if grad_norms else 0.0,
-        "optim/lr": uc.lr, "kl/coef": float(coef),
+        "optim/lr": uc.lr, "optim/lr_last": scheduler.get_last_lr()[0], "kl/coef": float(coef),
         "optim/steps": len(grad_norms), "update/trained_tokens": trained_tokens,
         "update/tokens_per_s": round(trained_tokens / max(secs, 1e-9), 2),
     })
@@ -325,12 +337,19 @@ def run(ctx: Ctx) -> None:
     model = student_model(cfg, adapter=ctx.inputs[POLICY], trainable=True)
     coef = previous_kl_coef(ctx.inputs[POLICY]) if cfg.update.kl_mode == "adaptive" else None
     ckpt = ctx.run_dir / f"epoch-{ctx.epoch:03d}" / f".ckpt-update-{ctx.fingerprint[:8]}"
+    carry = cfg.update.optimizer_state == "carry"
+    carried = carried_optimizer(ctx.inputs[POLICY], cfg.update)
+    if carry and ctx.epoch > cfg.update.planned_epochs and cfg.update.scheduler != "constant":
+        log.warning("update: epoch %d is past update.planned_epochs=%d: the LR schedule has ended (%s: lr 0, "
+                    "nothing is learned); set update.planned_epochs to the epochs you mean to run",
+                    ctx.epoch, cfg.update.planned_epochs, cfg.update.scheduler)
     if rows:
         logprobs = load_logprobs(ctx.inputs["logprobs"], len(rows)) if ctx.inputs.get("logprobs") else None
         ctx.figures = train(model, rows, cfg.update, cfg.sample.temperature, tok.pad_token_id, max_len=cfg.sample.max_new_tokens,
                             seed=cfg.run.seed * 1000 + ctx.epoch, fresh_adapter=ctx.inputs[POLICY] is None,
                             kl_coef=coef, checkpoint=ckpt, checkpoint_every=cfg.run.checkpoint_every,
-                            logprobs=logprobs, save_to=ctx.out / "adapter")
+                            logprobs=logprobs, save_to=ctx.out / "adapter", epoch=ctx.epoch if carry else None,
+                            optimizer_state=carried)
     else:
         log.warning("update: the selected batch is empty (every group had zero reward spread or was filtered); "
                     "the policy is carried over unchanged. Consider more samples per prompt "
@@ -338,6 +357,8 @@ def run(ctx: Ctx) -> None:
         ctx.figures = {"update/trained_tokens": 0, "optim/steps": 0, "kl/coef": coef or cfg.update.kl_coef}
         if dist.is_main():
             save_adapter(model, ctx.out / "adapter")
+            if carried is not None:  # the moments stay where they were, for the next epoch
+                shutil.copyfile(ctx.inputs[POLICY].parent / OPTIMIZER, ctx.out / OPTIMIZER)
     ctx.rows = len(rows)
     ctx.on_success.append(lambda: shutil.rmtree(ckpt, ignore_errors=True))
 
@@ -356,7 +377,9 @@ def run_sft(ctx: Ctx) -> None:
                        "it needs references in the data or a teacher model (teacher.kind)")
     torch.manual_seed(cfg.run.seed)
     model = student_model(cfg, trainable=True)
-    uc = cfg.update.model_copy(update={"lr": cfg.update.sft_lr, "epochs": cfg.update.sft_epochs})
+    # its own schedule (warmup_ratio of its steps), and no optimizer state for RL to carry: the
+    # warm-start's moments belong to another objective, and epoch 1 starts a fresh AdamW
+    uc = cfg.update.model_copy(update={"lr": cfg.update.sft_lr, "epochs": cfg.update.sft_epochs, "warmup_steps": None})
     ctx.figures = train(model, rows, uc, 1.0, tok.pad_token_id, seed=cfg.run.seed, fresh_adapter=True, sft_coef=1.0,
                         save_to=ctx.out / "adapter")
     ctx.rows = len(rows)
