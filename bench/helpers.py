@@ -8,8 +8,11 @@ Mapping of our config onto GRPOConfig (TRL 1.16):
     update.scheduler / warmup_ratio / max_grad_norm / weight_decay -> lr_scheduler_type / warmup_steps / ...
     sample.num_samples -> num_generations                              sample.max_new_tokens -> max_completion_length
     sample.temperature / top_p / top_k -> temperature / top_p / top_k
-    loss_type="grpo" (mean over a sequence's tokens, then over sequences: our loss), scale_rewards="group"
-    (our select.advantage=grpo), generation_batch_size = all completions of the epoch (we sample them in
+    update.loss_type -> loss_type (the same names and sums), update.clip_eps_high -> epsilon_high,
+    update.importance_sampling_level -> importance_sampling_level, update.kl_ratio -> use_bias_correction_kl
+    (TRL defaults it to True: left alone, TRL would train another KL gradient than ours),
+    update.mask_truncated_completions -> mask_truncated_completions, select.advantage / scale_rewards ->
+    scale_rewards (grpo: group or batch; mean: none), generation_batch_size = all completions of the epoch (we sample them in
     one batch too; TRL then recomputes old logprobs, exactly like our update does for a trained adapter).
     activation_checkpointing=False (TRL defaults gradient_checkpointing to True; we do not checkpoint), bf16=False,
     use_cpu=True.
@@ -100,11 +103,16 @@ def grpo_config(cfg, out_dir: str, n_prompts: int, lr: float | None = None, kl: 
         output_dir=out_dir, use_cpu=True, bf16=False, fp16=False, report_to="none", save_strategy="no",
         logging_steps=1, disable_tqdm=True, seed=cfg.run.seed, activation_checkpointing=False,
         learning_rate=uc.lr if lr is None else lr, beta=uc.kl_coef if kl is None else kl, epsilon=uc.clip_eps,
-        loss_type="grpo", scale_rewards="group", num_iterations=1, max_steps=steps,
+        loss_type=uc.loss_type, num_iterations=1, max_steps=steps,
+        scale_rewards=cfg.select.scale_rewards if cfg.select.advantage == "grpo" else "none",
+        epsilon_high=uc.clip_eps if uc.clip_eps_high is None else uc.clip_eps_high,
+        importance_sampling_level=uc.importance_sampling_level, use_bias_correction_kl=uc.kl_ratio,
+        mask_truncated_completions=uc.mask_truncated_completions,
         per_device_train_batch_size=uc.micro_batch_size, gradient_accumulation_steps=uc.grad_accum,
         generation_batch_size=n, num_generations=sc.num_samples, max_completion_length=sc.max_new_tokens,
         temperature=sc.temperature, top_p=sc.top_p, top_k=sc.top_k,
-        lr_scheduler_type=uc.scheduler, warmup_steps=int(uc.warmup_ratio * steps), max_grad_norm=uc.max_grad_norm,
+        lr_scheduler_type=uc.scheduler, max_grad_norm=uc.max_grad_norm,
+        warmup_steps=uc.warmup_steps if uc.warmup_steps is not None else int(uc.warmup_ratio * steps),
         weight_decay=uc.weight_decay, optim="adamw_torch", dataloader_num_workers=0)
     kw.update(over)
     return GRPOConfig(**kw)

@@ -67,13 +67,20 @@ def load_source(spec: str, mapping: dict[str, str] | None = None, language: str 
     raise DataError(f"unknown data source {spec!r} (no such file either); use {SOURCES_HELP}.")
 
 
-def split_validation(problems: list[Problem], size: int) -> tuple[list[Problem], list[Problem]]:
+def auto_validation_size(n: int) -> int:
+    """data.validation_size=auto for n problems of the user's own: 10%, at least min(10, n // 5), at most 200."""
+    return min(200, max(n // 10, min(10, n // 5)))
+
+
+def split_validation(problems: list[Problem], size: int | str) -> tuple[list[Problem], list[Problem]]:
     """(training, validation): `size` problems carved out of a training set to tune on, so that
     neither the held-out set a bench reports nor HumanEval is ever tuned on (data.validation_size).
 
     Stratified by difficulty (each tier gives its share, largest remainders first) and chosen by a
     fixed seed from the ids, not by run.seed or the loader's order: every seed, variant and
-    difficulty filter of a tuning study holds out the same problems."""
+    difficulty filter of a tuning study holds out the same problems. size "auto": `auto_validation_size`."""
+    if size == "auto":
+        size = auto_validation_size(len(problems))
     if not size:
         return list(problems), []
     if size >= len(problems):

@@ -38,35 +38,75 @@ def check_engines(cfg: Config, sampling: bool = True) -> None:
 
 
 def cmd_epoch(cfg: Config, a) -> int:
+    """`rlaif epoch N`: epochs 1..N, each one's finished stages reused (an epoch done earlier costs a
+    line); `rlaif update N`, `rlaif replay N`, `--only`, `--force`: epoch N alone."""
     check_engines(cfg, sampling=a.cmd != "update")
     r = _runner(cfg)
-    what = "update-only rerun of" if a.cmd == "update" else ("replay of" if a.cmd == "replay" else "epoch")
     ranks = f" on {dist.world_size()} processes" if dist.world_size() > 1 else ""
-    say(f"{what} epoch {a.n} of run {r.run_dir}{ranks}" if what != "epoch" else f"epoch {a.n} of run {r.run_dir}{ranks}")
+    dry_run = getattr(a, "dry_run", False)
+    single = a.cmd != "epoch" or a.n <= 1 or getattr(a, "only", None) is not None or getattr(a, "force", False)
+    if cfg.update.optimizer_state == "carry" and a.n > cfg.update.planned_epochs and cfg.update.scheduler != "constant":
+        say(f"warning: epoch {a.n} is past update.planned_epochs={cfg.update.planned_epochs}, where the LR schedule "
+            f"ends ({cfg.update.scheduler}: lr 0, nothing more is learned); set update.planned_epochs={a.n}")
     t = time.time()
-    res = r.run_epoch(a.n, only=getattr(a, "only", None), force=getattr(a, "force", False),
-                      update_only=a.cmd == "update", dry_run=getattr(a, "dry_run", False),
-                      ignore_early_stop=getattr(a, "ignore_early_stop", False))
+    if single:
+        what = {"update": "update-only rerun of epoch", "replay": "replay of epoch"}.get(a.cmd, "epoch")
+        say(f"{what} {a.n} of run {r.run_dir}{ranks}")
+        res = r.run_epoch(a.n, only=getattr(a, "only", None), force=getattr(a, "force", False),
+                          update_only=a.cmd == "update", dry_run=dry_run,
+                          ignore_early_stop=getattr(a, "ignore_early_stop", False))
+        done = [a.n]
+    else:
+        say(f"epochs 1 to {a.n} of run {r.run_dir}{ranks} (finished stages are reused)")
+        done = []
+        for n in range(1, a.n + 1):
+            if dry_run and n > 1 and r.chosen_update(n - 1) is None:
+                say(f"epochs {n} to {a.n}: to run after epoch {n - 1} (their stages depend on its policy)")
+                break
+            reused, lines = [0], []
+
+            def echo(line: str) -> None:
+                reused[0] += " reused " in line
+                if " reused " not in line:
+                    lines.append(line)
+                    say(line)
+            say(f"epoch {n}")
+            t1 = time.time()
+            res = r.run_epoch(n, dry_run=dry_run, echo=echo, ignore_early_stop=getattr(a, "ignore_early_stop", False))
+            done.append(n)
+            if dist.is_main() and not dry_run:
+                say(epoch_line(r, n, reused[0], len(lines), time.time() - t1))
     if not dist.is_main():
         return 0
-    if getattr(a, "dry_run", False):
+    if dry_run:
         from pipeline.dryrun import estimate
-        for line in estimate(r, a.n):
+        for line in estimate(r, done[0] if single else next((n for n in done if r.chosen_update(n) is None), done[-1])):
             print("  " + line)
         return 0
-    m = json.loads((r.epoch_dir(a.n) / "metrics.json").read_text()) if (r.epoch_dir(a.n) / "metrics.json").exists() else {}
     if "update" in res:
         print(f"policy: {res['update'].get('fingerprint', '')[:8]} -> {r.epoch_dir(a.n)}/update-{res['update']['fingerprint'][:8]}/adapter")
-    keys = ["reward/mean", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean", "score/teacher_mean",
-            "loss/total", "kl/k3", "judge/api_calls", "judge/cache_hits"]
-    print("  ".join(f"{k}={m[k]:.4g}" for k in keys if isinstance(m.get(k), (int, float))))
+    if single:
+        print(epoch_line(r, a.n))
     from pipeline.flags import analyse
     from pipeline.report import load_metrics, run_settings
     for f in analyse(load_metrics(r), cfg.report, run_settings(r)):
-        if f.epoch == a.n:
-            print(f"  [{f.severity}] {f.name}: {f.evidence} -> {f.advice}")
+        if f.epoch in done:
+            print(f"  [{f.severity}] epoch {f.epoch} {f.name}: {f.evidence} -> {f.advice}")
     print(f"done in {time.time() - t:.1f}s")
     return 0
+
+
+def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float | None = None) -> str:
+    """One epoch's line: its headline metrics (and, looping over epochs, what ran)."""
+    path = r.epoch_dir(n) / "metrics.json"
+    m = json.loads(path.read_text()) if path.exists() else {}
+    keys = ["reward/mean", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean", "score/teacher_mean",
+            "loss/total", "kl/k3", "eval/pass@1", "judge/api_calls", "judge/cache_hits"]
+    figures = "  ".join(f"{k}={m[k]:.4g}" for k in keys if isinstance(m.get(k), (int, float)))
+    if reused is None:
+        return figures
+    how = "every stage reused" if not ran else f"{reused} stages reused, the rest ran in {secs:.0f}s"
+    return f"epoch {n} done ({how}): {figures}"
 
 
 def say(text: str) -> None:
@@ -123,11 +163,11 @@ def cmd_eval(cfg: Config, a) -> int:
 
 
 def cmd_compare(cfg: Config, a) -> int:
-    r = _runner(cfg)
+    from pipeline.errors import RunError
+    r = existing_run(cfg)
     variants = r.update_variants(a.n)
     if not variants:
-        print(f"epoch {a.n} has no update variants yet (run `rlaif epoch {a.n}`)")
-        return 1
+        raise RunError(f"epoch {a.n} of run {r.run_dir} has no update yet: run `rlaif epoch {a.n}` first")
     chosen = r.chosen_update(a.n)
     cols = ["update.lr", "update.kl_coef", "loss/total", "loss/policy", "kl/k3", "kl/k1", "optim/grad_norm",
             "policy/entropy", "eval/score", "eval/pass@1"]
@@ -174,19 +214,31 @@ def cmd_promote(cfg: Config, a) -> int:
 
 def cmd_status(cfg: Config, a) -> int:
     from pipeline.report import status_lines
-    print("\n".join(status_lines(_runner(cfg))))
+    print("\n".join(status_lines(existing_run(cfg))))
     return 0
+
+
+def existing_run(cfg: Config):
+    """The run a reading command (report, status, samples, compare) reads: it must exist."""
+    r = _runner(cfg)
+    if not r.run_dir.is_dir():
+        from pipeline.errors import RunError
+        runs = sorted(p.name for p in Path(cfg.run.dir).glob("*") if p.is_dir() and not p.name.startswith("."))
+        raise RunError(f"no run at {r.run_dir} (run.dir={cfg.run.dir}, run.name={cfg.run.name}): start it with "
+                       f"`rlaif epoch 1`" + (f", or name one of the runs there: {', '.join(runs)} (run.name=...)"
+                                             if runs else ""))
+    return r
 
 
 def cmd_report(cfg: Config, a) -> int:
     from pipeline.report import write_report
-    print(f"wrote {write_report(_runner(cfg))}")
+    print(f"wrote {write_report(existing_run(cfg))}")
     return 0
 
 
 def cmd_samples(cfg: Config, a) -> int:
     from pipeline.report import samples
-    print(samples(_runner(cfg), a.n, worst=a.worst, best=a.best, prompt=a.prompt))
+    print(samples(existing_run(cfg), a.n, worst=a.worst, best=a.best, prompt=a.prompt))
     return 0
 
 
@@ -240,14 +292,24 @@ def cmd_cache(cfg: Config, a) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="rlaif", description="RLAIF teacher distillation with cached judging.")
-    ap.add_argument("--config", default="config.yaml", help="YAML config (default: ./config.yaml)")
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        ours = version("rlaif")
+    except PackageNotFoundError:
+        ours = "unknown (not installed)"
+    ap = argparse.ArgumentParser(prog="rlaif", description="RLAIF teacher distillation with cached judging. "
+                                 "Every command takes --config FILE and key.sub=value overrides; "
+                                 "`rlaif COMMAND --help` for one command.")
+    ap.add_argument("--config", default="config.yaml", help=CONFIG_HELP)
+    ap.add_argument("--version", action="version", version=f"rlaif {ours}")
+    sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
     def with_overrides(p, epoch: bool = False):
         if epoch:
             p.add_argument("n", type=int, help="epoch number (1, 2, ...)")
-        p.add_argument("overrides", nargs="*", metavar="key.sub=value", help="config overrides")
+        p.add_argument("overrides", nargs="*", metavar="key.sub=value", help="config overrides (`rlaif config show --doc` lists every key)")
+        # --config after the command too (`rlaif epoch 2 --config my.yaml`); SUPPRESS keeps the global one otherwise
+        p.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)
         return p
 
     def with_processes(p):
@@ -257,8 +319,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="with --processes: accelerate's config file (FSDP, DeepSpeed, several machines)")
         return p
 
-    p = with_overrides(sub.add_parser("epoch", help="run epoch N (finished, unchanged stages are reused)"), epoch=True)
-    p.add_argument("--only", help="run only this stage (its inputs must be done)")
+    p = with_overrides(sub.add_parser("epoch", help="bring the run up to epoch N: epochs 1..N, finished stages reused",
+                                      description="Run epochs 1 to N: each epoch's stages whose inputs and settings "
+                                      "are unchanged are reused from disk, the rest run (a killed run resumes where it "
+                                      "stopped). One line per epoch, then the report's flags."), epoch=True)
+    from pipeline.stages import STAGES
+    p.add_argument("--only", choices=[st.name for st in STAGES], metavar="STAGE",
+                   help="run only this stage of epoch N (its inputs must be done): one of "
+                        + ", ".join(st.name for st in STAGES))
     p.add_argument("--force", action="store_true", help="recompute even if up to date (judge cache still used)")
     p.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
     p.add_argument("--ignore-early-stop", action="store_true", help="run even if early stopping says stop")
@@ -283,7 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_eval)
     p = with_overrides(sub.add_parser("compare", help="show epoch N's update variants side by side"), epoch=True)
     p.set_defaults(fn=cmd_compare)
-    p = sub.add_parser("compare-evals", help="is B better than A beyond noise? paired, with a 95% interval over problems",
+    p = sub.add_parser("compare-evals", help="is B better than A beyond noise? paired, with a 95%% interval over problems",
                        description="Compare two evals of the same problems (A: e.g. the base model, B: a trained "
                        "policy) problem by problem: the mean paired difference of sampled pass@1, graded score and "
                        "reference NLL with a t interval over problems, the probability of improvement, won/lost/tied. "
@@ -333,6 +401,10 @@ def build_parser() -> argparse.ArgumentParser:
         with_overrides(p)
         p.set_defaults(fn=cmd_cache)
     return ap
+
+
+CONFIG_HELP = ("YAML config file (default: ./config.yaml when it exists, else the built-in defaults: the same "
+               "recommended values)")
 
 
 def _quiet_libraries() -> None:

@@ -144,7 +144,7 @@ class DataConfig(Section):
     pool_size: int = Field(0, ge=0, description="Train on a fixed subset of this many problems (chosen by run.seed; 0 = all). Each epoch draws its prompts from the pool, so with pool_size = prompts_per_epoch every epoch revisits the same prompts and reward/mean compares like with like from epoch to epoch. The warm-start (`rlaif epoch 0`) still learns every teacher answer.")
     difficulties: list[Literal["easy", "medium", "hard"]] = Field(
         default_factory=lambda: ["easy", "medium", "hard"], description="Difficulty tiers to draw from.")
-    validation_size: int = Field(0, ge=0, description="Carve this many problems out of data.source to tune on (0 = none): training (the pool, every epoch's prompts, the warm-start) never sees them, and the eval source `validation` evaluates them (eval.sources=[validation], or `make bench-learning ARGS=\"--sets validation\"`). Stratified by difficulty and chosen by a fixed seed, not run.seed, so every seed and variant of a study holds out the same problems. Tune on it, never on the held-out set or HumanEval that a bench reports.")
+    validation_size: Annotated[int, Field(ge=0)] | Literal["auto"] = Field("auto", description="Carve this many problems out of data.source to tune on and evaluate (0 = none). auto: none for the built-in sets (builtin, ocaml, humaneval: they ship their own held-out problems), else 10% of your data.source (at least min(10, a fifth), at most 200), which the eval then scores by default (eval.sources). Training (the pool, every epoch's prompts, the warm-start) never sees them, and the eval source `validation` evaluates them (eval.sources=[validation], or `make bench-learning ARGS=\"--sets validation\"`). Stratified by difficulty and chosen by a fixed seed, not run.seed, so every seed and variant of a study holds out the same problems. Tune on it, never on the held-out set or HumanEval that a bench reports.")
     max_prompt_tokens: int = Field(512, ge=16, description="Prompts longer than this (after the chat template) are rejected.")
 
     @property
@@ -157,8 +157,8 @@ class DataConfig(Section):
 
 
 class SampleConfig(Section):
-    num_samples: int = Field(4, ge=1, description="K completions per prompt (the GRPO group size).")
-    temperature: float = Field(1.0, gt=0, description="Sampling temperature; the update recomputes logprobs under the same one.")
+    num_samples: int = Field(8, ge=1, description="K completions per prompt (the GRPO group size; TRL's num_generations, default 8 there too).")
+    temperature: float = Field(0.7, gt=0, description="Sampling temperature; the update recomputes logprobs under the same one. 0.7: the embedded student's answers at 1.0 are mostly noise; raise it for a stronger student whose groups come out identical (reward/frac_zero_std).")
     top_p: float = Field(1.0, gt=0, le=1, description="Nucleus sampling. <1 makes sampling and update distributions differ (see README, KL).")
     top_k: int = Field(0, ge=0, description="Top-k sampling (0 = off).")
     max_new_tokens: int = Field(160, ge=1, description="Generation limit; hitting it marks the completion truncated.")
@@ -196,7 +196,7 @@ class SelectConfig(Section):
 
 class UpdateConfig(Section):
     algorithm: Literal["grpo", "reinforce"] = Field("grpo", description="grpo: clipped surrogate; reinforce: -logp * A.")
-    lr: float = Field(1e-4, ge=0, description="AdamW peak learning rate (1e-4 is the usual LoRA rate; full fine-tuning wants ~10x less). 0: nothing is learned (the learning bench's negative control).")
+    lr: float = Field(2e-4, ge=0, description="AdamW peak learning rate (1e-4 to 2e-4 are the usual LoRA rates; full fine-tuning wants ~10x less). 0: nothing is learned (the learning bench's negative control).")
     kl_coef: float = Field(0.05, ge=0, description="Weight of KL(pi || ref) in the loss (ref: update.kl_reference).")
     kl_reference: Literal["start", "base"] = Field("start", description="The policy KL is measured against. start: the one RL started from, i.e. the supervised warm-start (epoch 0) when one was run, else the base model (as InstructGPT keeps its RL policy near its SFT model); base: always the base model (the adapter disabled).")
     kl_estimator: Literal["k1", "k2", "k3"] = Field("k3", description="KL estimator in the loss, per sampled token with d = ref - logp (Schulman 2020, http://joschu.net/blog/kl-approx.html): k1 = -d, k2 = d^2/2, k3 = e^d - d - 1 (never negative). Their gradients differ, on-policy and in expectation: k1's is 0 (the coefficient pulls nowhere); k2's is that of KL(pi || ref), the reverse KL; k3's is that of KL(ref || pi), the forward KL, unless update.kl_ratio weights it by the ratio, which gives the reverse KL's (TRL's default). k1 and k3 are both logged whatever the choice.")
@@ -222,7 +222,7 @@ class UpdateConfig(Section):
     warmup_steps: int | None = Field(None, ge=0, description="Optimizer steps of linear warmup from lr 0 at the start of the schedule (the run's with carry, each epoch's with reset). None: warmup_ratio x the schedule's steps. (TRL's warmup_steps; it overrides warmup_ratio.)")
     warmup_ratio: float = Field(0.1, ge=0, lt=1, description="With warmup_steps None: the fraction of the schedule's optimizer steps spent in linear warmup.")
     scheduler: Literal["cosine", "linear", "constant", "cosine_with_restarts"] = Field("cosine", description="LR schedule after warmup (transformers.get_scheduler's formulas, over the schedule set by optimizer_state).")
-    teacher_sft_coef: float = Field(0.0, ge=0, description="Mix a supervised loss on the teacher's answer (this x its mean token NLL) into the update, for prompts whose best student sample scores below the teacher (0 = off).")
+    teacher_sft_coef: float = Field(4.0, ge=0, description="Mix a supervised loss on the teacher's answer (this x its mean token NLL) into the update, for prompts whose best student sample scores below the teacher (0 = off: pure RL). The teacher's answers are those the reward already fetched: no extra teacher call.")
     warm_start: bool = Field(False, description="Run the supervised warm-start (epoch 0: a fresh adapter learns every teacher answer of data.difficulties, sft_epochs passes at sft_lr) before epoch 1 and start RL from it: `rlaif epoch 1` runs epoch 0 first when this config's warm-start is not done. false: epoch 1 starts from the base model unless `rlaif epoch 0` was run by hand.")
     sft_epochs: int = Field(2, ge=1, description="Passes over the teacher answers in the supervised warm-start (`rlaif epoch 0`).")
     sft_lr: float = Field(1e-4, ge=0, description="Learning rate of the supervised warm-start (`rlaif epoch 0`); 0 learns nothing (the negative control).")
@@ -232,7 +232,7 @@ class UpdateConfig(Section):
 
 
 class EvalConfig(Section):
-    sources: list[str] = Field(default_factory=lambda: ["builtin:heldout"], description="Held-out problem sets for the eval stage (builtin:heldout, humaneval, a path, hf:..., or validation: the data.validation_size problems carved out of data.source). [] turns eval off.")
+    sources: list[str] | None = Field(None, description="Held-out problem sets for the eval stage (builtin:heldout, ocaml:heldout, humaneval, a path, hf:..., or validation: the data.validation_size problems carved out of data.source). [] turns eval off. Unset: the held-out part of your own data (validation) when data.source is yours, so a run on your data reports pass@1 on problems like its own and never trained on; builtin:heldout (ocaml:heldout) for the built-in training sets. The built-in and HumanEval sets are opt-in for your data.")
     max_problems: int = Field(0, ge=0, description="Evaluate at most this many problems per source (0 = all), chosen by a fixed seed.")
     max_new_tokens: int = Field(256, ge=1, description="Generation limit for eval answers.")
     num_samples: int = Field(1, ge=1, description="Answers per problem. 1 with temperature 0: one greedy answer (the epoch loop's cheap check; one greedy pass over 29 problems has a standard error of ~8 points). n > 1 at temperature > 0: n sampled answers, scored by the unbiased pass@k (Chen et al. 2021) and the mean graded score, precise enough for `rlaif compare-evals` to resolve a change (the learning bench uses 8).")
@@ -312,6 +312,17 @@ class Config(Section):
         if self.eval.num_samples > 1 and self.eval.temperature == 0:
             raise ValueError(f"eval.num_samples={self.eval.num_samples} with eval.temperature=0 gives the same greedy "
                              "answer n times; set eval.temperature (e.g. 0.6) or eval.num_samples=1")
+        if self.data.pool_size and self.data.pool_size < self.data.prompts_per_epoch:
+            raise ValueError(f"data.pool_size={self.data.pool_size} is smaller than data.prompts_per_epoch="
+                             f"{self.data.prompts_per_epoch}: every epoch would draw its prompts from "
+                             f"{self.data.pool_size} problems; set data.pool_size=0 (walk the whole data.source) or "
+                             f"at least {self.data.prompts_per_epoch}")
+        builtin = self.data.source.split(":")[0] in ("builtin", "ocaml", "humaneval")
+        if self.data.validation_size == "auto" and builtin:
+            self.data.validation_size = 0  # the built-in sets have held-out problems of their own
+        if self.eval.sources is None:
+            own = {"ocaml": ["ocaml:heldout"]}.get(self.data.source.split(":")[0], ["builtin:heldout"])
+            self.eval.sources = own if builtin else (["validation"] if self.data.validation_size else [])
         if "validation" in self.eval.sources and not self.data.validation_size:
             raise ValueError("eval.sources names validation but data.validation_size is 0: set data.validation_size "
                              "(e.g. 20) to carve that many problems out of data.source, or drop validation")

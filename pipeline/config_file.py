@@ -42,12 +42,21 @@ def _merge(base: dict, over: dict) -> dict:
     return out
 
 
+def did_you_mean(key: str) -> str:
+    """' (did you mean update.lr?)' for a misspelled key: the closest valid key, its section's or any."""
+    import difflib
+    keys = [k for k, _, _ in describe()]
+    keys += sorted({k.split(".")[0] for k in keys} | {k.rsplit(".", 1)[0] for k in keys if k.count(".") > 1})
+    close = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
 def _format_error(err: ValidationError, source: str) -> str:
     lines = [f"invalid config ({source}):"]
     for e in err.errors():
         key = ".".join(str(p) for p in e["loc"]) or "(top level)"
         if e["type"] == "extra_forbidden":
-            lines.append(f"  {key}: unknown key; see `rlaif config show --doc` for valid keys")
+            lines.append(f"  {key}: unknown key{did_you_mean(key)}; see `rlaif config show --doc` for valid keys")
         elif not e["loc"]:  # a whole-config check: the message names the keys itself
             lines.append(f"  {e['msg'].removeprefix('Value error, ')}")
         else:

@@ -248,3 +248,22 @@ def components(cfg: Config) -> dict[str, float]:
     return dict(cfg.judge.mix) if cfg.judge.kind == "mix" else {cfg.judge.kind: 1.0}
 
 
+
+
+def check_api(cfg: Config, teacher: bool, judge: bool) -> None:
+    """Before any work: each API model the epoch will call has a price (its cost and the budget are
+    tracked) and its key in the environment (live mode; replay sends none). RunError says what to set."""
+    import os
+    wanted = ([(cfg.teacher.kind, cfg.teacher.model, "teacher")] if teacher else []) + (
+        [(kind, cfg.judge.model, "judge") for kind in components(cfg)] if judge else [])
+    for kind, model, role in wanted:
+        if kind not in ("anthropic", "openai"):
+            continue
+        try:
+            m = make_model(kind, model, cfg, teacher=role == "teacher")
+        except ValueError as e:
+            raise RunError(f"{role}: {e}") from None
+        if cfg.judge.mode == "live" and not os.environ.get(m.key_env):
+            raise RunError(f"{role}.kind={kind} calls the API, and {m.key_env} is not set: export {m.key_env}=... "
+                           f"(a local server that speaks the protocol takes any value, with {role}.base_url), or "
+                           "use only the judge cache with judge.mode=replay")

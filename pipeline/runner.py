@@ -106,6 +106,22 @@ class Runner(Lineage):
             from pipeline.model import resolve_device
             resolve_device(self.cfg.run.device)
 
+    def check_api(self, n: int, update_only: bool = False, only: str | None = None) -> None:
+        """An API teacher or judge this epoch will call (its stage not done) without a price or a key
+        fails here, before any work, dry runs included."""
+        if update_only:
+            return
+        try:
+            plan = self.plan(n)
+        except RunError:
+            return  # the epoch cannot run at all: run_epoch says why
+        todo = {st.name for st, fp, d, _ in plan if load_complete(d, fp, verify=False) is None and only in (None, st.name)}
+        if n == 1 and self.cfg.update.warm_start and only is None:
+            todo |= {"teacher"}  # epoch 0 asks the teacher first
+        if {"teacher", "judge"} & todo:
+            from pipeline.judging import check_api
+            check_api(self.cfg, teacher="teacher" in todo, judge="judge" in todo)
+
     def run_eval(self, n: int, echo: Callable[[str], None] = print, warm_start: bool = False) -> dict:
         """The eval stage on epoch n's chosen policy (n = 0: the base model; with warm_start, the
         supervised warm-start's adapter)."""
@@ -150,8 +166,9 @@ class Runner(Lineage):
         if only is not None and only not in names:
             raise RunError(f"--only {only}: no such stage; stages are {', '.join(names)}")
         echo = echo if dist.is_main() else _silent
+        self.check_device()
+        self.check_api(n, update_only, only)
         if not dry_run:
-            self.check_device()
             self.lock()
         try:
             if n == 1 and self.cfg.update.warm_start and not update_only and only is None:

@@ -155,10 +155,23 @@ def test_corrupted_artifact_is_recomputed(tiny_run, caplog):
     assert "checksum mismatch" in caplog.text
 
 
-def test_epoch_needs_previous_epoch(tiny_run, capsys):
-    over, _ = tiny_run
-    assert rlaif("epoch", "3", *over) == 2
-    assert "run `rlaif epoch 2`" in capsys.readouterr().err
+def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):
+    """`rlaif epoch 3` on a fresh run runs epochs 1, 2 and 3, one line each, then the flags; run again,
+    every epoch is reused. `rlaif update 3` and `--only` still need the epochs before."""
+    over, cfg = tiny_run
+    assert rlaif("update", "3", *over) == 2
+    assert "epoch 2 has no finished update" in capsys.readouterr().err
+    assert rlaif("epoch", "3", *over) == 0
+    out = capsys.readouterr().out
+    r = Runner(cfg)
+    assert all(r.chosen_update(n) is not None for n in (1, 2, 3))
+    assert [line.split(" done ")[0] for line in out.splitlines() if re.match(r"epoch \d done ", line)] == \
+        ["epoch 1", "epoch 2", "epoch 3"]
+    s2, s3 = manifests(r.epoch_dir(2))["sample"], manifests(r.epoch_dir(3))["sample"]
+    assert s3["inputs"]["policy"] == r.chosen_update(2)[1]["fingerprint"] != s2["inputs"]["policy"]
+    assert rlaif("epoch", "3", *over) == 0
+    out = capsys.readouterr().out
+    assert out.count("every stage reused") == 3 and " running " not in out   # one line per epoch
 
 
 def test_run_lock_refuses_second_process(tiny_run):

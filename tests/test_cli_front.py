@@ -1,0 +1,151 @@
+"""The first commands a new user types, as they type them: every --help, --version, the mistakes
+that must fail before any work (on stderr, exit code 2, saying what to do), one set of defaults,
+and the eval on the user's own data."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.cli import build_parser, main
+from pipeline.config_file import load_config
+
+BIN = Path(sys.executable).parent / "rlaif"   # the console script `pip install -e .` puts beside python
+
+
+def commands() -> list[list[str]]:
+    """Every command and sub-command of the parser, as argv prefixes."""
+    out = []
+
+    def walk(parser, prefix):
+        for action in parser._actions:
+            if action.__class__.__name__ == "_SubParsersAction":
+                for name, sub in action.choices.items():
+                    out.append(prefix + [name])
+                    walk(sub, prefix + [name])
+    walk(build_parser(), [])
+    return out
+
+
+def test_every_commands_help_works_as_typed():
+    """`rlaif --help`, `rlaif -h` and `rlaif COMMAND --help` for every command, through the installed
+    console script (a literal % in a help text once made argparse crash on all of them)."""
+    assert BIN.exists(), f"{BIN} missing: `make setup` installs the rlaif command"
+    top = subprocess.run([str(BIN), "--help"], capture_output=True, text=True, timeout=60)
+    assert top.returncode == 0 and "epoch" in top.stdout and "compare-evals" in top.stdout, top.stderr
+    assert subprocess.run([str(BIN), "-h"], capture_output=True, text=True, timeout=60).returncode == 0
+    cmds = commands()
+    assert {"epoch", "update", "sweep", "replay", "eval", "compare", "compare-evals", "promote", "judge", "status",
+            "report", "samples", "metrics", "config", "cache"} <= {c[0] for c in cmds}
+    for argv in cmds:   # in-process: 20 interpreter start-ups would cost the suite seconds for nothing more
+        with pytest.raises(SystemExit) as e:
+            main(argv + ["--help"])
+        assert e.value.code == 0, argv
+    v = subprocess.run([str(BIN), "--version"], capture_output=True, text=True, timeout=60)
+    assert v.returncode == 0 and v.stdout.startswith("rlaif 0.")
+
+
+def test_only_lists_the_stages(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["epoch", "1", "--only", "smaple"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "sample" in err and "logprobs" in err and "update" in err
+    with pytest.raises(SystemExit):
+        main(["epoch", "--help"])
+    assert "one of prompts, sample, teacher, judge, reward, select, logprobs, update, eval" in " ".join(capsys.readouterr().out.split())
+
+
+def test_config_after_the_command(tmp_path, capsys):
+    cfg = tmp_path / "my.yaml"
+    cfg.write_text("run:\n  name: mine\n")
+    assert main(["config", "show", "--config", str(cfg)]) == 0
+    assert "name: mine" in capsys.readouterr().out
+    assert main(["--config", str(cfg), "config", "show"]) == 0
+    assert "name: mine" in capsys.readouterr().out
+    assert main(["config", "show", "--config", str(tmp_path / "none.yaml")]) == 2
+    assert "none.yaml does not exist" in capsys.readouterr().err
+
+
+def test_a_misspelled_key_gets_did_you_mean(capsys):
+    assert main(["config", "show", "update.lrr=1e-4"]) == 2
+    captured = capsys.readouterr()
+    assert "update.lrr: unknown key (did you mean update.lr?)" in captured.err and not captured.out
+    assert main(["config", "show", "sampl.temperature=0.5"]) == 2
+    assert "did you mean sample?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["report"], ["status"], ["compare", "99"], ["samples", "1"]])
+def test_reading_a_run_that_does_not_exist_fails_and_creates_nothing(tmp_path, capsys, argv):
+    assert main(argv + [f"run.dir={tmp_path}", "run.name=nope"]) == 2
+    captured = capsys.readouterr()
+    assert f"no run at {tmp_path / 'nope'}" in captured.err and "rlaif epoch 1" in captured.err
+    assert not (tmp_path / "nope").exists() and not captured.out
+
+
+def test_compare_of_an_epoch_without_an_update_fails_on_stderr(tmp_path, capsys):
+    (tmp_path / "r").mkdir()
+    assert main(["compare", "99", f"run.dir={tmp_path}", "run.name=r"]) == 2
+    captured = capsys.readouterr()
+    assert "epoch 99" in captured.err and "rlaif epoch 99" in captured.err and not captured.out
+
+
+def test_a_pool_smaller_than_an_epoch_is_refused(capsys):
+    assert main(["config", "show", "data.prompts_per_epoch=32"]) == 2  # config.yaml: data.pool_size 8
+    err = capsys.readouterr().err
+    assert "data.pool_size=8 is smaller than data.prompts_per_epoch=32" in err and "data.pool_size=0" in err
+
+
+def test_one_set_of_defaults():
+    """Without a config file a user gets the recommended values: config.yaml sets only what the
+    embedded default needs (a pool of 8 easy and medium problems, the warm-start)."""
+    bare, shipped = load_config(None).model_dump(), load_config("config.yaml").model_dump()
+    differ = {f"{s}.{k}" for s in bare for k in bare[s] if bare[s][k] != shipped[s][k]}
+    assert differ == {"data.pool_size", "data.difficulties", "update.warm_start"}
+
+
+def test_the_eval_scores_a_held_out_part_of_the_users_data(tmp_path):
+    from data.loaders import load_builtin
+    import dataclasses
+    rows = [{**dataclasses.asdict(p), "id": f"mine-{i:03d}"} for i, p in enumerate(load_builtin("train")[:40])]
+    src = tmp_path / "mine.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    from pipeline.problems import training_problems, validation_problems
+    from pipeline.stages.eval import eval_problems
+    cfg = load_config(None, [f"data.source={src}"])
+    assert cfg.eval.sources == ["validation"] and cfg.data.validation_size == "auto"
+    held = {p.id for _, p in eval_problems(cfg)}
+    assert len(held) == 8 and held == {p.id for p in validation_problems(cfg)}   # min(10, 40 // 5)
+    assert not held & {p.id for p in training_problems(cfg)}
+    assert load_config(None, [f"data.source={src}", "run.seed=3"]).data.validation_size == "auto"
+    assert {p.id for _, p in eval_problems(load_config(None, [f"data.source={src}", "run.seed=3"]))} == held
+    # the built-in sets: their own held-out problems, nothing carved out of training
+    assert load_config(None).eval.sources == ["builtin:heldout"] and load_config(None).data.validation_size == 0
+    assert load_config(None, ["data.source=ocaml:train"]).eval.sources == ["ocaml:heldout"]
+    # opting in to the built-in held-out set on your own data, or out of any eval
+    assert load_config(None, [f"data.source={src}", "eval.sources=[builtin:heldout]"]).eval.sources == ["builtin:heldout"]
+    assert load_config(None, [f"data.source={src}", "data.validation_size=0"]).eval.sources == []
+
+
+def test_an_api_judge_without_a_price_or_a_key_fails_before_any_work(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    over = [f"run.dir={tmp_path}", "judge.kind=anthropic", "update.warm_start=false"]
+    assert main(["epoch", "1", "--dry-run", *over, "judge.model=claude-haiku-4-5"]) == 2
+    err = capsys.readouterr().err
+    assert "ANTHROPIC_API_KEY is not set" in err and "judge.mode=replay" in err
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
+    assert main(["epoch", "1", "--dry-run", *over, "judge.model=claude-unpriced-9"]) == 2
+    err = capsys.readouterr().err
+    assert "no price for model 'claude-unpriced-9'" in err and "judge.prices" in err
+    assert not list((tmp_path / "default").glob("epoch-*/sample"))  # nothing sampled
+
+
+def test_dry_run_checks_the_device(tmp_path, capsys):
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: cuda:0 exists")
+    assert main(["epoch", "1", "--dry-run", f"run.dir={tmp_path}", "run.device=cuda:0"]) == 2
+    assert "cuda" in capsys.readouterr().err
