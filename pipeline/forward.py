@@ -139,11 +139,38 @@ def bytes_per_token(c, elem: int, training: bool, checkpointing: bool = False) -
     h, layers = c.hidden_size, c.num_hidden_layers
     inter = getattr(c, "intermediate_size", None) or 4 * h
     layer = (18 * h + 6 * inter) * elem
+    logit = 4  # the LM head computes in float32 (`fp32_head`), whatever the weights' dtype
     if not training:
-        return layer + c.vocab_size * elem
+        return layer + c.vocab_size * logit
     if checkpointing:
-        return layers * h * elem + layer + 2 * c.vocab_size * elem
-    return layers * layer + 2 * c.vocab_size * elem
+        return layers * h * elem + layer + 2 * c.vocab_size * logit
+    return layers * layer + 2 * c.vocab_size * logit
+
+
+@contextmanager
+def fp32_head(model):
+    """While the model runs, its LM head computes in float32 when its weights are bf16/fp16: the
+    hidden states and a float32 copy of the head's weights (kept on the module, refreshed when the
+    weights change) give float32 logits. bf16 logits round every logprob by ~1e-2 and bias the
+    entropy low; ScaleRL (Khatri et al. 2025) and TRL's cast_lm_head_to_fp32 compute the head in
+    float32 for the same reason. The weights themselves stay as they are (a tied embedding too), so
+    the sampler, which runs outside this, is untouched. Costs vocab x hidden x 4 bytes (0.9 GB for
+    Qwen2.5-1.5B). A float32 model, or a head that carries a LoRA adapter, runs as it is."""
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    if not isinstance(head, torch.nn.Linear) or head.weight.dtype not in (torch.bfloat16, torch.float16):
+        yield
+        return
+    w = head.weight
+    key = (w.data_ptr(), w._version)
+    if getattr(head, "_fp32_key", None) != key:
+        head._fp32 = (w.detach().float(), None if head.bias is None else head.bias.detach().float())
+        head._fp32_key = key
+    w32, b32 = head._fp32
+    head.forward = lambda h: torch.nn.functional.linear(h.float(), w32, b32)
+    try:
+        yield
+    finally:
+        del head.forward  # back to the class's own
 
 
 def _logp_piece(logits: torch.Tensor, target: torch.Tensor, temperature: float) -> torch.Tensor:
@@ -187,8 +214,9 @@ def token_logprobs(model, batch: dict, temperature: float, with_entropy: bool = 
     kc = batch["completion_mask"].shape[1]
     # positions as generation saw them under left padding
     pos = (batch["attention_mask"].cumsum(-1) - 1).clamp(min=0)
-    logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], position_ids=pos,
-                   logits_to_keep=kc + 1).logits[:, :-1]                                   # (B, Kc, V)
+    with fp32_head(model):
+        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], position_ids=pos,
+                       logits_to_keep=kc + 1).logits[:, :-1]                               # (B, Kc, V)
     return logprobs_from_logits(logits, batch["input_ids"][:, -kc:], temperature, with_entropy)
 
 
@@ -207,12 +235,13 @@ def _shared_prompt_logprobs(model, batch: dict, temperature: float, with_entropy
     logp_rows, ent_rows, order = [], [], []
     for prompt, rows in batch["groups"]:                                                   # (1, P), (G,)
         g, p = rows.shape[0], prompt.shape[1]
-        head = model(input_ids=prompt, use_cache=True, logits_to_keep=1)
-        cache = head.past_key_values
-        cache.batch_repeat_interleave(g)
-        tail = model(input_ids=ids[rows], attention_mask=torch.cat([right.new_ones(g, p), right[rows]], 1),
-                     position_ids=torch.arange(p, p + kc, device=ids.device).expand(g, kc), past_key_values=cache,
-                     use_cache=True, logits_to_keep=kc)
+        with fp32_head(model):
+            head = model(input_ids=prompt, use_cache=True, logits_to_keep=1)
+            cache = head.past_key_values
+            cache.batch_repeat_interleave(g)
+            tail = model(input_ids=ids[rows], attention_mask=torch.cat([right.new_ones(g, p), right[rows]], 1),
+                         position_ids=torch.arange(p, p + kc, device=ids.device).expand(g, kc), past_key_values=cache,
+                         use_cache=True, logits_to_keep=kc)
         # the prompt's last position predicts the first completion token
         logits = torch.cat([head.logits[:, -1:].expand(g, 1, -1), tail.logits[:, :-1]], 1)  # (G, Kc, V)
         lp, ent = logprobs_from_logits(logits, ids[rows], temperature, with_entropy)

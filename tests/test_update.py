@@ -254,3 +254,27 @@ def test_a_carried_optimizer_that_does_not_fit_says_so(tiny_model, tmp_path):
     with pytest.raises(RunError, match="optimizer_state=reset"):
         update.train(load_student(wider.student, trainable=True), rows, cfg.update, 1.0, tok.pad_token_id,
                      show_progress=False, fresh_adapter=True, epoch=2, optimizer_state=state)
+
+
+def test_a_bf16_students_logprobs_come_from_a_float32_head(tiny_model):
+    """student.dtype=bfloat16 (a GPU's default): the logprobs stage and the update compute the LM
+    head in float32 (forward.fp32_head) from the bf16 hidden states, so the logprobs are the float32
+    softmax of those, not of bf16-rounded logits; the head's own forward is back afterwards."""
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.dtype=bfloat16"])
+    model = load_student(cfg.student)
+    rows = [{"prompt_ids": [5, 6, 7], "completion_ids": [9, 10, 11, 12], "index": 0}]
+    batch = forward.collate(rows, 0, False)
+    lp, _ = forward.token_logprobs(model, batch, 0.7)
+    shared, _ = forward.token_logprobs(model, forward.collate(rows, 0, True), 0.7)  # the shared-prompt path too
+    with torch.no_grad():
+        h = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"],
+                  output_hidden_states=True).hidden_states[-1][:, -5:-1]                       # (1, 4, H) bf16
+        z32 = h.float() @ model.get_output_embeddings().weight.float().T
+        z16 = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits[:, -5:-1]
+    target = torch.tensor([[9, 10, 11, 12]])
+    want = torch.log_softmax(z32 / 0.7, -1).gather(-1, target[..., None])[..., 0]
+    rounded = torch.log_softmax(z16.float() / 0.7, -1).gather(-1, target[..., None])[..., 0]
+    torch.testing.assert_close(lp, want, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(shared, want, atol=2e-2, rtol=0)          # bf16 layers, another path: rounding
+    assert float((rounded - want).abs().max()) > 1e-4                       # the bf16 head would differ
+    assert z16.dtype == torch.bfloat16 and "forward" not in vars(model.get_output_embeddings())

@@ -141,3 +141,30 @@ def test_the_decode_loop_runs_on_cuda(tiny_model):
     assert all(len(g["sampler_logprobs"]) == g["length"] for g in ours)
     answers = engine_hf.greedy(model, tok, prompts, 16, "auto")
     assert len(answers) == 3 and all(r in ("eos", "length") for _, r in answers)
+
+
+def test_the_loss_on_cuda_in_bf16_with_a_float32_head(tiny_model, tmp_path):
+    """The update on CUDA in bf16: logprobs from a float32 LM head (forward.fp32_head) within float
+    rounding of the float32 model's, a finite loss whose gradient moves LoRA B, the optimizer state
+    written for the next epoch, and a sampler correction and clip-higher that run there too."""
+    from pipeline.model import load_tokenizer
+    over = [f"student.model={tiny_model}", "run.device=cuda", "student.lora.r=4", "update.micro_batch_size=2",
+            "update.grad_accum=1", "update.lr=1e-2", "update.clip_eps_high=0.28",
+            "update.sampler_correction=token_truncate", "update.loss_type=dapo"]
+    cfg = load_config(None, [*over, "student.dtype=bfloat16"])
+    tok = load_tokenizer(cfg.student)
+    rows = [{"prompt_ids": [5, 6, 7], "completion_ids": [9, 10 + i, 11], "advantage": (-1.0) ** i,
+             "sampler_logprobs": [-3.0, -3.1, -2.9]} for i in range(4)]
+    bf16 = load_student(cfg.student, trainable=True, device="cuda")
+    fp32 = load_student(load_config(None, [*over, "student.dtype=float32"]).student, trainable=True, device="cuda")
+    batch = forward.to_device(forward.collate([{**r, "index": i} for i, r in enumerate(rows)], 0), "cuda")
+    with torch.no_grad():
+        a, _ = forward.token_logprobs(bf16, batch, 0.7)
+        b, _ = forward.token_logprobs(fp32, batch, 0.7)
+    assert a.dtype == torch.float32 and float((a - b).abs().max()) < 0.05
+    torch.manual_seed(0)
+    fig = update.train(bf16, rows, cfg.update, 0.7, tok.pad_token_id, show_progress=False, fresh_adapter=True,
+                       epoch=1, save_to=tmp_path / "adapter")
+    assert all(v == v for v in fig.values() if isinstance(v, float)) and fig["optim/steps"] == 2
+    assert "policy/sampler_weight" in fig and (tmp_path / "optimizer.pt").exists()
+    assert max(float(p.abs().max()) for n, p in bf16.named_parameters() if "lora_B" in n) > 0
