@@ -77,7 +77,7 @@ def test_select_carries_the_sampler_logprobs(tmp_path):
     for name, rows in (("sample", sample_rows), ("reward", reward_rows)):
         (tmp_path / name).mkdir()
         save_table(rows, tmp_path / name)
-    cfg = load_config(None, [])
+    cfg = load_config(None, ["update.teacher_sft_coef=0"])
     (tmp_path / "out").mkdir()
     select.run(Ctx(cfg=cfg, epoch=1, out=tmp_path / "out", inputs={"sample": tmp_path / "sample",
                                                                      "reward": tmp_path / "reward"}, run_dir=tmp_path))

@@ -19,7 +19,7 @@ def toy_reward(ids: list[int], target: set[int]) -> float:
 
 def test_twenty_updates_raise_toy_reward(tiny_model):
     cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=8", "student.lora.alpha=16",
-                             "sample.num_samples=8", "sample.max_new_tokens=12", "update.lr=3e-2", "update.epochs=2",
+                             "sample.num_samples=8", "sample.temperature=1.0", "sample.max_new_tokens=12", "update.lr=3e-2", "update.epochs=2",
                              "update.kl_coef=0.0", "update.micro_batch_size=8", "update.grad_accum=1",
                              "update.warmup_ratio=0.0", "update.scheduler=constant"])
     tok = load_tokenizer(cfg.student)

@@ -68,7 +68,8 @@ def test_select_advantages_are_trls_arithmetic(tmp_path, scale, std):
     for name, table in (("sample", samples), ("reward", rows)):
         (tmp_path / name).mkdir()
         save_table(table, tmp_path / name)
-    cfg = load_config(None, [f"select.scale_rewards={scale}", f"select.std={std}", "select.drop_zero_std=false"])
+    cfg = load_config(None, [f"select.scale_rewards={scale}", f"select.std={std}", "select.drop_zero_std=false",
+                       "update.teacher_sft_coef=0"])
     (tmp_path / "out").mkdir()
     select.run(Ctx(cfg=cfg, epoch=1, out=tmp_path / "out", inputs={"sample": tmp_path / "sample",
                                                                      "reward": tmp_path / "reward"}, run_dir=tmp_path))

@@ -1,0 +1,286 @@
+"""What each `rlaif` command does (pipeline.cli parses the command line and calls these)."""
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from pipeline import dist
+from pipeline.config import Config, ConfigError
+from pipeline.config_file import describe, load_config
+
+log = logging.getLogger("rlaif")
+
+
+def _runner(cfg: Config):
+    from pipeline.runner import Runner
+    return Runner(cfg)
+
+
+def check_engines(cfg: Config, sampling: bool = True) -> None:
+    """sample.engine / eval.engine = vllm without vLLM installed, or with several processes, fails
+    here, before any work."""
+    if ((sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm") and dist.world_size() > 1:
+        raise ConfigError("sample.engine=vllm / eval.engine=vllm do not run with several processes yet (each rank's "
+                          "engine would take the first GPU); use the hf engine, or one process")
+    if (sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm":
+        from pipeline import engine_vllm
+        engine_vllm.require("sample.engine" if sampling and cfg.sample.engine == "vllm" else "eval.engine")
+
+
+def cmd_epoch(cfg: Config, a) -> int:
+    """`rlaif epoch N`: epochs 1..N, each one's finished stages reused (an epoch done earlier costs a
+    line); `rlaif update N`, `rlaif replay N`, `--only`, `--force`: epoch N alone."""
+    check_engines(cfg, sampling=a.cmd != "update")
+    r = _runner(cfg)
+    ranks = f" on {dist.world_size()} processes" if dist.world_size() > 1 else ""
+    dry_run = getattr(a, "dry_run", False)
+    single = a.cmd != "epoch" or a.n <= 1 or getattr(a, "only", None) is not None or getattr(a, "force", False)
+    if cfg.update.optimizer_state == "carry" and a.n > cfg.update.planned_epochs and cfg.update.scheduler != "constant":
+        say(f"warning: epoch {a.n} is past update.planned_epochs={cfg.update.planned_epochs}, where the LR schedule "
+            f"ends ({cfg.update.scheduler}: lr 0, nothing more is learned); set update.planned_epochs={a.n}")
+    t = time.time()
+    if single:
+        what = {"update": "update-only rerun of epoch", "replay": "replay of epoch"}.get(a.cmd, "epoch")
+        say(f"{what} {a.n} of run {r.run_dir}{ranks}")
+        res = r.run_epoch(a.n, only=getattr(a, "only", None), force=getattr(a, "force", False),
+                          update_only=a.cmd == "update", dry_run=dry_run,
+                          ignore_early_stop=getattr(a, "ignore_early_stop", False))
+        done = [a.n]
+    else:
+        say(f"epochs 1 to {a.n} of run {r.run_dir}{ranks} (finished stages are reused)")
+        done = []
+        for n in range(1, a.n + 1):
+            if dry_run and n > 1 and r.chosen_update(n - 1) is None:
+                say(f"epochs {n} to {a.n}: to run after epoch {n - 1} (their stages depend on its policy)")
+                break
+            reused, lines = [0], []
+
+            def echo(line: str) -> None:
+                reused[0] += " reused " in line
+                if " reused " not in line:
+                    lines.append(line)
+                    say(line)
+            say(f"epoch {n}")
+            t1 = time.time()
+            res = r.run_epoch(n, dry_run=dry_run, echo=echo, ignore_early_stop=getattr(a, "ignore_early_stop", False))
+            done.append(n)
+            if dist.is_main() and not dry_run:
+                say(epoch_line(r, n, reused[0], len(lines), time.time() - t1))
+    if not dist.is_main():
+        return 0
+    if dry_run:
+        from pipeline.dryrun import estimate
+        for line in estimate(r, done[0] if single else next((n for n in done if r.chosen_update(n) is None), done[-1])):
+            print("  " + line)
+        return 0
+    if "update" in res:
+        print(f"policy: {res['update'].get('fingerprint', '')[:8]} -> {r.epoch_dir(a.n)}/update-{res['update']['fingerprint'][:8]}/adapter")
+    if single:
+        print(epoch_line(r, a.n))
+    from pipeline.flags import analyse
+    from pipeline.report import load_metrics, run_settings
+    for f in analyse(load_metrics(r), cfg.report, run_settings(r)):
+        if f.epoch in done:
+            print(f"  [{f.severity}] epoch {f.epoch} {f.name}: {f.evidence} -> {f.advice}")
+    print(f"done in {time.time() - t:.1f}s")
+    return 0
+
+
+def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float | None = None) -> str:
+    """One epoch's line: its headline metrics (and, looping over epochs, what ran)."""
+    path = r.epoch_dir(n) / "metrics.json"
+    m = json.loads(path.read_text()) if path.exists() else {}
+    keys = ["reward/mean", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean", "score/teacher_mean",
+            "loss/total", "kl/k3", "eval/pass@1", "judge/api_calls", "judge/cache_hits"]
+    figures = "  ".join(f"{k}={m[k]:.4g}" for k in keys if isinstance(m.get(k), (int, float)))
+    if reused is None:
+        return figures
+    how = "every stage reused" if not ran else f"{reused} stages reused, the rest ran in {secs:.0f}s"
+    return f"epoch {n} done ({how}): {figures}"
+
+
+def say(text: str) -> None:
+    """print, from rank 0 alone when several processes run the command."""
+    if dist.is_main():
+        print(text, flush=True)
+
+
+def sweep_grid(grid: list[str]) -> list[list[str]]:
+    """`--grid update.lr=5e-5,2e-4 --grid update.kl_coef=0.01,0.1` -> the 4 override lists."""
+    import itertools
+    axes = []
+    for g in grid:
+        key, sep, values = g.partition("=")
+        if not sep or not key.startswith("update.") or not values:
+            raise ConfigError(f"--grid {g}: expected update.KEY=V1,V2,... (a sweep varies only update settings; "
+                              "anything else would change the samples or judgements: run `rlaif epoch` for that)")
+        axes.append([f"{key}={v}" for v in values.split(",")])
+    return [list(c) for c in itertools.product(*axes)]
+
+
+def cmd_sweep(cfg: Config, a) -> int:
+    """Update-only variants of epoch N over a grid, in one process: the samples, judgements and
+    logprobs are read from disk, torch and the libraries are imported once."""
+    if not a.grid:
+        raise ConfigError("rlaif sweep needs at least one --grid update.KEY=V1,V2,...")
+    combos = sweep_grid(a.grid)
+    check_engines(cfg, sampling=False)
+    from pipeline.runner import Runner
+    t = time.time()
+    for i, combo in enumerate(combos, 1):
+        c = load_config(a.config, a.overrides + combo)
+        r = Runner(c)
+        say(f"[{i}/{len(combos)}] {' '.join(combo)}")
+        t1 = time.time()
+        res = r.run_epoch(a.n, update_only=True)
+        fp = res["update"]["fingerprint"][:8]
+        say(f"  -> update-{fp} ({time.time() - t1:.1f}s)")
+    if not dist.is_main():
+        return 0
+    print(f"sweep of {len(combos)} variants done in {time.time() - t:.1f}s; side by side:")
+    cmd_compare(cfg, a)
+    print(f"choose one with `rlaif promote {a.n} update-<fp8>` (else the last one is chosen)")
+    return 0
+
+
+def cmd_eval(cfg: Config, a) -> int:
+    check_engines(cfg, sampling=False)
+    r = _runner(cfg)
+    m = r.run_eval(a.n, warm_start=a.warm_start)
+    fig = m.get("figures", {})
+    say("  ".join(f"{k}={v:.4g}" for k, v in fig.items() if isinstance(v, (int, float))))
+    return 0
+
+
+def cmd_compare(cfg: Config, a) -> int:
+    from pipeline.errors import RunError
+    r = existing_run(cfg)
+    variants = r.update_variants(a.n)
+    if not variants:
+        raise RunError(f"epoch {a.n} of run {r.run_dir} has no update yet: run `rlaif epoch {a.n}` first")
+    chosen = r.chosen_update(a.n)
+    cols = ["update.lr", "update.kl_coef", "loss/total", "loss/policy", "kl/k3", "kl/k1", "optim/grad_norm",
+            "policy/entropy", "eval/score", "eval/pass@1"]
+    evals, paths = {}, {}
+    for _, m in variants:  # each variant's eval: the one this config asks for, else the epoch loop's
+        found = r.eval_of(a.n, m["fingerprint"])
+        if found:
+            paths[m["fingerprint"]], evals[m["fingerprint"]] = found[0], found[1].get("figures", {})
+    print(f"{'':2}{'variant':<18}" + "".join(f"{c:>16}" for c in cols))
+    for p, m in variants:
+        fig, conf = {**m.get("figures", {}), **evals.get(m["fingerprint"], {})}, m.get("config", {}).get("update", {})
+        vals = [conf.get("lr"), conf.get("kl_coef")] + [fig.get(c) for c in cols[2:]]
+        mark = "*" if chosen and chosen[0] == p else " "
+        print(f"{mark} {p.name:<18}" + "".join(f"{v:>16.4g}" if isinstance(v, (int, float)) else f"{'-':>16}" for v in vals))
+    print("* = chosen policy (the next epoch starts from it); change with `rlaif promote N VARIANT`")
+    from pipeline.noise import variant_lines
+    lines = variant_lines(paths.get(chosen[1]["fingerprint"]) if chosen else None,
+                          [(p.name, paths[m["fingerprint"]]) for p, m in variants
+                           if m["fingerprint"] in paths and not (chosen and chosen[0] == p)])
+    if lines:
+        print("eval against the chosen variant's, problem by problem (95% interval over problems; `rlaif compare-evals`):")
+        print("\n".join(lines))
+    return 0
+
+
+def cmd_compare_evals(cfg: Config, a) -> int:
+    from pipeline.errors import RunError
+    from pipeline.significance import compare_evals, resolve_eval
+    try:
+        a_dirs = [resolve_eval(s) for s in a.a.split(",") if s]
+        b_dirs = [resolve_eval(s) for s in a.b.split(",") if s]
+        print("\n".join(compare_evals(a_dirs, b_dirs, a.confidence)))
+    except ValueError as e:
+        raise RunError(str(e)) from None
+    return 0
+
+
+def cmd_promote(cfg: Config, a) -> int:
+    r = _runner(cfg)
+    p = r.promote(a.n, a.variant)
+    print(f"epoch {a.n}: chosen policy is now {p.name}; epoch {a.n + 1} will start from it")
+    return 0
+
+
+def cmd_status(cfg: Config, a) -> int:
+    from pipeline.report import status_lines
+    print("\n".join(status_lines(existing_run(cfg))))
+    return 0
+
+
+def existing_run(cfg: Config):
+    """The run a reading command (report, status, samples, compare) reads: it must exist."""
+    r = _runner(cfg)
+    if not r.run_dir.is_dir():
+        from pipeline.errors import RunError
+        runs = sorted(p.name for p in Path(cfg.run.dir).glob("*") if p.is_dir() and not p.name.startswith("."))
+        raise RunError(f"no run at {r.run_dir} (run.dir={cfg.run.dir}, run.name={cfg.run.name}): start it with "
+                       f"`rlaif epoch 1`" + (f", or name one of the runs there: {', '.join(runs)} (run.name=...)"
+                                             if runs else ""))
+    return r
+
+
+def cmd_report(cfg: Config, a) -> int:
+    from pipeline.report import write_report
+    print(f"wrote {write_report(existing_run(cfg))}")
+    return 0
+
+
+def cmd_samples(cfg: Config, a) -> int:
+    from pipeline.report import samples
+    print(samples(existing_run(cfg), a.n, worst=a.worst, best=a.best, prompt=a.prompt))
+    return 0
+
+
+def cmd_metrics(cfg: Config, a) -> int:
+    from pipeline.metrics_doc import metrics_markdown
+    print(metrics_markdown())
+    return 0
+
+
+def cmd_judge(cfg: Config, a) -> int:
+    from data.loaders import load_source
+    from pipeline.judging import Judging
+    problems = {p.id: p for src in dict.fromkeys((cfg.data.source, "builtin", "ocaml"))
+                for p in load_source(src, (cfg.data.mapping or None) if src == cfg.data.source else None, cfg.data.language)}
+    if a.problem not in problems:
+        print(f"error: no problem {a.problem!r} in data.source={cfg.data.source} or the builtin sets (Python, OCaml)",
+              file=sys.stderr)
+        return 2
+    completion = Path(a.completion).read_text() if a.completion != "-" else sys.stdin.read()
+    j = Judging(cfg)
+    score = j.score_all([(problems[a.problem], completion, a.truncated)])[0]
+    j.cache.close()
+    print(json.dumps({"problem": a.problem, **score.to_json(), "cache_hit": j.hits == 1}, indent=2))
+    return 0
+
+
+def cmd_config(cfg: Config, a) -> int:
+    if a.doc:
+        for key, default, doc in describe():
+            print(f"{key:<34} {default:<24} {doc}")
+    else:
+        print(yaml.safe_dump(cfg.model_dump(), sort_keys=False), end="")
+    return 0
+
+
+def cmd_cache(cfg: Config, a) -> int:
+    from judges.cache import JudgeCache
+    from pipeline.judging import cache_dir
+    c = JudgeCache(cache_dir(cfg))
+    try:
+        if a.what == "stats":
+            print(json.dumps({"directory": str(c.directory), "entries": len(c), "bytes": c.volume()}, indent=2))
+        elif a.what == "export":
+            print(f"exported {c.export(a.file)} judgements from {c.directory} to {a.file}")
+        else:
+            added, present = c.import_(a.file)
+            print(f"imported {added} judgements into {c.directory} ({present} were already there, kept as they were)")
+    finally:
+        c.close()
+    return 0
