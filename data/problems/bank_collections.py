@@ -10,16 +10,16 @@ def entries_above(d: dict[str, int], threshold: int) -> dict[str, int]:
     return {k: v for k, v in d.items() if v > threshold}
 """, cases=[([{"a": 5, "b": 2, "c": 9}, 4], {"a": 5, "c": 9}), ([{"a": 4}, 4], {}), ([{}, 0], {}),
             ([{"x": -1, "y": 0}, -1], {"y": 0}), ([{"p": 10, "q": 11}, 9], {"p": 10, "q": 11})]),
-    dict(split="heldout", difficulty="easy", task="returns the keys that appear in both dictionaries `a` and `b`, sorted alphabetically (the values do not matter).", ref="""
-def shared_keys(a: dict[str, int], b: dict[str, int]) -> list[str]:
-    return sorted(k for k in a if k in b)
-""", cases=[([{"x": 1, "y": 2, "z": 3}, {"y": 0, "z": 9, "w": 1}], ["y", "z"]), ([{}, {"a": 1}], []),
-            ([{"a": 1}, {}], []), ([{"b": 1, "a": 2}, {"a": 5, "b": 6}], ["a", "b"]), ([{"q": 1}, {"r": 1}], [])]),
-    dict(split="train", difficulty="easy", task="returns the sum of all the values in the dictionary `d` (0 for an empty dictionary).", ref="""
-def total_of_values(d: dict[str, int]) -> int:
-    return sum(d.values())
-""", cases=[([{"a": 3, "b": 4}], 7), ([{}], 0), ([{"x": -5, "y": 5}], 0), ([{"k": 10}], 10),
-            ([{"a": 1, "b": 2, "c": 3}], 6)]),
+    dict(split="heldout", difficulty="easy", task="returns True if the dictionaries `a` and `b` have exactly the same keys (their values do not matter), and False otherwise.", ref="""
+def same_keys(a: dict[str, int], b: dict[str, int]) -> bool:
+    return a.keys() == b.keys()
+""", cases=[([{"a": 1, "b": 2}, {"b": 5, "a": 0}], True), ([{"a": 1}, {"a": 1, "b": 1}], False), ([{}, {}], True), ([{"x": 1}, {"y": 1}], False),
+            ([{"k": 1}, {"k": 2}], True)]),
+    dict(split="train", difficulty="easy", task="receives `d`, which maps each name to the name of the person they chose, and returns the sorted list of mutual pairs `[a, b]`, with `a` alphabetically before `b`, where `a` chose `b` and `b` chose `a` (choosing oneself makes no pair).", ref="""
+def mutual_pairs(d: dict[str, str]) -> list[list[str]]:
+    return sorted([a, b] for a, b in d.items() if a < b and d.get(b) == a)
+""", cases=[([{"ann": "bob", "bob": "ann", "cy": "ann"}], [["ann", "bob"]]), ([{}], []), ([{"x": "x"}], []), ([{"a": "b", "b": "c", "c": "a"}], []),
+            ([{"d": "c", "c": "d", "a": "b", "b": "a"}], [["a", "b"], ["c", "d"]]), ([{"b": "a", "a": "b"}], [["a", "b"]])]),
     dict(split="train", difficulty="medium", task="returns the keys of `d` ordered by their values from largest to smallest; keys with equal values are ordered alphabetically.", ref="""
 def keys_by_value_desc(d: dict[str, int]) -> list[str]:
     return sorted(d, key=lambda k: (-d[k], k))
@@ -121,12 +121,11 @@ def group_anagrams(words: list[str]) -> dict[str, list[str]]:
     return out
 """, cases=[([["tea", "eat", "tan", "ate", "nat"]], {"aet": ["tea", "eat", "ate"], "ant": ["tan", "nat"]}), ([[]], {}),
             ([["abc"]], {"abc": ["abc"]}), ([["ab", "ba", "ab"]], {"ab": ["ab", "ba", "ab"]}), ([["z", "y"]], {"z": ["z"], "y": ["y"]})]),
-    dict(split="train", difficulty="medium", task="turns `scores` (name -> score) into ranks (name -> rank): the rank of a name is 1 plus the number of names with a strictly higher score, so equal scores share a rank (scores 9, 9, 7 get ranks 1, 1, 3).", ref="""
-def rank_scores(scores: dict[str, int]) -> dict[str, int]:
-    return {name: 1 + sum(s > v for s in scores.values()) for name, v in scores.items()}
-""", cases=[([{"ann": 9, "bob": 7, "cy": 9}], {"ann": 1, "bob": 3, "cy": 1}), ([{}], {}), ([{"a": 5}], {"a": 1}),
-            ([{"a": 1, "b": 2, "c": 3}], {"a": 3, "b": 2, "c": 1}), ([{"a": 4, "b": 4, "c": 4}], {"a": 1, "b": 1, "c": 1}),
-            ([{"a": -1, "b": 0}], {"a": 2, "b": 1})]),
+    dict(split="train", difficulty="medium", task="receives `prereqs`, which maps each course to the list of courses that must be taken before it, and returns the alphabetically sorted list of the courses (keys of `prereqs`) that are not in `taken` but whose prerequisites are all in `taken` (a course without prerequisites only has to be not taken yet).", ref="""
+def available_courses(prereqs: dict[str, list[str]], taken: list[str]) -> list[str]:
+    return sorted(c for c, needs in prereqs.items() if c not in taken and all(n in taken for n in needs))
+""", cases=[([{"b": ["a"], "c": ["a", "b"], "a": [], "d": []}, ["a"]], ["b", "d"]), ([{}, []], []), ([{"x": []}, []], ["x"]), ([{"x": ["y"]}, []], []),
+            ([{"a": [], "b": ["a"]}, ["a", "b"]], []), ([{"m": ["p", "q"], "n": ["q"]}, ["q"]], ["n"])]),
     dict(split="heldout", difficulty="easy", task="returns the total cost of `order`, which maps item names to quantities, using the unit prices in `prices`; an item that has no price costs nothing.", ref="""
 def order_total(prices: dict[str, int], order: dict[str, int]) -> int:
     return sum(prices.get(item, 0) * qty for item, qty in order.items())
@@ -357,10 +356,10 @@ def count_live_neighbors(grid: list[list[int]], r: int, c: int) -> int:
             ([[[1, 1, 1], [1, 0, 1], [1, 1, 1]], 1, 1], 8), ([[[1, 1, 1], [1, 1, 1], [1, 1, 1]], 2, 2], 3),
             ([[[0, 1, 0], [1, 1, 1]], 0, 2], 3), ([[[1, 0], [0, 0], [0, 1]], 1, 0], 2)],
          survivors=["line 5: op -> Sub", "line 6: value -> -1"]),
-    dict(split="train", difficulty="easy", task="returns how many cells of the grid `grid` are equal to `value`.", ref="""
-def count_in_grid(grid: list[list[int]], value: int) -> int:
-    return sum(row.count(value) for row in grid)
-""", cases=[([[[1, 2, 1], [0, 1, 3]], 1], 3), ([[], 0], 0), ([[[5]], 4], 0), ([[[0, 0], [0, 0]], 0], 4), ([[[-1, 2], [2, -1]], -1], 2)]),
+    dict(split="train", difficulty="easy", task="returns True if every cell of `grid` is 0 or 1 (True for an empty grid), and False otherwise.", ref="""
+def is_binary_grid(grid: list[list[int]]) -> bool:
+    return all(v in (0, 1) for row in grid for v in row)
+""", cases=[([[[0, 1], [1, 0]]], True), ([[[0, 2]]], False), ([[]], True), ([[[-1]]], False), ([[[1, 1]]], True), ([[[0]]], True), ([[[1], [2]]], False)]),
     dict(split="heldout", difficulty="hard", task="returns True if every row, every column and both diagonals of the non-empty square grid `grid` have the same sum, and False otherwise (the numbers need not be distinct).", ref="""
 def is_magic_square(grid: list[list[int]]) -> bool:
     n = len(grid)
@@ -389,11 +388,10 @@ def life_step(grid: list[list[int]]) -> list[list[int]]:
             ([[[1]]], [[0]]), ([[[0, 0, 0, 0], [0, 1, 1, 0], [0, 1, 0, 0], [0, 0, 0, 0]]], [[0, 0, 0, 0], [0, 1, 1, 0], [0, 1, 1, 0], [0, 0, 0, 0]]),
             ([[[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[1, 0, 1], [0, 0, 0], [1, 0, 1]]), ([[[1, 1, 1, 1, 1]]], [[0, 1, 1, 1, 0]])],
          survivors=["line 2: value -> -1"]),
-    dict(split="train", difficulty="easy", task="returns a new grid in which every row of `grid` is reversed (the left-right mirror image of `grid`).", ref="""
-def mirror_rows(grid: list[list[int]]) -> list[list[int]]:
-    return [row[::-1] for row in grid]
-""", cases=[([[[1, 2, 3], [4, 5, 6]]], [[3, 2, 1], [6, 5, 4]]), ([[]], []), ([[[7]]], [[7]]), ([[[1, 2], [3, 4]]], [[2, 1], [4, 3]]),
-            ([[[1, 2, 3, 4, 5]]], [[5, 4, 3, 2, 1]])]),
+    dict(split="train", difficulty="easy", task="returns the indices of the rows of `grid` (every row non-empty) whose values are all equal to each other, in increasing order.", ref="""
+def uniform_rows(grid: list[list[int]]) -> list[int]:
+    return [i for i, row in enumerate(grid) if len(set(row)) == 1]
+""", cases=[([[[1, 1, 1], [1, 2, 1], [3, 3, 3]]], [0, 2]), ([[]], []), ([[[5]]], [0]), ([[[1, 2]]], []), ([[[0, 0], [0, 0]]], [0, 1])]),
     dict(split="heldout", difficulty="medium", task="returns the sum of the cells on the outer edge of the non-empty rectangular grid `grid` (the first and last rows and the first and last columns), counting each cell once.", ref="""
 def border_sum(grid: list[list[int]]) -> int:
     rows, cols = len(grid), len(grid[0])
@@ -417,11 +415,11 @@ def identity_matrix(n: int) -> list[list[int]]:
     return [[1 if i == j else 0 for j in range(n)] for i in range(n)]
 """, cases=[([3], [[1, 0, 0], [0, 1, 0], [0, 0, 1]]), ([0], []), ([1], [[1]]), ([2], [[1, 0], [0, 1]]),
             ([4], [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])]),
-    dict(split="heldout", difficulty="easy", task="returns the element-wise sum of the matrices `a` and `b`, which have the same shape (lists of rows).", ref="""
-def matrix_add(a: list[list[int]], b: list[list[int]]) -> list[list[int]]:
-    return [[x + y for x, y in zip(ra, rb)] for ra, rb in zip(a, b)]
-""", cases=[([[[1, 2], [3, 4]], [[10, 20], [30, 40]]], [[11, 22], [33, 44]]), ([[], []], []), ([[[5]], [[-5]]], [[0]]),
-            ([[[1, 2, 3]], [[1, 1, 1]]], [[2, 3, 4]]), ([[[0], [2]], [[3], [4]]], [[3], [6]])]),
+    dict(split="heldout", difficulty="easy", task="returns the sum of all the cells in row `r` and in column `c` of the rectangular grid `grid`, counting the cell where that row and column cross only once.", ref="""
+def cross_sum(grid: list[list[int]], r: int, c: int) -> int:
+    return sum(grid[r]) + sum(row[c] for row in grid) - grid[r][c]
+""", cases=[([[[1, 2, 3], [4, 5, 6], [7, 8, 9]], 1, 1], 25), ([[[1, 2, 3], [4, 5, 6], [7, 8, 9]], 0, 0], 17), ([[[5]], 0, 0], 5),
+            ([[[1, 2], [3, 4]], 1, 0], 8), ([[[1, 2, 3]], 0, 2], 6), ([[[1], [2], [3]], 2, 0], 6)]),
     dict(split="train", difficulty="easy", task="returns a multiplication table as a grid with `rows` rows and `cols` columns: the cell in row `i`, column `j` (both counted from 0) holds `(i + 1) * (j + 1)`.", ref="""
 def times_table(rows: int, cols: int) -> list[list[int]]:
     return [[(i + 1) * (j + 1) for j in range(cols)] for i in range(rows)]
@@ -486,11 +484,12 @@ def tic_tac_toe_winner(board: list[str]) -> str:
 def final_position(moves: str) -> list[int]:
     return [moves.count("R") - moves.count("L"), moves.count("U") - moves.count("D")]
 """, cases=[(["UURDL"], [0, 1]), ([""], [0, 0]), (["LLL"], [-3, 0]), (["DDR"], [1, -2]), (["UDLR"], [0, 0]), (["RRU"], [2, 1])]),
-    dict(split="heldout", difficulty="easy", task="returns the rows of `grid` sorted by their sums, smallest sum first; rows with equal sums keep their original order.", ref="""
-def sort_rows_by_sum(grid: list[list[int]]) -> list[list[int]]:
-    return sorted(grid, key=sum)
-""", cases=[([[[5, 5], [1, 2], [3, 0]]], [[1, 2], [3, 0], [5, 5]]), ([[]], []), ([[[2, 1], [3], [0, 3]]], [[2, 1], [3], [0, 3]]),
-            ([[[-1], [-5]]], [[-5], [-1]]), ([[[9], []]], [[], [9]])]),
+    dict(split="heldout", difficulty="easy", task="returns copies of the records of `records`, which each have an \"id\" key, in which the record whose id equals `record_id` (if there is one) has its key `field` set to `value` (added if missing); the other records are unchanged copies and `records` itself is not modified.", ref="""
+def set_field_by_id(records: list[dict], record_id: int, field: str, value) -> list[dict]:
+    return [{**r, field: value} if r["id"] == record_id else dict(r) for r in records]
+""", cases=[([[{"id": 1, "n": "a"}, {"id": 2, "n": "b"}], 2, "n", "z"], [{"id": 1, "n": "a"}, {"id": 2, "n": "z"}]), ([[], 1, "x", 0], []),
+            ([[{"id": 1}], 1, "x", 5], [{"id": 1, "x": 5}]), ([[{"id": 1}], 3, "x", 5], [{"id": 1}]),
+            ([[{"id": 0, "a": 1}, {"id": 1, "a": 1}], 0, "a", None], [{"id": 0, "a": None}, {"id": 1, "a": 1}])]),
     dict(split="train", difficulty="medium", task="returns the values of `grid` read row by row, where the rows 0, 2, 4, ... are read from left to right and the rows 1, 3, 5, ... from right to left.", ref="""
 def zigzag_rows(grid: list[list[int]]) -> list[int]:
     out = []
@@ -700,10 +699,11 @@ def apply_transfers(balances: dict[str, int], transfers: list[list]) -> dict[str
 """, cases=[([{"a": 10, "b": 0}, [["a", "b", 4], ["b", "a", 5], ["a", "b", 6]]], {"a": 0, "b": 10}), ([{"x": 1}, []], {"x": 1}),
             ([{"a": 3, "b": 3}, [["a", "b", 3]]], {"a": 0, "b": 6}), ([{"a": 2, "b": 0}, [["a", "b", 3]]], {"a": 2, "b": 0}),
             ([{"a": 5, "b": 0, "c": 0}, [["a", "b", 5], ["b", "c", 2]]], {"a": 0, "b": 3, "c": 2})]),
-    dict(split="heldout", difficulty="easy", task="returns the longest list in the non-empty list of lists `lists` (the first one if several are equally long).", ref="""
-def longest_inner(lists: list[list[int]]) -> list[int]:
-    return max(lists, key=len)
-""", cases=[([[[1], [2, 3, 4], [5, 6]]], [2, 3, 4]), ([[[]]], []), ([[[1, 2], [3, 4]]], [1, 2]), ([[[], [0]]], [0]), ([[[7, 8], [9]]], [7, 8])]),
+    dict(split="heldout", difficulty="easy", task="receives `categories`, which maps category names to lists of items, and returns the name of the category whose list contains `item` (`item` is in at most one list), or None if no list contains it.", ref="""
+def find_category(item: str, categories: dict[str, list[str]]) -> str | None:
+    return next((name for name, items in categories.items() if item in items), None)
+""", cases=[(["apple", {"fruit": ["apple", "pear"], "veg": ["leek"]}], "fruit"), (["leek", {"fruit": ["apple", "pear"], "veg": ["leek"]}], "veg"),
+            (["rock", {"fruit": ["apple", "pear"], "veg": ["leek"]}], None), (["x", {}], None), (["b", {"e": [], "f": ["a", "b"]}], "f")]),
     dict(split="train", difficulty="hard", task="simulates a least-recently-used cache holding at most `capacity` (at least 1) keys and returns the list of keys it evicts, in order, while serving `accesses`: an access to a cached key makes it the most recently used; an access to another key adds it, first evicting the least recently used key if the cache is full.", ref="""
 def lru_evictions(capacity: int, accesses: list[str]) -> list[str]:
     cache, evicted = [], []
@@ -792,10 +792,11 @@ def reachable(graph: dict[str, list[str]], start: str) -> list[str]:
     return sorted(seen)
 """, cases=[([{"a": ["b", "c"], "b": ["d"], "e": ["a"]}, "a"], ["a", "b", "c", "d"]), ([{}, "x"], ["x"]), ([{"a": ["b"], "b": ["a"]}, "b"], ["a", "b"]),
             ([{"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}, "c"], ["a", "b", "c"]), ([{"x": ["y"]}, "y"], ["y"])]),
-    dict(split="train", difficulty="easy", task="receives `d`, which maps names to lists of integers, and returns the sorted list of all the distinct integers found in any of those lists.", ref="""
-def all_list_values(d: dict[str, list[int]]) -> list[int]:
-    return sorted({v for values in d.values() for v in values})
-""", cases=[([{"a": [3, 1], "b": [2, 3]}], [1, 2, 3]), ([{}], []), ([{"a": []}], []), ([{"x": [5, 5, 5]}], [5]), ([{"p": [-1, 4], "q": [0]}], [-1, 0, 4])]),
+    dict(split="train", difficulty="easy", task="receives `table`, which maps each row name to a dictionary of column name -> value, and returns a dictionary mapping each row name that has the column `column` to its value in that column.", ref="""
+def table_column(table: dict[str, dict[str, int]], column: str) -> dict[str, int]:
+    return {row: cols[column] for row, cols in table.items() if column in cols}
+""", cases=[([{"r1": {"a": 1, "b": 2}, "r2": {"a": 3}}, "b"], {"r1": 2}), ([{}, "a"], {}), ([{"x": {}}, "a"], {}),
+            ([{"p": {"c": 0}, "q": {"c": -1}}, "c"], {"p": 0, "q": -1}), ([{"r1": {"a": 1, "b": 2}, "r2": {"a": 3}}, "a"], {"r1": 1, "r2": 3})]),
     dict(split="heldout", difficulty="easy", task="returns how many of the inner lists of `lists` contain the value `x`.", ref="""
 def count_lists_containing(lists: list[list[int]], x: int) -> int:
     return sum(1 for lst in lists if x in lst)
