@@ -742,7 +742,7 @@ def bump_patch(v: str) -> str:
     parts = v.split(".")
     parts[-1] = str(int(parts[-1]) + 1)
     return ".".join(parts)
-""", cases=[(["1.2.9"], "1.2.10"), (["0.0.0"], "0.0.1"), (["5"], "6"), (["2.19"], "2.20"), (["1.09"], "1.10"), (["10.4.99"], "10.4.100")]),
+""", cases=[(["1.2.9"], "1.2.10"), (["0.0.0"], "0.0.1"), (["5"], "6"), (["2.19"], "2.20"), (["10.4.99"], "10.4.100")]),
     dict(split="train", difficulty="easy", task=r"""returns True if the line `line` is empty, contains only whitespace, or has "#" as its first character that is not whitespace, and False otherwise.""", ref=r"""
 def is_blank_or_comment(line: str) -> bool:
     s = line.strip()
