@@ -101,18 +101,16 @@ def fill_missing(d: dict[str, int], keys: list[str], default: int) -> dict[str, 
     return out
 """, cases=[([{"a": 1}, ["a", "b"], 0], {"a": 1, "b": 0}), ([{}, [], 5], {}), ([{}, ["x", "y"], 7], {"x": 7, "y": 7}),
             ([{"a": 3, "b": 4}, ["b"], 9], {"a": 3, "b": 4}), ([{"k": -1}, ["k", "m"], -1], {"k": -1, "m": -1})]),
-    dict(split="heldout", difficulty="medium", task="returns the first string of `items` that occurs exactly once in the list, or None if there is no such string (for example when the list is empty).", ref="""
-def first_unique(items: list[str]) -> str | None:
-    counts = {}
-    for x in items:
-        counts[x] = counts.get(x, 0) + 1
-    for x in items:
-        if counts[x] == 1:
-            return x
-    return None
-""", cases=[([["a", "b", "a", "c"]], "b"), ([["x", "x"]], None), ([[]], None), ([["q"]], "q"),
-            ([["a", "b", "b", "a", "c", "c", "d"]], "d"), ([["m", "n", "m", "m"]], "n")],
-         survivors=["line 8: return -> Constant"]),
+    dict(split="heldout", difficulty="medium", task="starts from a blank grid with `rows` rows and `cols` columns, paints every rectangle of `rects`, each given as `[top, left, bottom, right]` (inclusive row and column indices inside the grid), and returns how many cells are painted at least once.", ref="""
+def painted_cells(rows: int, cols: int, rects: list[list[int]]) -> int:
+    grid = [[0] * cols for _ in range(rows)]
+    for top, left, bottom, right in rects:
+        for r in range(top, bottom + 1):
+            for c in range(left, right + 1):
+                grid[r][c] = 1
+    return sum(sum(row) for row in grid)
+""", cases=[([3, 4, [[0, 0, 1, 1], [1, 1, 2, 3]]], 9), ([2, 2, []], 0), ([1, 1, [[0, 0, 0, 0]]], 1), ([2, 3, [[0, 0, 1, 2], [0, 0, 0, 0]]], 6),
+            ([4, 4, [[1, 1, 2, 2]]], 4), ([3, 3, [[0, 2, 2, 2], [2, 0, 2, 2]]], 5)]),
     dict(split="train", difficulty="medium", task="groups the lower-case words of `words` by their letters: it returns a dictionary whose keys are the words' letters in sorted order (e.g. \"tea\" gives \"aet\") and whose values are the lists of words with those letters, in their original order (repeated words are kept).", ref="""
 def group_anagrams(words: list[str]) -> dict[str, list[str]]:
     out = {}
@@ -388,10 +386,11 @@ def life_step(grid: list[list[int]]) -> list[list[int]]:
             ([[[1]]], [[0]]), ([[[0, 0, 0, 0], [0, 1, 1, 0], [0, 1, 0, 0], [0, 0, 0, 0]]], [[0, 0, 0, 0], [0, 1, 1, 0], [0, 1, 1, 0], [0, 0, 0, 0]]),
             ([[[1, 1, 1], [1, 1, 1], [1, 1, 1]]], [[1, 0, 1], [0, 0, 0], [1, 0, 1]]), ([[[1, 1, 1, 1, 1]]], [[0, 1, 1, 1, 0]])],
          survivors=["line 2: value -> -1"]),
-    dict(split="train", difficulty="easy", task="returns the indices of the rows of `grid` (every row non-empty) whose values are all equal to each other, in increasing order.", ref="""
-def uniform_rows(grid: list[list[int]]) -> list[int]:
-    return [i for i, row in enumerate(grid) if len(set(row)) == 1]
-""", cases=[([[[1, 1, 1], [1, 2, 1], [3, 3, 3]]], [0, 2]), ([[]], []), ([[[5]]], [0]), ([[[1, 2]]], []), ([[[0, 0], [0, 0]]], [0, 1])]),
+    dict(split="train", difficulty="easy", task="returns True if the grids `a` and `b` have the same shape: the same number of rows, and the rows at each index have the same length (the values do not matter); otherwise False.", ref="""
+def same_shape(a: list[list[int]], b: list[list[int]]) -> bool:
+    return len(a) == len(b) and all(len(x) == len(y) for x, y in zip(a, b))
+""", cases=[([[[1, 2], [3, 4]], [[0, 0], [9, 9]]], True), ([[[1, 2]], [[1], [2]]], False), ([[], []], True), ([[[1]], []], False),
+            ([[[1, 2], [3]], [[5, 6], [7, 8]]], False), ([[[1], [2, 3]], [[4], [5, 6]]], True), ([[[1]], [[1], [2]]], False)]),
     dict(split="heldout", difficulty="medium", task="returns the sum of the cells on the outer edge of the non-empty rectangular grid `grid` (the first and last rows and the first and last columns), counting each cell once.", ref="""
 def border_sum(grid: list[list[int]]) -> int:
     rows, cols = len(grid), len(grid[0])
