@@ -7,7 +7,7 @@ LR      ?=
 KL      ?=
 ARGS    ?=
 
-.PHONY: setup test test-gpu test-vllm epoch update sweep replay status compare report bench-learning bench-gpu clean
+.PHONY: setup test test-gpu test-vllm epoch update sweep replay status compare report bench-learning bench-gpu docs clean
 
 setup: .venv/.installed
 
@@ -88,6 +88,11 @@ bench: setup
 	$(PY) bench/rerun.py
 	$(PY) bench/throughput.py
 	$(PY) bench/judge.py
+
+# the docs site: regenerate docs/reference/ from the code, then build into site/ (warnings are errors)
+docs: setup
+	$(PY) -m pipeline.docs_gen
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict -d site
 
 compare: setup
 	$(RLAIF) --config $(CONFIG) compare $(N)
