@@ -13,7 +13,7 @@ Never paid twice, across kill -9:
   between upload and the batch id is found again by its file (or created over the same file).
 - The one window left: a kill after the provider accepted a batch and before its id reached the
   journal (milliseconds). That submission is lost (paid, never read); the rerun submits its
-  requests again. README says so.
+  requests again. docs/guides/judges-and-cost.md says so.
 
 Items that come back expired, canceled, or errored with a retryable error (or not at all) follow
 `failed`: "live" (answered live, at the live price), "batch" (one more batch), "missing" (left
@@ -219,7 +219,7 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
         if bid is None:
             journal.write({"event": "abandoned", "local": local, "reason": "killed before its id was journaled"})
             log.warning("a batch of %d requests was submitted by a killed run before its id was journaled: if "
-                        "%s received it, it is paid and cannot be read (README: Batches). Submitting its requests "
+                        "%s received it, it is paid and cannot be read (docs/guides/judges-and-cost.md, Batches). Submitting its requests "
                         "again.", len(e["keys"]), judge.kind)
             continue
         log.info("resuming %s batch %s (%d requests) submitted by an earlier run", judge.kind, bid, len(e["keys"]))

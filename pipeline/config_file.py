@@ -1,6 +1,6 @@
 """The config as text: config.yaml and `key.sub=value` overrides read into one validated Config
 (pipeline/config.py), with errors that name the file and the key; and every key's doc written out
-(`rlaif config show --doc`, the README's config reference: `python -m pipeline.config_file`)."""
+(`rlaif config show --doc`, docs/reference/config.md: `python -m pipeline.docs_gen`)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -103,7 +103,7 @@ def describe(model: type[BaseModel] = Config, prefix: str = "") -> list[tuple[st
 
 
 def markdown_table() -> str:
-    """The README's config reference (`python -m pipeline.config_file` prints it)."""
+    """The config reference, docs/reference/config.md (`python -m pipeline.config_file` prints it)."""
     rows = ["| key | default | meaning |", "|---|---|---|"]
     rows += [f"| `{k}` | `{d}` | {doc} |" for k, d, doc in describe()]
     return "\n".join(rows)

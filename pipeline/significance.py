@@ -54,7 +54,7 @@ def mean_interval(samples: Sequence[Sequence[float]], confidence: float = CONFID
     False: each array is a stratum over its own problems; the variance of the mean of the strata's
     means adds theirs (Welch-Satterthwaite degrees of freedom). Not a bootstrap: on tie-heavy evals
     (18 of 29 held-out problems at 0/8 under every seed) scipy's BCa bootstrap excluded 0 in 11.7% of
-    simulated null comparisons and the percentile bootstrap in 8%, against 5.5% here (README,
+    simulated null comparisons and the percentile bootstrap in 8%, against 5.5% here (docs/measuring-learning.md,
     "Measuring learning"); tests/test_significance.py keeps that measurement."""
     arrays = [np.asarray(s, dtype=float) for s in samples]
     point = float(np.mean([a.mean() for a in arrays]))

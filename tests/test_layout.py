@@ -1,4 +1,4 @@
-"""The layout the README draws ("How the code is laid out"): imports point down, no circles,
+"""The layout docs/layout.md draws ("How the code is laid out"): imports point down, no circles,
 every module readable in one sitting, every package installed."""
 from __future__ import annotations
 

@@ -226,8 +226,8 @@ def test_epoch_2_continues_epoch_1s_adam_state_and_schedule(tiny_model, tmp_path
     state = update.carried_optimizer(tmp_path / "e1" / "adapter", carry)
     assert state is not None and all(int(s["step"]) == 2 for s in state["state"].values())
     fig2 = update.train(a, rows, carry, epoch=2, optimizer_state=state, **kw)
-    for n, p in lora(one).items():
-        torch.testing.assert_close(lora(a)[n], p, atol=1e-6, rtol=1e-5)
+    for n, p in lora(one).items():  # float summation order only: the wrong schedules below differ by > 1e-4
+        torch.testing.assert_close(lora(a)[n], p, atol=1e-5, rtol=1e-4)
     assert fig1["optim/lr_last"] > fig2["optim/lr_last"]                    # the cosine fell across both
 
     # the same epoch 1, then epoch 2 with a fresh AdamW, or with the schedule restarted (reset)
