@@ -1,7 +1,7 @@
 """Build `problems.jsonl`, the problem set written for this project, from the literals below.
 
-    python data/problems/build.py            # rewrite problems.jsonl
-    python data/problems/build.py --check    # fail if problems.jsonl is out of date
+    python data/problems/build.py            # rewrite problems.jsonl and bank.jsonl
+    python data/problems/build.py --check    # fail if either is out of date
 
 Every problem is (task text, reference solution, test cases). The expected output of every
 case is computed by running the reference; where a case also states the expected value by
@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 OUT = Path(__file__).with_name("problems.jsonl")
+BANK = Path(__file__).with_name("bank.jsonl")  # the problem bank's parts, bank_*.py
 
 INSTRUCTION = "Return only the function in a ```python code block."
 
@@ -1535,47 +1536,67 @@ def _same(a, b) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
+def row(p: dict, pid: str, tier: str, split: str, source: str) -> dict:
+    """One problem's row: its tests' outputs computed by running the reference (and checked against
+    the hand values), its prompt written from the signature, the task and the first case."""
+    ref = p["ref"].strip("\n") + "\n"
+    sig_match = re.search(r"^def (\w+)\(.*\).*:$", ref, re.M)
+    assert sig_match, f"{pid}: reference has no def line"
+    signature, name = sig_match.group(0), sig_match.group(1)
+    namespace: dict = {}
+    exec(compile(ref, f"<{name}>", "exec"), namespace)
+    fn = namespace[name]
+    tests = []
+    for args, expected in p["cases"]:
+        got = fn(*copy.deepcopy(args))
+        assert json.loads(json.dumps(got)) == got and _same(json.loads(json.dumps(got)), got), \
+            f"{name}{args!r}: output {got!r} does not survive a JSON round trip"
+        if expected is not ...:
+            assert _same(got, expected), f"{name}{args!r}: reference gives {got!r}, hand value {expected!r}"
+        tests.append({"input": args, "output": got})
+    assert len(tests) >= 3, f"{name}: needs at least 3 tests"
+    first = tests[0]
+    call = f"{name}({', '.join(repr(a) for a in first['input'])})"
+    prompt = (f"Write a Python function `{signature}` that {p['task']} "
+              f"For example, `{call}` returns `{first['output']!r}`. {INSTRUCTION}")
+    return {
+        "id": pid,
+        "prompt": prompt,
+        "entry_point": name,
+        "difficulty": tier,
+        "split": split,
+        "reference": ref,
+        "tests": tests,
+        "test_code": None,
+        "signature": signature,
+        "meta": {"source": source},
+        "language": "python",
+        "context": None,  # the prompt shows only the signature: nothing is in scope but builtins
+    }
+
+
 def build() -> list[dict]:
-    rows = []
-    for tier, problems in TIERS.items():
-        for k, p in enumerate(problems, start=1):
-            ref = p["ref"]
-            sig_match = re.search(r"^def (\w+)\(.*\).*:$", ref, re.M)
-            assert sig_match, f"{tier} #{k}: reference has no def line"
-            signature, name = sig_match.group(0), sig_match.group(1)
-            namespace: dict = {}
-            exec(compile(ref, f"<{name}>", "exec"), namespace)
-            fn = namespace[name]
-            tests = []
-            for args, expected in p["cases"]:
-                got = fn(*copy.deepcopy(args))
-                assert json.loads(json.dumps(got)) == got and _same(json.loads(json.dumps(got)), got), \
-                    f"{name}{args!r}: output {got!r} does not survive a JSON round trip"
-                if expected is not ...:
-                    assert _same(got, expected), f"{name}{args!r}: reference gives {got!r}, hand value {expected!r}"
-                tests.append({"input": args, "output": got})
-            assert len(tests) >= 3, f"{name}: needs at least 3 tests"
-            first = tests[0]
-            call = f"{name}({', '.join(repr(a) for a in first['input'])})"
-            prompt = (f"Write a Python function `{signature}` that {p['task']} "
-                      f"For example, `{call}` returns `{first['output']!r}`. {INSTRUCTION}")
-            rows.append({
-                "id": f"py-{tier}-{k:03d}",
-                "prompt": prompt,
-                "entry_point": name,
-                "difficulty": tier,
-                "split": "heldout" if k % 5 == 0 else "train",
-                "reference": ref,
-                "tests": tests,
-                "test_code": None,
-                "signature": signature,
-                "meta": {"source": "rlaif-builtin"},
-                "language": "python",
-                "context": None,  # the prompt shows only the signature: nothing is in scope but builtins
-            })
+    rows = [row(p, f"py-{tier}-{k:03d}", tier, "heldout" if k % 5 == 0 else "train", "rlaif-builtin")
+            for tier, problems in TIERS.items() for k, p in enumerate(problems, start=1)]
     ids = [r["id"] for r in rows]
     names = [r["entry_point"] for r in rows]
     assert len(set(ids)) == len(ids) and len(set(names)) == len(names), "duplicate id or entry point"
+    return rows
+
+
+def build_bank() -> list[dict]:
+    """The problem bank (bank_*.py, checked by bank_check.py): ids py-<part>-NNN in each part's
+    order, split and difficulty as each problem states them."""
+    import runpy
+    rows = []
+    for part in sorted(OUT.parent.glob("bank_*.py")):
+        if part.name == "bank_check.py":
+            continue
+        area = part.stem.removeprefix("bank_")
+        for k, p in enumerate(runpy.run_path(str(part))["PROBLEMS"], start=1):
+            rows.append(row(p, f"py-{area}-{k:03d}", p["difficulty"], p["split"], "rlaif-bank"))
+    names = [r["entry_point"] for r in rows + build()]
+    assert len(set(names)) == len(names), "duplicate entry point between the bank and problems.jsonl"
     return rows
 
 
@@ -1584,11 +1605,12 @@ def render(rows: list[dict]) -> str:
 
 
 if __name__ == "__main__":
-    text = render(build())
-    if "--check" in sys.argv:
-        if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
-            sys.exit(f"{OUT} is out of date: run python {Path(__file__).as_posix()}")
-        print(f"{OUT} is up to date")
-    else:
-        OUT.write_text(text, encoding="utf-8")
-        print(f"wrote {OUT}: {text.count(chr(10))} problems")
+    for out, rows in ((OUT, build()), (BANK, build_bank())):
+        text = render(rows)
+        if "--check" in sys.argv:
+            if not out.exists() or out.read_text(encoding="utf-8") != text:
+                sys.exit(f"{out} is out of date: run python {Path(__file__).as_posix()}")
+            print(f"{out} is up to date")
+        else:
+            out.write_text(text, encoding="utf-8")
+            print(f"wrote {out}: {text.count(chr(10))} problems")
