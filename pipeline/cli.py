@@ -171,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted: finished stages are kept; rerun the same command to resume", file=sys.stderr)
         return 130
+    finally:
+        dist.close()
 
 
 if __name__ == "__main__":

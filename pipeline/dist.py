@@ -68,6 +68,19 @@ def init(device, timeout_s: float) -> None:
     _group = dist.new_group(backend="gloo", timeout=timeout) if dist.get_backend() != "gloo" else dist.group.WORLD
 
 
+def close() -> None:
+    """Leave the process group (at the end of a command, on every rank). A rank that exits with its
+    gloo group still up can abort in the group's destructor ("terminate called without an active
+    exception", SIGABRT) after its work is done, and the launcher then fails the whole run."""
+    global _group
+    if _group is None:
+        return
+    import torch.distributed as dist
+    if dist.is_initialized():
+        dist.destroy_process_group()
+    _group = None
+
+
 def barrier() -> None:
     if _group is not None:
         import torch.distributed as dist
