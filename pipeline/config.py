@@ -7,6 +7,7 @@ Every field has a type, a default and a one-line doc (`rlaif config show --doc` 
 """
 from __future__ import annotations
 
+import warnings
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -194,17 +195,22 @@ class SelectConfig(Section):
     std: Literal["population", "sample"] = Field("sample", description="The std of advantage=grpo. sample: divide by n - 1 (Bessel's correction, TRL's torch.std); population: by n, advantages x sqrt(n/(n-1)) of sample's, 1.07 at 8 samples, 1.41 at 2. sample is TRL's choice, taken because an A/B of the two found no difference beyond noise (bench/RESULTS.md, update: TRL's choices).")
 
 
+SEQUENCE_CLIP_WARN = 0.01
+"""update.importance_sampling_level=sequence warns above this clip range: between GSPO's ~3e-4 and the
+token-level 0.1-0.3."""
+
+
 class UpdateConfig(Section):
     algorithm: Literal["grpo", "reinforce"] = Field("grpo", description="grpo: clipped surrogate; reinforce: -logp * A.")
     lr: float = Field(2e-4, ge=0, description="AdamW peak learning rate (1e-4 to 2e-4 are the usual LoRA rates; full fine-tuning wants ~10x less). 0: nothing is learned (the learning bench's negative control).")
     kl_coef: float = Field(0.05, ge=0, description="Weight of KL(pi || ref) in the loss (ref: update.kl_reference).")
     kl_reference: Literal["start", "base"] = Field("start", description="The policy KL is measured against. start: the one RL started from, i.e. the supervised warm-start (epoch 0) when one was run, else the base model (as InstructGPT keeps its RL policy near its SFT model); base: always the base model (the adapter disabled).")
-    kl_estimator: Literal["k1", "k2", "k3"] = Field("k3", description="KL estimator in the loss, per sampled token with d = ref - logp (Schulman 2020, http://joschu.net/blog/kl-approx.html): k1 = -d, k2 = d^2/2, k3 = e^d - d - 1 (never negative). Their gradients differ, on-policy and in expectation: k1's is 0 (the coefficient pulls nowhere); k2's is that of KL(pi || ref), the reverse KL; k3's is that of KL(ref || pi), the forward KL, unless update.kl_ratio weights it by the ratio, which gives the reverse KL's (TRL's default). k1 and k3 are both logged whatever the choice.")
-    kl_ratio: bool = Field(True, description="Multiply the KL term by the importance ratio pi / pi_old (TRL's use_bias_correction_kl, its default; DeepSeek-V3.2, arXiv 2512.02556): with k3, its gradient becomes that of KL(pi || ref), the reverse KL the penalty is meant to be; false: the forward KL's. An A/B against false found no difference beyond noise (bench/RESULTS.md, update: TRL's choices).")
+    kl_estimator: Literal["k1", "k2", "k3"] = Field("k3", description="KL estimator in the loss, per sampled token with d = ref - logp (Schulman 2020, http://joschu.net/blog/kl-approx.html): k1 = -d, k2 = d^2/2, k3 = e^d - d - 1 (never negative). What the penalty's gradient follows, on-policy and in expectation, depends on update.kl_ratio (pipeline/loss.py has the derivation; tests/test_loss_trl.py checks it). With kl_ratio=true (the default): k1 and k3 follow KL(pi || ref), the reverse KL; k2 follows E_pi[(log pi - log ref)^2]/2, no KL (the reverse KL only near ref). With kl_ratio=false: k1's is 0 (the coefficient pulls nowhere); k2 follows the reverse KL; k3 follows KL(ref || pi), the forward KL. For the reverse KL take k3 (or k1) with kl_ratio=true, or k2 with kl_ratio=false. k1 and k3 are both logged whatever the choice.")
+    kl_ratio: bool = Field(True, description="Multiply the KL term by the importance ratio pi / pi_old (TRL's use_bias_correction_kl, its default; DeepSeek-V3.2, arXiv 2512.02556). It turns the penalty's expected gradient into that of E_pi[estimator] itself: with k3 (or k1) the reverse KL, KL(pi || ref), the KL the penalty is meant to be. false: k3 follows the forward KL, KL(ref || pi), k1 nothing, k2 the reverse KL (update.kl_estimator has the table). An A/B of k3 with true against false found no difference beyond noise (bench/RESULTS.md, update: TRL's choices).")
     loss_type: Literal["grpo", "bnpo", "dapo", "dr_grpo"] = Field("grpo", description="How token losses become the step's loss (TRL's loss_type, same names and sums; pipeline/loss.py, loss_norms). grpo: each completion's mean token loss, averaged over completions (GRPO eq. 3; favours long completions among the wrong ones); bnpo: each micro-batch's token mean; dapo: the optimizer step's token mean, so every token weighs the same (DAPO); dr_grpo: token sums over sample.max_new_tokens (Dr. GRPO).")
-    clip_eps: float = Field(0.2, gt=0, description="PPO clip range for the ratio: clipped to [1 - clip_eps, 1 + clip_eps_high] (TRL's epsilon).")
-    clip_eps_high: float | None = Field(None, gt=0, description="Upper clip range (DAPO's clip-higher, Yu et al. 2025: e.g. 0.28 with clip_eps 0.2 lets unlikely tokens gain more per step, against entropy collapse). None: clip_eps. TRL's epsilon_high.")
-    importance_sampling_level: Literal["token", "sequence"] = Field("token", description="token: one ratio per token (PPO, GRPO); sequence: one per completion, the geometric mean of its tokens' ratios, clipped as a whole (GSPO, Zheng et al. 2025; clip ranges then much smaller, e.g. clip_eps 3e-4, clip_eps_high 4e-4). TRL's importance_sampling_level. Needs algorithm=grpo.")
+    clip_eps: float = Field(0.2, gt=0, description="PPO clip range for the ratio: clipped to [1 - clip_eps, 1 + clip_eps_high] (TRL's epsilon). Token scale (0.1-0.3) with importance_sampling_level=token; GSPO's sequence ratios want ~3e-4.")
+    clip_eps_high: float | None = Field(None, gt=0, description="Upper clip range (DAPO's clip-higher, Yu et al. 2025: e.g. 0.28 with clip_eps 0.2 lets unlikely tokens gain more per step, against entropy collapse). None: clip_eps. At least clip_eps. TRL's epsilon_high.")
+    importance_sampling_level: Literal["token", "sequence"] = Field("token", description="token: one ratio per token (PPO, GRPO); sequence: one per completion, the geometric mean of its tokens' ratios, clipped as a whole (GSPO, Zheng et al. 2025; clip ranges then much smaller, e.g. clip_eps 3e-4, clip_eps_high 4e-4: a range above 0.01 is warned about, since a sequence's ratio moves far less than a token's and the clip would hardly ever bind). TRL's importance_sampling_level. Needs algorithm=grpo.")
     mask_truncated_completions: bool = Field(False, description="Completions cut at sample.max_new_tokens (finish_reason length) train nothing, neither policy nor KL (DAPO's overlong filtering; TRL's mask_truncated_completions): a truncated answer's reward says little about its tokens. They still count in their group's advantages.")
     sampler_correction: Literal["none", "token_truncate", "token_mask", "sequence_truncate", "sequence_mask"] = Field("none", description="Correct for tokens drawn by a sampler that is not the trainer (vLLM's kernels, a bfloat16 sampling copy: logprobs/sampler_gap measures it) by weighing each token's surrogate with pi_old / pi_sampler: per token or per completion (the product of its tokens' ratios), truncated to [sampler_correction_min, sampler_correction_max] (truncate) or left out when outside it (mask). Truncated importance sampling (Yao et al. 2025, \"Your efficient RL framework secretly brings you off-policy RL training\"); TRL's vllm_importance_sampling_correction and _mode (TRL applies sequence_mask by default with vLLM). none: no weight (our engines sample the trained policy, up to sample.dtype's rounding). Rows without the sampler's logprobs get weight 1.")
     sampler_correction_max: float | None = Field(3.0, gt=0, description="sampler_correction's upper bound C_max (TRL's vllm_importance_sampling_clip_max). None: no upper bound.")
@@ -217,12 +223,12 @@ class UpdateConfig(Section):
     grad_accum: int = Field(2, ge=1, description="Micro-batches per optimizer step.")
     max_grad_norm: float = Field(1.0, gt=0, description="Gradient clipping norm.")
     weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
-    optimizer_state: Literal["carry", "reset"] = Field("carry", description="carry: one AdamW and one LR schedule over the whole run, as TRL trains: each epoch's update starts from the Adam moments and the schedule position left by the update its policy came from (epoch N-1's chosen variant; the moments travel in its artifact, optimizer.pt), and the schedule spans planned_epochs. reset: a fresh AdamW every epoch and a whole schedule (warmup, then the decay to 0) inside each epoch.")
-    planned_epochs: int = Field(4, ge=1, description="carry: the RL epochs the LR schedule spans (its length: planned_epochs x an epoch's optimizer steps; epoch e's update runs the schedule's part (e-1)/planned_epochs to e/planned_epochs). Past it the schedule has ended (cosine and linear: lr 0, nothing learned): set it to the number of epochs you mean to run (`rlaif epoch N` warns when N is beyond it).")
+    optimizer_state: Literal["carry", "reset"] = Field("carry", description="carry: one AdamW and one LR schedule over the whole run, as TRL trains: each epoch's update starts from the Adam moments and the schedule position left by the update its policy came from (epoch N-1's chosen variant; the moments travel in its artifact, optimizer.pt), and the schedule spans planned_epochs; the schedule's position (optimizer steps taken in the run) travels beside them (schedule.pt), so an epoch of fewer or more steps than the last continues where it stopped. reset: a fresh AdamW every epoch and a whole schedule (warmup, then the decay to 0) inside each epoch.")
+    planned_epochs: int = Field(4, ge=1, description="carry: the RL epochs the LR schedule spans (its length: planned_epochs x this epoch's optimizer steps; each update continues from the position the previous one left, schedule.pt). A position past that length holds the schedule's end value (cosine, linear, cosine_with_restarts: lr 0, nothing learned; constant: lr), never wraps into another cycle: set it to the number of epochs you mean to run (`rlaif epoch N` warns when N is beyond it).")
     warmup_steps: int | None = Field(None, ge=0, description="Optimizer steps of linear warmup from lr 0 at the start of the schedule (the run's with carry, each epoch's with reset). None: warmup_ratio x the schedule's steps. (TRL's warmup_steps; it overrides warmup_ratio.)")
     warmup_ratio: float = Field(0.1, ge=0, lt=1, description="With warmup_steps None: the fraction of the schedule's optimizer steps spent in linear warmup.")
     scheduler: Literal["cosine", "linear", "constant", "cosine_with_restarts"] = Field("cosine", description="LR schedule after warmup (transformers.get_scheduler's formulas, over the schedule set by optimizer_state).")
-    teacher_sft_coef: float = Field(4.0, ge=0, description="Mix a supervised loss on the teacher's answer (this x its mean token NLL) into the update, for prompts whose best student sample scores below the teacher (0 = off: pure RL). The teacher's answers are those the reward already fetched: no extra teacher call.")
+    teacher_sft_coef: float = Field(4.0, ge=0, description="Mix a supervised loss on the teacher's answer (this x its mean token NLL) into the update, for prompts whose best student sample scores below the teacher (0 = off: pure RL). Its logprobs are the model's own (T = 1), as the warm-start fits them, not the sampling temperature's. The teacher's answers are those the reward already fetched: no extra teacher call.")
     warm_start: bool = Field(False, description="Run the supervised warm-start (epoch 0: a fresh adapter learns every teacher answer of data.difficulties, sft_epochs passes at sft_lr) before epoch 1 and start RL from it: `rlaif epoch 1` runs epoch 0 first when this config's warm-start is not done. false: epoch 1 starts from the base model unless `rlaif epoch 0` was run by hand.")
     sft_epochs: int = Field(2, ge=1, description="Passes over the teacher answers in the supervised warm-start (`rlaif epoch 0`).")
     sft_lr: float = Field(1e-4, ge=0, description="Learning rate of the supervised warm-start (`rlaif epoch 0`); 0 learns nothing (the negative control).")
@@ -326,11 +332,25 @@ class Config(Section):
         if "validation" in self.eval.sources and not self.data.validation_size:
             raise ValueError("eval.sources names validation but data.validation_size is 0: set data.validation_size "
                              "(e.g. 20) to carve that many problems out of data.source, or drop validation")
+        u = self.update
+        if u.clip_eps_high is not None and u.clip_eps_high < u.clip_eps:
+            raise ValueError(f"update.clip_eps_high={u.clip_eps_high} is below update.clip_eps={u.clip_eps}: the ratio's "
+                             "ceiling 1 + clip_eps_high would sit nearer 1 than its floor, the opposite of DAPO's "
+                             f"clip-higher; set update.clip_eps_high to at least {u.clip_eps} (DAPO: 0.28 with clip_eps "
+                             "0.2), or leave it unset (= clip_eps)")
         if self.update.importance_sampling_level == "sequence" and self.update.algorithm != "grpo":
             raise ValueError("update.importance_sampling_level=sequence clips a per-sequence ratio, which "
                              f"update.algorithm={self.update.algorithm} has none of; set update.algorithm=grpo "
                              "or update.importance_sampling_level=token")
-        u = self.update
+        if u.importance_sampling_level == "sequence" and max(u.clip_eps, u.clip_eps_high or 0.0) > SEQUENCE_CLIP_WARN:
+            # a warning, not an error: a wide sequence-level range is a legitimate experiment, only an unlikely one
+            warnings.warn(f"update.importance_sampling_level=sequence with update.clip_eps={u.clip_eps}"
+                          + (f", update.clip_eps_high={u.clip_eps_high}" if u.clip_eps_high is not None else "")
+                          + ": a token-level range. A sequence's ratio is the geometric mean of its tokens' ratios and "
+                          "moves far less than one token's, so this clip hardly ever binds and the update runs nearly "
+                          "unclipped. GSPO (Zheng et al. 2025) uses update.clip_eps=3e-4 update.clip_eps_high=4e-4; "
+                          "set those, or keep this range if you mean it (a warning, not an error, for that reason)",
+                          UserWarning)
         if u.sampler_correction != "none":
             if u.sampler_correction_min is None and u.sampler_correction_max is None:
                 raise ValueError(f"update.sampler_correction={u.sampler_correction} needs a bound: set "

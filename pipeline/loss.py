@@ -24,7 +24,7 @@ class LossSettings:
     clip_high: float = 0.2         # epsilon_high: ratio ceiling 1 + clip_high (DAPO's clip-higher when > clip_low)
     level: str = "token"           # token: one ratio per token (GRPO); sequence: one per completion (GSPO)
     kl_estimator: str = "k3"       # k1 | k2 | k3 (kl_terms)
-    kl_ratio: bool = False         # weight the KL term by the ratio (TRL's use_bias_correction_kl)
+    kl_ratio: bool = True          # weight the KL term by the ratio (TRL's use_bias_correction_kl; update.kl_ratio's default)
 
 
 def settings(uc) -> LossSettings:
@@ -94,9 +94,20 @@ def policy_loss(logp: torch.Tensor, old: torch.Tensor, ref: torch.Tensor, advant
         pg = pg * is_weight
 
     # KL penalty to the reference, per token: k1 = -d, k2 = d^2 / 2, k3 = e^d - d - 1 with d = ref - logp
-    # (Schulman, "Approximating KL divergence", 2020). Their gradients, on-policy, in expectation:
-    # k1 -> 0; k2 -> grad KL(pi || ref); k3 -> grad KL(ref || pi) (the forward KL); k3 x ratio (the
-    # importance weight TRL's use_bias_correction_kl applies; our kl_ratio) -> grad KL(pi || ref).
+    # (Schulman, "Approximating KL divergence", 2020). Their expected gradients on-policy (tokens drawn
+    # from pi_old = pi, token-level ratio; tests/test_loss_trl.py checks each on a small distribution):
+    #
+    #   estimator   kl_ratio=false           kl_ratio=true (x ratio; TRL's use_bias_correction_kl)
+    #   k1          0                        grad KL(pi || ref)   reverse KL
+    #   k2          grad KL(pi || ref)       grad E_pi[k2] = grad E_pi[(log pi - log ref)^2] / 2: no KL's
+    #                                        (the reverse KL's only to first order, near ref)
+    #   k3          grad KL(ref || pi)       grad KL(pi || ref)   reverse KL (the default)
+    #
+    # Why: the ratio's value is 1 and its gradient is grad logp, so grad(ratio x k) = grad k + k grad logp,
+    # whose expectation is the gradient of E_pi[k] itself (the score-function term the sampled tokens
+    # miss); E_pi[k1] = E_pi[k3] = KL(pi || ref). Without it, E_pi[grad k] = E_pi[k'(logp) grad logp]:
+    # k1' = 1 gives E_pi[grad logp] = 0, k2' = log pi - log ref gives the reverse KL's gradient, and
+    # k3' = 1 - ref / pi gives -sum_x ref(x) grad log pi(x), the forward KL's.
     kl = kl_terms(logp, ref, s.kl_estimator)
     kl_loss = kl["loss"] * ratio if s.kl_ratio else kl["loss"]
 

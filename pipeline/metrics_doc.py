@@ -52,7 +52,7 @@ METRICS: dict[str, Metric] = {
     "kl/k1_start": Metric("KL(policy that sampled this epoch || ref), k1, before any update step; negative = the sampled tokens were not drawn from that policy at sample.temperature (top_p/top_k, another temperature): the negative_k1 flag", "target", "logprobs"),
     "kl/coef": Metric("KL coefficient the update ended with (update.kl_coef, or where update.kl_mode=adaptive steered it)", "", "update"),
     "policy/entropy": Metric("mean token entropy (nats) of the policy in the update's forward pass", "higher", "update"),
-    "policy/clip_ratio": Metric("share of tokens whose probability ratio was clipped to [1-e, 1+e]", "lower", "update"),
+    "policy/clip_ratio": Metric("share of tokens where the clip binds (policy/clip_low + policy/clip_high: a ratio outside [1 - update.clip_eps, 1 + update.clip_eps_high] on the side its advantage pushes it; TRL's clip_ratio/region_mean), each completion's share averaged over the completions (TRL averages over each micro-batch's tokens; the per-token indicators are TRL's, tests/test_loss_trl.py)", "lower", "update"),
     "policy/clip_low": Metric("share of tokens clipped at 1 - update.clip_eps (ratio below it with a negative advantage: TRL's clip_ratio/low_mean)", "lower", "update"),
     "policy/clip_high": Metric("share of tokens clipped at 1 + update.clip_eps_high (ratio above it with a positive advantage: TRL's clip_ratio/high_mean)", "lower", "update"),
     "policy/sampler_weight": Metric("mean update.sampler_correction weight pi_old / pi_sampler over the trained tokens (1: the sampler was the trainer; recorded when the correction is on)", "", "update"),

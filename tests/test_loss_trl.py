@@ -7,7 +7,8 @@ TRL's conventions aligned: its model forward is replaced by the given logprobs (
 the same numbers), its generation batch is the window (steps_per_generation = the window's
 micro-batches, num_items_in_batch = the window's trained tokens, as TRL counts them for dapo), and
 current_gradient_accumulation_steps = the window's micro-batches (what transformers' Trainer sets
-for the last, partial window)."""
+for the last, partial window). Also: the clip figures against TRL's clip_ratio/* metrics, and each KL
+estimator's expected gradient against the table in pipeline/loss.py."""
 from __future__ import annotations
 
 import itertools
@@ -222,3 +223,79 @@ def test_the_sampler_corrections_arithmetic():
     torch.testing.assert_close(sampler_correction(old, sampler, mask, "sequence_truncate", None, 3.0),
                                torch.tensor([[e]]))
     torch.testing.assert_close(sampler_correction(old, sampler, mask, "sequence_mask", 0.5, 2.0), torch.tensor([[0.0]]))
+
+
+@pytest.mark.parametrize("level", ["token", "sequence"])
+def test_the_clip_figures_are_trls(trainer, level):
+    """policy_loss's clip_low / clip_high indicators (a ratio below 1 - e_low counts only with a negative
+    advantage, above 1 + e_high only with a positive one: where the clip binds), averaged as TRL averages
+    them, equal TRL's clip_ratio/low_mean, high_mean and region_mean on the same micro-batches, with
+    advantages of both signs. (The update reports each completion's share, averaged over completions.)"""
+    for high in (0.2, 0.28):
+        s = LossSettings(clip_low=0.2, clip_high=high, level=level, kl_estimator="k3", kl_ratio=True)
+        mbs = window(9, [4, 4, 3], True)
+        assert any((mb["adv"] > 0).any() and (mb["adv"] < 0).any() for mb in mbs)
+        rows = [[{"completion_ids": [0] * n, "finish_reason": f} for n, f in zip(mb["lengths"], mb["finish"])] for mb in mbs]
+        for mb in rows:
+            for r in mb:
+                r["trained_len"] = trained_len(r, True)
+        want = {"low": [], "high": [], "region": []}
+        for mb, rs, nm in zip(mbs, rows, loss_norms(rows, "grpo", T)):
+            mask = mb["mask"] * torch.tensor([float(r["trained_len"] > 0) for r in rs], dtype=torch.float64)[:, None]
+            _, terms = policy_loss(mb["logp"], mb["old"], mb["ref"], mb["adv"], mask,
+                                   torch.tensor(nm, dtype=torch.float64), 0.04, s)
+            for k, x in (("low", terms["clip_low"]), ("high", terms["clip_high"]),
+                         ("region", terms["clip_low"] + terms["clip_high"])):
+                # TRL: over the micro-batch's tokens; sequence level: over its rows (one ratio each)
+                want[k].append(float(x[:, -1].mean()) if level == "sequence" else float((x * mask).sum() / mask.sum()))
+        trainer._metrics["train"].clear()
+        trl(trainer, mbs, "grpo", s, 0.04, True)
+        for k in want:
+            assert trainer._metrics["train"][f"clip_ratio/{k}_mean"] == pytest.approx(want[k], abs=1e-12), (k, high)
+        assert sum(want["low"]) > 0 and sum(want["high"]) > 0, "the inputs clip at both ends"
+
+
+def test_clipping_is_counted_by_the_advantages_sign():
+    """By hand: the same ratios (0.5 and 1.5 at e = 0.2) clip at the floor only for a negative
+    advantage and at the ceiling only for a positive one; a ratio inside [0.8, 1.2] never counts."""
+    old = torch.zeros(3, 3)
+    logp = torch.log(torch.tensor([[0.5, 1.5, 1.0]])).expand(3, 3)
+    _, terms = policy_loss(logp, old, old, torch.tensor([1.0, -1.0, 0.0]), torch.ones(3, 3), torch.ones(3), 0.0,
+                           LossSettings(clip_low=0.2, clip_high=0.2))
+    assert terms["clip_low"].tolist() == [[0, 0, 0], [1, 0, 0], [0, 0, 0]]
+    assert terms["clip_high"].tolist() == [[0, 1, 0], [0, 0, 0], [0, 0, 0]]
+
+
+@pytest.mark.parametrize("estimator,kl_ratio,follows", [
+    ("k1", False, "zero"), ("k2", False, "reverse"), ("k3", False, "forward"),
+    ("k1", True, "reverse"), ("k2", True, "k2_mean"), ("k3", True, "reverse")])
+def test_each_kl_estimators_expected_gradient_is_the_documented_one(estimator, kl_ratio, follows):
+    """The table in pipeline/loss.py (and update.kl_estimator's doc), on a categorical distribution of 6
+    tokens: the expected gradient on-policy, sum_x pi(x) grad(kl term at x) with pi_old = pi detached,
+    is grad KL(pi || ref) (reverse), grad KL(ref || pi) (forward), 0, or for k2 x ratio the gradient of
+    E_pi[(log pi - log ref)^2 / 2], which is none of the others. policy_loss computes it: each token is a
+    position of one row, weighed by its probability through the mask, with advantage 0."""
+    g = torch.Generator().manual_seed(0)
+    theta = torch.randn(6, generator=g, dtype=torch.float64, requires_grad=True)
+    ref = torch.log_softmax(torch.randn(6, generator=g, dtype=torch.float64), -1)
+
+    def grad(f):
+        return torch.autograd.grad(f(torch.log_softmax(theta, -1)), theta)[0]
+
+    want = {"reverse": grad(lambda lp: (lp.exp() * (lp - ref)).sum()),
+            "forward": grad(lambda lp: (ref.exp() * (ref - lp)).sum()),
+            "k2_mean": grad(lambda lp: (lp.exp() * (lp - ref) ** 2 / 2).sum()),
+            "zero": torch.zeros(6, dtype=torch.float64)}
+
+    def expected_kl_loss(lp):
+        pi = lp.detach().exp()[None]                      # (1, 6): the on-policy weight of each token
+        loss, _ = policy_loss(lp[None], lp.detach()[None], ref[None], torch.zeros(1, dtype=torch.float64), pi,
+                              torch.ones(1, dtype=torch.float64), 1.0,
+                              LossSettings(kl_estimator=estimator, kl_ratio=kl_ratio))
+        return loss.sum()
+
+    got = grad(expected_kl_loss)
+    torch.testing.assert_close(got, want[follows], atol=1e-12, rtol=1e-10)
+    for other, v in want.items():  # and not another one of the table's (they differ by > 0.04 here)
+        if other != follows:
+            assert float((got - v).abs().max()) > 1e-2, other

@@ -86,3 +86,23 @@ def test_batch_scaling_needs_grpo_advantages():
     with pytest.raises(Exception, match="must be below"):
         load_config(None, ["update.sampler_correction=token_mask", "update.sampler_correction_min=3",
                            "update.sampler_correction_max=2"])
+
+
+def test_clip_settings_are_checked():
+    """clip_eps_high below clip_eps is rejected; sequence-level ratios (GSPO) with reinforce are rejected,
+    and with the token-scale clip_eps 0.2 warned about (GSPO's range is ~3e-4), each saying what to set."""
+    import warnings
+    with pytest.raises(Exception, match=r"update.clip_eps_high=0.1 is below update.clip_eps=0.2.*at least 0.2"):
+        load_config(None, ["update.clip_eps_high=0.1"])
+    assert load_config(None, ["update.clip_eps_high=0.28"]).update.clip_eps_high == 0.28
+    with pytest.raises(Exception, match="update.algorithm=reinforce has none of; set update.algorithm=grpo"):
+        load_config(None, ["update.importance_sampling_level=sequence", "update.algorithm=reinforce",
+                           "update.clip_eps=3e-4"])
+    with pytest.warns(UserWarning, match=r"clip_eps=0.2: a token-level range.*update.clip_eps=3e-4 update.clip_eps_high=4e-4"):
+        load_config(None, ["update.importance_sampling_level=sequence"])
+    with pytest.warns(UserWarning, match="clip_eps_high=0.28"):
+        load_config(None, ["update.importance_sampling_level=sequence", "update.clip_eps=3e-4", "update.clip_eps_high=0.28"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # GSPO's own range, and token level with 0.2: no warning
+        load_config(None, ["update.importance_sampling_level=sequence", "update.clip_eps=3e-4", "update.clip_eps_high=4e-4"])
+        load_config(None, ["update.clip_eps=0.2"])
