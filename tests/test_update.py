@@ -278,3 +278,122 @@ def test_a_bf16_students_logprobs_come_from_a_float32_head(tiny_model):
     torch.testing.assert_close(shared, want, atol=2e-2, rtol=0)          # bf16 layers, another path: rounding
     assert float((rounded - want).abs().max()) > 1e-4                       # the bf16 head would differ
     assert z16.dtype == torch.bfloat16 and "forward" not in vars(model.get_output_embeddings())
+
+
+def lrs_of_each_step(monkeypatch) -> list[float]:
+    """The learning rate of every optimizer step the updates below take, in order."""
+    seen: list[float] = []
+    real = update.lr_schedule
+
+    def recording(optimizer, *a, **kw):
+        optimizer.register_step_pre_hook(lambda opt, args, kwargs: seen.append(opt.param_groups[0]["lr"]))
+        return real(optimizer, *a, **kw)
+    monkeypatch.setattr(update, "lr_schedule", recording)
+    return seen
+
+
+def test_an_epoch_of_other_step_count_continues_the_schedule(tiny_model, tmp_path, monkeypatch):
+    """update.optimizer_state=carry, warmup_steps=4: epoch 1 takes 5 steps, epoch 2 only 3. Epoch 2's
+    first step continues from step 5, where epoch 1's update left the schedule (schedule.pt beside its
+    adapter), not from (2 - 1) x 3 = 3, back inside the warmup (lr x 0.75). A policy written before the
+    position was kept (no schedule.pt) falls back to that estimate."""
+    from transformers import get_scheduler
+    uc = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "update.micro_batch_size=1",
+                            "update.grad_accum=1", "update.lr=1e-3", "update.warmup_steps=4",
+                            "update.planned_epochs=4", "update.scheduler=cosine"]).update
+    tok = load_tokenizer(load_config(None, [f"student.model={tiny_model}"]).student)
+    rows = [{"prompt_ids": [5, 6, 7 + i], "completion_ids": [9, 10 + i], "advantage": (-1.0) ** i} for i in range(5)]
+    torch.manual_seed(0)
+    model = load_student(load_config(None, [f"student.model={tiny_model}", "student.lora.r=4"]).student, trainable=True)
+    kw = dict(temperature=1.0, pad_id=tok.pad_token_id, show_progress=False)
+    lrs = lrs_of_each_step(monkeypatch)
+
+    def shape(span):
+        dummy = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        return get_scheduler("cosine", dummy, num_warmup_steps=4, num_training_steps=span).lr_lambdas[0]
+
+    update.train(model, rows, uc, epoch=1, fresh_adapter=True, save_to=tmp_path / "e1" / "adapter", **kw)
+    one = list(lrs)
+    assert len(one) == 5 and one == pytest.approx([1e-3 * shape(20)(k) for k in range(5)])
+    start = update.carried_schedule(tmp_path / "e1" / "adapter", uc)
+    assert start == 5
+    state = update.carried_optimizer(tmp_path / "e1" / "adapter", uc)
+    update.train(model, rows[:3], uc, epoch=2, optimizer_state=state, schedule_start=start,
+                 save_to=tmp_path / "e2" / "adapter", **kw)
+    two = lrs[5:]
+    assert two == pytest.approx([1e-3 * shape(12)(k) for k in range(5, 8)])     # this epoch's span: 4 x 3 steps
+    assert two[0] > 0.9 * one[-1] and one[-1] > 0.99e-3                          # no second warmup
+    assert update.carried_schedule(tmp_path / "e2" / "adapter", uc) == 8
+    # without schedule.pt: today's estimate, (epoch - 1) x this epoch's steps
+    (tmp_path / "e1" / "schedule.pt").unlink()
+    assert update.carried_schedule(tmp_path / "e1" / "adapter", uc) is None
+    update.train(model, rows[:3], uc, epoch=2, optimizer_state=state, **kw)
+    assert lrs[8] == pytest.approx(1e-3 * 3 / 4)
+
+
+def test_a_schedule_position_past_its_end_holds_the_end_value(caplog):
+    """A run that has taken more steps than the schedule spans (epochs that shrank) holds at the
+    schedule's end: cosine at 0 (its formula would climb back up past the end), cosine_with_restarts
+    at 0 (no new cycle), constant at the peak; a warning says so and what to raise."""
+    for name, end in (("cosine", 0.0), ("cosine_with_restarts", 0.0), ("linear", 0.0), ("constant", 1.0)):
+        uc = load_config(None, ["update.planned_epochs=2", "update.warmup_steps=0", f"update.scheduler={name}"]).update
+        opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
+        caplog.clear()
+        sched = update.lr_schedule(opt, uc, 4, epoch=2, start=7)                   # span 8: steps 7..10
+        got = []
+        for _ in range(4):
+            got.append(opt.param_groups[0]["lr"])
+            opt.step()
+            sched.step()
+        assert got[1:] == [end] * 3, name
+        assert ("hold at the schedule's end" in caplog.text) == (name != "constant"), name
+
+
+def test_a_policy_without_optimizer_state_still_trains(tiny_model, tmp_path, caplog):
+    """A policy directory from before optimizer.pt existed (an adapter alone) is loaded by the update
+    stage, which starts a fresh AdamW, says so, and leaves optimizer.pt and schedule.pt for the next."""
+    import logging
+
+    from pipeline.stages import POLICY, Ctx
+    from pipeline.tables import save_table
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "update.micro_batch_size=2",
+                             "update.grad_accum=1", "update.teacher_sft_coef=0", f"run.dir={tmp_path / 'runs'}"])
+    tok = load_tokenizer(cfg.student)
+    rows = [{"prompt_ids": [5, 6, 7], "completion_ids": [9, 10 + i], "advantage": (-1.0) ** i} for i in range(4)]
+    torch.manual_seed(0)
+    old = tmp_path / "update-old" / "adapter"
+    update.train(load_student(cfg.student, trainable=True), rows, cfg.update, 1.0, tok.pad_token_id,
+                 show_progress=False, fresh_adapter=True, save_to=old)       # epoch None: the adapter alone
+    assert (old / "adapter_config.json").exists() and not (old.parent / "optimizer.pt").exists()
+    (tmp_path / "select").mkdir()
+    save_table(rows, tmp_path / "select")
+    (tmp_path / "out").mkdir()
+    ctx = Ctx(cfg=cfg, epoch=2, out=tmp_path / "out", inputs={"select": tmp_path / "select", POLICY: old},
+              run_dir=tmp_path / "runs", fingerprint="0123abcd")
+    with caplog.at_level(logging.INFO, logger="rlaif"):
+        update.run(ctx)
+    assert "no optimizer.pt beside" in caplog.text and "a fresh AdamW" in caplog.text
+    assert ctx.figures["optim/steps"] == 2
+    # epoch 2 of 2 steps, without a stored position: from the estimate (2 - 1) x 2, to step 4
+    assert (ctx.out / "optimizer.pt").exists() and update.carried_schedule(ctx.out / "adapter", cfg.update) == 4
+
+
+def test_the_teacher_term_fits_the_teachers_answers_at_t1(tiny_model):
+    """update.teacher_sft_coef: the teacher's rows are fitted at T = 1 (their loss/sft is the mean token
+    NLL of log softmax(z)), the student's at the sampling temperature, in one update. lr 0 keeps the
+    model as it was, so the figure can be recomputed."""
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "update.micro_batch_size=4",
+                             "update.grad_accum=1", "update.lr=0"])
+    tok = load_tokenizer(cfg.student)
+    teacher = {"prompt_ids": [5, 6, 7], "completion_ids": [40, 41, 42, 43, 44], "advantage": 0.0, "sft": True}
+    rows = [{"prompt_ids": [5, 6, 7], "completion_ids": [9, 10 + i, 11], "advantage": (-1.0) ** i} for i in range(3)]
+    torch.manual_seed(0)
+    model = load_student(cfg.student, trainable=True)
+    fig = update.train(model, [*rows, teacher], cfg.update, 0.7, tok.pad_token_id, show_progress=False,
+                       fresh_adapter=True, sft_coef=2.0)
+    batch = forward.collate([{**teacher, "index": 0}], tok.pad_token_id)
+    with torch.no_grad():
+        nll = {t: float(-forward.token_logprobs(model, batch, t)[0][batch["completion_mask"].bool()].mean())
+               for t in (1.0, 0.7)}
+    assert fig["loss/sft"] == pytest.approx(nll[1.0], rel=1e-5)
+    assert abs(nll[0.7] - nll[1.0]) > 1e-2

@@ -79,11 +79,13 @@ STAGES = [
     # batch layout (update.micro_batch_size, update.share_prompt) is runtime only: it moves logprobs by
     # float32 summation order, no more (tests/test_update.py), so update variants never recompute them
     # the reference is the policy KL is measured against (update.kl_reference): the warm-start or the base
-    Stage("logprobs", "5", (*STUDENT, "sample.temperature"), ("select", POLICY, REFERENCE), "pipeline.stages.logprobs:run",
+    # v6: a bf16/fp16 student's LM head computes in float32 (forward.fp32_head)
+    Stage("logprobs", "6", (*STUDENT, "sample.temperature"), ("select", POLICY, REFERENCE), "pipeline.stages.logprobs:run",
           derived=True, every_rank=True),
     # v5: the loss of pipeline/loss.py (TRL's sums; the last, partial accumulation window weighed by its
-    # own size; no NaN from masked positions)
-    Stage("update", "5", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
+    # own size; no NaN from masked positions). v6: the teacher's answers fitted at T = 1; the LR schedule
+    # continues from the position the previous epoch's update left (schedule.pt); the bf16 float32 head
+    Stage("update", "6", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),
           ("select", "logprobs", POLICY), "pipeline.stages.update:run", variant=True,
           every_rank=True),
     # v2: one row per problem (n answers, c correct, pass@1, mean score, the reference's NLL)

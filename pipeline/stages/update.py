@@ -5,14 +5,17 @@ Each micro-batch: the completion tokens' logprobs under the policy (a forward pa
 KL"), then `pipeline.loss.policy_loss` (the clipped surrogate and the KL term, TRL's sums; its
 docstring has every formula and its source; tests/test_loss_trl.py checks it against TRL's own
 loss) for the student's completions, and sft_coef x the mean token NLL for the teacher's answers
-(update.teacher_sft_coef), each weighed as one row of the micro-batch. Where we differ from TRL on
+(update.teacher_sft_coef), each weighed as one row of the micro-batch. The teacher's answers are
+fitted under the model's own distribution (T = 1, their own forward passes), as the warm-start and
+any SFT fit them: the sampling temperature belongs to the tokens the student drew. Where we differ from TRL on
 purpose: the teacher's rows (TRL has none), and groups of zero reward spread left out before the
 update (select.drop_zero_std: their advantages are 0, so they would only dilute the step).
 
 One AdamW and one LR schedule over the whole run, as TRL trains (update.optimizer_state=carry):
 the Adam moments travel with each epoch's policy (optimizer.pt beside its adapter), and the
 schedule (warmup in steps, then transformers' cosine / linear / constant / restarts) spans
-update.planned_epochs, epoch e's update running its part from (e-1)/planned_epochs (`lr_schedule`).
+update.planned_epochs x the epoch's steps, each update continuing from the optimizer steps the run
+has taken (schedule.pt beside the adapter; `lr_schedule`).
 update.optimizer_state=reset: a fresh AdamW and a whole schedule inside each epoch. Gradient
 clipping and accumulation, `update.epochs` passes over the batch; all on `accelerate`, so
 `accelerate launch` can shard it over processes. Left out on purpose:
@@ -42,7 +45,8 @@ from pipeline.forward import (collate, load_logprobs, prompt_ordered, resolve_sh
                               rollout_logprobs, split_by_tokens, to_device, token_budget, token_logprobs)
 from pipeline.model import save_adapter, student_model
 from pipeline.loss import loss_norms, policy_loss, settings, trained_len
-from pipeline.optim import OPTIMIZER, carried_optimizer, load_carried, lr_schedule, restore, save_checkpoint  # noqa: F401
+from pipeline.optim import (OPTIMIZER, SCHEDULE, carried_optimizer, carried_schedule, load_carried,  # noqa: F401
+                            lr_schedule, restore, save_checkpoint, save_schedule)
 from pipeline.stages import POLICY, Ctx
 from pipeline.tables import load_table
 
@@ -93,7 +97,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
           sft_coef: float | None = None, checkpoint: Path | None = None,
           checkpoint_every: int = 0, logprobs: tuple[dict, dict] | None = None,
           max_len: int | None = None, save_to: Path | None = None, epoch: int | None = None,
-          optimizer_state: dict | None = None) -> dict[str, float]:
+          optimizer_state: dict | None = None, schedule_start: int | None = None) -> dict[str, float]:
     """Run `uc.epochs` passes of the policy-gradient update over `rows` (in place on `model`).
 
     rows: dicts with prompt_ids, completion_ids, advantage. Returns the update's figures.
@@ -101,16 +105,17 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     update *is* the reference and one no-grad forward pass per row is saved.
     kl_coef: the starting KL coefficient (default uc.kl_coef; adaptive runs carry it across epochs).
     Rows with `sft: True` are teacher answers: their loss is sft_coef (default
-    uc.teacher_sft_coef) x the mean token NLL, in place of the policy-gradient loss.
+    uc.teacher_sft_coef) x the mean token NLL at T = 1, in place of the policy-gradient loss.
     checkpoint: a directory for `state.pt`, written every `checkpoint_every` optimizer steps and
     resumed from when present (adapter, optimizer, scheduler, logprobs, counters, RNG).
     logprobs: (old, ref) as `rollout_logprobs` returns them (the logprobs stage's, shared by every
     update variant of the epoch); computed here when None.
     max_len: dr_grpo's constant (the sampling max_new_tokens; default the longest completion in rows).
     save_to: where rank 0 writes the trained adapter (a PEFT adapter directory), and with `epoch`
-    the optimizer's state beside it (OPTIMIZER) for the next epoch.
+    the optimizer's state (OPTIMIZER) and the schedule's position (SCHEDULE) beside it for the next epoch.
     epoch: this RL epoch, for the run-long schedule (update.optimizer_state=carry; `lr_schedule`);
-    None: a whole schedule in this call. optimizer_state: the AdamW state to continue from.
+    None: a whole schedule in this call. optimizer_state: the AdamW state to continue from;
+    schedule_start: the optimizer steps the run has taken (`carried_schedule`; None: estimated).
 
     Micro-batches hold whole prompt groups (groups in a seeded order per pass). One longer than
     update.max_batch_tokens runs as several forward/backward passes, each weighted by its share
@@ -142,6 +147,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     loss_s = settings(uc)
     rows = [{**r, "index": i, "trained_len": trained_len(r, uc.mask_truncated_completions)} for i, r in enumerate(rows)]
     max_len = max_len or max([len(r["completion_ids"]) for r in rows] + [1])
+    any_pg = any(not r.get("sft") for r in rows)
 
     def pass_loader(p: int, skip: int = 0) -> list[list[dict]]:
         """Pass p's micro-batches (lists of rows) in a seeded order of its own, so a resumed run sees
@@ -159,12 +165,16 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
 
     def my_passes(mb: list[dict]) -> list[tuple[list[dict], list[float]]]:
         """This rank's forward/backward passes over its contiguous share of a global micro-batch, as
-        (rows, weights). Every rank makes as many passes as the rank with the most (a share longer
-        than the token budget takes several): DDP and FSDP communicate in every forward, so the
-        counts must match. Filler passes run the micro-batch's first row at weight 0."""
+        (rows, weights): the student's rows, then the teacher's (a pass holds one kind: the teacher's
+        run at T = 1). Every rank makes as many passes as the rank with the most (a share longer than
+        the token budget takes several): DDP and FSDP communicate in every forward, so the counts must
+        match. Filler passes run the micro-batch's first row at weight 0."""
+        def passes(share: list[dict]) -> list[list[dict]]:
+            kinds = ([r for r in share if not r.get("sft")], [r for r in share if r.get("sft")])
+            return [part for rs in kinds if rs for part in split_by_tokens(rs, budget)]
         shares = [mb[len(mb) * r // world: len(mb) * (r + 1) // world] for r in range(world)]
-        mine = [(part, [1.0] * len(part)) for part in split_by_tokens(shares[rank], budget)] if shares[rank] else []
-        n = max(len(split_by_tokens(sh, budget)) if sh else 1 for sh in shares)
+        mine = [(part, [1.0] * len(part)) for part in passes(shares[rank])]
+        n = max(len(passes(sh)) or 1 for sh in shares)
         return mine + [(mb[:1], [0.0])] * (n - len(mine))
 
     n_mb = math.ceil(len(rows) / uc.micro_batch_size)
@@ -173,7 +183,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     if optimizer_state is not None:
         load_carried(optimizer, optimizer_state, params, uc, "update")
     steps = math.ceil(n_mb / uc.grad_accum) * uc.epochs
-    scheduler = lr_schedule(optimizer, uc, steps, epoch)
+    scheduler = lr_schedule(optimizer, uc, steps, epoch, schedule_start)
     # the scheduler is stepped by hand once per optimizer step: accelerate's wrapper would step it
     # once per process, which makes the schedule N times faster on N processes
     model, optimizer = accelerator.prepare(model, optimizer)
@@ -240,7 +250,9 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                     batch = to_device(collate(part, pad_id, share_prompt), device)
                     w = torch.tensor(weights, device=device)                                 # (B,) 0: filler
                     mask = batch["completion_mask"]                                          # (B, Kc)
-                    logp, ent = token_logprobs(model, batch, temperature, with_entropy=True)
+                    # the student's tokens at the sampling temperature; the teacher's answers at T = 1
+                    sft_pass = bool(part[0].get("sft"))
+                    logp, ent = token_logprobs(model, batch, 1.0 if sft_pass else temperature, with_entropy=True)
                     kc = logp.shape[1]
                     is_sft = batch["sft"]                                                    # (B,)
                     pg_w = 1 - is_sft
@@ -255,6 +267,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                     accelerator.backward((row_loss * w).sum() * world)
                     with torch.no_grad():
                         k3 = seq_mean(terms["k3"], mask)
+                        ent_w = w * (1 - is_sft) if any_pg else w  # the student's rows (the warm-start: the teacher's)
                         pg_w, is_sft = pg_w * w * (mask.sum(-1) > 0), is_sft * w
                         add("loss/total", torch.where(is_sft.bool(), sft_coef * sft_seq,
                                                       seq_mean(terms["policy"] + coef * terms["kl"], mask)), w)
@@ -263,7 +276,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                         add("loss/sft", sft_seq, is_sft)
                         add("kl/k1", seq_mean(terms["k1"], mask), pg_w)
                         add("kl/k3", k3, pg_w)
-                        add("policy/entropy", seq_mean(ent, batch["completion_mask"]), w)
+                        add("policy/entropy", seq_mean(ent, batch["completion_mask"]), ent_w)
                         add("policy/clip_ratio", seq_mean(terms["clip_low"] + terms["clip_high"], mask), pg_w)
                         add("policy/clip_low", seq_mean(terms["clip_low"], mask), pg_w)
                         add("policy/clip_high", seq_mean(terms["clip_high"], mask), pg_w)
@@ -295,8 +308,10 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
         full = accelerator.get_state_dict(model) if sharded else None  # a collective: every rank calls it
         if accelerator.is_main_process:
             save_adapter(peft_model, save_to, state_dict=full)
-            if epoch is not None and not sharded:
-                torch.save(optimizer.state_dict(), save_to.parent / OPTIMIZER)
+            if epoch is not None:
+                save_schedule(save_to.parent / SCHEDULE, scheduler)  # not sharded: every rank's is the same
+                if not sharded:
+                    torch.save(optimizer.state_dict(), save_to.parent / OPTIMIZER)
     if sharded:  # the weights were sharded in place: the next stage loads them anew
         from pipeline.model import Student
         Student.release()
@@ -339,6 +354,7 @@ def run(ctx: Ctx) -> None:
     ckpt = ctx.run_dir / f"epoch-{ctx.epoch:03d}" / f".ckpt-update-{ctx.fingerprint[:8]}"
     carry = cfg.update.optimizer_state == "carry"
     carried = carried_optimizer(ctx.inputs[POLICY], cfg.update)
+    start = carried_schedule(ctx.inputs[POLICY], cfg.update)
     if carry and ctx.epoch > cfg.update.planned_epochs and cfg.update.scheduler != "constant":
         log.warning("update: epoch %d is past update.planned_epochs=%d: the LR schedule has ended (%s: lr 0, "
                     "nothing is learned); set update.planned_epochs to the epochs you mean to run",
@@ -349,7 +365,7 @@ def run(ctx: Ctx) -> None:
                             seed=cfg.run.seed * 1000 + ctx.epoch, fresh_adapter=ctx.inputs[POLICY] is None,
                             kl_coef=coef, checkpoint=ckpt, checkpoint_every=cfg.run.checkpoint_every,
                             logprobs=logprobs, save_to=ctx.out / "adapter", epoch=ctx.epoch if carry else None,
-                            optimizer_state=carried)
+                            optimizer_state=carried, schedule_start=start)
     else:
         log.warning("update: the selected batch is empty (every group had zero reward spread or was filtered); "
                     "the policy is carried over unchanged. Consider more samples per prompt "
@@ -357,8 +373,10 @@ def run(ctx: Ctx) -> None:
         ctx.figures = {"update/trained_tokens": 0, "optim/steps": 0, "kl/coef": coef or cfg.update.kl_coef}
         if dist.is_main():
             save_adapter(model, ctx.out / "adapter")
-            if carried is not None:  # the moments stay where they were, for the next epoch
+            if carried is not None:  # the moments and the schedule stay where they were, for the next epoch
                 shutil.copyfile(ctx.inputs[POLICY].parent / OPTIMIZER, ctx.out / OPTIMIZER)
+            if start is not None:
+                shutil.copyfile(ctx.inputs[POLICY].parent / SCHEDULE, ctx.out / SCHEDULE)
     ctx.rows = len(rows)
     ctx.on_success.append(lambda: shutil.rmtree(ckpt, ignore_errors=True))
 
