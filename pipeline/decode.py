@@ -36,6 +36,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from pipeline.decode_step import make_step
+
 ATTENTION = "rlaif_slots"
 
 # a fence line, complete with its newline: ``` or ```python (group 1: the language tag)
@@ -251,12 +253,14 @@ def model_shape(model) -> tuple[int, int, int]:
 @torch.no_grad()
 def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: int,
            seeds: list[list[int]] | None = None, warp=None, stop: list[str] | None = None,
-           stop_after_code: bool = False, desc: str = "sample", stats: dict | None = None) -> list[list[dict]]:
+           stop_after_code: bool = False, desc: str = "sample", stats: dict | None = None,
+           fast_step: bool = True) -> list[list[dict]]:
     """k completions of each prompt: per prompt, a list of k dicts with `ids` (as sampled, before any
     cut), `logps` (the sampler's logprob of each id). seeds[g][j]: the random stream of prompt g's
     j-th completion (`row_seed`); None: greedy (argmax). warp: logits -> warped
     logits (temperature, top-k, top-p) before the softmax. stats, when given, receives the steps,
-    row-steps and prefilled tokens computed."""
+    row-steps and prefilled tokens computed. fast_step: decode steps through pipeline.decode_step
+    (Llama-family models; fewer, larger calls) where it supports the model, else transformers' forward."""
     device = next(model.parameters()).device
     dtype = next(model.parameters()).dtype
     layers, kv_heads, head_dim = model_shape(model)
@@ -269,6 +273,7 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     done: list[list[dict | None]] = [[None] * k for _ in prompts]
     counts = {"steps": 0, "row_steps": 0, "prefill_tokens": 0, "forward_s": 0.0, "choose_s": 0.0}
     bar = tqdm(total=len(prompts) * k, desc=desc, unit="seq", dynamic_ncols=True)
+    step = make_step(model, max((len(p) for p in prompts), default=0) + max_new, slots) if fast_step else None
 
     def choose(logits: torch.Tensor, rows: list[Row]) -> tuple[list[int], list[float]]:
         if seeds is None:                                                    # greedy: argmax, as generate

@@ -80,6 +80,7 @@ class PackedLinear(torch.nn.Module):
         super().__init__()
         self.weight = torch.ops.mkldnn._reorder_linear_weight(linear.weight.detach(), rows_hint)
         self.bias = linear.bias
+        self.__dict__["original"] = linear  # not a submodule: the decode step reads its weights (decode_step.py)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = torch.ops.mkldnn._linear_pointwise(x.reshape(-1, x.shape[-1]), self.weight, self.bias, "none", [], "")

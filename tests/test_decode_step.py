@@ -1,0 +1,132 @@
+"""The decode loop's own one-token step (pipeline/decode_step.py) against transformers' forward: the
+same logits on tiny random Llama and Qwen2 models (float32 to rounding, bf16 to bf16's), merged LoRA
+included; the loop's tokens the same either way; models it does not compute exactly are left to
+transformers' forward."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+
+from pipeline.decode import SlotCache, decode, model_shape, slot_attention_on
+from pipeline.decode_step import make_step
+from tests.test_decode import student  # noqa: F401 (the tiny Llama and Qwen2 fixture)
+
+
+def filled_cache(model, prompts: list[list[int]], extra: list[int]) -> tuple[SlotCache, torch.Tensor, torch.Tensor]:
+    """A SlotCache whose row i holds prompt i and extra[i] further tokens, written by transformers'
+    forward one token a step (rows at different lengths), and the next token of each row and its
+    position."""
+    layers, kv_heads, head_dim = model_shape(model)
+    p = next(model.parameters())
+    cache = SlotCache(layers, len(prompts) + 2, kv_heads, head_dim, p.dtype, p.device)
+    torch.manual_seed(0)
+    seqs = [list(pr) + torch.randint(0, 1000, (e,)).tolist() for pr, e in zip(prompts, extra)]
+    with slot_attention_on(model), torch.no_grad():
+        for slot, s in enumerate(seqs):
+            cache.prefilling = []
+            n = len(s)
+            causal = torch.full((n, n), float("-inf")).triu(1)[None, None].to(p.dtype)
+            model(input_ids=torch.tensor([s]), attention_mask=causal, position_ids=torch.arange(n)[None],
+                  past_key_values=cache, use_cache=True, logits_to_keep=1)
+            kv = cache.prefilling
+            cache.prefilling = None
+            cache.fit(max(len(x) for x in seqs) + 1, slot)
+            cache.put(slot, kv)
+    pos = torch.tensor([len(s) for s in seqs])
+    nxt = torch.randint(0, 1000, (len(seqs),))
+    return cache, nxt, pos
+
+
+def transformers_step(model, cache: SlotCache, ids: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+    n = len(ids)
+    cache.fit(int(pos.max()) + 1, n)
+    cache.n, cache.rows, cache.pos = n, torch.arange(n), pos
+    mask = torch.where(torch.arange(cache.room)[None, :] <= pos[:, None], 0.0, float("-inf"))
+    with slot_attention_on(model), torch.no_grad():
+        return model(input_ids=ids[:, None], attention_mask=mask[:, None, None, :], position_ids=pos[:, None],
+                     past_key_values=cache, use_cache=True).logits[:, -1]
+
+
+def both_steps(model, prompts):
+    cache, ids, pos = filled_cache(model, prompts, [0, 3, 7, 1][: len(prompts)])
+    other = copy.deepcopy(cache)
+    step = make_step(model, 200)
+    assert step is not None, "the step must take this model"
+    cache.fit(int(pos.max()) + 1, len(ids))
+    ours = step(ids, pos, cache)
+    ref = transformers_step(model, other, ids, pos)
+    n = len(ids)
+    for layer in range(len(cache.k)):                     # the step wrote the same keys and values
+        torch.testing.assert_close(cache.k[layer][:n], other.k[layer][:n], atol=1e-5, rtol=1e-4)
+        torch.testing.assert_close(cache.v[layer][:n], other.v[layer][:n], atol=1e-5, rtol=1e-4)
+    return ours, ref
+
+
+def test_the_step_gives_transformers_logits(student):  # noqa: F811
+    cfg, tok, model, prompts = student
+    ours, ref = both_steps(model, prompts)
+    torch.testing.assert_close(ours, ref, atol=1e-4, rtol=1e-4)
+    assert float(ref.std()) > 0.1                         # logits that differ between tokens: not a blank test
+
+
+def test_the_step_in_bf16_and_with_a_merged_lora(student):  # noqa: F811
+    cfg, tok, model, prompts = student
+    from peft import get_peft_model
+
+    from pipeline.model import lora_config
+    peft = get_peft_model(copy.deepcopy(model), lora_config(cfg.student))
+    torch.manual_seed(2)
+    with torch.no_grad():
+        for name, p in peft.named_parameters():
+            if "lora_B" in name:
+                p.normal_(0, 0.3)
+    assert make_step(peft, 200) is None                   # an unmerged LoRA adds its own term: transformers steps
+    peft.merge_adapter()
+    ours, ref = both_steps(peft, prompts)
+    torch.testing.assert_close(ours, ref, atol=1e-4, rtol=1e-4)
+    plain_ours, _ = both_steps(model, prompts)
+    assert float((ours - plain_ours).abs().max()) > 1e-3  # the merged LoRA moved the logits
+    half = copy.deepcopy(model).to(torch.bfloat16)
+    ours, ref = both_steps(half, prompts)
+    assert ours.dtype == ref.dtype == torch.bfloat16
+    # bf16 rounds differently when q/k/v and gate/up are one matmul: within bf16's resolution of the logits
+    assert float((ours.float() - ref.float()).abs().max()) <= 0.05 * float(ref.float().abs().max())
+
+
+def test_the_loop_is_the_same_with_either_step(student):  # noqa: F811
+    cfg, tok, model, prompts = student
+    seeds = [[11 * g + j for j in range(3)] for g in range(len(prompts))]
+    warp = lambda z: z / 0.9  # noqa: E731
+    fast = decode(model, tok, prompts, 3, 16, 5, seeds=seeds, warp=warp)
+    slow = decode(model, tok, prompts, 3, 16, 5, seeds=seeds, warp=warp, fast_step=False)
+    same = sum(a["ids"] == b["ids"] for fa, sl in zip(fast, slow) for a, b in zip(fa, sl))
+    assert same >= len(prompts) * 3 - 1                   # at most a rounding tie apart
+    for fa, sl in zip(fast, slow):
+        for a, b in zip(fa, sl):
+            k = next((i for i, (x, y) in enumerate(zip(a["ids"], b["ids"])) if x != y), len(a["ids"]))
+            torch.testing.assert_close(torch.tensor(a["logps"][:k]), torch.tensor(b["logps"][:k]), atol=1e-4, rtol=0)
+    greedy_fast = decode(model, tok, prompts, 1, 16, 3)
+    greedy_slow = decode(model, tok, prompts, 1, 16, 3, fast_step=False)
+    assert [r[0]["ids"] for r in greedy_fast] == [r[0]["ids"] for r in greedy_slow]
+
+
+def test_models_the_step_does_not_compute_go_through_transformers(student):  # noqa: F811
+    cfg, tok, model, prompts = student
+    other = copy.deepcopy(model)
+    other.config.model_type = "gpt_neox"                  # another rotary convention
+    assert make_step(other, 200) is None
+    windowed = copy.deepcopy(model)
+    windowed.config.sliding_window, windowed.config.use_sliding_window = 64, True
+    assert make_step(windowed, 200) is None and make_step(windowed, 50) is not None
+    odd = copy.deepcopy(model)
+    odd.model.layers[1].mlp.up_proj = torch.nn.Sequential(odd.model.layers[1].mlp.up_proj)
+    assert make_step(odd, 200) is None
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_the_step_of_one_row_and_of_several(student, n):  # noqa: F811
+    cfg, tok, model, prompts = student
+    ours, ref = both_steps(model, prompts[:n])
+    torch.testing.assert_close(ours, ref, atol=1e-4, rtol=1e-4)
