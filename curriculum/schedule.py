@@ -19,6 +19,7 @@ pipeline/problems.py) loads the scores, and the prompts stage writes the artifac
 """
 from __future__ import annotations
 
+import logging
 import math
 import random
 
@@ -26,6 +27,8 @@ from curriculum.buckets import BUCKETS, Bucket, assign, counts
 from curriculum.difficulty import estimate, success
 from data.schema import Problem
 from curriculum.config import CurriculumConfig
+
+log = logging.getLogger("rlaif")
 
 
 def estimates(problems: list[Problem], history: dict[str, list[float]], teacher: dict[str, float | None],
@@ -37,7 +40,8 @@ def estimates(problems: list[Problem], history: dict[str, list[float]], teacher:
 
 def schedule(problems: list[Problem], history: dict[str, list[float]], teacher: dict[str, float | None],
              epoch: int, k: int, cfg: CurriculumConfig, seed: int) -> list[str]:
-    """Problem ids for epoch `epoch`: min(k, len(problems)) of them, no duplicates."""
+    """Problem ids for epoch `epoch`: min(k, len(problems)) of them, no duplicates (fewer than k: a
+    warning says so, since every epoch then trains on the same problems)."""
     if not problems:
         raise ValueError("no problems to schedule (check data.source and data.difficulties)")
     if k < 1:
@@ -46,7 +50,12 @@ def schedule(problems: list[Problem], history: dict[str, list[float]], teacher: 
     if len(set(ids)) != len(ids):
         dup = sorted({i for i in ids if ids.count(i) > 1})[:5]
         raise ValueError(f"problem ids must be unique; repeated: {dup}")
-    k = min(k, len(problems))
+    if k > len(problems):
+        log.warning(f"data.prompts_per_epoch={k} but only {len(problems)} problems are left for training "
+                    f"(data.source's problems of data.difficulties, less data.validation_size): epoch {epoch} "
+                    f"trains on all {len(problems)}; lower data.prompts_per_epoch to {len(problems)}, or add "
+                    f"problems (more data.difficulties, a larger data.source)")
+        k = len(problems)
     if cfg.strategy == "none":
         return permutation_walk(ids, epoch, k, seed)
     # sorted: the choice must not depend on the order a loader happened to return rows in

@@ -34,6 +34,7 @@ BUILTIN = Path(__file__).with_name("problems") / "problems.jsonl"
 OCAML = Path(__file__).with_name("problems") / "ocaml.jsonl"
 SOURCES_HELP = ('"builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", '
                 '"humaneval", "hf:<name>[:split]" or a path to a .jsonl, .jsonl.gz, .json or .parquet file')
+FIXED = ("builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", "humaneval")
 
 HUMANEVAL_INSTRUCTION = ("Complete the Python function below. Return the whole function, with any "
                          "imports it needs, in a ```python code block.")
@@ -44,8 +45,7 @@ HUMANEVAL_INSTRUCTION = ("Complete the Python function below. Return the whole f
 def load_source(spec: str, mapping: dict[str, str] | None = None, language: str | None = None) -> list[Problem]:
     """Load problems from `spec`: "builtin[:split]", "ocaml[:split]", "humaneval", "hf:<name>[:split]"
     or a path. `language` (python | ocaml) is the language of rows that do not name theirs."""
-    fixed = ("builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", "humaneval")
-    if spec in fixed and mapping:
+    if spec in FIXED and mapping:
         raise DataError(f"data source {spec!r} has a fixed layout and takes no field mapping "
                         f"(got {mapping!r}); remove the mapping or point it at your own file.")
     if spec == "builtin":
@@ -62,9 +62,21 @@ def load_source(spec: str, mapping: dict[str, str] | None = None, language: str 
             raise DataError(f"data source {spec!r} names no dataset; write hf:<name>[:split], "
                             f"e.g. hf:openai/openai_humaneval:test.")
         return load_hub(name, split or "train", mapping, language)
-    if Path(spec).exists():
+    if Path(spec).expanduser().exists():
         return load_problems(spec, mapping, language)
     raise DataError(f"unknown data source {spec!r} (no such file either); use {SOURCES_HELP}.")
+
+
+def check_source(spec: str, key: str = "data.source") -> None:
+    """Fail at once, before a run creates anything, when `spec` is a local file that is not there
+    (the named sets and Hub datasets are checked when they load)."""
+    if spec in FIXED or spec.startswith(("builtin:", "ocaml:", "hf:")):
+        return
+    path = Path(spec).expanduser()
+    if not path.is_file():
+        where = f" (looked for {path.absolute()})" if str(path.absolute()) != spec else ""
+        raise DataError(f"{key}={spec}: no such file{where}; point {key} at your .jsonl, .jsonl.gz, .json or "
+                        f".parquet file, or name a shipped set: builtin, ocaml or humaneval (hf:<name> for the Hub).")
 
 
 def auto_validation_size(n: int) -> int:
@@ -189,7 +201,7 @@ def load_hub(name: str, split: str = "train", mapping: dict[str, str] | None = N
 def load_problems(path: str | Path, mapping: dict[str, str] | None = None,
                   language: str | None = None) -> list[Problem]:
     """Problems from a local .jsonl (.jsonl.gz), .json (a list, or JSON Lines) or .parquet file."""
-    path = Path(path)
+    path = Path(path).expanduser()
     check_mapping(mapping, str(path))
     if not path.is_file():
         raise DataError(f"{path}: no such file; use {SOURCES_HELP}.")

@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="recompute even if up to date (judge cache still used)")
     p.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
     p.add_argument("--ignore-early-stop", action="store_true", help="run even if early stopping says stop")
+    p.add_argument("--verbose", action="store_true",
+                   help="N > 1: every stage's lines (running, done, reused) and progress bars, not one line per "
+                        "epoch (run.log_level=DEBUG does the same)")
     with_processes(p)
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("update", help="rerun only epoch N's update into a side-by-side variant"), epoch=True)
@@ -128,8 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-CONFIG_HELP = ("YAML config file (default: ./config.yaml when it exists, else the built-in defaults: the same "
-               "recommended values)")
+CONFIG_HELP = ("YAML config file (default: ./config.yaml when it exists, else the built-in defaults, which differ "
+               "from the shipped config.yaml in data.pool_size (0: every problem), data.difficulties (all three) "
+               "and update.warm_start (false); `rlaif config show` prints the values in effect)")
 
 
 def _quiet_libraries() -> None:
@@ -156,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         return dist.launch(a.processes, a.accelerate_config, sys.argv[1:] if argv is None else argv)
     _quiet_libraries()
     overrides = a.overrides
+    a.config = os.path.expanduser(a.config)  # --config=~/my.yaml: no shell expands a ~ after =
     if a.cmd == "replay":
         overrides.append("judge.mode=replay")
     try:

@@ -1,10 +1,12 @@
 """What each `rlaif` command does (pipeline.cli parses the command line and calls these)."""
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import yaml
@@ -32,14 +34,32 @@ def check_engines(cfg: Config, sampling: bool = True) -> None:
         engine_vllm.require("sample.engine" if sampling and cfg.sample.engine == "vllm" else "eval.engine")
 
 
+def check_data(cfg: Config) -> None:
+    """data.source or an eval source that names a local file that is not there fails here, before the
+    run creates anything (its directory, its lock, an epoch's prompts)."""
+    from data.loaders import check_source
+    check_source(cfg.data.source)
+    for src in cfg.eval.sources or []:
+        if src != "validation":  # the problems carved out of data.source, checked above
+            check_source(src, "eval.sources")
+
+
+def config_file_line(path: str | None) -> str:
+    """Which config file a command read: --config FILE, else ./config.yaml when it exists."""
+    p = Path(path) if path else None
+    return f"config file: {p.absolute()}" if p is not None and p.exists() else "no config file: built-in defaults"
+
+
 def cmd_epoch(cfg: Config, a) -> int:
     """`rlaif epoch N`: epochs 1..N, each one's finished stages reused (an epoch done earlier costs a
     line); `rlaif update N`, `rlaif replay N`, `--only`, `--force`: epoch N alone."""
     check_engines(cfg, sampling=a.cmd != "update")
+    check_data(cfg)
     r = _runner(cfg)
     ranks = f" on {dist.world_size()} processes" if dist.world_size() > 1 else ""
     dry_run = getattr(a, "dry_run", False)
     single = a.cmd != "epoch" or a.n <= 1 or getattr(a, "only", None) is not None or getattr(a, "force", False)
+    say(config_file_line(a.config))
     if cfg.update.optimizer_state == "carry" and a.n > cfg.update.planned_epochs and cfg.update.scheduler != "constant":
         say(f"warning: epoch {a.n} is past update.planned_epochs={cfg.update.planned_epochs}, where the LR schedule "
             f"ends ({cfg.update.scheduler}: lr 0, nothing more is learned); set update.planned_epochs={a.n}")
@@ -53,24 +73,21 @@ def cmd_epoch(cfg: Config, a) -> int:
         done = [a.n]
     else:
         say(f"epochs 1 to {a.n} of run {r.run_dir}{ranks} (finished stages are reused)")
+        verbose = dry_run or getattr(a, "verbose", False) or cfg.run.log_level.upper() == "DEBUG"
         done = []
-        for n in range(1, a.n + 1):
-            if dry_run and n > 1 and r.chosen_update(n - 1) is None:
-                say(f"epochs {n} to {a.n}: to run after epoch {n - 1} (their stages depend on its policy)")
-                break
-            reused, lines = [0], []
-
-            def echo(line: str) -> None:
-                reused[0] += " reused " in line
-                if " reused " not in line:
-                    lines.append(line)
-                    say(line)
-            say(f"epoch {n}")
-            t1 = time.time()
-            res = r.run_epoch(n, dry_run=dry_run, echo=echo, ignore_early_stop=getattr(a, "ignore_early_stop", False))
-            done.append(n)
-            if dist.is_main() and not dry_run:
-                say(epoch_line(r, n, reused[0], len(lines), time.time() - t1))
+        with transient_bars(not verbose):
+            for n in range(1, a.n + 1):
+                if dry_run and n > 1 and r.chosen_update(n - 1) is None:
+                    say(f"epochs {n} to {a.n}: to run after epoch {n - 1} (their stages depend on its policy)")
+                    break
+                progress = EpochProgress(r, n, verbose, dry_run)
+                try:
+                    res = r.run_epoch(n, dry_run=dry_run, echo=progress,
+                                      ignore_early_stop=getattr(a, "ignore_early_stop", False))
+                finally:
+                    status("")  # an error's message starts on a clean line
+                progress.finish()
+                done.append(n)
     if not dist.is_main():
         return 0
     if dry_run:
@@ -87,8 +104,89 @@ def cmd_epoch(cfg: Config, a) -> int:
     for f in analyse(load_metrics(r), cfg.report, run_settings(r)):
         if f.epoch in done:
             print(f"  [{f.severity}] epoch {f.epoch} {f.name}: {f.evidence} -> {f.advice}")
-    print(f"done in {time.time() - t:.1f}s")
+    print(f"done in {duration(time.time() - t)}")
     return 0
+
+
+class EpochProgress:
+    """The runner's stage lines of one epoch of `rlaif epoch N` (N > 1), told as one line per epoch:
+
+        epoch 2 done in 1m52s (9 stages ran, 0 reused): reward/mean=0.55  ...
+
+    and, while a stage runs, one line on the terminal that the next stage (or its progress bar)
+    overwrites. verbose (--verbose, run.log_level=DEBUG, --dry-run): every stage's lines too."""
+
+    def __init__(self, runner, n: int, verbose: bool, dry_run: bool):
+        self.r, self.verbose, self.dry_run = runner, verbose, dry_run
+        self._start(n)
+
+    def _start(self, n: int, header: str | None = None) -> None:
+        self.n, self.ran, self.reused, self.t = n, 0, 0, time.time()
+        self.header = header  # the runner's own, for the warm-start's epoch 0 and the epoch 1 after it
+        self.said_header = False
+
+    def __call__(self, line: str) -> None:
+        words = line.split()
+        if words[0] == "epoch":  # the runner brings in the warm-start (epoch 0) before epoch 1
+            if self.ran or self.reused:
+                self.finish()
+            self._start(int(words[1]), line)
+            return
+        stage, what = words[0], words[1]
+        self.ran += what == "done"
+        self.reused += what == "reused"
+        if self.verbose:
+            if not self.said_header:
+                say(self.header or f"epoch {self.n}")
+                self.said_header = True
+            if what != "reused" or not self.dry_run:
+                say(line)
+        elif what == "running":
+            status(f"epoch {self.n}: {stage} ...")
+
+    def finish(self) -> None:
+        """The epoch's line (not in a dry run: nothing ran)."""
+        status("")
+        if self.dry_run or not dist.is_main():
+            return
+        line = epoch_line(self.r, self.n, self.reused, self.ran, time.time() - self.t)
+        if self.n == 0:
+            line = line.replace("epoch 0 done", "epoch 0 (the supervised warm-start) done", 1)
+        say(line)
+
+
+def status(text: str) -> None:
+    """A line on the terminal that the next one replaces (stderr, where the progress bars are);
+    nothing when stderr is not a terminal."""
+    if dist.is_main() and sys.stderr.isatty():
+        sys.stderr.write(f"\r\x1b[K{text}")
+        sys.stderr.flush()
+
+
+@contextmanager
+def transient_bars(on: bool = True):
+    """Every progress bar a stage makes clears its line when done (tqdm's leave=False), so a run of
+    several epochs shows one line per epoch, and during a stage its bar."""
+    if not on:
+        yield
+        return
+    from tqdm import std
+    init = std.tqdm.__dict__["__init__"]
+    std.tqdm.__init__ = functools.partialmethod(init, leave=False)
+    try:
+        yield
+    finally:
+        std.tqdm.__init__ = init
+
+
+def duration(secs: float) -> str:
+    """4.2s, 27s, 1m52s, 2h05m."""
+    if secs < 10:
+        return f"{secs:.1f}s"
+    m, s = divmod(round(secs), 60)
+    if not m:
+        return f"{s}s"
+    return f"{m}m{s:02d}s" if m < 60 else f"{m // 60}h{m % 60:02d}m"
 
 
 def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float | None = None) -> str:
@@ -100,8 +198,8 @@ def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float |
     figures = "  ".join(f"{k}={m[k]:.4g}" for k in keys if isinstance(m.get(k), (int, float)))
     if reused is None:
         return figures
-    how = "every stage reused" if not ran else f"{reused} stages reused, the rest ran in {secs:.0f}s"
-    return f"epoch {n} done ({how}): {figures}"
+    how = "(every stage reused)" if not ran else f"in {duration(secs or 0)} ({ran} stages ran, {reused} reused)"
+    return f"epoch {n} done {how}: {figures}"
 
 
 def say(text: str) -> None:
@@ -130,6 +228,7 @@ def cmd_sweep(cfg: Config, a) -> int:
         raise ConfigError("rlaif sweep needs at least one --grid update.KEY=V1,V2,...")
     combos = sweep_grid(a.grid)
     check_engines(cfg, sampling=False)
+    check_data(cfg)
     from pipeline.runner import Runner
     t = time.time()
     for i, combo in enumerate(combos, 1):
@@ -150,6 +249,7 @@ def cmd_sweep(cfg: Config, a) -> int:
 
 def cmd_eval(cfg: Config, a) -> int:
     check_engines(cfg, sampling=False)
+    check_data(cfg)
     r = _runner(cfg)
     m = r.run_eval(a.n, warm_start=a.warm_start)
     fig = m.get("figures", {})
@@ -245,14 +345,23 @@ def cmd_metrics(cfg: Config, a) -> int:
 
 def cmd_judge(cfg: Config, a) -> int:
     from data.loaders import load_source
+    from pipeline.errors import RunError
     from pipeline.judging import Judging
+    if a.completion == "-":
+        completion = sys.stdin.read()
+    else:
+        try:
+            completion = Path(a.completion).expanduser().read_text()
+        except (OSError, UnicodeDecodeError) as e:
+            why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            raise RunError(f"--completion {a.completion}: cannot read it ({why}); give the file holding the "
+                           "answer to score, or - to read it from stdin") from None
     problems = {p.id: p for src in dict.fromkeys((cfg.data.source, "builtin", "ocaml"))
                 for p in load_source(src, (cfg.data.mapping or None) if src == cfg.data.source else None, cfg.data.language)}
     if a.problem not in problems:
         print(f"error: no problem {a.problem!r} in data.source={cfg.data.source} or the builtin sets (Python, OCaml)",
               file=sys.stderr)
         return 2
-    completion = Path(a.completion).read_text() if a.completion != "-" else sys.stdin.read()
     j = Judging(cfg)
     score = j.score_all([(problems[a.problem], completion, a.truncated)])[0]
     j.cache.close()
@@ -265,21 +374,26 @@ def cmd_config(cfg: Config, a) -> int:
         for key, default, doc in describe():
             print(f"{key:<34} {default:<24} {doc}")
     else:
+        print(f"# {config_file_line(a.config)}")  # a YAML comment: the output still loads as a config file
         print(yaml.safe_dump(cfg.model_dump(), sort_keys=False), end="")
     return 0
 
 
 def cmd_cache(cfg: Config, a) -> int:
     from judges.cache import JudgeCache
+    from pipeline.errors import RunError
     from pipeline.judging import cache_dir
+    if a.what == "import" and not Path(a.file).expanduser().is_file():
+        raise RunError(f"cache import {a.file}: no such file; give a file written by `rlaif cache export` "
+                       "(.jsonl or .parquet)")
     c = JudgeCache(cache_dir(cfg))
     try:
         if a.what == "stats":
             print(json.dumps({"directory": str(c.directory), "entries": len(c), "bytes": c.volume()}, indent=2))
         elif a.what == "export":
-            print(f"exported {c.export(a.file)} judgements from {c.directory} to {a.file}")
+            print(f"exported {c.export(Path(a.file).expanduser())} judgements from {c.directory} to {a.file}")
         else:
-            added, present = c.import_(a.file)
+            added, present = c.import_(Path(a.file).expanduser())
             print(f"imported {added} judgements into {c.directory} ({present} were already there, kept as they were)")
     finally:
         c.close()

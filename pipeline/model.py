@@ -91,10 +91,10 @@ def _drop_gguf_quantization(config_json: Path) -> None:
 
 
 def resolve(model: str) -> str:
-    """Local path or Hub id for `student.model`."""
+    """Local path or Hub id for `student.model` (a Hub id never starts with ~, so ~/models/x is a path)."""
     if model == EMBEDDED:
         return str(ensure_embedded())
-    return model
+    return os.path.expanduser(model)
 
 
 def load_tokenizer(cfg: StudentConfig):
@@ -114,7 +114,8 @@ def load_tokenizer(cfg: StudentConfig):
 
 
 def _missing(model: str, err: Exception) -> str:
-    tried = [f"local path {Path(model).resolve()} (exists: {Path(model).exists()})",
+    local = Path(model).expanduser()
+    tried = [f"local path {local.resolve()} (exists: {local.exists()})",
              f"Hugging Face Hub id {model!r} (HF_HUB_OFFLINE={os.environ.get('HF_HUB_OFFLINE', '0')})"]
     return (f"cannot load student.model={model!r}. Tried: " + "; ".join(tried) +
             f". Error: {str(err).splitlines()[0] if str(err) else type(err).__name__}. "

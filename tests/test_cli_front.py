@@ -149,3 +149,119 @@ def test_dry_run_checks_the_device(tmp_path, capsys):
         pytest.skip("a GPU is present: cuda:0 exists")
     assert main(["epoch", "1", "--dry-run", f"run.dir={tmp_path}", "run.device=cuda:0"]) == 2
     assert "cuda" in capsys.readouterr().err
+
+
+def test_config_show_and_the_epoch_name_the_config_file_read(tmp_path, capsys, monkeypatch):
+    import yaml
+    cfg = tmp_path / "my.yaml"
+    cfg.write_text("run:\n  name: mine\n")
+    assert main(["config", "show", "--config", str(cfg)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == f"# config file: {cfg}"
+    assert yaml.safe_load(out)["run"]["name"] == "mine"  # still a config file: the line is a YAML comment
+    monkeypatch.chdir(tmp_path)  # no ./config.yaml here
+    assert main(["config", "show"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "# no config file: built-in defaults"
+    assert main(["epoch", "1", "--dry-run", f"run.dir={tmp_path / 'runs'}"]) == 0
+    assert "no config file: built-in defaults" in capsys.readouterr().out.splitlines()
+    assert main(["--config", str(cfg), "epoch", "1", "--dry-run", f"run.dir={tmp_path / 'runs'}"]) == 0
+    assert f"config file: {cfg}" in capsys.readouterr().out.splitlines()
+
+
+def test_the_config_help_names_what_the_built_in_defaults_change():
+    """--config's help says how the built-in defaults differ from the shipped config.yaml (the keys
+    test_one_set_of_defaults finds), not that they are the same."""
+    from pipeline.cli import CONFIG_HELP
+    bare, shipped = load_config(None).model_dump(), load_config("config.yaml").model_dump()
+    differ = {f"{s}.{k}" for s in bare for k in bare[s] if bare[s][k] != shipped[s][k]}
+    assert differ and all(key in CONFIG_HELP for key in differ), CONFIG_HELP
+    assert "the same" not in CONFIG_HELP
+
+
+def _problems_file(path: Path, n: int) -> Path:
+    from data.loaders import load_builtin
+    import dataclasses
+    rows = [{**dataclasses.asdict(p), "id": f"mine-{i:03d}"} for i, p in enumerate(load_builtin("train")[:n])]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_fewer_problems_than_prompts_per_epoch_is_said(tmp_path, caplog):
+    """data.prompts_per_epoch above the problems left for training: the epoch trains on all of them,
+    and a warning says so (once per epoch, dry runs included) instead of a silent cap."""
+    from curriculum.config import CurriculumConfig
+    from curriculum.schedule import schedule
+    from data.loaders import load_builtin
+    problems = load_builtin("train")[:3]
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert len(schedule(problems, {}, {}, 1, 5, CurriculumConfig(), seed=0)) == 3
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert "data.prompts_per_epoch=5" in warning and "only 3 problems" in warning and "trains on all 3" in warning
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="rlaif"):
+        schedule(problems, {}, {}, 1, 3, CurriculumConfig(), seed=0)
+    assert not caplog.records  # enough problems: no warning
+    src = _problems_file(tmp_path / "mine.jsonl", 10)  # 2 of them held out (data.validation_size=auto)
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert main(["epoch", "1", "--dry-run", f"run.dir={tmp_path / 'runs'}", f"data.source={src}",
+                     "data.prompts_per_epoch=20", "data.pool_size=0", "data.difficulties=[easy,medium,hard]",
+                     "update.warm_start=false"]) == 0
+    warnings = [r.getMessage() for r in caplog.records if "data.prompts_per_epoch" in r.getMessage()]
+    assert len(warnings) == 1 and "data.prompts_per_epoch=20 but only 8 problems" in warnings[0], warnings
+
+
+def _noop(ctx):
+    pass
+
+
+def _fake_runner(cfg):
+    """The real Runner over stages that do nothing: the epoch loop and its printing, in a second."""
+    from pipeline.runner import Runner
+    from pipeline.stages import POLICY, Stage
+    stages = [Stage(n, "1", (), (), _noop) for n in ("prompts", "sample", "teacher", "judge", "reward", "select",
+                                                       "logprobs")]
+    stages += [Stage("update", "1", (), ("select", POLICY), _noop, variant=True),
+               Stage("eval", "1", (), ("update",), _noop, variant=True)]
+    r = Runner(cfg, stages=stages)
+    r.warm_start = [Stage("prompts", "1", (), (), _noop), Stage("teacher", "1", (), ("prompts",), _noop),
+                    Stage("update", "1", (), ("prompts", "teacher"), _noop, variant=True)]
+    return r
+
+
+def test_a_multi_epoch_run_prints_one_line_per_epoch(tmp_path, capsys, monkeypatch):
+    """`rlaif epoch 3` on a fresh run with the warm-start: one line per epoch (the warm-start's
+    included, epoch 1 named once), no stage's running/done lines; --verbose shows those too."""
+    import re
+    monkeypatch.setattr("pipeline.commands._runner", _fake_runner)
+    over = [f"run.dir={tmp_path}", "update.warm_start=true"]
+    assert main(["epoch", "3", *over]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    epochs = [line for line in lines if line.startswith("epoch ")]
+    assert [re.match(r"epoch (\d)", line).group(1) for line in epochs] == ["0", "1", "2", "3"], lines
+    assert epochs[0].startswith("epoch 0 (the supervised warm-start) done in ") and "(3 stages ran, 0 reused)" in epochs[0]
+    assert all(re.match(rf"epoch {n} done in \S+ \(9 stages ran, 0 reused\): ", epochs[n]) for n in (1, 2, 3)), epochs
+    assert not [line for line in lines if " running " in line or re.search(r"\bdone +\d", line)], lines
+    # a rerun: every stage reused, still one line each
+    assert main(["epoch", "3", *over]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert sum("done (every stage reused)" in line for line in lines) == 4 and not [l for l in lines if "reused   " in l]
+    # --verbose (or run.log_level=DEBUG): every stage's lines under a header per epoch, epoch 1's header once
+    for flag in (["--verbose"], ["run.log_level=DEBUG", "run.name=fresh"]):
+        assert main(["epoch", "4", *over, *flag]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines.count("epoch 1") == 1 and lines.count("epoch 4") == 1, lines
+        assert "  prompts  running  epoch-004/prompts" in lines and any(re.match(r"epoch 4 done in ", l) for l in lines)
+        assert any(l.startswith("  update   reused   epoch-001/update-") for l in lines) == (flag == ["--verbose"])
+
+
+def test_progress_bars_clear_their_line_in_a_multi_epoch_run():
+    from tqdm import tqdm
+    import io
+    from pipeline.commands import transient_bars
+    with transient_bars():
+        bar = tqdm(total=2, file=io.StringIO())
+        assert bar.leave is False
+        bar.close()
+    bar = tqdm(total=2, file=io.StringIO())
+    assert bar.leave is True  # only inside the epoch loop
+    bar.close()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from pipeline.cli import main
 from pipeline.config_file import load_config
 from pipeline.model import ModelError, load_student
@@ -56,3 +58,63 @@ def test_malformed_dataset_row_names_file_and_line(tmp_path, capsys):
     assert main(["epoch", "1", f"run.dir={tmp_path}", f"data.source={bad}"]) == 2
     err = capsys.readouterr().err
     assert "p.jsonl" in err and "line 2" in err
+
+
+def test_judge_of_a_missing_completion_file_says_so(tmp_path, capsys):
+    missing = tmp_path / "answer.md"
+    assert main(["judge", "--problem", "py-easy-001", "--completion", str(missing), f"run.dir={tmp_path}"]) == 2
+    captured = capsys.readouterr()
+    assert f"--completion {missing}: cannot read it" in captured.err and "stdin" in captured.err
+    assert not captured.out
+
+
+def test_cache_import_of_a_missing_file_says_so_and_creates_nothing(tmp_path, capsys):
+    missing = tmp_path / "judgements.jsonl"
+    assert main(["cache", "import", str(missing), f"run.dir={tmp_path / 'runs'}"]) == 2
+    captured = capsys.readouterr()
+    assert f"cache import {missing}: no such file" in captured.err and "rlaif cache export" in captured.err
+    assert not captured.out and not (tmp_path / "runs").exists()  # no empty cache left behind
+
+
+def _rows(n: int, prefix: str = "mine") -> str:
+    import dataclasses
+    from data.loaders import load_builtin
+    return "".join(json.dumps({**dataclasses.asdict(p), "id": f"{prefix}-{i:03d}"}) + "\n"
+                   for i, p in enumerate(load_builtin("train")[:n]))
+
+
+def test_a_tilde_in_a_path_is_the_home_directory(tmp_path, capsys, monkeypatch):
+    """data.source=~/x.jsonl, --config=~/my.yaml (no shell expands a ~ after =), an eval source and a
+    local student.model under ~ all read from $HOME."""
+    from data.loaders import load_source
+    from pipeline.model import resolve
+    from pipeline.stages.eval import eval_problems
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "x.jsonl").write_text(_rows(12))
+    (tmp_path / "held.jsonl").write_text(_rows(3, "held"))
+    (tmp_path / "my.yaml").write_text("run:\n  name: from-home\n")
+    assert len(load_source("~/x.jsonl")) == 12
+    assert resolve("~/models/x") == str(tmp_path / "models" / "x")
+    assert resolve("HuggingFaceTB/SmolLM2-135M-Instruct") == "HuggingFaceTB/SmolLM2-135M-Instruct"
+    assert main(["--config=~/my.yaml", "config", "show"]) == 0
+    out = capsys.readouterr().out
+    assert f"# config file: {tmp_path / 'my.yaml'}" in out and "name: from-home" in out
+    cfg = load_config(None, ["data.source=~/x.jsonl", "eval.sources=[validation, ~/held.jsonl]"])
+    assert {p.id for _, p in eval_problems(cfg)} >= {"held-000", "held-001", "held-002"}
+    runs = tmp_path / "runs"
+    assert main(["epoch", "1", "--dry-run", f"run.dir={runs}", "data.source=~/x.jsonl", "eval.sources=[~/held.jsonl]",
+                 "update.warm_start=false"]) == 0, capsys.readouterr().err
+    assert "prompts  to run" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv", [["epoch", "1"], ["epoch", "1", "--dry-run"], ["epoch", "3"], ["eval", "0"]])
+@pytest.mark.parametrize("key", ["data.source", "eval.sources"])
+def test_a_missing_data_file_fails_before_the_run_exists(tmp_path, capsys, argv, key):
+    """A data file that is not there is named before any work: no run directory, no lock, no epoch-001
+    (a missing eval file would otherwise surface after the epoch's sampling and update)."""
+    missing = tmp_path / "nope.jsonl"
+    over = [f"data.source={missing}"] if key == "data.source" else [f"eval.sources=[{missing}]"]
+    assert main(argv + [f"run.dir={tmp_path / 'runs'}", *over]) == 2
+    err = capsys.readouterr().err
+    assert f"{key}={missing}: no such file" in err and ".jsonl" in err, err
+    assert not (tmp_path / "runs").exists()
