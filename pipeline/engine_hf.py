@@ -133,7 +133,9 @@ class SeededSampler:
     is the same whatever else shares its batch: on 1 process or N, with any sample.batch_size.
     (torch.multinomial draws for the whole batch from one generator, so a row's tokens depend on
     its neighbours.) generate runs greedy over the result: every token but the drawn one is -inf.
-    Temperature, top-k and top-p are transformers' own warpers, in generate's order."""
+    Temperature, top-k and top-p are transformers' own warpers, in generate's order. `logps` (B, steps):
+    the log of each drawn token's probability under the warped distribution it was drawn from, as
+    the decode loop keeps it (`sampler_logprobs`)."""
 
     def __init__(self, seeds: list[int], width: int, max_new: int, temperature: float, top_p: float, top_k: int,
                  device):
@@ -141,11 +143,18 @@ class SeededSampler:
         self.width = width
         self.u = uniforms(seeds, max_new).to(device, torch.float32)                   # (B, max_new)
         self.warpers = warpers(SimpleNamespace(temperature=temperature, top_k=top_k, top_p=top_p))
+        self.drawn: list[torch.Tensor] = []                                           # per step, (B,) on the device
 
     def __call__(self, input_ids: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
         step = input_ids.shape[1] - self.width
         probs = torch.softmax(self.warpers(input_ids, scores).float(), -1)             # (B, V)
-        return torch.full_like(scores, float("-inf")).scatter_(-1, pick(probs, self.u[:, step])[:, None], 0.0)
+        ids = pick(probs, self.u[:, step])                                             # (B,)
+        self.drawn.append(probs.gather(-1, ids[:, None])[:, 0].log())
+        return torch.full_like(scores, float("-inf")).scatter_(-1, ids[:, None], 0.0)
+
+    @property
+    def logps(self) -> torch.Tensor:
+        return torch.stack(self.drawn, 1) if self.drawn else torch.zeros(len(self.u), 0)  # (B, steps)
 
 
 def cache_kwargs(cfg: Config) -> dict:
@@ -231,7 +240,8 @@ def reference_generate(model, tok, prompts: list[list[int]], cfg: Config, seed: 
     same streams (`SeededSampler`): sample.engine=generate, and the reference the loop is tested
     against. neutral: generate under `neutral_generation` (the sampled policy is softmax(z/T) and its
     warpers, nothing of the model's generation_config), as the loop samples; False: the model's own
-    config applies (the tests' way to show what it would have done)."""
+    config applies (the tests' way to show what it would have done). Each row holds
+    `sampler_logprobs` as the loop's rows do: `SeededSampler`'s logprob of each kept token."""
     from transformers import LogitsProcessorList, StoppingCriteriaList
     keys = [str(i) for i in range(len(prompts))] if keys is None else keys
     sc = cfg.sample
@@ -257,10 +267,12 @@ def reference_generate(model, tok, prompts: list[list[int]], cfg: Config, seed: 
                 stop_strings=sc.stop or None, tokenizer=tok if sc.stop else None,
                 stopping_criteria=StoppingCriteriaList([CodeClosed(tok, width)] if sc.stop_after_code else []),
                 pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
+        logps = sampler.logps.cpu().tolist()                                           # (B, steps), one sync
         for j, row in enumerate(gen[:, width:].tolist()):
             ids, text, reason = finish(tok, row, sc.stop, sc.max_new_tokens, sc.stop_after_code)
+            # the kept ids are a prefix of the generated ones (finish cuts, never drops inside)
             out.append({"completion_ids": ids, "text": text, "finish_reason": reason, "length": len(ids),
-                        "sample_idx": j % k, "group": b + j // k})
+                        "sample_idx": j % k, "group": b + j // k, "sampler_logprobs": logps[j][: len(ids)]})
         bar.update(len(seqs))
     bar.close()
     return out

@@ -252,8 +252,9 @@ def test_every_engine_writes_the_same_row(student):
     out = SimpleNamespace(finish_reason="length", token_ids=ids,
                           logprobs=[{t: SimpleNamespace(logprob=-0.5)} for t in ids])
     vllm = {**engine_vllm._row(tok, out, [], cfg.sample.max_new_tokens), "group": 0, "sample_idx": 0}
-    assert set(ours) == set(vllm) == set(ref) | {"sampler_logprobs"}
+    assert set(ours) == set(vllm) == set(ref)
     assert len(ours["sampler_logprobs"]) == ours["length"] == len(ids)
+    assert len(ref["sampler_logprobs"]) == ref["length"] == len(ref["completion_ids"])
 
 
 def test_an_epoch_sampled_in_bf16_reports_its_gap(tiny_config):
@@ -285,3 +286,27 @@ def test_the_embedded_copy_is_a_plain_checkpoint(tmp_path, monkeypatch):
     monkeypatch.delenv("RLAIF_CACHE")
     real = json.loads((model_mod.ensure_embedded() / "config.json").read_text())
     assert "quantization_config" not in real
+
+
+@pytest.mark.parametrize("temperature", [0.7, 1.0])
+def test_generates_sampler_logprobs_are_the_policys_and_reported(student, temperature):
+    """sample.engine=generate keeps the sampler's logprob of each kept token (SeededSampler: log of the
+    drawn token's probability under the warped distribution), cut where the row was cut, so the
+    logprobs stage reports its gap to the recomputed logprobs: rounding level in float32, the same
+    tokens' logprobs as the loop's where the two engines drew the same row."""
+    from pipeline.forward import rollout_logprobs
+    from pipeline.stages.logprobs import sampler_gap
+    cfg, tok, model, prompts = student
+    cfg = with_sample(cfg, temperature=temperature)
+    gens = engine_hf.reference_generate(model, tok, prompts, cfg, seed=2)
+    assert all(len(g["sampler_logprobs"]) == g["length"] for g in gens)
+    rows = [{"prompt_ids": prompts[g["group"]], **g} for g in gens]
+    old, _ = rollout_logprobs(model, rows, temperature, tok.pad_token_id, policy_is_reference=True, share_prompt=False)
+    gap = sampler_gap(rows, old)
+    assert 0 <= gap["logprobs/sampler_gap"] < 1e-4 and gap["logprobs/sampler_gap_max"] < 1e-4, gap
+    loop = engine_hf.generate(model, tok, prompts, cfg, seed=2)
+    same = [(a, b) for a, b in zip(gens, loop) if a["completion_ids"] == b["completion_ids"]]
+    assert same
+    for a, b in same:
+        torch.testing.assert_close(torch.tensor(a["sampler_logprobs"]), torch.tensor(b["sampler_logprobs"]),
+                                   atol=1e-4, rtol=0)
