@@ -122,11 +122,10 @@ class LlamaStep:
         rows = torch.arange(n, device=ids.device)
         for i, (norm1, qkv, o, norm2, gate_up, down, act, scaling) in enumerate(self.layers):
             h = qkv(norm1(x))                                        # (n, (H + 2 KVH) d)
-            q = h[:, : self.q_size].view(n, self.heads, d)
-            k = h[:, self.q_size: self.q_size + self.kv_size].view(n, kvh, d)
+            qk = h[:, : self.q_size + self.kv_size].view(n, self.heads + kvh, d)
+            qk = qk * cos + _rotate_half(qk) * sin                   # transformers' apply_rotary_pos_emb, q and k at once
+            q, k = qk[:, : self.heads], qk[:, self.heads:]
             v = h[:, self.q_size + self.kv_size:].view(n, kvh, d)
-            q = q * cos + _rotate_half(q) * sin                      # transformers' apply_rotary_pos_emb
-            k = k * cos + _rotate_half(k) * sin
             kc, vc = cache.k[i], cache.v[i]                          # (slots, KVH, room, d)
             kc[rows, :, pos] = k
             vc[rows, :, pos] = v
