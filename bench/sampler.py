@@ -96,15 +96,23 @@ def main() -> None:
                  ("eval sampled", eval_cfg, heldout)]
     lines = ["| scenario | engine | tokens | seconds | tokens/s | vs generate | row-steps | rows = generate's | "
              "sampler gap mean / max (nats) | % of the floor |", "|---" * 10 + "|"]
+    slot_note: list[str] = []
+    import pipeline.decode as decode_mod
+    from pipeline.decode_step import make_step
     rates = {torch.float32: matmul_rate(c, torch.float32), torch.bfloat16: matmul_rate(c, torch.bfloat16)}
     for name, scfg, prompts in scenarios:
         arms = {}
-        for arm in ("generate float32", "loop float32", f"loop {str(fast).split('.')[-1]}"):
+        fast_name = f"loop {str(fast).split('.')[-1]}"
+        extra = [f"{fast_name}, transformers' step", f"{fast_name}, 16 slots"] if name == "sample" else []
+        for arm in ("generate float32", "loop float32", fast_name, *extra):
             dtype = torch.float32 if "float32" in arm else fast
             over = cfg if scfg is None else scfg
-            over = over.model_copy(update={"sample": over.sample.model_copy(update={"dtype": str(dtype).split(".")[-1]})})
+            update = {"dtype": str(dtype).split(".")[-1], **({"batch_size": 16} if "16 slots" in arm else {})}
+            over = over.model_copy(update={"sample": over.sample.model_copy(update=update)})
             stats: dict = {}
             t = time.perf_counter()
+            # the transformers'-step arm: the same loop stepping through the model's own forward
+            decode_mod.make_step = (lambda *a, **k: None) if "transformers' step" in arm else make_step
             with sampling_model(model, over) as m:
                 t0 = time.perf_counter()
                 if scfg is None:
@@ -132,6 +140,14 @@ def main() -> None:
             context = sum(len(prompts[i // k]) + r["length"] / 2 for i, r in enumerate(rows)) / max(len(rows), 1)
             floor = rates[dtype] * 1e9 / flops_per_token(c, context)
             arms[arm] = (n_tok / secs, rows)
+            if "16 slots" in arm:  # the same streams at another slot count: what float rounding alone changes
+                base = arms[fast_name][1]
+                parted = [next((i for i, (x, y) in enumerate(zip(a["completion_ids"], b["completion_ids"])) if x != y),
+                               None) for a, b in zip(rows, base)]
+                same_rows = sum(a["completion_ids"] == b["completion_ids"] for a, b in zip(rows, base))
+                slot_note.append(f"{name}: at 16 slots instead of {stats.get('slots', 'auto')}, {same_rows}/{len(rows)} "
+                                 f"completions token for token the same ({sum(p is not None for p in parted)} part at "
+                                 f"a token, the first at token {min((p for p in parted if p is not None), default='-')})")
             same = sum(x.get("completion_ids") == y.get("completion_ids") for x, y in zip(rows, arms["generate float32"][1]))
             lines.append(f"| {name} | {arm} | {n_tok} | {secs:.1f} (+{t0 - t:.1f} weights) | {n_tok / secs:.0f} | "
                          f"{n_tok / secs / arms['generate float32'][0]:.2f}x | {steps} | {same}/{len(rows)} | {gap} | "
@@ -144,7 +160,8 @@ def main() -> None:
             "'rows = generate's': completions token for token identical to transformers' generate under the same "
             "streams (float32 differences are rounding ties; bf16 samples a nearby policy). The sampler gap is "
             "against the float32 policy the logprobs stage and the update use. Seconds exclude loading the model; "
-            f"'+ weights' is the bf16 copy's refresh. {busy()}.")
+            f"'+ weights' is the bf16 copy's refresh. Batch size and rounding: " + "; ".join(slot_note) + ". "
+            f"{busy()}.")
     if a.no_record:
         print("\n".join(lines) + "\n\n" + note)
         return

@@ -271,7 +271,7 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     prefilled: dict[int, tuple[list, torch.Tensor, int]] = {}   # group -> (kv, last logits, rows left)
     live: list[Row] = []                                         # slot i holds live[i]
     done: list[list[dict | None]] = [[None] * k for _ in prompts]
-    counts = {"steps": 0, "row_steps": 0, "prefill_tokens": 0, "forward_s": 0.0, "choose_s": 0.0}
+    counts = {"slots": slots, "steps": 0, "row_steps": 0, "prefill_tokens": 0, "forward_s": 0.0, "choose_s": 0.0}
     bar = tqdm(total=len(prompts) * k, desc=desc, unit="seq", dynamic_ncols=True)
     step = make_step(model, max((len(p) for p in prompts), default=0) + max_new, slots) if fast_step else None
 
