@@ -75,14 +75,16 @@ def ours(mbs, loss_type, s: LossSettings, beta: float, truncated: bool):
     return total, grads
 
 
-def trl(tr, mbs, loss_type, s: LossSettings, beta: float, truncated: bool):
+def trl(tr, mbs, loss_type, s: LossSettings, beta: float, truncated: bool, generation: list | None = None):
+    """TRL's loss over the window mbs; generation: the micro-batches of the generation batch the
+    window belongs to (default: the window is the whole generation batch)."""
     tr.loss_type, tr.beta = loss_type, beta
     tr.epsilon_low, tr.epsilon_high = s.clip_low, s.clip_high
     tr.importance_sampling_level = s.level
     tr.args.use_bias_correction_kl = s.kl_ratio
     tr.max_completion_length = T
     tr.current_gradient_accumulation_steps = len(mbs)
-    tr.args.steps_per_generation = len(mbs)
+    tr.args.steps_per_generation = len(generation or mbs)
     eos = tr.processing_class.eos_token_id
     masks = []
     for mb in mbs:
@@ -94,7 +96,7 @@ def trl(tr, mbs, loss_type, s: LossSettings, beta: float, truncated: bool):
             is_truncated = torch.tensor([i[-1] not in [eos, tr.processing_class.pad_token_id] for i in ids])
             mask = mask * (~is_truncated).unsqueeze(1).int()
         masks.append(mask)
-    items = sum(m.sum() for m in masks)
+    items = sum(m.sum() for m in masks) if generation is None else sum(mb["mask"].sum() for mb in generation)
     total, grads = 0.0, []
     for mb, mask in zip(mbs, masks):
         logp = mb["logp"].clone().requires_grad_(True)
@@ -127,7 +129,9 @@ def test_the_loss_and_its_gradient_are_trls(trainer, sizes):
     checked = 0
     for k, (lt, level, high, beta, kl_ratio, truncated) in enumerate(CASES):
         if lt == "dapo" and len(sizes) == 1:
-            continue  # TRL's dapo divides by the generation batch's tokens: the window is the whole batch
+            # TRL's dapo divides by the generation batch's tokens; here the window would be the whole
+            # generation batch, not a partial last window of one: the next test has that case
+            continue
         s = LossSettings(clip_low=0.2, clip_high=high, level=level, kl_estimator="k3", kl_ratio=kl_ratio)
         mbs = window(k, sizes, truncated)
         a, ga = ours(mbs, lt, s, beta, truncated)
@@ -299,3 +303,26 @@ def test_each_kl_estimators_expected_gradient_is_the_documented_one(estimator, k
     for other, v in want.items():  # and not another one of the table's (they differ by > 0.04 here)
         if other != follows:
             assert float((got - v).abs().max()) > 1e-2, other
+
+
+def test_dapo_over_a_generation_batch_of_several_windows(trainer):
+    """Where ours and TRL's dapo part on purpose. One generation batch of 3 micro-batches in two windows
+    (grad_accum 2: [4, 4] and the partial [3]): TRL divides each window's token sum by the generation
+    batch's tokens x the window's micro-batches / the batch's (num_items_in_batch x
+    current_gradient_accumulation_steps / steps_per_generation: the average window's token count);
+    ours by the window's own token count (pipeline/loss.py, loss_norms). So TRL's loss is ours x own / average,
+    and the two agree only where a window holds the average (docs/guides/from-trl.md)."""
+    s = LossSettings(clip_low=0.2, clip_high=0.28, kl_ratio=True)
+    gen = window(5, [4, 4, 3], False)
+    total_tokens = float(sum(mb["mask"].sum() for mb in gen))
+    parted = False
+    for win in (gen[:2], gen[2:]):
+        a, ga = ours(win, "dapo", s, 0.04, False)
+        b, gb = trl(trainer, win, "dapo", s, 0.04, False, generation=gen)
+        own = float(sum(mb["mask"].sum() for mb in win))
+        average = total_tokens * len(win) / len(gen)
+        assert b == pytest.approx(a * own / average, rel=1e-9, abs=1e-12)
+        for x, y in zip(ga, gb):
+            torch.testing.assert_close(y, x * own / average, atol=1e-9, rtol=1e-9)
+        parted |= abs(own - average) > 0.5
+    assert parted  # the windows' token counts differ from the average, so the losses do
