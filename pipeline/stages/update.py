@@ -6,10 +6,11 @@ KL"), then `pipeline.loss.policy_loss` (the clipped surrogate and the KL term, T
 docstring has every formula and its source; tests/test_loss_trl.py checks it against TRL's own
 loss) for the student's completions, and sft_coef x the mean token NLL for the teacher's answers
 (update.teacher_sft_coef), each weighed as one row of the micro-batch. The teacher's answers are
-fitted under the model's own distribution (T = 1, their own forward passes), as the warm-start and
-any SFT fit them: the sampling temperature belongs to the tokens the student drew. Where we differ from TRL on
-purpose: the teacher's rows (TRL has none), and groups of zero reward spread left out before the
-update (select.drop_zero_std: their advantages are 0, so they would only dilute the step).
+fitted under the model's own distribution (T = 1, in forward passes of their own), as the
+warm-start and any SFT fit them: the sampling temperature belongs to the tokens the student drew.
+Where we differ from TRL on purpose: the teacher's rows (TRL has none), and groups of zero reward
+spread left out before the update (select.drop_zero_std: their advantages are 0, so they would
+only dilute the step).
 
 One AdamW and one LR schedule over the whole run, as TRL trains (update.optimizer_state=carry):
 the Adam moments travel with each epoch's policy (optimizer.pt beside its adapter), and the
