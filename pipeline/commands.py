@@ -149,10 +149,8 @@ class EpochProgress:
         status("")
         if self.dry_run or not dist.is_main():
             return
-        line = epoch_line(self.r, self.n, self.reused, self.ran, time.time() - self.t)
-        if self.n == 0:
-            line = line.replace("epoch 0 done", "epoch 0 (the supervised warm-start) done", 1)
-        say(line)
+        name = "epoch 0 (the supervised warm-start)" if self.n == 0 else None
+        say(epoch_line(self.r, self.n, self.reused, self.ran, time.time() - self.t, name))
 
 
 def status(text: str) -> None:
@@ -189,8 +187,9 @@ def duration(secs: float) -> str:
     return f"{m}m{s:02d}s" if m < 60 else f"{m // 60}h{m % 60:02d}m"
 
 
-def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float | None = None) -> str:
-    """One epoch's line: its headline metrics (and, looping over epochs, what ran)."""
+def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float | None = None,
+               name: str | None = None) -> str:
+    """One epoch's line: its headline metrics (and, looping over epochs, what ran, in how long)."""
     path = r.epoch_dir(n) / "metrics.json"
     m = json.loads(path.read_text()) if path.exists() else {}
     keys = ["reward/mean", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean", "score/teacher_mean",
@@ -199,7 +198,7 @@ def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float |
     if reused is None:
         return figures
     how = "(every stage reused)" if not ran else f"in {duration(secs or 0)} ({ran} stages ran, {reused} reused)"
-    return f"epoch {n} done {how}: {figures}"
+    return f"{name or f'epoch {n}'} done {how}: {figures}"
 
 
 def say(text: str) -> None:
