@@ -259,7 +259,7 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     cut), `logps` (the sampler's logprob of each id). seeds[g][j]: the random stream of prompt g's
     j-th completion (`row_seed`); None: greedy (argmax). warp: logits -> warped
     logits (temperature, top-k, top-p) before the softmax. stats, when given, receives the steps,
-    row-steps and prefilled tokens computed. fast_step: decode steps through pipeline.decode_step
+    row-steps and prefilled tokens computed, and which step ran. fast_step: decode steps through pipeline.decode_step
     (Llama-family models; fewer, larger calls) where it supports the model, else transformers' forward."""
     device = next(model.parameters()).device
     dtype = next(model.parameters()).dtype
@@ -274,6 +274,7 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     counts = {"slots": slots, "steps": 0, "row_steps": 0, "prefill_tokens": 0, "forward_s": 0.0, "choose_s": 0.0}
     bar = tqdm(total=len(prompts) * k, desc=desc, unit="seq", dynamic_ncols=True)
     step = make_step(model, max((len(p) for p in prompts), default=0) + max_new, slots) if fast_step else None
+    counts["step"] = "decode_step" if step is not None else "transformers"
 
     def choose(logits: torch.Tensor, rows: list[Row]) -> tuple[list[int], list[float]]:
         if seeds is None:                                                    # greedy: argmax, as generate
@@ -334,15 +335,20 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
             n = len(live)
             pos = torch.tensor([r.length for r in live], device=device)
             cache.fit(int(pos.max()) + 1, n)
-            cache.n, cache.rows, cache.pos = n, torch.arange(n, device=device), pos
-            mask = torch.where(torch.arange(cache.room, device=device)[None, :] <= pos[:, None], 0.0, float("-inf"))
             t0 = time.perf_counter()
-            out = model(input_ids=torch.tensor([[r.ids[-1]] for r in live], device=device),
-                        attention_mask=mask[:, None, None, :], position_ids=pos[:, None], past_key_values=cache,
-                        use_cache=True)
+            last = torch.tensor([r.ids[-1] for r in live], device=device)
+            if step is not None:
+                logits = step(last, pos, cache)
+            else:
+                cache.n, cache.rows, cache.pos = n, torch.arange(n, device=device), pos
+                mask = torch.where(torch.arange(cache.room, device=device)[None, :] <= pos[:, None], 0.0, float("-inf"))
+                logits = model(input_ids=last[:, None], attention_mask=mask[:, None, None, :], position_ids=pos[:, None],
+                               past_key_values=cache, use_cache=True).logits[:, -1]
             t1 = time.perf_counter()
-            ids, lps = choose(out.logits[:, -1], live)
+            ids, lps = choose(logits, live)
             counts["forward_s"] += t1 - t0
+            if stats is not None and "trace" in stats:  # (rows, room, forward seconds) of each step
+                stats["trace"].append((n, cache.room, t1 - t0))
             counts["choose_s"] += time.perf_counter() - t1
             counts["steps"] += 1
             counts["row_steps"] += n

@@ -99,8 +99,10 @@ def test_the_loop_is_the_same_with_either_step(student):  # noqa: F811
     cfg, tok, model, prompts = student
     seeds = [[11 * g + j for j in range(3)] for g in range(len(prompts))]
     warp = lambda z: z / 0.9  # noqa: E731
-    fast = decode(model, tok, prompts, 3, 16, 5, seeds=seeds, warp=warp)
-    slow = decode(model, tok, prompts, 3, 16, 5, seeds=seeds, warp=warp, fast_step=False)
+    fast_stats, slow_stats = {}, {}
+    fast = decode(model, tok, prompts, 3, 16, 5, seeds=seeds, warp=warp, stats=fast_stats)
+    slow = decode(model, tok, prompts, 3, 16, 5, seeds=seeds, warp=warp, fast_step=False, stats=slow_stats)
+    assert (fast_stats["step"], slow_stats["step"]) == ("decode_step", "transformers")
     same = sum(a["ids"] == b["ids"] for fa, sl in zip(fast, slow) for a, b in zip(fa, sl))
     assert same >= len(prompts) * 3 - 1                   # at most a rounding tie apart
     for fa, sl in zip(fast, slow):
