@@ -90,9 +90,16 @@ def _fused(mods, packed: bool, rows: int) -> _Linear:
 
 class LlamaStep:
     """step(ids (n,), pos (n,), cache) -> logits (n, vocab): one token of each live row, its keys and
-    values written into the cache (a pipeline.decode.SlotCache) at pos."""
+    values written into the cache (a pipeline.decode.SlotCache) at pos.
+
+    Each layer is about twenty calls (transformers' forward makes about sixty): RMSNorm as one
+    fused call, rotary as a roll against a sine whose first half carries the sign, the attention
+    scale folded into the query weights where it is a power of two (exact), the mask added and the
+    softmax taken in float32 in one call each."""
 
     def __init__(self, model, rows: int = 64):
+        import math
+
         from pipeline.sampling_weights import packing_works
         c = _text_config(model)
         p = next(model.parameters())
@@ -102,44 +109,68 @@ class LlamaStep:
         self.kv_heads = getattr(c, "num_key_value_heads", None) or c.num_attention_heads
         self.head_dim = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
         self.q_size, self.kv_size = self.heads * self.head_dim, self.kv_heads * self.head_dim
+        self.hidden = (c.hidden_size,)
         self.layers = []
         for layer in self.inner.layers:
             a, m = layer.self_attn, layer.mlp
-            self.layers.append((layer.input_layernorm, _fused([a.q_proj, a.k_proj, a.v_proj], packed, rows),
-                                _fused([a.o_proj], packed, rows), layer.post_attention_layernorm,
-                                _fused([m.gate_proj, m.up_proj], packed, rows), _fused([m.down_proj], packed, rows),
-                                m.act_fn, a.scaling))
+            scaling = a.scaling
+            # q x 2^-k is exact in any float format: folded into q's weights, the scores are the same numbers
+            fold = math.log2(scaling).is_integer()
+            qkv = [_plain_linear(x) for x in (a.q_proj, a.k_proj, a.v_proj)]
+            w = torch.cat([x.weight.detach() for x in qkv])
+            b = None
+            if any(x.bias is not None for x in qkv):
+                b = torch.cat([x.bias.detach() if x.bias is not None else w.new_zeros(x.out_features) for x in qkv])
+            if fold:
+                w = w.clone()
+                w[: self.q_size] *= scaling
+                if b is not None:
+                    b = b.clone()
+                    b[: self.q_size] *= scaling
+            n1, n2 = layer.input_layernorm, layer.post_attention_layernorm
+            self.layers.append((n1.weight, n1.variance_epsilon, _Linear(w, b, packed, rows), _fused([a.o_proj], packed, rows),
+                                n2.weight, n2.variance_epsilon, _fused([m.gate_proj, m.up_proj], packed, rows),
+                                _fused([m.down_proj], packed, rows), m.act_fn, 1.0 if fold else scaling))
+        self.norm = (self.inner.norm.weight, self.inner.norm.variance_epsilon)
         self.head = _fused([model.lm_head], packed, rows)
 
     @torch.no_grad()
     def __call__(self, ids: torch.Tensor, pos: torch.Tensor, cache) -> torch.Tensor:
-        n, g, d, kvh = ids.shape[0], self.heads // self.kv_heads, self.head_dim, self.kv_heads
+        n, g, d, kvh, H = ids.shape[0], self.heads // self.kv_heads, self.head_dim, self.kv_heads, self.heads
         room = cache.room                                            # every live row's keys: one contiguous block
+        dev = ids.device
         x = self.inner.embed_tokens(ids)                             # (n, hidden)
         cos, sin = self.inner.rotary_emb(x, pos[:, None])            # (n, 1, d): the model's own rotary
-        mask = torch.where(torch.arange(room, device=ids.device)[None, :] <= pos[:, None], 0.0, float("-inf"))
-        mask = mask.view(n, 1, 1, room)                              # additive, (n, 1, 1, room)
-        rows = torch.arange(n, device=ids.device)
-        for i, (norm1, qkv, o, norm2, gate_up, down, act, scaling) in enumerate(self.layers):
-            h = qkv(norm1(x))                                        # (n, (H + 2 KVH) d)
-            qk = h[:, : self.q_size + self.kv_size].view(n, self.heads + kvh, d)
-            qk = qk * cos + _rotate_half(qk) * sin                   # transformers' apply_rotary_pos_emb, q and k at once
-            q, k = qk[:, : self.heads], qk[:, self.heads:]
-            v = h[:, self.q_size + self.kv_size:].view(n, kvh, d)
+        half = d // 2
+        # rotate_half(q) * sin == roll(q, d/2) * sin', sin' = sin with its first half negated (exact)
+        sin = torch.cat((-sin[..., :half], sin[..., half:]), -1)
+        mask = torch.where(torch.arange(room, device=dev)[None, :] <= pos[:, None], 0.0, float("-inf"))
+        mask = mask.to(x.dtype).view(n, 1, 1, room)                  # additive, exact in any float format
+        # where each row's new key goes in a layer's cache seen as (slots * KVH * room, d)
+        at = ((torch.arange(n, device=dev)[:, None] * kvh + torch.arange(kvh, device=dev)[None, :]) * room
+              + pos[:, None]).view(-1)
+        rms = torch.nn.functional.rms_norm
+        for i, (w1, e1, qkv, o, w2, e2, gate_up, down, act, scaling) in enumerate(self.layers):
+            h = qkv(rms(x, self.hidden, w1, e1))                     # (n, (H + 2 KVH) d)
+            qk = h[:, : self.q_size + self.kv_size].view(n, H + kvh, d)
+            qk = qk * cos + torch.roll(qk, half, -1) * sin           # transformers' apply_rotary_pos_emb
+            q, k = qk[:, :H], qk[:, H:]
+            if scaling != 1.0:
+                q = q * scaling
+            v = h[:, self.q_size + self.kv_size:].reshape(n * kvh, d)
             kc, vc = cache.k[i], cache.v[i]                          # (slots, KVH, room, d)
-            kc[rows, :, pos] = k
-            vc[rows, :, pos] = v
+            kc.view(-1, d).index_copy_(0, at, k.reshape(n * kvh, d))
+            vc.view(-1, d).index_copy_(0, at, v)
             # the first n slots as they lie (a shorter view of the room would cost bmm a copy of it);
             # query head h serves key/value head h // g (transformers' repeat_kv), softmax in float32
             keys, values = kc[:n].view(n * kvh, room, d), vc[:n].view(n * kvh, room, d)
             scores = torch.bmm(q.reshape(n * kvh, g, d), keys.transpose(1, 2)).view(n, kvh, g, room)
-            probs = torch.softmax(scores.float() * scaling + mask, -1).to(x.dtype)
+            probs = torch.softmax(scores + mask, -1, dtype=torch.float32).to(x.dtype)
             att = torch.bmm(probs.view(n * kvh, g, room), values)   # (n KVH, g, d)
             x = x + o(att.view(n, self.q_size))
-            h = gate_up(norm2(x))                                    # (n, 2 I): gate, then up
-            half = h.shape[-1] // 2
-            x = x + down(act(h[:, :half]) * h[:, half:])
-        return self.head(self.inner.norm(x))
+            h = gate_up(rms(x, self.hidden, w2, e2))                 # (n, 2 I): gate, then up
+            x = x + down(act(h[:, : h.shape[-1] // 2]) * h[:, h.shape[-1] // 2:])
+        return self.head(rms(x, self.hidden, *self.norm))
 
 
 def _rotate_half(x: torch.Tensor) -> torch.Tensor:
