@@ -107,6 +107,17 @@ def test_a_tilde_in_a_path_is_the_home_directory(tmp_path, capsys, monkeypatch):
     assert "prompts  to run" in capsys.readouterr().out
 
 
+def test_a_tilde_in_run_dir_and_cache_dir_is_the_home_directory(tmp_path, capsys, monkeypatch):
+    """run.dir=~/runs and judge.cache_dir=~/cache: under $HOME, never a directory named '~' here."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config(None, ["run.dir=~/runs", "judge.cache_dir=~/cache"])
+    assert (cfg.run.dir, cfg.judge.cache_dir) == (str(tmp_path / "home" / "runs"), str(tmp_path / "home" / "cache"))
+    assert main(["status", "run.dir=~/runs"]) == 2
+    assert str(tmp_path / "home" / "runs") in capsys.readouterr().err
+    assert not (tmp_path / "~").exists()
+
+
 @pytest.mark.parametrize("argv", [["epoch", "1"], ["epoch", "1", "--dry-run"], ["epoch", "3"], ["eval", "0"]])
 @pytest.mark.parametrize("key", ["data.source", "eval.sources"])
 def test_a_missing_data_file_fails_before_the_run_exists(tmp_path, capsys, argv, key):
