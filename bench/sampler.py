@@ -140,12 +140,14 @@ def main() -> None:
             context = sum(len(prompts[i // k]) + r["length"] / 2 for i, r in enumerate(rows)) / max(len(rows), 1)
             floor = rates[dtype] * 1e9 / flops_per_token(c, context)
             arms[arm] = (n_tok / secs, rows)
+            if arm == fast_name:
+                base_slots = stats.get("slots", "auto")
             if "16 slots" in arm:  # the same streams at another slot count: what float rounding alone changes
                 base = arms[fast_name][1]
                 parted = [next((i for i, (x, y) in enumerate(zip(a["completion_ids"], b["completion_ids"])) if x != y),
                                None) for a, b in zip(rows, base)]
                 same_rows = sum(a["completion_ids"] == b["completion_ids"] for a, b in zip(rows, base))
-                slot_note.append(f"{name}: at 16 slots instead of {stats.get('slots', 'auto')}, {same_rows}/{len(rows)} "
+                slot_note.append(f"{name}: at 16 slots instead of {base_slots}, {same_rows}/{len(rows)} "
                                  f"completions token for token the same ({sum(p is not None for p in parted)} part at "
                                  f"a token, the first at token {min((p for p in parted if p is not None), default='-')})")
             same = sum(x.get("completion_ids") == y.get("completion_ids") for x, y in zip(rows, arms["generate float32"][1]))
