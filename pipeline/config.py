@@ -11,7 +11,7 @@ import os
 import warnings
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from curriculum.config import CurriculumConfig
 
@@ -36,20 +36,16 @@ NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
 
 
+HomePath = Annotated[str, AfterValidator(os.path.expanduser)]  # a leading ~ is the home directory
 class RunConfig(Section):
     name: str = Field("default", description="Run name; artifacts go to <run.dir>/<run.name>/.")
-    dir: str = Field("runs", description="Directory holding all runs (a leading ~ is your home).")
+    dir: HomePath = Field("runs", description="Directory holding all runs (a leading ~ is your home).")
     seed: int = Field(0, description="Base seed: prompt order, sampling and the update derive theirs from it and the epoch.")
     log_level: str = Field("INFO", description="Logging level (runtime only, not fingerprinted).")
     trackers: list[Literal["tensorboard", "wandb"]] = Field(default_factory=list, description="Also log each epoch's metrics to these trackers (accelerate's; tensorboard writes under <run>/trackers). Runtime only.")
     checkpoint_every: int = Field(10, ge=0, description="The update saves a resume checkpoint every this many optimizer steps (0 = never). Runtime only.")
     device: str = Field("auto", pattern=r"^(auto|cpu|cuda(:[0-9]+)?)$", description="Where every model of the run lives (sample, logprobs, update, eval, the warm-start, the hf judge and teacher): auto = the first GPU when torch sees one, else the CPU; cpu; cuda; cuda:N. Runtime only: artifacts and fingerprints do not depend on it. With several processes (`--processes N`, `accelerate launch`), auto and cuda mean each rank's own GPU (cuda:LOCAL_RANK).", json_schema_extra=RUNTIME)
     dist_timeout_s: float = Field(86400.0, gt=0, description="With several processes: how long a rank waits for the others (e.g. while rank 0 judges through a batch API) before giving up. Runtime only.", json_schema_extra=RUNTIME)
-
-    @field_validator("dir")
-    @classmethod
-    def _home(cls, v: str) -> str:
-        return os.path.expanduser(v)
 
 
 class LoraConfig(Section):
@@ -122,7 +118,7 @@ class JudgeConfig(Section):
     timeout_s: float = Field(120.0, gt=0, description="Per-request API timeout. Runtime only.")
     mode: Literal["live", "replay"] = Field("live", description="live: call judges on cache misses; replay: answer from the cache only (a miss is an error).")
     budget_usd: float = Field(0.0, ge=0, description="Stop the judge stage before spending more than this (0 = no limit).")
-    cache_dir: str = Field("", description="Judge cache directory ('' = <run.dir>/.judge-cache, shared by runs; a leading ~ is your home).")
+    cache_dir: HomePath = Field("", description="Judge cache directory ('' = <run.dir>/.judge-cache, shared by runs; a leading ~ is your home).")
     workers: int = Field(0, ge=0, description="Parallel sandboxed programs (0 = number of cores). Runtime only.")
     batch: bool = Field(False, description="anthropic/openai judges: send the stage's cache misses through the provider's batch API (half price, done within 24 h; a killed run resumes polling). Runtime only: a batch answer and a live one are interchangeable.")
     batch_poll_s: float = Field(30.0, gt=0, description="First wait between batch status checks; it grows 1.5x per check up to batch_max_poll_s. Runtime only.")
@@ -131,11 +127,6 @@ class JudgeConfig(Section):
     batch_failed: Literal["live", "batch", "missing"] = Field("live", description="Batch items that come back expired, canceled or with a retryable error: ask them live (live price), in one more batch, or leave them missing and counted. Runtime only.")
     execution: ExecutionJudgeConfig = Field(default_factory=ExecutionJudgeConfig, description="Execution judge grading.")
     ocaml: OcamlJudgeConfig = Field(default_factory=OcamlJudgeConfig, description="Execution judge grading of OCaml problems.")
-
-    @field_validator("cache_dir")
-    @classmethod
-    def _home(cls, v: str) -> str:
-        return os.path.expanduser(v) if v else v
 
     @field_validator("prices")
     @classmethod

@@ -5,12 +5,9 @@ Each micro-batch: the completion tokens' logprobs under the policy (a forward pa
 KL"), then `pipeline.loss.policy_loss` (the clipped surrogate and the KL term, TRL's sums; its
 docstring has every formula and its source; tests/test_loss_trl.py checks it against TRL's own
 loss) for the student's completions, and sft_coef x the mean token NLL for the teacher's answers
-(update.teacher_sft_coef), each weighed as one row of the micro-batch. The teacher's answers are
-fitted under the model's own distribution (T = 1, in forward passes of their own), as the
-warm-start and any SFT fit them: the sampling temperature belongs to the tokens the student drew.
-Where we differ from TRL on purpose: the teacher's rows (TRL has none), and groups of zero reward
-spread left out before the update (select.drop_zero_std: their advantages are 0, so they would
-only dilute the step).
+(update.teacher_sft_coef) at T = 1 in passes of their own (as the warm-start fits them), each
+weighed as one row of the micro-batch. What differs from TRL on purpose (teacher rows, zero-spread
+groups dropped) and why: docs/guides/from-trl.md.
 
 One AdamW and one LR schedule over the whole run, as TRL trains (update.optimizer_state=carry):
 the Adam moments travel with each epoch's policy (optimizer.pt beside its adapter), and the
@@ -18,9 +15,8 @@ schedule (warmup in steps, then transformers' cosine / linear / constant / resta
 update.planned_epochs x the epoch's steps, each update continuing from the optimizer steps the run
 has taken (schedule.pt beside the adapter; `lr_schedule`).
 update.optimizer_state=reset: a fresh AdamW and a whole schedule inside each epoch. Gradient
-clipping and accumulation, `update.epochs` passes over the batch; all on `accelerate`, so
-`accelerate launch` can shard it over processes. Left out on purpose:
-value heads, reward models, and any loss variant we have no user for.
+clipping and accumulation, `update.epochs` passes, all on `accelerate` (`accelerate launch` shards
+it). Left out on purpose: value heads, reward models, loss variants we have no user for.
 
 `run_sft` is epoch 0's update (the supervised warm-start): the same loop on the teacher's
 answers alone, cross-entropy only, `update.sft_epochs` passes at `update.sft_lr`.
