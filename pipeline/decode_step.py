@@ -1,17 +1,17 @@
-"""The decode loop's one-token step for the Llama family (Llama, Qwen2, Mistral, SmolLM2), written
-out over the model's own weights instead of through transformers' forward.
+"""The decode loop's one-token step for the Llama family (Llama, Qwen2, Mistral, SmolLM2) on the
+CPU, written out over the model's own weights instead of through transformers' forward.
 
-A decode step of a small model on a CPU is mostly fixed cost: transformers' forward spends about
-30 ms a step on SmolLM2-135M before any row is computed (masks, hooks, kwargs, seven linear calls a
-layer), as long as the matmuls of 40 rows. This step computes the same thing with fewer, larger
-calls: q, k and v as one matmul, gate and up as one, oneDNN-packed bf16 weights on the CPU, the
-cache written in place. Everything else is the
-model's own: its RMSNorm modules, its rotary embedding (any rope scaling), its activation, its
-embeddings and LM head. Prefill still runs transformers' forward.
+A decode step of a small model on a CPU is mostly fixed cost: transformers' forward took 35 ms a
+step at one row on SmolLM2-135M (masks, hooks, kwargs, seven linear calls and about sixty calls a
+layer). This step makes about twenty calls a layer: q, k and v as one matmul, gate and up as one
+(oneDNN-packed in bf16), RMSNorm fused, the cache written in place. It reads the model's own
+weights, norm epsilons, rotary embedding (any rope scaling), activation, embeddings and LM head;
+prefill still runs transformers' forward. Worth 1.21x on the sample stage (bench/RESULTS.md).
 
-`supports(model)` says whether a model is one this step computes exactly (the decoder layers'
-shape and no sliding window in reach); the loop falls back to transformers' forward otherwise.
-tests/test_decode.py holds its logits to transformers' on tiny random Llama and Qwen2 models.
+`make_step` returns None for a model this step does not compute exactly (another layer shape, an
+unmerged LoRA, a sliding window in reach) and on a GPU (not measured there): the loop then steps
+through transformers' forward. tests/test_decode_step.py holds its logits and cache writes to
+transformers' on tiny random Llama and Qwen2 models.
 """
 from __future__ import annotations
 
@@ -43,9 +43,11 @@ def _plain_linear(mod) -> torch.nn.Linear | None:
 def make_step(model, longest: int, rows: int = 64) -> "LlamaStep | None":
     """The step for `model` when it is a Llama-family causal LM this step computes exactly
     (rotate-half rotary, pre-norm decoder layers with q/k/v/o and a gated MLP, plain or merged
-    linears, no sliding window within `longest` tokens); None otherwise (the loop then steps
+    linears, no sliding window within `longest` tokens) on the CPU; None otherwise (the loop then steps
     through transformers' forward)."""
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    if next(base.parameters()).device.type != "cpu":  # measured on CPUs only; a GPU steps through transformers
+        return None
     c = _text_config(base)
     inner = getattr(base, "model", None)
     if c.model_type not in _ROTATE_HALF or inner is None or not hasattr(inner, "rotary_emb"):
@@ -78,13 +80,18 @@ class _Linear:
         return linear(x, self.weight, self.bias)
 
 
-def _fused(mods, packed: bool, rows: int) -> _Linear:
-    """nn.Linear layers that read the same input, as one: their weights (and biases) stacked by rows."""
+def _fused(mods, packed: bool, rows: int, scale: float = 1.0, scaled: int = 0) -> _Linear:
+    """nn.Linear layers that read the same input, as one: their weights (and biases) stacked by rows,
+    the first `scaled` output rows times `scale`."""
     mods = [_plain_linear(m) for m in mods]
-    w = torch.cat([m.weight.detach() for m in mods])
+    w = torch.cat([m.weight.detach() for m in mods])          # a new tensor: the model's stay untouched
     b = None
     if any(m.bias is not None for m in mods):
         b = torch.cat([m.bias.detach() if m.bias is not None else w.new_zeros(m.out_features) for m in mods])
+    if scaled:
+        w[:scaled] *= scale
+        if b is not None:
+            b[:scaled] *= scale
     return _Linear(w, b, packed, rows)
 
 
@@ -116,19 +123,9 @@ class LlamaStep:
             scaling = a.scaling
             # q x 2^-k is exact in any float format: folded into q's weights, the scores are the same numbers
             fold = math.log2(scaling).is_integer()
-            qkv = [_plain_linear(x) for x in (a.q_proj, a.k_proj, a.v_proj)]
-            w = torch.cat([x.weight.detach() for x in qkv])
-            b = None
-            if any(x.bias is not None for x in qkv):
-                b = torch.cat([x.bias.detach() if x.bias is not None else w.new_zeros(x.out_features) for x in qkv])
-            if fold:
-                w = w.clone()
-                w[: self.q_size] *= scaling
-                if b is not None:
-                    b = b.clone()
-                    b[: self.q_size] *= scaling
+            qkv = _fused([a.q_proj, a.k_proj, a.v_proj], packed, rows, scaling, self.q_size if fold else 0)
             n1, n2 = layer.input_layernorm, layer.post_attention_layernorm
-            self.layers.append((n1.weight, n1.variance_epsilon, _Linear(w, b, packed, rows), _fused([a.o_proj], packed, rows),
+            self.layers.append((n1.weight, n1.variance_epsilon, qkv, _fused([a.o_proj], packed, rows),
                                 n2.weight, n2.variance_epsilon, _fused([m.gate_proj, m.up_proj], packed, rows),
                                 _fused([m.down_proj], packed, rows), m.act_fn, 1.0 if fold else scaling))
         self.norm = (self.inner.norm.weight, self.inner.norm.variance_epsilon)
@@ -171,8 +168,3 @@ class LlamaStep:
             h = gate_up(rms(x, self.hidden, w2, e2))                 # (n, 2 I): gate, then up
             x = x + down(act(h[:, : h.shape[-1] // 2]) * h[:, h.shape[-1] // 2:])
         return self.head(rms(x, self.hidden, *self.norm))
-
-
-def _rotate_half(x: torch.Tensor) -> torch.Tensor:
-    half = x.shape[-1] // 2
-    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)

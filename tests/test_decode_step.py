@@ -122,6 +122,7 @@ def test_models_the_step_does_not_compute_go_through_transformers(student):  # n
     windowed = copy.deepcopy(model)
     windowed.config.sliding_window, windowed.config.use_sliding_window = 64, True
     assert make_step(windowed, 200) is None and make_step(windowed, 50) is not None
+    assert make_step(copy.deepcopy(model).to("meta"), 200) is None  # off the CPU: transformers' forward
     odd = copy.deepcopy(model)
     odd.model.layers[1].mlp.up_proj = torch.nn.Sequential(odd.model.layers[1].mlp.up_proj)
     assert make_step(odd, 200) is None
