@@ -11,7 +11,9 @@ waiting completion, across the whole stage, so every step computes rows that are
   its own length; live rows are kept in a dense prefix of the slots (a row that ends with nobody
   waiting is replaced by the last live row), and a step attends over the longest live row only.
 - A prompt is prefilled once; its keys and values are copied into each of its completions' slots
-  and its last logits give each completion's first token.
+  and its last logits give each completion's first token. The first tokens all prompts share (the
+  chat template's system turn: 29 of the held-out prompts' 119 on average) are prefilled once for
+  the stage, and each prompt's prefill continues from their keys and values.
 - One-token attention groups the query heads by their key/value head and runs two batched matmuls
   on the cache as it lies (no repeat of the grouped heads, no copy of the cache).
 - Sampling is inverse-CDF with each row's own stream (`SeededSampler`'s rule), so a completion does
@@ -160,6 +162,7 @@ class SlotCache:
         self.k = self.v = [None] * layers
         self.room = -1
         self.prefilling: list | None = None
+        self.prefix: list | None = None           # per layer (1, KVH, S, D): what a prefill continues from
         self.n = 0                                # live rows: the first n slots
         self.rows = self.pos = None               # (n,) slot index and write position of this step
         self.fit(0, 0)
@@ -184,6 +187,9 @@ class SlotCache:
 
     def update(self, key, value, layer_idx, *args, **kwargs):
         if self.prefilling is not None:           # (1, KVH, P, D): kept for the prompt's completions
+            if self.prefix is not None:           # the prompts' shared first tokens, prefilled once
+                pk, pv = self.prefix[layer_idx]
+                key, value = torch.cat((pk, key), 2), torch.cat((pv, value), 2)
             self.prefilling.append((key, value))
             return key, value
         self.k[layer_idx][self.rows, :, self.pos] = key[:, :, 0]
@@ -244,6 +250,18 @@ class Stopper:
         return bool((hit_stop and any(s in text for s in self.stop)) or (hit_code and code_end(text) is not None))
 
 
+def shared_prefix(prompts: list[list[int]], least: int = 8) -> int:
+    """How many first tokens all prompts share, leaving each at least one of its own (its last
+    position's logits give its first token); 0 when fewer than `least` or a single prompt."""
+    if len(prompts) < 2:
+        return 0
+    n = min(len(p) for p in prompts) - 1
+    first = prompts[0]
+    for p in prompts[1:]:
+        n = next((i for i in range(n) if p[i] != first[i]), n)
+    return n if n >= least else 0
+
+
 def model_shape(model) -> tuple[int, int, int]:
     c = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
     head_dim = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
@@ -254,13 +272,15 @@ def model_shape(model) -> tuple[int, int, int]:
 def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: int,
            seeds: list[list[int]] | None = None, warp=None, stop: list[str] | None = None,
            stop_after_code: bool = False, desc: str = "sample", stats: dict | None = None,
-           fast_step: bool = True) -> list[list[dict]]:
+           fast_step: bool = True, share_prefix: bool = True) -> list[list[dict]]:
     """k completions of each prompt: per prompt, a list of k dicts with `ids` (as sampled, before any
     cut), `logps` (the sampler's logprob of each id). seeds[g][j]: the random stream of prompt g's
     j-th completion (`row_seed`); None: greedy (argmax). warp: logits -> warped
     logits (temperature, top-k, top-p) before the softmax. stats, when given, receives the steps,
     row-steps and prefilled tokens computed, and which step ran. fast_step: decode steps through pipeline.decode_step
-    (Llama-family models; fewer, larger calls) where it supports the model, else transformers' forward."""
+    (Llama-family models; fewer, larger calls) where it supports the model, else transformers' forward.
+    share_prefix: the first tokens every prompt shares (the chat template's system turn) are
+    prefilled once and each prompt's prefill continues from them."""
     device = next(model.parameters()).device
     dtype = next(model.parameters()).dtype
     layers, kv_heads, head_dim = model_shape(model)
@@ -300,18 +320,30 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
                 cache.move(len(live), i, last.length)
                 live[i] = last
 
+    def prefill(ids: list[int], start: int, prefix: list | None) -> tuple[list, torch.Tensor]:
+        """Keys/values of positions [0, start + len(ids)) and the last position's logits: ids at
+        positions start.. on top of `prefix` (the keys/values of the first `start` positions)."""
+        cache.prefilling, cache.prefix = [], prefix
+        n = len(ids)
+        causal = torch.full((n, start + n), float("-inf"), device=device).triu(start + 1)[None, None].to(dtype)
+        out = model(input_ids=torch.tensor([ids], device=device), attention_mask=causal,
+                    position_ids=torch.arange(start, start + n, device=device)[None],
+                    past_key_values=cache, use_cache=True, logits_to_keep=1)
+        kv = [(kk.clone(), vv.clone()) for kk, vv in cache.prefilling]
+        cache.prefilling = cache.prefix = None
+        counts["prefill_tokens"] += n
+        return kv, out.logits[:, -1]
+
+    shared: list = []                        # the prompts' common first tokens' keys/values (chat template, system prompt)
+    start = shared_prefix(prompts) if share_prefix else 0
+
     def admit(slot: int) -> Row:
         g, j = waiting.popleft()
         if g not in prefilled:
-            ids = torch.tensor([prompts[g]], device=device)
-            cache.prefilling = []
-            n = ids.shape[1]
-            causal = torch.full((n, n), float("-inf"), device=device).triu(1)[None, None].to(dtype)
-            out = model(input_ids=ids, attention_mask=causal, position_ids=torch.arange(n, device=device)[None],
-                        past_key_values=cache, use_cache=True, logits_to_keep=1)
-            prefilled[g] = ([(kk.clone(), vv.clone()) for kk, vv in cache.prefilling], out.logits[:, -1], k)
-            cache.prefilling = None
-            counts["prefill_tokens"] += n
+            if start and not shared:
+                shared.extend(prefill(prompts[g][:start], 0, None)[0])
+            kv, logits = prefill(prompts[g][start:], start, shared or None)
+            prefilled[g] = (kv, logits, k)
         kv, logits, left = prefilled[g]
         cache.fit(max(cache.room, len(prompts[g]) + 1), max(slot, len(live)))
         cache.put(slot, kv)
