@@ -107,13 +107,14 @@ def test_sampler_logprobs_are_the_trainers_at_the_sampling_temperature(env, lora
 def test_sample_and_eval_stages_with_the_vllm_engine(env, vllm_tiny_model, lora_adapter, tmp_path):
     """The stages themselves: sample_stage.run writes the hf engine's columns (plus sampler_logprobs);
     eval_stage.run writes the same eval table (every column: answers, finish reasons, scores) and the
-    same figures as with eval.engine=hf."""
+    same figures as with eval.engine=hf, both in float32 (vLLM runs student.dtype; the hf engine's
+    default bf16 sampling copy is a nearby policy whose greedy answers part from it)."""
     from pipeline.stages import eval as eval_stage
     from pipeline.stages import Ctx, POLICY
     from pipeline.runner import Runner
     from pipeline.tables import load_table
     over = [f"run.dir={tmp_path / 'runs'}", "data.prompts_per_epoch=2", "eval.max_problems=3",
-            "eval.max_new_tokens=16", "judge.execution.timeout_s=5"]
+            "eval.max_new_tokens=16", "judge.execution.timeout_s=5", "sample.dtype=float32"]
     tables, evals = {}, {}
     policy = tmp_path / "update"
     policy.mkdir()
@@ -134,4 +135,10 @@ def test_sample_and_eval_stages_with_the_vllm_engine(env, vllm_tiny_model, lora_
         evals[engine] = (ctx.figures, load_table(out))        # whole rows: no column named here to drift
     assert set(tables["vllm"][0]) == set(tables["hf"][0]) | {"sampler_logprobs"}
     assert len(tables["vllm"]) == len(tables["hf"]) == 6
-    assert evals["vllm"] == evals["hf"]
+    (fv, rv), (fh, rh) = evals["vllm"], evals["hf"]
+    assert len(rv) == len(rh)
+    for a, b in zip(rv, rh):                                   # every column of every row, named where it differs
+        assert set(a) == set(b)
+        diff = {k: (a[k], b[k]) for k in a if a[k] != b[k]}
+        assert not diff, f"{a['problem_id']}: vllm, hf differ in {diff}"
+    assert fv == fh
