@@ -13,7 +13,9 @@ waiting completion, across the whole stage, so every step computes rows that are
 - A prompt is prefilled once; its keys and values are copied into each of its completions' slots
   and its last logits give each completion's first token. The first tokens all prompts share (the
   chat template's system turn: 29 of the held-out prompts' 119 on average) are prefilled once for
-  the stage, and each prompt's prefill continues from their keys and values.
+  the stage, and each prompt's prefill continues from their keys and values. Prompts whose
+  completions take slots at the same time (the stage's first fill) are prefilled together, in
+  left-padded batches of similar lengths (PREFILL_TOKENS).
 - One-token attention groups the query heads by their key/value head and runs two batched matmuls
   on the cache as it lies (no repeat of the grouped heads, no copy of the cache).
 - Sampling is inverse-CDF with each row's own stream (`SeededSampler`'s rule), so a completion does
@@ -32,6 +34,7 @@ import hashlib
 import re
 import time
 from collections import deque
+from itertools import islice
 from contextlib import contextmanager
 
 import numpy as np
@@ -41,6 +44,7 @@ from tqdm import tqdm
 from pipeline.decode_step import make_step
 
 ATTENTION = "rlaif_slots"
+PREFILL_TOKENS = 1024  # a batched prefill's padded size: 10 prompts of 90 tokens at 1.4x the rate of one at a time (2 cores, bf16)
 
 # a fence line, complete with its newline: ``` or ```python (group 1: the language tag)
 _FENCE_LINE = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[ \t]*\n", re.M)
@@ -189,7 +193,8 @@ class SlotCache:
         if self.prefilling is not None:           # (1, KVH, P, D): kept for the prompt's completions
             if self.prefix is not None:           # the prompts' shared first tokens, prefilled once
                 pk, pv = self.prefix[layer_idx]
-                key, value = torch.cat((pk, key), 2), torch.cat((pv, value), 2)
+                b = key.shape[0]
+                key, value = torch.cat((pk.expand(b, -1, -1, -1), key), 2), torch.cat((pv.expand(b, -1, -1, -1), value), 2)
             self.prefilling.append((key, value))
             return key, value
         self.k[layer_idx][self.rows, :, self.pos] = key[:, :, 0]
@@ -320,30 +325,51 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
                 cache.move(len(live), i, last.length)
                 live[i] = last
 
-    def prefill(ids: list[int], start: int, prefix: list | None) -> tuple[list, torch.Tensor]:
-        """Keys/values of positions [0, start + len(ids)) and the last position's logits: ids at
-        positions start.. on top of `prefix` (the keys/values of the first `start` positions)."""
+    def run_prefill(seqs: list[list[int]], start: int, prefix: list | None) -> list[tuple[list, torch.Tensor]]:
+        """Per sequence, keys/values of positions [0, start + len) and its last position's logits:
+        each sequence at positions start.. on top of `prefix` (the first `start` positions' keys/values),
+        all in one forward, left-padded (a pad query attends only to itself: finite, never read)."""
+        b, n = len(seqs), max(map(len, seqs))
+        pads = torch.tensor([n - len(q) for q in seqs], device=device)
+        pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
+        ids = torch.tensor([[pad_id] * (n - len(q)) + q for q in seqs], device=device)
+        qi, ci = torch.arange(n, device=device)[:, None], torch.arange(n, device=device)[None, :]
+        own = ((ci <= qi)[None] & (ci[None] >= pads[:, None, None])) | (ci == qi)[None]       # (b, n, n)
+        allowed = torch.cat((torch.ones(b, n, start, dtype=torch.bool, device=device), own), 2)
+        mask = torch.zeros(b, 1, n, start + n, dtype=dtype, device=device).masked_fill(~allowed[:, None], float("-inf"))
+        pos = (torch.arange(n, device=device)[None] - pads[:, None]).clamp(min=0) + start
         cache.prefilling, cache.prefix = [], prefix
-        n = len(ids)
-        causal = torch.full((n, start + n), float("-inf"), device=device).triu(start + 1)[None, None].to(dtype)
-        out = model(input_ids=torch.tensor([ids], device=device), attention_mask=causal,
-                    position_ids=torch.arange(start, start + n, device=device)[None],
-                    past_key_values=cache, use_cache=True, logits_to_keep=1)
-        kv = [(kk.clone(), vv.clone()) for kk, vv in cache.prefilling]
+        out = model(input_ids=ids, attention_mask=mask, position_ids=pos, past_key_values=cache, use_cache=True,
+                    logits_to_keep=1)
+        kvs = cache.prefilling
         cache.prefilling = cache.prefix = None
-        counts["prefill_tokens"] += n
-        return kv, out.logits[:, -1]
+        counts["prefill_tokens"] += sum(map(len, seqs))
+        return [([(torch.cat((kk[r:r + 1, :, :start], kk[r:r + 1, :, start + p:]), 2),
+                   torch.cat((vv[r:r + 1, :, :start], vv[r:r + 1, :, start + p:]), 2)) for kk, vv in kvs],
+                 out.logits[r:r + 1, -1]) for r, p in enumerate(pads.tolist())]
 
     shared: list = []                        # the prompts' common first tokens' keys/values (chat template, system prompt)
     start = shared_prefix(prompts) if share_prefix else 0
 
+    def prefill(groups: list[int]) -> None:
+        """These groups' prompts into `prefilled`: after the shared first tokens, in left-padded
+        batches of similar lengths of at most PREFILL_TOKENS (padded) tokens."""
+        if start and not shared:
+            shared.extend(run_prefill([prompts[groups[0]][:start]], 0, None)[0][0])
+        batch: list[int] = []
+        for g in sorted(groups, key=lambda g: len(prompts[g])) + [-1]:
+            if g >= 0 and (not batch or (len(batch) + 1) * (len(prompts[g]) - start) <= PREFILL_TOKENS):
+                batch.append(g)
+                continue
+            for h, (kv, logits) in zip(batch, run_prefill([prompts[h][start:] for h in batch], start, shared or None)):
+                prefilled[h] = (kv, logits, k)
+            batch = [g]
+
     def admit(slot: int) -> Row:
         g, j = waiting.popleft()
-        if g not in prefilled:
-            if start and not shared:
-                shared.extend(prefill(prompts[g][:start], 0, None)[0])
-            kv, logits = prefill(prompts[g][start:], start, shared or None)
-            prefilled[g] = (kv, logits, k)
+        if g not in prefilled:               # with the groups of the other slots free now: one batched prefill
+            ahead = [h for h, _ in islice(waiting, max(0, slots - len(live) - 1))]
+            prefill(list(dict.fromkeys([g, *(h for h in ahead if h not in prefilled)])))
         kv, logits, left = prefilled[g]
         cache.fit(max(cache.room, len(prompts[g]) + 1), max(slot, len(live)))
         cache.put(slot, kv)

@@ -144,24 +144,27 @@ def test_greedy_is_generates_greedy(student):
     assert engine_hf.greedy(model, tok, prompts, 20, 3) == engine_hf.reference_greedy(model, tok, prompts, 20, 4)
 
 
-def test_the_shared_prompt_prefix_is_prefilled_once(student):
-    """The chat template's first tokens, common to every prompt, are prefilled once: the same
-    greedy tokens and sampled streams' logprobs as prefilling each prompt whole, fewer tokens prefilled."""
-    from pipeline.decode import decode, row_seed, shared_prefix
+def test_the_shared_prompt_prefix_is_prefilled_once(student, monkeypatch):
+    """The chat template's first tokens, common to every prompt, are prefilled once, and the prompts
+    in left-padded batches: the same greedy tokens and (up to rounding ties) the same samples as
+    prefilling each prompt whole and alone, fewer tokens prefilled."""
+    import pipeline.decode as decode_mod
+    from pipeline.decode import shared_prefix
     cfg, tok, model, prompts = student
     start = shared_prefix(prompts)
     assert start >= 8 and all(p[:start] == prompts[0][:start] for p in prompts)
     assert shared_prefix(prompts[:1]) == 0 and shared_prefix([[1, 2, 3], [1, 2]]) == 0  # one prompt; < 8 shared
-    seeds = [[row_seed(5, f"p{g}", j) for j in range(2)] for g in range(len(prompts))]
+    keys = [f"p{i}" for i in range(len(prompts))]
     runs = {}
-    for share in (True, False):
+    for batched in (True, False):
+        if not batched:
+            monkeypatch.setattr(decode_mod, "shared_prefix", lambda prompts: 0)
+            monkeypatch.setattr(decode_mod, "PREFILL_TOKENS", 1)
         stats: dict = {}
-        runs[share] = (decode(model, tok, prompts, 1, 12, 8, stats=stats, share_prefix=share),
-                       decode(model, tok, prompts, 2, 12, 8, seeds=seeds, share_prefix=share), stats)
+        runs[batched] = (engine_hf.greedy(model, tok, prompts, 12, 8),
+                         engine_hf.generate(model, tok, prompts, cfg, seed=5, keys=keys, stats=stats), stats)
     assert runs[True][0] == runs[False][0]
-    for a, b in zip(runs[True][1], runs[False][1]):
-        for x, y in zip(a, b):
-            assert x["ids"] == y["ids"] and max(abs(u - v) for u, v in zip(x["logps"], y["logps"])) < 1e-4
+    assert_same_up_to_ties(model, cfg, prompts, runs[True][1], runs[False][1], 5, keys)
     whole = sum(map(len, prompts))
     assert runs[False][2]["prefill_tokens"] == whole
     assert runs[True][2]["prefill_tokens"] == whole - (len(prompts) - 1) * start
