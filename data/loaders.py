@@ -6,6 +6,7 @@
     load_source("my/problems.jsonl", {"id": "task_id"})     # a local .jsonl/.json/.parquet
     load_source("hf:org/name:test", {"id": "task_id"})      # a Hub dataset (needs network)
     load_source("ocaml:train")               # the shipped OCaml set (data/problems/ocaml.jsonl)
+    load_source("bank:heldout")              # the problem bank (data/problems/bank.jsonl), one split
     load_source("my.jsonl", language="ocaml")  # rows without a `language` field are OCaml
 
 A mapping maps our field name to the source's column name; columns that map to no field are
@@ -32,9 +33,12 @@ from data.schema import Problem
 
 BUILTIN = Path(__file__).with_name("problems") / "problems.jsonl"
 OCAML = Path(__file__).with_name("problems") / "ocaml.jsonl"
+BANK = Path(__file__).with_name("problems") / "bank.jsonl"
 SOURCES_HELP = ('"builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", '
+                '"bank", "bank:train", "bank:heldout", '
                 '"humaneval", "hf:<name>[:split]" or a path to a .jsonl, .jsonl.gz, .json or .parquet file')
-FIXED = ("builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", "humaneval")
+FIXED = ("builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", "bank", "bank:train",
+         "bank:heldout", "humaneval")
 
 HUMANEVAL_INSTRUCTION = ("Complete the Python function below. Return the whole function, with any "
                          "imports it needs, in a ```python code block.")
@@ -43,8 +47,8 @@ HUMANEVAL_INSTRUCTION = ("Complete the Python function below. Return the whole f
 # ------------------------------------------------------------------------------ entry points
 
 def load_source(spec: str, mapping: dict[str, str] | None = None, language: str | None = None) -> list[Problem]:
-    """Load problems from `spec`: "builtin[:split]", "ocaml[:split]", "humaneval", "hf:<name>[:split]"
-    or a path. `language` (python | ocaml) is the language of rows that do not name theirs."""
+    """Load problems from `spec`: "builtin[:split]", "ocaml[:split]", "bank[:split]", "humaneval",
+    "hf:<name>[:split]" or a path. `language` (python | ocaml) is the language of rows that do not name theirs."""
     if spec in FIXED and mapping:
         raise DataError(f"data source {spec!r} has a fixed layout and takes no field mapping "
                         f"(got {mapping!r}); remove the mapping or point it at your own file.")
@@ -54,6 +58,8 @@ def load_source(spec: str, mapping: dict[str, str] | None = None, language: str 
         return load_builtin(spec.split(":", 1)[1])
     if spec == "ocaml" or spec.startswith("ocaml:"):
         return load_builtin(spec.partition(":")[2] or None, OCAML)
+    if spec == "bank" or spec.startswith("bank:"):
+        return load_builtin(spec.partition(":")[2] or None, BANK)
     if spec == "humaneval":
         return load_humaneval()
     if spec.startswith("hf:"):
@@ -70,7 +76,7 @@ def load_source(spec: str, mapping: dict[str, str] | None = None, language: str 
 def check_source(spec: str, key: str = "data.source") -> None:
     """Fail at once, before a run creates anything, when `spec` is a local file that is not there
     (the named sets and Hub datasets are checked when they load)."""
-    if spec in FIXED or spec.startswith(("builtin:", "ocaml:", "hf:")):
+    if spec in FIXED or spec.startswith(("builtin:", "ocaml:", "bank:", "hf:")):
         return
     path = Path(spec).expanduser()
     if not path.is_file():

@@ -140,7 +140,7 @@ class JudgeConfig(Section):
 
 
 class DataConfig(Section):
-    source: str = Field("builtin:train", description="Training problems: builtin[:train|heldout], ocaml[:train|heldout], humaneval, a .jsonl/.parquet path, or hf:<name>[:split].")
+    source: str = Field("builtin:train", description="Training problems: builtin[:train|heldout] (147 problems), bank[:train|heldout] (the larger problem bank, data/problems/bank.jsonl), ocaml[:train|heldout], humaneval, a .jsonl/.parquet path, or hf:<name>[:split].")
     mapping: dict[str, str] = Field(default_factory=dict, description="Field mapping for foreign data: our field -> source column (e.g. {prompt: question}; OCaml Hub sets: {prompt: problem, test_code: tests, reference: solution}).")
     language: Literal["python", "ocaml"] = Field("python", description="Language of problems whose rows do not name one (a row's own `language` field wins); picks the execution judge.")
     prompts_per_epoch: int = Field(8, ge=1, description="Prompts drawn for each epoch.")
@@ -240,7 +240,7 @@ class UpdateConfig(Section):
 
 
 class EvalConfig(Section):
-    sources: list[str] | None = Field(None, description="Held-out problem sets for the eval stage (builtin:heldout, ocaml:heldout, humaneval, a path, hf:..., or validation: the data.validation_size problems carved out of data.source). [] turns eval off. Unset: the held-out part of your own data (validation) when data.source is yours, so a run on your data reports pass@1 on problems like its own and never trained on; builtin:heldout (ocaml:heldout) for the built-in training sets. The built-in and HumanEval sets are opt-in for your data.")
+    sources: list[str] | None = Field(None, description="Held-out problem sets for the eval stage (builtin:heldout, bank:heldout, ocaml:heldout, humaneval, a path, hf:..., or validation: the data.validation_size problems carved out of data.source). [] turns eval off. Unset: the held-out part of your own data (validation) when data.source is yours, so a run on your data reports pass@1 on problems like its own and never trained on; builtin:heldout (ocaml:heldout) for the built-in training sets. The built-in and HumanEval sets are opt-in for your data.")
     max_problems: int = Field(0, ge=0, description="Evaluate at most this many problems per source (0 = all), chosen by a fixed seed.")
     max_new_tokens: int = Field(256, ge=1, description="Generation limit for eval answers.")
     num_samples: int = Field(1, ge=1, description="Answers per problem. 1 with temperature 0: one greedy answer (the epoch loop's cheap check; one greedy pass over 29 problems has a standard error of ~8 points). n > 1 at temperature > 0: n sampled answers, scored by the unbiased pass@k (Chen et al. 2021) and the mean graded score, precise enough for `rlaif compare-evals` to resolve a change (the learning bench uses 8).")

@@ -155,6 +155,9 @@ def test_load_source_dispatch(tmp_path):
     assert len(load_source("builtin")) == len(load_builtin())
     assert {p.split for p in load_source("builtin:heldout")} == {"heldout"}
     assert {p.split for p in load_source("builtin:train")} == {"train"}
+    bank = load_source("bank")
+    assert {p.split for p in load_source("bank:heldout")} == {"heldout"} and len(bank) > len(load_builtin())
+    assert len(load_source("bank:train")) + len(load_source("bank:heldout")) == len(bank)
     assert len(load_source("humaneval")) == 164
     path = _jsonl(tmp_path, [_row(1), _row(2)])
     assert [p.id for p in load_source(str(path))] == ["p1", "p2"]
