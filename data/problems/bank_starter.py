@@ -16,7 +16,7 @@ def split_lines(text: str) -> list[str]:
 def char_list(s: str) -> list[str]:
     return list(s)
 """, cases=[(["abc"], ["a", "b", "c"]), ([""], []), (["a"], ["a"]), (["hi there"], ["h", "i", " ", "t", "h", "e", "r", "e"]), (["112"], ["1", "1", "2"])]),
-    dict(split="heldout", difficulty="easy", task="returns the first `n` characters of the string `s` (all of `s` if it has fewer than `n` characters; `n` is never negative).", ref="""
+    dict(split="train", difficulty="easy", task="returns the first `n` characters of the string `s` (all of `s` if it has fewer than `n` characters; `n` is never negative).", ref="""
 def first_chars(s: str, n: int) -> str:
     return s[:n]
 """, cases=[(["hello", 2], "he"), (["hello", 0], ""), (["hi", 5], "hi"), (["", 3], ""), (["Python", 6], "Python"), (["abcdef", 3], "abc")]),
@@ -24,7 +24,7 @@ def first_chars(s: str, n: int) -> str:
 def drop_chars(s: str, n: int) -> str:
     return s[n:]
 """, cases=[(["hello", 2], "llo"), (["hello", 0], "hello"), (["hi", 5], ""), (["", 1], ""), (["Python", 1], "ython"), (["abcdef", 3], "def")]),
-    dict(split="heldout", difficulty="easy", task="returns the string `s` without the whitespace (spaces, tabs, newlines) at its start and at its end; whitespace inside `s` is kept.", ref="""
+    dict(split="train", difficulty="easy", task="returns the string `s` without the whitespace (spaces, tabs, newlines) at its start and at its end; whitespace inside `s` is kept.", ref="""
 def trim(s: str) -> str:
     return s.strip()
 """, cases=[(["  hello  "], "hello"), (["hi"], "hi"), (["   "], ""), ([""], ""), (["\tone two\n"], "one two"), ([" a  b "], "a  b")]),
@@ -90,7 +90,7 @@ def count_evens(nums: list[int]) -> int:
 def sum_positives(nums: list[int]) -> int:
     return sum(max(x, 0) for x in nums)
 """, cases=[([[1, -2, 3]], 4), ([[]], 0), ([[-1, -5]], 0), ([[0, 2, 0]], 2), ([[10, 20]], 30), ([[-3, 1, -1, 5]], 6)]),
-    dict(split="heldout", difficulty="easy", task="returns True if at least one number in the list `nums` is negative (less than zero) and False otherwise.", ref="""
+    dict(split="train", difficulty="easy", task="returns True if at least one number in the list `nums` is negative (less than zero) and False otherwise.", ref="""
 def has_negative(nums: list[int]) -> bool:
     return any(x < 0 for x in nums)
 """, cases=[([[1, -2, 3]], True), ([[]], False), ([[0, 1, 2]], False), ([[-1]], True), ([[5, 6, 7]], False), ([[0, 0, -10]], True)]),
@@ -106,7 +106,7 @@ def sum_of_abs(nums: list[int]) -> int:
 def max_abs(nums: list[int]) -> int:
     return max(abs(x) for x in nums)
 """, cases=[([[1, -5, 3]], 5), ([[2]], 2), ([[-7]], 7), ([[0, 0]], 0), ([[4, -4]], 4), ([[-1, 10, -3]], 10)]),
-    dict(split="heldout", difficulty="easy", task="returns a new list with the absolute value of every number of `nums`, in order.", ref="""
+    dict(split="train", difficulty="easy", task="returns a new list with the absolute value of every number of `nums`, in order.", ref="""
 def abs_all(nums: list[int]) -> list[int]:
     return [abs(x) for x in nums]
 """, cases=[([[1, -2, 3]], [1, 2, 3]), ([[]], []), ([[-5, -6]], [5, 6]), ([[0]], [0]), ([[7, -7, 0]], [7, 7, 0])]),
@@ -114,7 +114,7 @@ def abs_all(nums: list[int]) -> list[int]:
 def round_all(values: list[float]) -> list[int]:
     return [round(x) for x in values]
 """, cases=[([[1.2, 2.7, 3.0]], [1, 3, 3]), ([[]], []), ([[-1.8]], [-2]), ([[0.1, 9.9]], [0, 10]), ([[4.4, -2.2]], [4, -2])]),
-    dict(split="heldout", difficulty="easy", task="returns a list of booleans, one for each number of `nums` in order: True if the number is greater than zero and False otherwise.", ref="""
+    dict(split="train", difficulty="easy", task="returns a list of booleans, one for each number of `nums` in order: True if the number is greater than zero and False otherwise.", ref="""
 def positive_flags(nums: list[int]) -> list[bool]:
     return [x > 0 for x in nums]
 """, cases=[([[1, -2, 3]], [True, False, True]), ([[]], []), ([[0]], [False]), ([[1]], [True]), ([[-1, 5, 0]], [False, True, False])]),
@@ -280,11 +280,11 @@ def sort_by_last_letter(words: list[str]) -> list[str]:
 def has_long_word(words: list[str], n: int) -> bool:
     return any(len(w) > n for w in words)
 """, cases=[([["hi", "hello"], 3], True), ([["hi", "hey"], 3], False), ([[], 0], False), ([[""], 0], False), ([["a"], 0], True), ([["four", "five"], 4], False), ([["abc", "abcdef"], 5], True)]),
-    dict(split="heldout", difficulty="easy", task="returns a new list with every string of `words` converted to upper case, in order.", ref="""
+    dict(split="train", difficulty="easy", task="returns a new list with every string of `words` converted to upper case, in order.", ref="""
 def upper_all(words: list[str]) -> list[str]:
     return [w.upper() for w in words]
 """, cases=[([["a", "Bc"]], ["A", "BC"]), ([[]], []), ([[""]], [""]), ([["hello world", "x1"]], ["HELLO WORLD", "X1"]), ([["OK"]], ["OK"])]),
-    dict(split="heldout", difficulty="easy", task="returns a list with, for each string of `lines` in order, how many whitespace-separated words it contains.", ref="""
+    dict(split="train", difficulty="easy", task="returns a list with, for each string of `lines` in order, how many whitespace-separated words it contains.", ref="""
 def word_count_each(lines: list[str]) -> list[int]:
     return [len(line.split()) for line in lines]
 """, cases=[([["hello world", "one"]], [2, 1]), ([[]], []), ([[""]], [0]), ([["  a  b  c  ", "x y"]], [3, 2]), ([["the quick brown fox", "   "]], [4, 0])]),
@@ -296,7 +296,7 @@ def questions_only(sentences: list[str]) -> list[str]:
 def all_same_length(words: list[str]) -> bool:
     return len({len(w) for w in words}) <= 1
 """, cases=[([["ab", "cd", "ef"]], True), ([["a", "bc"]], False), ([[]], True), ([["hello"]], True), ([["abc", "abc", "ab"]], False), ([["", ""]], True), ([["x", "y", "zz", "w"]], False)]),
-    dict(split="heldout", difficulty="easy", task="returns a list with the greeting \"Hello, <name>!\" for each name of `names`, in order.", ref="""
+    dict(split="train", difficulty="easy", task="returns a list with the greeting \"Hello, <name>!\" for each name of `names`, in order.", ref="""
 def greet_all(names: list[str]) -> list[str]:
     return [f"Hello, {name}!" for name in names]
 """, cases=[([["Ann", "Bob"]], ["Hello, Ann!", "Hello, Bob!"]), ([[]], []), ([["World"]], ["Hello, World!"]), ([["a", "b", "c"]], ["Hello, a!", "Hello, b!", "Hello, c!"]), ([[""]], ["Hello, !"])]),
@@ -409,7 +409,7 @@ def same_parity(a: int, b: int) -> bool:
 def count_args(*args) -> int:
     return len(args)
 """, cases=[([1, 2, 3], 3), ([], 0), (["a"], 1), ([None, None], 2), ([1, "b", [2], 4.0, 5], 5)]),
-    dict(split="heldout", difficulty="easy", task="returns a list with the sum of the decimal digits of each non-negative integer of `nums`, in order.", ref="""
+    dict(split="train", difficulty="easy", task="returns a list with the sum of the decimal digits of each non-negative integer of `nums`, in order.", ref="""
 def digit_sums(nums: list[int]) -> list[int]:
     return [sum(int(d) for d in str(n)) for n in nums]
 """, cases=[([[12, 345]], [3, 12]), ([[]], []), ([[0]], [0]), ([[7, 99, 1001]], [7, 18, 2]), ([[500, 11]], [5, 2])]),
@@ -497,7 +497,7 @@ def cell_value(grid: list[list[int]], r: int, c: int) -> int:
 def grid_max(grid: list[list[int]]) -> int:
     return max(max(row) for row in grid)
 """, cases=[([[[1, 2], [3, 4]]], 4), ([[[5]]], 5), ([[[9, 1], [2, 3]]], 9), ([[[-5, -2], [-9, -3]]], -2), ([[[0, 7, 1], [6, 2, 8], [3, 4, 5]]], 8)]),
-    dict(split="heldout", difficulty="easy", task="returns a grid of `rows` rows, each a list of `cols` zeros (`rows` = 0 gives []).", ref="""
+    dict(split="train", difficulty="easy", task="returns a grid of `rows` rows, each a list of `cols` zeros (`rows` = 0 gives []).", ref="""
 def zero_grid(rows: int, cols: int) -> list[list[int]]:
     return [[0] * cols for _ in range(rows)]
 """, cases=[([2, 3], [[0, 0, 0], [0, 0, 0]]), ([0, 5], []), ([1, 1], [[0]]), ([3, 0], [[], [], []]), ([1, 4], [[0, 0, 0, 0]])]),
