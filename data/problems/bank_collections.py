@@ -10,7 +10,7 @@ def entries_above(d: dict[str, int], threshold: int) -> dict[str, int]:
     return {k: v for k, v in d.items() if v > threshold}
 """, cases=[([{"a": 5, "b": 2, "c": 9}, 4], {"a": 5, "c": 9}), ([{"a": 4}, 4], {}), ([{}, 0], {}),
             ([{"x": -1, "y": 0}, -1], {"y": 0}), ([{"p": 10, "q": 11}, 9], {"p": 10, "q": 11})]),
-    dict(split="heldout", difficulty="easy", task="returns True if the dictionaries `a` and `b` have exactly the same keys (their values do not matter), and False otherwise.", ref="""
+    dict(split="train", difficulty="easy", task="returns True if the dictionaries `a` and `b` have exactly the same keys (their values do not matter), and False otherwise.", ref="""
 def same_keys(a: dict[str, int], b: dict[str, int]) -> bool:
     return a.keys() == b.keys()
 """, cases=[([{"a": 1, "b": 2}, {"b": 5, "a": 0}], True), ([{"a": 1}, {"a": 1, "b": 1}], False), ([{}, {}], True), ([{"x": 1}, {"y": 1}], False),
@@ -25,7 +25,7 @@ def keys_by_value_desc(d: dict[str, int]) -> list[str]:
     return sorted(d, key=lambda k: (-d[k], k))
 """, cases=[([{"a": 1, "b": 3, "c": 2}], ["b", "c", "a"]), ([{"x": 5, "w": 5, "y": 7}], ["y", "w", "x"]),
             ([{}], []), ([{"m": -1, "n": 0}], ["n", "m"]), ([{"b": 2, "a": 2}], ["a", "b"])]),
-    dict(split="heldout", difficulty="medium", task="follows the keys of `path` one after another into the nested dictionary `d` and returns the value reached; it returns None if a key is missing or a value on the way is not a dictionary. An empty `path` returns `d` itself.", ref="""
+    dict(split="train", difficulty="medium", task="follows the keys of `path` one after another into the nested dictionary `d` and returns the value reached; it returns None if a key is missing or a value on the way is not a dictionary. An empty `path` returns `d` itself.", ref="""
 def nested_get(d: dict, path: list[str]):
     cur = d
     for key in path:
@@ -53,7 +53,7 @@ def rename_keys(d: dict[str, int], mapping: dict[str, str]) -> dict[str, int]:
     return {mapping.get(k, k): v for k, v in d.items()}
 """, cases=[([{"a": 1, "b": 2}, {"a": "x"}], {"x": 1, "b": 2}), ([{}, {"a": "b"}], {}), ([{"k": 5}, {}], {"k": 5}),
             ([{"p": 1, "q": 2}, {"p": "r", "q": "s"}], {"r": 1, "s": 2}), ([{"a": 1}, {"z": "y"}], {"a": 1})]),
-    dict(split="heldout", difficulty="easy", task="returns the list `words` with every word that is a key of `dictionary` replaced by its translation `dictionary[word]`; other words stay as they are.", ref="""
+    dict(split="train", difficulty="easy", task="returns the list `words` with every word that is a key of `dictionary` replaced by its translation `dictionary[word]`; other words stay as they are.", ref="""
 def translate_words(words: list[str], dictionary: dict[str, str]) -> list[str]:
     return [dictionary.get(w, w) for w in words]
 """, cases=[([["hello", "cat"], {"cat": "gato", "dog": "perro"}], ["hello", "gato"]), ([[], {"a": "b"}], []),
@@ -79,7 +79,7 @@ def items_sorted_by_key(d: dict[str, int]) -> list[list]:
     return [[k, d[k]] for k in sorted(d)]
 """, cases=[([{"b": 2, "a": 1}], [["a", 1], ["b", 2]]), ([{}], []), ([{"z": 0}], [["z", 0]]),
             ([{"c": 3, "a": 9, "b": -1}], [["a", 9], ["b", -1], ["c", 3]]), ([{"B": 1, "a": 2}], [["B", 1], ["a", 2]])]),
-    dict(split="heldout", difficulty="easy", task="receives `scores`, which maps each name to a non-empty list of that person's scores, and returns a dictionary mapping each name to its highest score.", ref="""
+    dict(split="train", difficulty="easy", task="receives `scores`, which maps each name to a non-empty list of that person's scores, and returns a dictionary mapping each name to its highest score.", ref="""
 def best_scores(scores: dict[str, list[int]]) -> dict[str, int]:
     return {name: max(vals) for name, vals in scores.items()}
 """, cases=[([{"ann": [3, 9, 4], "bob": [7]}], {"ann": 9, "bob": 7}), ([{}], {}), ([{"c": [-3, -1]}], {"c": -1}),
@@ -101,7 +101,7 @@ def fill_missing(d: dict[str, int], keys: list[str], default: int) -> dict[str, 
     return out
 """, cases=[([{"a": 1}, ["a", "b"], 0], {"a": 1, "b": 0}), ([{}, [], 5], {}), ([{}, ["x", "y"], 7], {"x": 7, "y": 7}),
             ([{"a": 3, "b": 4}, ["b"], 9], {"a": 3, "b": 4}), ([{"k": -1}, ["k", "m"], -1], {"k": -1, "m": -1})]),
-    dict(split="heldout", difficulty="medium", task="starts from a blank grid with `rows` rows and `cols` columns, paints every rectangle of `rects`, each given as `[top, left, bottom, right]` (inclusive row and column indices inside the grid), and returns how many cells are painted at least once.", ref="""
+    dict(split="train", difficulty="medium", task="starts from a blank grid with `rows` rows and `cols` columns, paints every rectangle of `rects`, each given as `[top, left, bottom, right]` (inclusive row and column indices inside the grid), and returns how many cells are painted at least once.", ref="""
 def painted_cells(rows: int, cols: int, rects: list[list[int]]) -> int:
     grid = [[0] * cols for _ in range(rows)]
     for top, left, bottom, right in rects:
@@ -124,7 +124,7 @@ def available_courses(prereqs: dict[str, list[str]], taken: list[str]) -> list[s
     return sorted(c for c, needs in prereqs.items() if c not in taken and all(n in taken for n in needs))
 """, cases=[([{"b": ["a"], "c": ["a", "b"], "a": [], "d": []}, ["a"]], ["b", "d"]), ([{}, []], []), ([{"x": []}, []], ["x"]), ([{"x": ["y"]}, []], []),
             ([{"a": [], "b": ["a"]}, ["a", "b"]], []), ([{"m": ["p", "q"], "n": ["q"]}, ["q"]], ["n"])]),
-    dict(split="heldout", difficulty="easy", task="returns the total cost of `order`, which maps item names to quantities, using the unit prices in `prices`; an item that has no price costs nothing.", ref="""
+    dict(split="train", difficulty="easy", task="returns the total cost of `order`, which maps item names to quantities, using the unit prices in `prices`; an item that has no price costs nothing.", ref="""
 def order_total(prices: dict[str, int], order: dict[str, int]) -> int:
     return sum(prices.get(item, 0) * qty for item, qty in order.items())
 """, cases=[([{"apple": 3, "pear": 5}, {"apple": 2, "pear": 1}], 11), ([{"a": 2}, {}], 0), ([{"a": 2}, {"b": 4}], 0),
@@ -144,7 +144,7 @@ def tag_index(tags: dict[str, list[str]]) -> dict[str, list[str]]:
     return out
 """, cases=[([{"bob": ["red", "big"], "amy": ["red"]}], {"red": ["amy", "bob"], "big": ["bob"]}), ([{}], {}), ([{"a": []}], {}),
             ([{"z": ["x"], "y": ["x"], "w": ["x"]}], {"x": ["w", "y", "z"]}), ([{"p": ["q", "r"]}], {"q": ["p"], "r": ["p"]})]),
-    dict(split="heldout", difficulty="medium", task="returns, for every item of `needed` whose required amount is larger than the amount in `have` (0 if the item is not in `have`), how many more of it are needed; items with no shortfall are left out.", ref="""
+    dict(split="train", difficulty="medium", task="returns, for every item of `needed` whose required amount is larger than the amount in `have` (0 if the item is not in `have`), how many more of it are needed; items with no shortfall are left out.", ref="""
 def shopping_shortfall(needed: dict[str, int], have: dict[str, int]) -> dict[str, int]:
     return {k: n - have.get(k, 0) for k, n in needed.items() if n > have.get(k, 0)}
 """, cases=[([{"egg": 3, "milk": 1, "flour": 2}, {"egg": 1, "flour": 2}], {"egg": 2, "milk": 1}), ([{}, {"a": 1}], {}),
@@ -171,7 +171,7 @@ def sparse_to_dense(entries: dict[str, int], rows: int, cols: int) -> list[list[
 """, cases=[([{"0,1": 5, "1,0": 7}, 2, 3], [[0, 5, 0], [7, 0, 0]]), ([{}, 1, 1], [[0]]), ([{}, 0, 3], []),
             ([{"2,2": 1}, 3, 3], [[0, 0, 0], [0, 0, 0], [0, 0, 1]]), ([{"0,0": -4, "0,3": 2}, 1, 4], [[-4, 0, 0, 2]]),
             ([{}, 2, 2], [[0, 0], [0, 0]])]),
-    dict(split="heldout", difficulty="easy", task="merges the list of dictionaries `dicts` into one new dictionary; when a key occurs in several of them, the value from the one latest in the list wins (an empty list gives {}).", ref="""
+    dict(split="train", difficulty="easy", task="merges the list of dictionaries `dicts` into one new dictionary; when a key occurs in several of them, the value from the one latest in the list wins (an empty list gives {}).", ref="""
 def merge_all(dicts: list[dict[str, int]]) -> dict[str, int]:
     out = {}
     for d in dicts:
@@ -189,7 +189,7 @@ def first_present(d: dict[str, int], keys: list[str]) -> int | None:
     return next((d[k] for k in keys if k in d), None)
 """, cases=[([{"b": 2, "c": 3}, ["a", "c", "b"]], 3), ([{"a": 0}, ["a"]], 0), ([{}, ["a"]], None), ([{"a": 1}, []], None),
             ([{"x": 5, "y": 6}, ["y", "x"]], 6)]),
-    dict(split="heldout", difficulty="easy", task="returns the records (dictionaries) of `records` sorted by their value under the key `field`, smallest first; records with equal values keep their original order.", ref="""
+    dict(split="train", difficulty="easy", task="returns the records (dictionaries) of `records` sorted by their value under the key `field`, smallest first; records with equal values keep their original order.", ref="""
 def sort_by_field(records: list[dict], field: str) -> list[dict]:
     return sorted(records, key=lambda r: r[field])
 """, cases=[([[{"name": "a", "age": 30}, {"name": "b", "age": 25}], "age"], [{"name": "b", "age": 25}, {"name": "a", "age": 30}]),
@@ -206,7 +206,7 @@ def histogram_bars(counts: dict[str, int]) -> list[str]:
     return [k + ": " + "*" * counts[k] for k in sorted(counts)]
 """, cases=[([{"b": 2, "a": 3}], ["a: ***", "b: **"]), ([{}], []), ([{"x": 0}], ["x: "]), ([{"k": 1}], ["k: *"]),
             ([{"c": 1, "a": 1, "b": 1}], ["a: *", "b: *", "c: *"])]),
-    dict(split="heldout", difficulty="medium", task="receives `users`, records with keys \"id\" and \"name\", and `orders`, records with keys \"user_id\" and \"item\", and returns for each order, in order, the pair `[name, item]` with the name of the user who placed it; orders whose \"user_id\" matches no user are skipped.", ref="""
+    dict(split="train", difficulty="medium", task="receives `users`, records with keys \"id\" and \"name\", and `orders`, records with keys \"user_id\" and \"item\", and returns for each order, in order, the pair `[name, item]` with the name of the user who placed it; orders whose \"user_id\" matches no user are skipped.", ref="""
 def join_orders(users: list[dict], orders: list[dict]) -> list[list[str]]:
     names = {u["id"]: u["name"] for u in users}
     return [[names[o["user_id"]], o["item"]] for o in orders if o["user_id"] in names]
@@ -229,7 +229,7 @@ def sum_field(records: list[dict], field: str) -> int:
     return sum(r.get(field, 0) for r in records)
 """, cases=[([[{"qty": 2}, {"qty": 5}, {"name": "x"}], "qty"], 7), ([[], "a"], 0), ([[{"a": 1}], "b"], 0),
             ([[{"n": -3}, {"n": 3}, {"n": 4}], "n"], 4), ([[{"a": 1, "b": 10}, {"b": 20}], "b"], 30)]),
-    dict(split="heldout", difficulty="easy", task="turns the records of `records` into a table: the first row is the list `columns`, and then each record gives one row holding its values for those columns in that order (None where the record lacks the key).", ref="""
+    dict(split="train", difficulty="easy", task="turns the records of `records` into a table: the first row is the list `columns`, and then each record gives one row holding its values for those columns in that order (None where the record lacks the key).", ref="""
 def to_rows(records: list[dict], columns: list[str]) -> list[list]:
     return [list(columns)] + [[r.get(c) for c in columns] for r in records]
 """, cases=[([[{"name": "ann", "age": 30}, {"name": "bob"}], ["name", "age"]], [["name", "age"], ["ann", 30], ["bob", None]]),
@@ -250,7 +250,7 @@ def count_by_field(records: list[dict], field: str) -> dict[str, int]:
 """, cases=[([[{"color": "red"}, {"color": "blue"}, {"color": "red"}], "color"], {"red": 2, "blue": 1}), ([[], "x"], {}),
             ([[{"t": "a", "u": "b"}], "u"], {"b": 1}), ([[{"k": "z"}, {"k": "z"}, {"k": "z"}], "k"], {"z": 3}),
             ([[{"k": "a"}, {"k": "b"}], "k"], {"a": 1, "b": 1})]),
-    dict(split="heldout", difficulty="easy", task="returns how many records of `records` either lack the key `field` or have None stored under it.", ref="""
+    dict(split="train", difficulty="easy", task="returns how many records of `records` either lack the key `field` or have None stored under it.", ref="""
 def count_missing(records: list[dict], field: str) -> int:
     return sum(1 for r in records if r.get(field) is None)
 """, cases=[([[{"email": "a@x"}, {"email": None}, {"name": "b"}], "email"], 2), ([[], "a"], 0), ([[{"a": 0}], "a"], 0),
@@ -270,7 +270,7 @@ def total_by_category(expenses: list[dict]) -> dict[str, int]:
 """, cases=[([[{"category": "food", "amount": 12}, {"category": "bus", "amount": 3}, {"category": "food", "amount": 5}]], {"food": 17, "bus": 3}),
             ([[]], {}), ([[{"category": "x", "amount": 0}]], {"x": 0}), ([[{"category": "a", "amount": 7}]], {"a": 7}),
             ([[{"category": "a", "amount": 4}, {"category": "a", "amount": -1}]], {"a": 3})]),
-    dict(split="heldout", difficulty="easy", task="receives student records, dictionaries with a \"score\" key, and returns new records (the input is not modified) that are copies of them with an extra key \"passed\": True if the score is at least `threshold`, otherwise False.", ref="""
+    dict(split="train", difficulty="easy", task="receives student records, dictionaries with a \"score\" key, and returns new records (the input is not modified) that are copies of them with an extra key \"passed\": True if the score is at least `threshold`, otherwise False.", ref="""
 def mark_passed(students: list[dict], threshold: int) -> list[dict]:
     return [{**s, "passed": s["score"] >= threshold} for s in students]
 """, cases=[([[{"name": "a", "score": 70}, {"name": "b", "score": 40}], 50], [{"name": "a", "score": 70, "passed": True}, {"name": "b", "score": 40, "passed": False}]),
@@ -290,7 +290,7 @@ def all_fields(records: list[dict]) -> list[str]:
     return sorted({k for r in records for k in r})
 """, cases=[([[{"name": "a", "age": 1}, {"name": "b", "city": "x"}]], ["age", "city", "name"]), ([[]], []), ([[{}, {}]], []),
             ([[{"b": 1}, {"a": 2}, {"b": 3}]], ["a", "b"]), ([[{"z": None}]], ["z"])]),
-    dict(split="heldout", difficulty="easy", task="splits `records` into `[matching, others]`: the records whose value under `field` is True, then those whose value is False, each group keeping the original order.", ref="""
+    dict(split="train", difficulty="easy", task="splits `records` into `[matching, others]`: the records whose value under `field` is True, then those whose value is False, each group keeping the original order.", ref="""
 def partition_records(records: list[dict], field: str) -> list[list[dict]]:
     return [[r for r in records if r[field]], [r for r in records if not r[field]]]
 """, cases=[([[{"id": 1, "ok": True}, {"id": 2, "ok": False}, {"id": 3, "ok": True}], "ok"], [[{"id": 1, "ok": True}, {"id": 3, "ok": True}], [{"id": 2, "ok": False}]]),
@@ -312,7 +312,7 @@ def is_symmetric(matrix: list[list[int]]) -> bool:
     return all(matrix[i][j] == matrix[j][i] for i in range(n) for j in range(n))
 """, cases=[([[[1, 2], [2, 1]]], True), ([[[1, 2], [3, 1]]], False), ([[[5]]], True), ([[[1, 2, 3], [2, 4, 5], [3, 5, 6]]], True),
             ([[[1, 2, 3], [2, 4, 5], [0, 5, 6]]], False), ([[]], True)]),
-    dict(split="heldout", difficulty="medium", task="returns True if every entry of the square matrix `matrix` below the main diagonal (row index greater than column index) is 0, and False otherwise.", ref="""
+    dict(split="train", difficulty="medium", task="returns True if every entry of the square matrix `matrix` below the main diagonal (row index greater than column index) is 0, and False otherwise.", ref="""
 def is_upper_triangular(matrix: list[list[int]]) -> bool:
     n = len(matrix)
     return all(matrix[i][j] == 0 for i in range(n) for j in range(i))
@@ -336,7 +336,7 @@ def column_sums(grid: list[list[int]]) -> list[int]:
     return [sum(col) for col in zip(*grid)]
 """, cases=[([[[1, 2, 3], [4, 5, 6]]], [5, 7, 9]), ([[[7]]], [7]), ([[[1], [2], [3]]], [6]), ([[[-1, 1], [1, -1]]], [0, 0]),
             ([[[0, 5]]], [0, 5])]),
-    dict(split="heldout", difficulty="easy", task="returns the grid `grid` (a non-empty list of equal-length rows) rotated 90 degrees clockwise, as a new list of rows.", ref="""
+    dict(split="train", difficulty="easy", task="returns the grid `grid` (a non-empty list of equal-length rows) rotated 90 degrees clockwise, as a new list of rows.", ref="""
 def rotate_clockwise(grid: list[list[int]]) -> list[list[int]]:
     return [list(row) for row in zip(*grid[::-1])]
 """, cases=[([[[1, 2], [3, 4]]], [[3, 1], [4, 2]]), ([[[1, 2, 3]]], [[1], [2], [3]]), ([[[1], [2], [3]]], [[3, 2, 1]]), ([[[5]]], [[5]]),
@@ -358,7 +358,7 @@ def count_live_neighbors(grid: list[list[int]], r: int, c: int) -> int:
 def is_binary_grid(grid: list[list[int]]) -> bool:
     return all(v in (0, 1) for row in grid for v in row)
 """, cases=[([[[0, 1], [1, 0]]], True), ([[[0, 2]]], False), ([[]], True), ([[[-1]]], False), ([[[1, 1]]], True), ([[[0]]], True), ([[[1], [2]]], False)]),
-    dict(split="heldout", difficulty="hard", task="returns True if every row, every column and both diagonals of the non-empty square grid `grid` have the same sum, and False otherwise (the numbers need not be distinct).", ref="""
+    dict(split="train", difficulty="hard", task="returns True if every row, every column and both diagonals of the non-empty square grid `grid` have the same sum, and False otherwise (the numbers need not be distinct).", ref="""
 def is_magic_square(grid: list[list[int]]) -> bool:
     n = len(grid)
     target = sum(grid[0])
@@ -391,7 +391,7 @@ def same_shape(a: list[list[int]], b: list[list[int]]) -> bool:
     return len(a) == len(b) and all(len(x) == len(y) for x, y in zip(a, b))
 """, cases=[([[[1, 2], [3, 4]], [[0, 0], [9, 9]]], True), ([[[1, 2]], [[1], [2]]], False), ([[], []], True), ([[[1]], []], False),
             ([[[1, 2], [3]], [[5, 6], [7, 8]]], False), ([[[1], [2, 3]], [[4], [5, 6]]], True), ([[[1]], [[1], [2]]], False)]),
-    dict(split="heldout", difficulty="medium", task="returns the sum of the cells on the outer edge of the non-empty rectangular grid `grid` (the first and last rows and the first and last columns), counting each cell once.", ref="""
+    dict(split="train", difficulty="medium", task="returns the sum of the cells on the outer edge of the non-empty rectangular grid `grid` (the first and last rows and the first and last columns), counting each cell once.", ref="""
 def border_sum(grid: list[list[int]]) -> int:
     rows, cols = len(grid), len(grid[0])
     return sum(grid[r][c] for r in range(rows) for c in range(cols)
@@ -414,7 +414,7 @@ def identity_matrix(n: int) -> list[list[int]]:
     return [[1 if i == j else 0 for j in range(n)] for i in range(n)]
 """, cases=[([3], [[1, 0, 0], [0, 1, 0], [0, 0, 1]]), ([0], []), ([1], [[1]]), ([2], [[1, 0], [0, 1]]),
             ([4], [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])]),
-    dict(split="heldout", difficulty="easy", task="returns the sum of all the cells in row `r` and in column `c` of the rectangular grid `grid`, counting the cell where that row and column cross only once.", ref="""
+    dict(split="train", difficulty="easy", task="returns the sum of all the cells in row `r` and in column `c` of the rectangular grid `grid`, counting the cell where that row and column cross only once.", ref="""
 def cross_sum(grid: list[list[int]], r: int, c: int) -> int:
     return sum(grid[r]) + sum(row[c] for row in grid) - grid[r][c]
 """, cases=[([[[1, 2, 3], [4, 5, 6], [7, 8, 9]], 1, 1], 25), ([[[1, 2, 3], [4, 5, 6], [7, 8, 9]], 0, 0], 17), ([[[5]], 0, 0], 5),
@@ -428,7 +428,7 @@ def times_table(rows: int, cols: int) -> list[list[int]]:
 def render_grid(grid: list[list[int]]) -> list[str]:
     return ["".join("#" if v == 1 else "." for v in row) for row in grid]
 """, cases=[([[[1, 0, 1], [0, 1, 0]]], ["#.#", ".#."]), ([[]], []), ([[[0]]], ["."]), ([[[1, 1]]], ["##"]), ([[[], [1]]], ["", "#"])]),
-    dict(split="heldout", difficulty="easy", task="turns `lines`, a list of strings made of digits, into a grid of integers: one row per string, one integer per character.", ref="""
+    dict(split="train", difficulty="easy", task="turns `lines`, a list of strings made of digits, into a grid of integers: one row per string, one integer per character.", ref="""
 def parse_digit_grid(lines: list[str]) -> list[list[int]]:
     return [[int(ch) for ch in line] for line in lines]
 """, cases=[([["123", "456"]], [[1, 2, 3], [4, 5, 6]]), ([[]], []), ([["0"]], [[0]]), ([["90", "09"]], [[9, 0], [0, 9]]), ([[""]], [[]])]),
@@ -454,7 +454,7 @@ def region_size(grid: list[list[int]], r: int, c: int) -> int:
             ([[[1, 1, 0], [0, 1, 0], [0, 1, 1]], 1, 0], 2), ([[[1, 1, 0], [0, 1, 0], [0, 1, 1]], 2, 2], 5), ([[[5]], 0, 0], 1),
             ([[[2, 2, 2], [2, 2, 2]], 1, 2], 6), ([[[1, 1, 0], [0, 1, 0], [0, 1, 1]], 0, 2], 2)],
          survivors=["line 8: value -> -1"]),
-    dict(split="heldout", difficulty="hard", task="moves a walker through `grid` (rows of 0 = open and 1 = wall), starting at row 0, column 0, following `moves`, a string of \"U\" (up a row), \"D\" (down a row), \"L\" (left) and \"R\" (right); a move that would leave the grid or enter a wall is skipped. It returns the final position `[row, col]`.", ref="""
+    dict(split="train", difficulty="hard", task="moves a walker through `grid` (rows of 0 = open and 1 = wall), starting at row 0, column 0, following `moves`, a string of \"U\" (up a row), \"D\" (down a row), \"L\" (left) and \"R\" (right); a move that would leave the grid or enter a wall is skipped. It returns the final position `[row, col]`.", ref="""
 def walk_grid(grid: list[list[int]], moves: str) -> list[int]:
     steps = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
     r, c = 0, 0
@@ -483,7 +483,7 @@ def tic_tac_toe_winner(board: list[str]) -> str:
 def final_position(moves: str) -> list[int]:
     return [moves.count("R") - moves.count("L"), moves.count("U") - moves.count("D")]
 """, cases=[(["UURDL"], [0, 1]), ([""], [0, 0]), (["LLL"], [-3, 0]), (["DDR"], [1, -2]), (["UDLR"], [0, 0]), (["RRU"], [2, 1])]),
-    dict(split="heldout", difficulty="easy", task="returns copies of the records of `records`, which each have an \"id\" key, in which the record whose id equals `record_id` (if there is one) has its key `field` set to `value` (added if missing); the other records are unchanged copies and `records` itself is not modified.", ref="""
+    dict(split="train", difficulty="easy", task="returns copies of the records of `records`, which each have an \"id\" key, in which the record whose id equals `record_id` (if there is one) has its key `field` set to `value` (added if missing); the other records are unchanged copies and `records` itself is not modified.", ref="""
 def set_field_by_id(records: list[dict], record_id: int, field: str, value) -> list[dict]:
     return [{**r, field: value} if r["id"] == record_id else dict(r) for r in records]
 """, cases=[([[{"id": 1, "n": "a"}, {"id": 2, "n": "b"}], 2, "n", "z"], [{"id": 1, "n": "a"}, {"id": 2, "n": "z"}]), ([[], 1, "x", 0], []),
@@ -503,7 +503,7 @@ def orthogonal_neighbors(rows: int, cols: int, r: int, c: int) -> list[list[int]
     return [[i, j] for i, j in candidates if 0 <= i < rows and 0 <= j < cols]
 """, cases=[([3, 3, 1, 1], [[0, 1], [2, 1], [1, 0], [1, 2]]), ([3, 3, 0, 0], [[1, 0], [0, 1]]), ([1, 1, 0, 0], []),
             ([2, 3, 1, 2], [[0, 2], [1, 1]]), ([4, 2, 2, 0], [[1, 0], [3, 0], [2, 1]]), ([3, 4, 0, 3], [[1, 3], [0, 2]])]),
-    dict(split="heldout", difficulty="medium", task="returns the non-empty rectangular grid `grid` surrounded by a border one cell wide filled with `value`: a new row above and below and a new column on the left and on the right.", ref="""
+    dict(split="train", difficulty="medium", task="returns the non-empty rectangular grid `grid` surrounded by a border one cell wide filled with `value`: a new row above and below and a new column on the left and on the right.", ref="""
 def pad_grid(grid: list[list[int]], value: int) -> list[list[int]]:
     width = len(grid[0]) + 2
     return [[value] * width] + [[value] + row + [value] for row in grid] + [[value] * width]
@@ -522,7 +522,7 @@ def word_in_grid(lines: list[str], word: str) -> bool:
     return any(word in line for line in lines + columns)
 """, cases=[([["cat", "oxo", "wnx"], "cow"], True), ([["cat", "oxo", "wnx"], "at"], True), ([["cat", "oxo", "wnx"], "tac"], False),
             ([["ab", "cd"], "bd"], True), ([["ab", "cd"], "ad"], False), ([["abc"], "abcd"], False)]),
-    dict(split="heldout", difficulty="easy", task="returns `[rows, cols]`, the number of rows and of columns of the rectangular grid `grid`; an empty grid gives [0, 0].", ref="""
+    dict(split="train", difficulty="easy", task="returns `[rows, cols]`, the number of rows and of columns of the rectangular grid `grid`; an empty grid gives [0, 0].", ref="""
 def grid_dimensions(grid: list[list[int]]) -> list[int]:
     return [len(grid), len(grid[0]) if grid else 0]
 """, cases=[([[[1, 2, 3], [4, 5, 6]]], [2, 3]), ([[]], [0, 0]), ([[[7]]], [1, 1]), ([[[1], [2], [3]]], [3, 1]), ([[[1, 2, 3, 4]]], [1, 4])],
@@ -542,7 +542,7 @@ def bounding_box(grid: list[list[int]]) -> list[int] | None:
 """, cases=[([[[0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 1]]], [1, 1, 2, 3]), ([[[0, 0], [0, 0]]], None), ([[[1]]], [0, 0, 0, 0]),
             ([[[0, 1], [1, 0]]], [0, 0, 1, 1]), ([[[0, 0, 0], [0, 0, 1]]], [1, 2, 1, 2])],
          survivors=["line 4: return -> Constant"]),
-    dict(split="heldout", difficulty="medium", task="returns how many 2 x 2 blocks of neighbouring cells of the 0/1 grid `grid` consist of four 1s (blocks may overlap).", ref="""
+    dict(split="train", difficulty="medium", task="returns how many 2 x 2 blocks of neighbouring cells of the 0/1 grid `grid` consist of four 1s (blocks may overlap).", ref="""
 def count_full_blocks(grid: list[list[int]]) -> int:
     return sum(1 for r in range(len(grid) - 1) for c in range(len(grid[0]) - 1)
                if grid[r][c] and grid[r + 1][c] and grid[r][c + 1] and grid[r + 1][c + 1])
@@ -559,7 +559,7 @@ def empty_cells(grid: list[list[int]]) -> list[list[int]]:
     return [[r, c] for r, row in enumerate(grid) for c, v in enumerate(row) if v == 0]
 """, cases=[([[[1, 0], [0, 1]]], [[0, 1], [1, 0]]), ([[]], []), ([[[1, 2]]], []), ([[[0, 0, 0]]], [[0, 0], [0, 1], [0, 2]]),
             ([[[3], [0], [-1]]], [[1, 0]])]),
-    dict(split="heldout", difficulty="medium", task="returns how many squares a chess knight standing on row `r`, column `c` (0 to 7 each) of an 8 x 8 board can move to; a knight moves two squares in one direction and one square in a perpendicular direction, and must stay on the board.", ref="""
+    dict(split="train", difficulty="medium", task="returns how many squares a chess knight standing on row `r`, column `c` (0 to 7 each) of an 8 x 8 board can move to; a knight moves two squares in one direction and one square in a perpendicular direction, and must stay on the board.", ref="""
 def knight_moves(r: int, c: int) -> int:
     jumps = [(1, 2), (2, 1), (-1, 2), (-2, 1), (1, -2), (2, -1), (-1, -2), (-2, -1)]
     return sum(1 for dr, dc in jumps if 0 <= r + dr < 8 and 0 <= c + dc < 8)
@@ -590,7 +590,7 @@ def apply_gravity(grid: list[list[int]]) -> list[list[int]]:
 """, cases=[([[[1, 0, 1], [0, 0, 1], [0, 1, 0]]], [[0, 0, 0], [0, 0, 1], [1, 1, 1]]), ([[[0]]], [[0]]), ([[[1]]], [[1]]),
             ([[[1, 1], [1, 0], [0, 0]]], [[0, 0], [1, 0], [1, 1]]), ([[[0, 0], [0, 0]]], [[0, 0], [0, 0]])],
          survivors=["line 2: value -> -1"]),
-    dict(split="heldout", difficulty="hard", task="simulates a browser's history and returns the page shown at the end. The browser starts on \"home\"; `ops` are \"visit PAGE\" (go to PAGE and forget every page you could go forward to), \"back\" (return to the previous page, if there is one) and \"forward\" (redo the last back, if there is one to redo).", ref="""
+    dict(split="train", difficulty="hard", task="simulates a browser's history and returns the page shown at the end. The browser starts on \"home\"; `ops` are \"visit PAGE\" (go to PAGE and forget every page you could go forward to), \"back\" (return to the previous page, if there is one) and \"forward\" (redo the last back, if there is one to redo).", ref="""
 def browser_history(ops: list[str]) -> str:
     back, forward = [], []
     current = "home"
@@ -637,7 +637,7 @@ def kv_store(commands: list[str]) -> list:
     return out
 """, cases=[([["set a 1", "get a", "set a 5", "get a", "delete a", "get a"]], [1, 5, None]), ([[]], []), ([["get x"]], [None]),
             ([["delete x", "set x 0", "get x"]], [0]), ([["set a 1", "set b 2", "delete a", "get b", "get a"]], [2, None])]),
-    dict(split="heldout", difficulty="medium", task="has `n` lights numbered 0 to `n` - 1, all off at first; each number in `presses` toggles that light (off to on, on to off). Return the sorted list of the lights that are on at the end.", ref="""
+    dict(split="train", difficulty="medium", task="has `n` lights numbered 0 to `n` - 1, all off at first; each number in `presses` toggles that light (off to on, on to off). Return the sorted list of the lights that are on at the end.", ref="""
 def toggle_lights(n: int, presses: list[int]) -> list[int]:
     on = [False] * n
     for i in presses:
@@ -667,7 +667,7 @@ def book_holders(events: list[list[str]]) -> dict[str, str]:
 """, cases=[([[["borrow", "ann", "dune"], ["borrow", "bob", "emma"], ["return", "ann", "dune"]]], {"emma": "bob"}), ([[]], {}),
             ([[["borrow", "ann", "x"], ["borrow", "bob", "x"]]], {"x": "ann"}), ([[["borrow", "ann", "x"], ["return", "bob", "x"]]], {"x": "ann"}),
             ([[["return", "ann", "x"]]], {}), ([[["borrow", "a", "x"], ["return", "a", "x"], ["borrow", "b", "x"]]], {"x": "b"})]),
-    dict(split="heldout", difficulty="medium", task="flattens the list `items` completely: it returns every element that is not a list, at any depth of nesting, in left-to-right order.", ref="""
+    dict(split="train", difficulty="medium", task="flattens the list `items` completely: it returns every element that is not a list, at any depth of nesting, in left-to-right order.", ref="""
 def deep_flatten(items: list) -> list:
     out = []
     for v in items:
@@ -698,7 +698,7 @@ def apply_transfers(balances: dict[str, int], transfers: list[list]) -> dict[str
 """, cases=[([{"a": 10, "b": 0}, [["a", "b", 4], ["b", "a", 5], ["a", "b", 6]]], {"a": 0, "b": 10}), ([{"x": 1}, []], {"x": 1}),
             ([{"a": 3, "b": 3}, [["a", "b", 3]]], {"a": 0, "b": 6}), ([{"a": 2, "b": 0}, [["a", "b", 3]]], {"a": 2, "b": 0}),
             ([{"a": 5, "b": 0, "c": 0}, [["a", "b", 5], ["b", "c", 2]]], {"a": 0, "b": 3, "c": 2})]),
-    dict(split="heldout", difficulty="easy", task="receives `categories`, which maps category names to lists of items, and returns the name of the category whose list contains `item` (`item` is in at most one list), or None if no list contains it.", ref="""
+    dict(split="train", difficulty="easy", task="receives `categories`, which maps category names to lists of items, and returns the name of the category whose list contains `item` (`item` is in at most one list), or None if no list contains it.", ref="""
 def find_category(item: str, categories: dict[str, list[str]]) -> str | None:
     return next((name for name, items in categories.items() if item in items), None)
 """, cases=[(["apple", {"fruit": ["apple", "pear"], "veg": ["leek"]}], "fruit"), (["leek", {"fruit": ["apple", "pear"], "veg": ["leek"]}], "veg"),
@@ -725,7 +725,7 @@ def running_key_totals(events: list[list]) -> list[int]:
     return out
 """, cases=[([[["a", 2], ["b", 5], ["a", 3], ["b", -1]]], [2, 5, 5, 4]), ([[]], []), ([[["x", 7]]], [7]),
             ([[["k", 1], ["k", 1], ["k", 1]]], [1, 2, 3]), ([[["p", 0], ["q", -2]]], [0, -2])]),
-    dict(split="heldout", difficulty="medium", task="receives `parent`, which maps each node to its parent (a node that is not a key is a root), and returns the list of ancestors of `node`: its parent, then its parent's parent, and so on up to the root.", ref="""
+    dict(split="train", difficulty="medium", task="receives `parent`, which maps each node to its parent (a node that is not a key is a root), and returns the list of ancestors of `node`: its parent, then its parent's parent, and so on up to the root.", ref="""
 def ancestors(parent: dict[str, str], node: str) -> list[str]:
     out = []
     while node in parent:
@@ -747,7 +747,7 @@ def tree_sum(node: dict) -> int:
             ([{"value": 5, "children": []}], 5), ([{"value": -2, "children": [{"value": 2, "children": []}]}], 0),
             ([{"value": 0, "children": [{"value": 1, "children": [{"value": 1, "children": []}]}]}], 2),
             ([{"value": 3, "children": [{"value": 7, "children": []}, {"value": -1, "children": []}]}], 9)]),
-    dict(split="heldout", difficulty="easy", task="receives `pairs`, a list of two-element lists, and returns a new list with the two elements of every pair swapped.", ref="""
+    dict(split="train", difficulty="easy", task="receives `pairs`, a list of two-element lists, and returns a new list with the two elements of every pair swapped.", ref="""
 def flip_pairs(pairs: list[list]) -> list[list]:
     return [[b, a] for a, b in pairs]
 """, cases=[([[[1, "a"], [2, "b"]]], [["a", 1], ["b", 2]]), ([[]], []), ([[[3, 3]]], [[3, 3]]), ([[[0, None]]], [[None, 0]]), ([[["x", "y"]]], [["y", "x"]])]),
@@ -765,7 +765,7 @@ def build_adjacency(edges: list[list[str]]) -> dict[str, list[str]]:
 def remove_empty(lists: list[list[int]]) -> list[list[int]]:
     return [lst for lst in lists if lst]
 """, cases=[([[[1], [], [2, 3], []]], [[1], [2, 3]]), ([[]], []), ([[[], []]], []), ([[[0]]], [[0]]), ([[[4, 5]]], [[4, 5]])]),
-    dict(split="heldout", difficulty="hard", task="evaluates `expr`, which is either an integer or a list `[op, left, right]` where `op` is \"+\", \"-\" or \"*\" and `left` and `right` are expressions of the same form, and returns its integer value.", ref="""
+    dict(split="train", difficulty="hard", task="evaluates `expr`, which is either an integer or a list `[op, left, right]` where `op` is \"+\", \"-\" or \"*\" and `left` and `right` are expressions of the same form, and returns its integer value.", ref="""
 def eval_nested(expr) -> int:
     if isinstance(expr, int):
         return expr
@@ -796,7 +796,7 @@ def table_column(table: dict[str, dict[str, int]], column: str) -> dict[str, int
     return {row: cols[column] for row, cols in table.items() if column in cols}
 """, cases=[([{"r1": {"a": 1, "b": 2}, "r2": {"a": 3}}, "b"], {"r1": 2}), ([{}, "a"], {}), ([{"x": {}}, "a"], {}),
             ([{"p": {"c": 0}, "q": {"c": -1}}, "c"], {"p": 0, "q": -1}), ([{"r1": {"a": 1, "b": 2}, "r2": {"a": 3}}, "a"], {"r1": 1, "r2": 3})]),
-    dict(split="heldout", difficulty="easy", task="returns how many of the inner lists of `lists` contain the value `x`.", ref="""
+    dict(split="train", difficulty="easy", task="returns how many of the inner lists of `lists` contain the value `x`.", ref="""
 def count_lists_containing(lists: list[list[int]], x: int) -> int:
     return sum(1 for lst in lists if x in lst)
 """, cases=[([[[1, 2], [2, 2], [3]], 2], 2), ([[], 1], 0), ([[[]], 0], 0), ([[[5], [5, 5]], 5], 2), ([[[1], [2]], 3], 0)]),
@@ -808,7 +808,7 @@ def wrap_items(items: list) -> list[list]:
 def first_of_each(lists: list[list[int]]) -> list[int]:
     return [lst[0] for lst in lists if lst]
 """, cases=[([[[1, 2], [], [3], [4, 5, 6]]], [1, 3, 4]), ([[]], []), ([[[]]], []), ([[[0, 9]]], [0]), ([[[7], [8]]], [7, 8])]),
-    dict(split="heldout", difficulty="easy", task="returns a dictionary mapping each key found in both `a` and `b` to the pair `[a[key], b[key]]`; keys found in only one of them are left out.", ref="""
+    dict(split="train", difficulty="easy", task="returns a dictionary mapping each key found in both `a` and `b` to the pair `[a[key], b[key]]`; keys found in only one of them are left out.", ref="""
 def zip_dicts(a: dict[str, int], b: dict[str, int]) -> dict[str, list[int]]:
     return {k: [a[k], b[k]] for k in a if k in b}
 """, cases=[([{"x": 1, "y": 2}, {"y": 5, "z": 6}], {"y": [2, 5]}), ([{}, {"a": 1}], {}), ([{"a": 1}, {}], {}),
@@ -827,7 +827,7 @@ def lookup_either(primary: dict[str, int], fallback: dict[str, int], key: str) -
     return fallback.get(key)
 """, cases=[([{"a": 1}, {"a": 2, "b": 3}, "a"], 1), ([{"a": 1}, {"a": 2, "b": 3}, "b"], 3), ([{}, {}, "z"], None), ([{"a": 0}, {"a": 5}, "a"], 0),
             ([{}, {"q": 0}, "q"], 0), ([{"x": 1}, {}, "y"], None)]),
-    dict(split="heldout", difficulty="easy", task="receives `d`, which maps names to lists, and returns the total number of items in all those lists together (0 for an empty dictionary).", ref="""
+    dict(split="train", difficulty="easy", task="receives `d`, which maps names to lists, and returns the total number of items in all those lists together (0 for an empty dictionary).", ref="""
 def total_list_items(d: dict[str, list]) -> int:
     return sum(len(v) for v in d.values())
 """, cases=[([{"a": [1, 2], "b": [3]}], 3), ([{}], 0), ([{"x": []}], 0), ([{"p": ["q", "r", "s"], "t": [], "u": [None]}], 4), ([{"k": [[1, 2]]}], 1)]),
@@ -843,7 +843,7 @@ def with_cell(grid: list[list[int]], r: int, c: int, value: int) -> list[list[in
     return out
 """, cases=[([[[1, 2], [3, 4]], 1, 0, 9], [[1, 2], [9, 4]]), ([[[0]], 0, 0, 5], [[5]]), ([[[1, 2, 3]], 0, 2, 0], [[1, 2, 0]]),
             ([[[1], [2], [3]], 2, 0, 7], [[1], [2], [7]]), ([[[4, 4], [4, 4]], 0, 1, 4], [[4, 4], [4, 4]])]),
-    dict(split="heldout", difficulty="medium", task="simulates a car park with spots numbered 0 to `n` - 1. `events` are \"park CAR\" (the car takes the lowest-numbered free spot; nothing happens if the car park is full or the car is already parked) and \"leave CAR\" (the car frees its spot, if it is parked). Return a dictionary mapping each car still parked to its spot.", ref="""
+    dict(split="train", difficulty="medium", task="simulates a car park with spots numbered 0 to `n` - 1. `events` are \"park CAR\" (the car takes the lowest-numbered free spot; nothing happens if the car park is full or the car is already parked) and \"leave CAR\" (the car frees its spot, if it is parked). Return a dictionary mapping each car still parked to its spot.", ref="""
 def parking_spots(n: int, events: list[str]) -> dict[str, int]:
     parked = {}
     for event in events:
@@ -869,7 +869,7 @@ def index_by(records: list[dict], field: str) -> dict:
 """, cases=[([[{"id": "a", "n": 1}, {"id": "b", "n": 2}], "id"], {"a": {"id": "a", "n": 1}, "b": {"id": "b", "n": 2}}), ([[], "id"], {}),
             ([[{"k": "x", "v": 1}, {"k": "x", "v": 2}], "k"], {"x": {"k": "x", "v": 2}}), ([[{"name": "z"}], "name"], {"z": {"name": "z"}}),
             ([[{"c": "p", "d": "q"}], "d"], {"q": {"c": "p", "d": "q"}})]),
-    dict(split="heldout", difficulty="easy", task="returns a dictionary describing the non-zero cells of `grid`: for every cell that is not 0 it maps the key \"row,col\" (0-based indices, e.g. \"1,2\") to the cell's value.", ref="""
+    dict(split="train", difficulty="easy", task="returns a dictionary describing the non-zero cells of `grid`: for every cell that is not 0 it maps the key \"row,col\" (0-based indices, e.g. \"1,2\") to the cell's value.", ref="""
 def dense_to_sparse(grid: list[list[int]]) -> dict[str, int]:
     return {f"{r},{c}": v for r, row in enumerate(grid) for c, v in enumerate(row) if v != 0}
 """, cases=[([[[0, 5, 0], [7, 0, 0]]], {"0,1": 5, "1,0": 7}), ([[]], {}), ([[[0, 0]]], {}), ([[[-1]]], {"0,0": -1}),

@@ -13,7 +13,7 @@ def swap_pairs(items: list) -> list:
         out[i], out[i + 1] = out[i + 1], out[i]
     return out
 """, cases=[([[1, 2, 3, 4, 5]], [2, 1, 4, 3, 5]), ([[1, 2, 3, 4]], [2, 1, 4, 3]), ([[]], []), ([["a"]], ["a"]), ([["a", "b"]], ["b", "a"])]),
-    dict(split="heldout", difficulty="easy", task="returns a new list in which every number of `nums` below `lo` is replaced by `lo` and every number above `hi` is replaced by `hi` (`lo` <= `hi`); numbers between them are unchanged.", ref="""
+    dict(split="train", difficulty="easy", task="returns a new list in which every number of `nums` below `lo` is replaced by `lo` and every number above `hi` is replaced by `hi` (`lo` <= `hi`); numbers between them are unchanged.", ref="""
 def clamp_values(nums: list[int], lo: int, hi: int) -> list[int]:
     return [min(max(x, lo), hi) for x in nums]
 """, cases=[([[1, 5, 10, -3], 0, 6], [1, 5, 6, 0]), ([[], 0, 1], []), ([[2, 2, 2], 2, 2], [2, 2, 2]), ([[-5, 5], -1, 1], [-1, 1]), ([[3, 7], 0, 10], [3, 7])]),
@@ -31,7 +31,7 @@ def next_greater(nums: list[int]) -> list[int]:
 def pick_indices(items: list, indices: list[int]) -> list:
     return [items[i] for i in indices]
 """, cases=[([["a", "b", "c", "d"], [2, 0]], ["c", "a"]), ([[1, 2, 3], []], []), ([[5, 6], [1, 1, 0]], [6, 6, 5]), ([[9], [0]], [9]), ([["x", "y", "z"], [0, 1, 2]], ["x", "y", "z"])]),
-    dict(split="heldout", difficulty="medium", task="returns `items` with every run of equal neighbouring items reduced to a single item (equal items that are not neighbours are all kept).", ref="""
+    dict(split="train", difficulty="medium", task="returns `items` with every run of equal neighbouring items reduced to a single item (equal items that are not neighbours are all kept).", ref="""
 def collapse_repeats(items: list) -> list:
     out = []
     for x in items:
@@ -47,7 +47,7 @@ def replace_all(items: list, old, new) -> list:
 def parse_ints(items: list[str]) -> list[int]:
     return [int(s) for s in items if (s[1:] if s.startswith("-") else s).isdigit()]
 """, cases=[([["12", "abc", "-7", "3.5", ""]], [12, -7]), ([[]], []), ([["-"]], []), ([["007", "-0"]], [7, 0]), ([["--5", "5-", "x1"]], []), ([["42"]], [42])]),
-    dict(split="heldout", difficulty="easy", task="returns a list with each string of `words` cut down to at most its first `n` characters (`n` >= 0); shorter strings are unchanged.", ref="""
+    dict(split="train", difficulty="easy", task="returns a list with each string of `words` cut down to at most its first `n` characters (`n` >= 0); shorter strings are unchanged.", ref="""
 def truncate_words(words: list[str], n: int) -> list[str]:
     return [w[:n] for w in words]
 """, cases=[([["apple", "fig", "banana"], 3], ["app", "fig", "ban"]), ([["abc"], 0], [""]), ([[], 2], []), ([["hi", "hello"], 5], ["hi", "hello"]), ([["abcdef"], 1], ["a"])]),
@@ -63,7 +63,7 @@ def lowest_balance(changes: list[int]) -> int:
         low = min(low, bal)
     return low
 """, cases=[([[5, -8, 2, -4, 10]], -5), ([[]], 0), ([[1, 2, 3]], 0), ([[-1]], -1), ([[-3, 3, -3]], -3)]),
-    dict(split="heldout", difficulty="easy", task="returns the list of differences between neighbouring numbers: element i is `nums[i + 1] - nums[i]` (an empty list when `nums` has fewer than two numbers).", ref="""
+    dict(split="train", difficulty="easy", task="returns the list of differences between neighbouring numbers: element i is `nums[i + 1] - nums[i]` (an empty list when `nums` has fewer than two numbers).", ref="""
 def adjacent_differences(nums: list[int]) -> list[int]:
     return [b - a for a, b in zip(nums, nums[1:])]
 """, cases=[([[1, 4, 9, 16]], [3, 5, 7]), ([[5]], []), ([[]], []), ([[3, 1, 1]], [-2, 0]), ([[0, 10, 5, 5, 20]], [10, -5, 0, 15])]),
@@ -83,7 +83,7 @@ def above_average(nums: list[int]) -> list[int]:
     avg = sum(nums) / len(nums)
     return [x for x in nums if x > avg]
 """, cases=[([[1, 2, 3, 10]], [10]), ([[1, 2, 3]], [3]), ([[]], []), ([[5, 5, 5]], []), ([[-4, 0, 1]], [0, 1])]),
-    dict(split="heldout", difficulty="hard", task="returns how many contiguous, non-empty sub-lists of `nums` have a sum equal to `k` (the numbers may be negative).", ref="""
+    dict(split="train", difficulty="hard", task="returns how many contiguous, non-empty sub-lists of `nums` have a sum equal to `k` (the numbers may be negative).", ref="""
 def count_subarrays_with_sum(nums: list[int], k: int) -> int:
     count = 0
     for i in range(len(nums)):
@@ -107,7 +107,7 @@ def max_profit(prices: list[int]) -> int:
         best = max(best, p - low)
     return best
 """, cases=[([[7, 1, 5, 3, 6, 4]], 5), ([[7, 6, 4, 3, 1]], 0), ([[]], 0), ([[5]], 0), ([[2, 4, 1, 3]], 2), ([[1, 1]], 0)]),
-    dict(split="heldout", difficulty="easy", task="returns the strings of `words` whose length is strictly greater than `n`, in their original order.", ref="""
+    dict(split="train", difficulty="easy", task="returns the strings of `words` whose length is strictly greater than `n`, in their original order.", ref="""
 def longer_than(words: list[str], n: int) -> list[str]:
     return [w for w in words if len(w) > n]
 """, cases=[([["a", "abc", "abcd", "xy"], 2], ["abc", "abcd"]), ([[], 0], []), ([["", "a"], 0], ["a"]), ([["hello"], 5], []), ([["hi", "yo"], 1], ["hi", "yo"])]),
@@ -123,7 +123,7 @@ def first_repeat(items: list):
 def with_prefix(words: list[str], prefix: str) -> list[str]:
     return [w for w in words if w.startswith(prefix)]
 """, cases=[([["apple", "banana", "apricot", "Apple"], "ap"], ["apple", "apricot"]), ([["a", "b"], ""], ["a", "b"]), ([[], "x"], []), ([["pre", "prefix", "p"], "pre"], ["pre", "prefix"]), ([["cat"], "cats"], [])]),
-    dict(split="heldout", difficulty="easy", task="returns a new list with every occurrence of `x` removed from `items`, the other items keeping their order.", ref="""
+    dict(split="train", difficulty="easy", task="returns a new list with every occurrence of `x` removed from `items`, the other items keeping their order.", ref="""
 def remove_value(items: list, x) -> list:
     return [v for v in items if v != x]
 """, cases=[([[1, 2, 1, 3, 1], 1], [2, 3]), ([[], 5], []), ([["a", "b"], "c"], ["a", "b"]), ([[7, 7], 7], []), ([[0, 1, 0], 0], [1])]),
@@ -141,7 +141,7 @@ def nth_occurrence_index(items: list, x, n: int) -> int:
 def index_weighted_sum(nums: list[int]) -> int:
     return sum(i * x for i, x in enumerate(nums))
 """, cases=[([[3, 1, 4, 1, 5]], 32), ([[]], 0), ([[7]], 0), ([[1, 1, 1]], 3), ([[-2, -3]], -3)]),
-    dict(split="heldout", difficulty="easy", task="returns `nums[0] - nums[1] + nums[2] - nums[3] + ...`: the numbers at even indices are added and those at odd indices subtracted (0 for an empty list).", ref="""
+    dict(split="train", difficulty="easy", task="returns `nums[0] - nums[1] + nums[2] - nums[3] + ...`: the numbers at even indices are added and those at odd indices subtracted (0 for an empty list).", ref="""
 def alternating_sum(nums: list[int]) -> int:
     return sum(nums[::2]) - sum(nums[1::2])
 """, cases=[([[5, 3, 8, 1]], 9), ([[]], 0), ([[4]], 4), ([[1, 2, 3, 4, 5, 6]], -3), ([[10, 20, 30]], 20)]),
@@ -160,7 +160,7 @@ def longest_window_sum_at_most(nums: list[int], limit: int) -> int:
 def has_double_pair(nums: list[int]) -> bool:
     return any(i != j and a == 2 * b for i, a in enumerate(nums) for j, b in enumerate(nums))
 """, cases=[([[10, 2, 5, 3]], True), ([[3, 1, 7, 11]], False), ([[0]], False), ([[0, 0]], True), ([[]], False), ([[-2, -4]], True), ([[4, 7]], False)]),
-    dict(split="heldout", difficulty="easy", task="returns a list whose element i is the larger of `a[i]` and `b[i]`, stopping at the end of the shorter list.", ref="""
+    dict(split="train", difficulty="easy", task="returns a list whose element i is the larger of `a[i]` and `b[i]`, stopping at the end of the shorter list.", ref="""
 def pairwise_max(a: list[int], b: list[int]) -> list[int]:
     return [max(x, y) for x, y in zip(a, b)]
 """, cases=[([[1, 5, 3], [4, 2, 3]], [4, 5, 3]), ([[], [1]], []), ([[1, 2, 3], [0]], [1]), ([[-1, -2], [-3, -1]], [-1, -1]), ([[7], [7, 9]], [7])]),
@@ -172,7 +172,7 @@ def count_sign_changes(nums: list[int]) -> int:
 def dot_product(a: list[int], b: list[int]) -> int:
     return sum(x * y for x, y in zip(a, b))
 """, cases=[([[1, 2, 3], [4, 5, 6]], 32), ([[], []], 0), ([[2, -1], [3, 4]], 2), ([[0, 0], [5, 5]], 0), ([[7], [-2]], -14)]),
-    dict(split="heldout", difficulty="easy", task="returns True if all items of `items` are equal to each other (True for an empty list) and False otherwise.", ref="""
+    dict(split="train", difficulty="easy", task="returns True if all items of `items` are equal to each other (True for an empty list) and False otherwise.", ref="""
 def all_equal(items: list) -> bool:
     return len(set(items)) <= 1
 """, cases=[([[3, 3, 3]], True), ([[3, 3, 4]], False), ([[]], True), ([["a"]], True), ([[1, 2]], False), ([[1, 1]], True)]),
@@ -190,7 +190,7 @@ def longest_increasing_run(nums: list[int]) -> int:
 def has_adjacent_equal(items: list) -> bool:
     return any(a == b for a, b in zip(items, items[1:]))
 """, cases=[([[1, 2, 2, 3]], True), ([[1, 2, 1]], False), ([[]], False), ([[5]], False), ([["a", "a"]], True)]),
-    dict(split="heldout", difficulty="medium", task="splits `items` at every occurrence of `sep` and returns the list of pieces between them; the separators are dropped, and separators next to each other or at the ends give empty pieces, so k separators always give k + 1 pieces.", ref="""
+    dict(split="train", difficulty="medium", task="splits `items` at every occurrence of `sep` and returns the list of pieces between them; the separators are dropped, and separators next to each other or at the ends give empty pieces, so k separators always give k + 1 pieces.", ref="""
 def split_on_value(items: list, sep) -> list[list]:
     pieces = [[]]
     for x in items:
@@ -218,7 +218,7 @@ def slide_merge(row: list[int]) -> list[int]:
             i += 1
     return out + [0] * (len(row) - len(out))
 """, cases=[([[2, 0, 2, 4]], [4, 4, 0, 0]), ([[2, 2, 2, 2]], [4, 4, 0, 0]), ([[2, 2, 2]], [4, 2, 0]), ([[0, 0, 0]], [0, 0, 0]), ([[]], []), ([[4, 0, 4, 8, 8]], [8, 16, 0, 0, 0]), ([[2, 4, 8]], [2, 4, 8]), ([[0, 2]], [2, 0])]),
-    dict(split="heldout", difficulty="easy", task="returns the list of pairs of neighbouring items, each pair a two-element list `[items[i], items[i + 1]]` (an empty list for fewer than two items).", ref="""
+    dict(split="train", difficulty="easy", task="returns the list of pairs of neighbouring items, each pair a two-element list `[items[i], items[i + 1]]` (an empty list for fewer than two items).", ref="""
 def adjacent_pairs(items: list) -> list[list]:
     return [[a, b] for a, b in zip(items, items[1:])]
 """, cases=[([[1, 2, 3]], [[1, 2], [2, 3]]), ([[]], []), ([["x"]], []), ([["a", "b"]], [["a", "b"]]), ([[4, 4, 5, 6]], [[4, 4], [4, 5], [5, 6]])]),
@@ -236,7 +236,7 @@ def group_consecutive(nums: list[int]) -> list[list[int]]:
 def is_permutation_of_range(nums: list[int]) -> bool:
     return sorted(nums) == list(range(1, len(nums) + 1))
 """, cases=[([[3, 1, 2]], True), ([[1, 2, 2]], False), ([[]], True), ([[0, 1, 2]], False), ([[2, 3, 4]], False), ([[1]], True)]),
-    dict(split="heldout", difficulty="medium", task="returns True if the list `b` can be obtained from the list `a` by a rotation (moving some number of items, possibly none, from the front of `a` to its back) and False otherwise; two empty lists count as rotations of each other.", ref="""
+    dict(split="train", difficulty="medium", task="returns True if the list `b` can be obtained from the list `a` by a rotation (moving some number of items, possibly none, from the front of `a` to its back) and False otherwise; two empty lists count as rotations of each other.", ref="""
 def is_rotation_of(a: list, b: list) -> bool:
     return len(a) == len(b) and any(a[i:] + a[:i] == b for i in range(len(a) + 1))
 """, cases=[([[1, 2, 3, 4], [3, 4, 1, 2]], True), ([[1, 2, 3], [1, 3, 2]], False), ([[], []], True), ([[1, 2], [1, 2]], True), ([[1, 2, 3], [3, 1, 2]], True), ([[1, 1, 2], [1, 2]], False), ([[5], [5]], True)],
@@ -250,7 +250,7 @@ def split_in_half(items: list) -> list[list]:
 def move_zeros_to_end(nums: list[int]) -> list[int]:
     return [x for x in nums if x != 0] + [x for x in nums if x == 0]
 """, cases=[([[0, 1, 0, 3, 12]], [1, 3, 12, 0, 0]), ([[]], []), ([[0, 0]], [0, 0]), ([[1, -1, 2]], [1, -1, 2]), ([[1, 0, -1, 0, 2]], [1, -1, 2, 0, 0])]),
-    dict(split="heldout", difficulty="medium", task="splits `items` into consecutive groups of `k` items (the last group may be shorter), reverses the order of the items inside each group, and returns the groups joined back into one list (`k` >= 1).", ref="""
+    dict(split="train", difficulty="medium", task="splits `items` into consecutive groups of `k` items (the last group may be shorter), reverses the order of the items inside each group, and returns the groups joined back into one list (`k` >= 1).", ref="""
 def reverse_in_groups(items: list, k: int) -> list:
     return [x for i in range(0, len(items), k) for x in items[i:i + k][::-1]]
 """, cases=[([[1, 2, 3, 4, 5, 6, 7], 3], [3, 2, 1, 6, 5, 4, 7]), ([[1, 2, 3], 1], [1, 2, 3]), ([[], 2], []), ([[1, 2], 5], [2, 1]), ([["a", "b", "c", "d"], 2], ["b", "a", "d", "c"])]),
@@ -267,7 +267,7 @@ def elimination_order(n: int, k: int) -> list[int]:
         out.append(people.pop(i))
     return out
 """, cases=[([7, 3], [3, 6, 2, 7, 5, 1, 4]), ([0, 2], []), ([1, 5], [1]), ([4, 1], [1, 2, 3, 4]), ([5, 2], [2, 4, 1, 5, 3])]),
-    dict(split="heldout", difficulty="medium", task="returns the numbers of `nums` sorted so that more frequent values come first; values that are equally frequent are ordered by value, ascending (each value appears as many times as in `nums`).", ref="""
+    dict(split="train", difficulty="medium", task="returns the numbers of `nums` sorted so that more frequent values come first; values that are equally frequent are ordered by value, ascending (each value appears as many times as in `nums`).", ref="""
 def sort_by_frequency(nums: list[int]) -> list[int]:
     return sorted(nums, key=lambda x: (-nums.count(x), x))
 """, cases=[([[4, 6, 2, 6, 4, 4]], [4, 4, 4, 6, 6, 2]), ([[]], []), ([[3, 1, 2]], [1, 2, 3]), ([[5, 5, 1, 1]], [1, 1, 5, 5]), ([[-1, 2, 2]], [2, 2, -1])]),
@@ -279,7 +279,7 @@ def cycle_to_length(items: list, n: int) -> list:
 def sort_by_abs(nums: list[int]) -> list[int]:
     return sorted(nums, key=abs)
 """, cases=[([[-5, 2, -1, 4]], [-1, 2, 4, -5]), ([[]], []), ([[3, -3, 2]], [2, 3, -3]), ([[-2, 2, -2]], [-2, 2, -2]), ([[0, -1, 1]], [0, -1, 1])]),
-    dict(split="heldout", difficulty="medium", task="returns the numbers of `nums` that are strictly greater than every number to their right, in their original order (the last number always qualifies; [] for an empty list).", ref="""
+    dict(split="train", difficulty="medium", task="returns the numbers of `nums` that are strictly greater than every number to their right, in their original order (the last number always qualifies; [] for an empty list).", ref="""
 def leaders(nums: list[int]) -> list[int]:
     out = []
     best = None
@@ -297,7 +297,7 @@ def sort_case_insensitive(words: list[str]) -> list[str]:
 def sort_pairs_by_second(pairs: list[list[int]]) -> list[list[int]]:
     return sorted(pairs, key=lambda p: (p[1], p[0]))
 """, cases=[([[[1, 3], [2, 1], [3, 2]]], [[2, 1], [3, 2], [1, 3]]), ([[]], []), ([[[5, 1], [2, 1], [3, 0]]], [[3, 0], [2, 1], [5, 1]]), ([[[1, 1]]], [[1, 1]]), ([[[2, 2], [1, 2]]], [[1, 2], [2, 2]])]),
-    dict(split="heldout", difficulty="medium", task="splits `items` into exactly `n` consecutive parts whose lengths differ by at most one, the longer parts coming first, and returns the list of parts (`n` >= 1; some parts are empty when `n` exceeds the length).", ref="""
+    dict(split="train", difficulty="medium", task="splits `items` into exactly `n` consecutive parts whose lengths differ by at most one, the longer parts coming first, and returns the list of parts (`n` >= 1; some parts are empty when `n` exceeds the length).", ref="""
 def split_into_parts(items: list, n: int) -> list[list]:
     size, extra = divmod(len(items), n)
     parts, start = [], 0
@@ -320,7 +320,7 @@ def can_reach_end(jumps: list[int]) -> bool:
         reach = max(reach, i + j)
     return True
 """, cases=[([[2, 3, 1, 1, 4]], True), ([[3, 2, 1, 0, 4]], False), ([[0]], True), ([[1, 0, 1]], False), ([[2, 0, 0]], True), ([[1, 1, 0, 1]], False), ([[0, 1]], False)]),
-    dict(split="heldout", difficulty="medium", task="returns the sums of the numbers paired up from both ends, `nums[0] + nums[-1]`, `nums[1] + nums[-2]`, and so on; with an odd length the middle number, paired with nothing, is added on its own as the last element.", ref="""
+    dict(split="train", difficulty="medium", task="returns the sums of the numbers paired up from both ends, `nums[0] + nums[-1]`, `nums[1] + nums[-2]`, and so on; with an odd length the middle number, paired with nothing, is added on its own as the last element.", ref="""
 def fold_sums(nums: list[int]) -> list[int]:
     n = len(nums)
     out = [nums[i] + nums[n - 1 - i] for i in range(n // 2)]
@@ -336,7 +336,7 @@ def difference_in_order(a: list, b: list) -> list:
 def remove_at(items: list, i: int) -> list:
     return [x for j, x in enumerate(items) if j != i]
 """, cases=[([[1, 2, 3, 4], 1], [1, 3, 4]), ([[1, 2], 5], [1, 2]), ([[1, 2], -1], [1, 2]), ([[], 0], []), ([["a"], 0], [])]),
-    dict(split="heldout", difficulty="medium", task="returns the smallest positive integer (1, 2, 3, ...) that does not occur in `nums`.", ref="""
+    dict(split="train", difficulty="medium", task="returns the smallest positive integer (1, 2, 3, ...) that does not occur in `nums`.", ref="""
 def first_missing_positive(nums: list[int]) -> int:
     present = set(nums)
     k = 1
@@ -359,7 +359,7 @@ def forward_fill(items: list) -> list:
         out.append(last)
     return out
 """, cases=[([[1, None, None, 4, None]], [1, 1, 1, 4, 4]), ([[None, 2]], [None, 2]), ([[]], []), ([[None]], [None]), ([["a", None, "b"]], ["a", "a", "b"]), ([[0, None]], [0, 0])]),
-    dict(split="heldout", difficulty="easy", task="returns the item of `items` at index (len(items) - 1) // 2, which is the middle item for an odd length and the left one of the two middle items for an even length; None if `items` is empty.", ref="""
+    dict(split="train", difficulty="easy", task="returns the item of `items` at index (len(items) - 1) // 2, which is the middle item for an odd length and the left one of the two middle items for an even length; None if `items` is empty.", ref="""
 def middle_element(items: list):
     return items[(len(items) - 1) // 2] if items else None
 """, cases=[([[1, 2, 3, 4, 5]], 3), ([[1, 2, 3, 4]], 2), ([[]], None), ([["a"]], "a"), ([["a", "b"]], "a"), ([[1, 2, 3, 4, 5, 6, 7, 8]], 4)]),
@@ -376,7 +376,7 @@ def min_distance_equal(items: list) -> int:
         last[x] = i
     return min(dists, default=-1)
 """, cases=[([[3, 1, 4, 1, 5, 3]], 2), ([[1, 2, 3]], -1), ([[]], -1), ([[7, 7]], 1), ([[1, 2, 1, 1]], 1), ([["a", "b", "a"]], 2), ([[5, 0, 9, 5, 0, 5]], 2)]),
-    dict(split="heldout", difficulty="hard", task="returns the length of the longest sequence of consecutive integers x, x + 1, x + 2, ... whose values all occur in `nums`, in any order and ignoring duplicates (0 for an empty list).", ref="""
+    dict(split="train", difficulty="hard", task="returns the length of the longest sequence of consecutive integers x, x + 1, x + 2, ... whose values all occur in `nums`, in any order and ignoring duplicates (0 for an empty list).", ref="""
 def longest_consecutive_length(nums: list[int]) -> int:
     values = set(nums)
     best = 0
@@ -397,7 +397,7 @@ def prefix_until(items: list, stop) -> list:
 def value_counts(nums: list[int]) -> list[list[int]]:
     return [[v, nums.count(v)] for v in sorted(set(nums))]
 """, cases=[([[3, 1, 3, 2, 3]], [[1, 1], [2, 1], [3, 3]]), ([[]], []), ([[5]], [[5, 1]]), ([[-1, -1, 0]], [[-1, 2], [0, 1]]), ([[2, 2, 2, 2]], [[2, 4]])]),
-    dict(split="heldout", difficulty="medium", task="returns the number of index pairs i < j with `items[i] == items[j]`.", ref="""
+    dict(split="train", difficulty="medium", task="returns the number of index pairs i < j with `items[i] == items[j]`.", ref="""
 def equal_pairs_count(items: list) -> int:
     return sum(items[i] == items[j] for i in range(len(items)) for j in range(i + 1, len(items)))
 """, cases=[([[1, 2, 1, 1, 3, 2]], 4), ([[]], 0), ([[5]], 0), ([[1, 2, 3]], 0), ([[7, 7, 7, 7]], 6), ([["a", "a"]], 1)]),
@@ -417,7 +417,7 @@ def is_mountain(nums: list[int]) -> bool:
     return i == n - 1
 """, cases=[([[1, 3, 5, 4, 2]], True), ([[1, 2, 3]], False), ([[3, 2, 1]], False), ([[1, 2, 2, 1]], False), ([[1, 3, 2]], True), ([[]], False), ([[5]], False), ([[1, 2, 1, 2, 1]], False), ([[0, 10, 9, 8, 7, 1]], True), ([[1, 5, 5]], False), ([[2, 2, 1]], False)],
          survivors=["line 3: value -> 2"]),
-    dict(split="heldout", difficulty="easy", task="returns `items` extended at the end with copies of `fill` until it has length `n`; a list that already has at least `n` items is returned unchanged.", ref="""
+    dict(split="train", difficulty="easy", task="returns `items` extended at the end with copies of `fill` until it has length `n`; a list that already has at least `n` items is returned unchanged.", ref="""
 def pad_list(items: list, n: int, fill) -> list:
     return items + [fill] * (n - len(items))
 """, cases=[([[1, 2], 5, 0], [1, 2, 0, 0, 0]), ([[1, 2, 3], 2, 0], [1, 2, 3]), ([[], 2, "x"], ["x", "x"]), ([["a"], 1, "b"], ["a"]), ([[4], 3, None], [4, None, None])]),
@@ -429,7 +429,7 @@ def partition_around(nums: list[int], pivot: int) -> list[int]:
 def is_zigzag(nums: list[int]) -> bool:
     return all((b - a) * (c - b) < 0 for a, b, c in zip(nums, nums[1:], nums[2:]))
 """, cases=[([[1, 3, 2, 4, 1]], True), ([[1, 2, 3]], False), ([[5]], True), ([[]], True), ([[4, 4]], True), ([[0, 1, 0]], True), ([[3, 1, 2, 2]], False), ([[5, 1, 4, 2, 3]], True), ([[2, 2, 1]], False)]),
-    dict(split="heldout", difficulty="hard", task="returns the minimum number of swaps (each exchanging two items) needed to sort the list of distinct numbers `nums` in ascending order.", ref="""
+    dict(split="train", difficulty="hard", task="returns the minimum number of swaps (each exchanging two items) needed to sort the list of distinct numbers `nums` in ascending order.", ref="""
 def min_swaps_to_sort(nums: list[int]) -> int:
     a = list(nums)
     s = sorted(a)
@@ -453,7 +453,7 @@ def smooth_values(nums: list[int]) -> list[int]:
         out.append(sum(part) // len(part))
     return out
 """, cases=[([[3, 6, 9, 12]], [4, 6, 9, 10]), ([[]], []), ([[5]], [5]), ([[1, 2]], [1, 1]), ([[10, 0, 10, 0]], [5, 6, 3, 5]), ([[-3, 0, 0]], [-2, -1, 0])]),
-    dict(split="heldout", difficulty="easy", task="returns the sums of every run of `k` consecutive numbers of `nums`, from left to right (`k` >= 1; [] if `nums` has fewer than `k` numbers).", ref="""
+    dict(split="train", difficulty="easy", task="returns the sums of every run of `k` consecutive numbers of `nums`, from left to right (`k` >= 1; [] if `nums` has fewer than `k` numbers).", ref="""
 def window_sums(nums: list[int], k: int) -> list[int]:
     return [sum(nums[i:i + k]) for i in range(len(nums) - k + 1)]
 """, cases=[([[1, 2, 3, 4, 5], 2], [3, 5, 7, 9]), ([[1, 2, 3], 3], [6]), ([[1, 2], 3], []), ([[5, -1, 2], 1], [5, -1, 2]), ([[], 1], []), ([[1, 1, 1, 1], 2], [2, 2, 2])]),
@@ -469,7 +469,7 @@ def cumulative_distinct_count(items: list) -> list[int]:
         out.append(len(seen))
     return out
 """, cases=[([[1, 2, 1, 3, 2, 4]], [1, 2, 2, 3, 3, 4]), ([[]], []), ([["a", "a", "a"]], [1, 1, 1]), ([[5, 6]], [1, 2]), ([[0]], [1])]),
-    dict(split="heldout", difficulty="easy", task="returns the first number of `nums` that is strictly greater than `t`, or None if there is none.", ref="""
+    dict(split="train", difficulty="easy", task="returns the first number of `nums` that is strictly greater than `t`, or None if there is none.", ref="""
 def first_greater(nums: list[int], t: int) -> int | None:
     return next((x for x in nums if x > t), None)
 """, cases=[([[1, 5, 3, 8], 4], 5), ([[1, 2], 5], None), ([[], 0], None), ([[3, 4], 3], 4), ([[-2, -1], -3], -2)]),
@@ -485,7 +485,7 @@ def sublist_index(items: list, sub: list) -> int:
 def is_arithmetic(nums: list[int]) -> bool:
     return len({b - a for a, b in zip(nums, nums[1:])}) <= 1
 """, cases=[([[3, 7, 11, 15]], True), ([[1, 2, 4]], False), ([[5]], True), ([[]], True), ([[9, 6, 3, 0]], True), ([[1, 1, 1]], True), ([[1, 3, 5, 8]], False)]),
-    dict(split="heldout", difficulty="easy", task="returns the number of the non-empty list `nums` that is closest to `target`; if two numbers are equally close, it returns the smaller one.", ref="""
+    dict(split="train", difficulty="easy", task="returns the number of the non-empty list `nums` that is closest to `target`; if two numbers are equally close, it returns the smaller one.", ref="""
 def closest_value(nums: list[int], target: int) -> int:
     return min(nums, key=lambda x: (abs(x - target), x))
 """, cases=[([[1, 5, 9, 12], 10], 9), ([[4, 6], 5], 4), ([[6, 4], 5], 4), ([[7], -3], 7), ([[-2, 3, 2], 0], -2), ([[10, 20, 30], 26], 30)]),
@@ -505,7 +505,7 @@ def bubble_pass(nums: list[int]) -> list[int]:
     return out
 """, cases=[([[5, 1, 4, 2, 8]], [1, 4, 2, 5, 8]), ([[]], []), ([[1]], [1]), ([[3, 2, 1]], [2, 1, 3]), ([[1, 2, 3]], [1, 2, 3]), ([[2, 2, 1]], [2, 1, 2])],
          survivors=["line 4: ops -> GtE"]),
-    dict(split="heldout", difficulty="easy", task="returns the item that follows the first occurrence of `x` in `items`, wrapping around to the first item when that occurrence is the last item; None if `x` does not occur.", ref="""
+    dict(split="train", difficulty="easy", task="returns the item that follows the first occurrence of `x` in `items`, wrapping around to the first item when that occurrence is the last item; None if `x` does not occur.", ref="""
 def circular_next(items: list, x):
     return items[(items.index(x) + 1) % len(items)] if x in items else None
 """, cases=[([["mon", "tue", "wed"], "tue"], "wed"), ([["mon", "tue", "wed"], "wed"], "mon"), ([[1, 2, 3], 4], None), ([[], 1], None), ([[5], 5], 5), ([[1, 2, 1], 1], 2)]),
@@ -519,7 +519,7 @@ def shortest_unsorted_length(nums: list[int]) -> int:
     diff = [i for i in range(len(nums)) if nums[i] != s[i]]
     return diff[-1] - diff[0] + 1 if diff else 0
 """, cases=[([[2, 6, 4, 8, 10, 9, 15]], 5), ([[1, 2, 3]], 0), ([[]], 0), ([[3, 2, 1]], 3), ([[1, 3, 2, 4]], 2), ([[1, 2, 2, 1, 5]], 3)]),
-    dict(split="heldout", difficulty="easy", task="returns the largest difference between two consecutive values of `nums` after sorting it in ascending order (0 if `nums` has fewer than two numbers).", ref="""
+    dict(split="train", difficulty="easy", task="returns the largest difference between two consecutive values of `nums` after sorting it in ascending order (0 if `nums` has fewer than two numbers).", ref="""
 def max_gap_sorted(nums: list[int]) -> int:
     s = sorted(nums)
     return max((b - a for a, b in zip(s, s[1:])), default=0)
@@ -538,7 +538,7 @@ def min_increments_sorted(nums: list[int]) -> int:
 def safe_get(items: list, i: int, default):
     return items[i] if 0 <= i < len(items) else default
 """, cases=[([[10, 20, 30], 1, -1], 20), ([[10, 20, 30], 3, -1], -1), ([[10, 20, 30], -1, 0], 0), ([[], 0, "none"], "none"), ([["a"], 0, "z"], "a"), ([[1, 2], 2, 9], 9)]),
-    dict(split="heldout", difficulty="hard", task="repeatedly removes the two smallest numbers of `nums` and puts their sum back into the list, paying a cost equal to that sum each time, until a single number remains; returns the total cost (0 for fewer than two numbers).", ref="""
+    dict(split="train", difficulty="hard", task="repeatedly removes the two smallest numbers of `nums` and puts their sum back into the list, paying a cost equal to that sum each time, until a single number remains; returns the total cost (0 for fewer than two numbers).", ref="""
 def merge_cost(nums: list[int]) -> int:
     import heapq
     heap = list(nums)
@@ -564,7 +564,7 @@ def pack_batches(weights: list[int], limit: int) -> list[list[int]]:
             batches.append([w])
     return batches
 """, cases=[([[4, 3, 2, 5, 1], 7], [[4, 3], [2, 5], [1]]), ([[], 5], []), ([[5, 5], 5], [[5], [5]]), ([[1, 1, 1], 3], [[1, 1, 1]]), ([[2, 3, 4], 5], [[2, 3], [4]]), ([[3], 3], [[3]])]),
-    dict(split="heldout", difficulty="easy", task="returns a list with `sep` inserted between every two neighbouring items of `items` (no `sep` at either end; [] for an empty list).", ref="""
+    dict(split="train", difficulty="easy", task="returns a list with `sep` inserted between every two neighbouring items of `items` (no `sep` at either end; [] for an empty list).", ref="""
 def intersperse(items: list, sep) -> list:
     out = []
     for x in items:
@@ -586,7 +586,7 @@ def bucket_counts(nums: list[int], width: int) -> list[int]:
 def strip_all(words: list[str]) -> list[str]:
     return [w.strip() for w in words if w.strip()]
 """, cases=[([["  a ", "", " b c", "   "]], ["a", "b c"]), ([[]], []), ([["x"]], ["x"]), ([["\tq\n"]], ["q"]), ([[" "]], [])]),
-    dict(split="heldout", difficulty="easy", task="returns the sum of `nums[i]` through `nums[j]` inclusive for each query `[i, j]` in `queries` (0 <= i <= j < len(nums)), as a list in the order of the queries.", ref="""
+    dict(split="train", difficulty="easy", task="returns the sum of `nums[i]` through `nums[j]` inclusive for each query `[i, j]` in `queries` (0 <= i <= j < len(nums)), as a list in the order of the queries.", ref="""
 def range_sums(nums: list[int], queries: list[list[int]]) -> list[int]:
     return [sum(nums[i:j + 1]) for i, j in queries]
 """, cases=[([[1, 2, 3, 4, 5], [[0, 2], [1, 3], [4, 4]]], [6, 9, 5]), ([[5], [[0, 0]]], [5]), ([[1, -1, 2], [[0, 1], [0, 2], [2, 2]]], [0, 2, 2]), ([[3, 3], []], []), ([[2, 4, 6, 8], [[1, 2], [0, 3]]], [10, 20])]),
@@ -603,7 +603,7 @@ def first_index_reaching(nums: list[int], target: int) -> int:
 def custom_order_sort(items: list, order: list) -> list:
     return sorted(items, key=order.index)
 """, cases=[([["b", "c", "a", "b"], ["c", "a", "b"]], ["c", "a", "b", "b"]), ([[], [1]], []), ([[3, 1, 2], [1, 2, 3]], [1, 2, 3]), ([[1, 2, 3], [3, 2, 1]], [3, 2, 1]), ([["x"], ["y", "x"]], ["x"])]),
-    dict(split="heldout", difficulty="medium", task="returns the numbers of `nums` rearranged as: the smallest, the largest, the second smallest, the second largest, and so on, until every number has been used once.", ref="""
+    dict(split="train", difficulty="medium", task="returns the numbers of `nums` rearranged as: the smallest, the largest, the second smallest, the second largest, and so on, until every number has been used once.", ref="""
 def min_max_alternate(nums: list[int]) -> list[int]:
     s = sorted(nums)
     out = []
@@ -622,7 +622,7 @@ def total_of_sublist_sums(nums: list[int]) -> int:
     n = len(nums)
     return sum(x * (i + 1) * (n - i) for i, x in enumerate(nums))
 """, cases=[([[1, 2, 3]], 20), ([[]], 0), ([[5]], 5), ([[1, -1]], 0), ([[2, 0, 2]], 12), ([[4, 1]], 10)]),
-    dict(split="heldout", difficulty="easy", task="returns the index at which `x` would be inserted into the ascending list `nums` to keep it sorted, placed before any items equal to `x` (this is the number of items of `nums` smaller than `x`).", ref="""
+    dict(split="train", difficulty="easy", task="returns the index at which `x` would be inserted into the ascending list `nums` to keep it sorted, placed before any items equal to `x` (this is the number of items of `nums` smaller than `x`).", ref="""
 def insert_position(nums: list[int], x: int) -> int:
     return sum(1 for v in nums if v < x)
 """, cases=[([[1, 3, 5, 7], 4], 2), ([[1, 3, 5, 7], 5], 2), ([[], 3], 0), ([[1, 2], 9], 2), ([[2, 2, 2], 2], 0), ([[4, 6], 1], 0)]),
@@ -639,7 +639,7 @@ def trim_zeros(nums: list[int]) -> list[int]:
 def mirror_list(items: list) -> list:
     return items + items[::-1]
 """, cases=[([[1, 2, 3]], [1, 2, 3, 3, 2, 1]), ([[]], []), ([["a"]], ["a", "a"]), ([[1, 1, 2]], [1, 1, 2, 2, 1, 1]), ([["x", "y"]], ["x", "y", "y", "x"])]),
-    dict(split="heldout", difficulty="easy", task="returns how many positions i of `nums` hold the value i itself, i.e. `nums[i] == i` with indices counted from 0.", ref="""
+    dict(split="train", difficulty="easy", task="returns how many positions i of `nums` hold the value i itself, i.e. `nums[i] == i` with indices counted from 0.", ref="""
 def count_fixed_points(nums: list[int]) -> int:
     return sum(x == i for i, x in enumerate(nums))
 """, cases=[([[0, 2, 2, 5, 4]], 3), ([[]], 0), ([[1, 0]], 0), ([[0, 1, 2]], 3), ([[-1, 1]], 1)]),
@@ -653,7 +653,7 @@ def halves_difference(nums: list[int]) -> int:
     h = len(nums) // 2
     return sum(nums[:h]) - sum(nums[len(nums) - h:])
 """, cases=[([[5, 1, 9, 2, 3]], 1), ([[1, 2, 3, 4]], -4), ([[]], 0), ([[7]], 0), ([[10, 4]], 6), ([[1, 2, 3, 4, 5, 6]], -9)]),
-    dict(split="heldout", difficulty="medium", task="repeatedly replaces the list `nums` by the list of sums of its neighbouring pairs (one number shorter each time) until a single number remains, and returns that number (0 for an empty list).", ref="""
+    dict(split="train", difficulty="medium", task="repeatedly replaces the list `nums` by the list of sums of its neighbouring pairs (one number shorter each time) until a single number remains, and returns that number (0 for an empty list).", ref="""
 def triangle_reduce(nums: list[int]) -> int:
     while len(nums) > 1:
         nums = [a + b for a, b in zip(nums, nums[1:])]
@@ -677,7 +677,7 @@ def longest_balanced_bits(bits: list[int]) -> int:
     return best
 """, cases=[([[0, 1, 1, 0, 1, 1, 1, 0]], 4), ([[]], 0), ([[1, 1, 1]], 0), ([[0, 1]], 2), ([[1, 0, 1, 0]], 4), ([[1, 1, 0]], 2), ([[0, 0, 1, 0, 1, 1, 1]], 6)],
          survivors=["line 5: op -> Sub", "line 5: ops -> NotEq", "line 5: value -> 0"]),
-    dict(split="heldout", difficulty="easy", task="returns the sum of `nums` after removing one occurrence of its smallest number and one occurrence of its largest number (0 if `nums` has fewer than three numbers).", ref="""
+    dict(split="train", difficulty="easy", task="returns the sum of `nums` after removing one occurrence of its smallest number and one occurrence of its largest number (0 if `nums` has fewer than three numbers).", ref="""
 def sum_excluding_extremes(nums: list[int]) -> int:
     if len(nums) < 3:
         return 0
@@ -694,7 +694,7 @@ def span_of_value(items: list, x) -> int:
     idx = [i for i, v in enumerate(items) if v == x]
     return idx[-1] - idx[0] if idx else -1
 """, cases=[([["a", "b", "a", "c", "a", "d"], "a"], 4), ([[1, 2, 3], 2], 0), ([[1, 2], 5], -1), ([[], 0], -1), ([[7, 7], 7], 1), ([[1, 2, 1, 3], 1], 2)]),
-    dict(split="heldout", difficulty="medium", task="returns a copy of `nums` in which the even numbers are sorted in ascending order among the positions that hold even numbers, while every odd number stays at its own position.", ref="""
+    dict(split="train", difficulty="medium", task="returns a copy of `nums` in which the even numbers are sorted in ascending order among the positions that hold even numbers, while every odd number stays at its own position.", ref="""
 def sort_evens_in_place(nums: list[int]) -> list[int]:
     it = iter(sorted(x for x in nums if x % 2 == 0))
     return [next(it) if x % 2 == 0 else x for x in nums]

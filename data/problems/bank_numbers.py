@@ -12,7 +12,7 @@ def make_change(cents: int) -> list[int]:
         cents %= coin
     return result
 """, cases=[([68], [2, 1, 1, 3]), ([0], [0, 0, 0, 0]), ([25], [1, 0, 0, 0]), ([24], [0, 2, 0, 4]), ([30], [1, 0, 1, 0]), ([99], [3, 2, 0, 4]), ([9], [0, 0, 1, 4]), ([10], [0, 1, 0, 0]), ([26], [1, 0, 0, 1]), ([11], [0, 1, 0, 1]), ([6], [0, 0, 1, 1])]),
-    dict(split="heldout", difficulty="easy", task="converts the temperature `c` from degrees Celsius to degrees Fahrenheit (F = C * 9 / 5 + 32) and returns it rounded to the nearest integer.", ref="""
+    dict(split="train", difficulty="easy", task="converts the temperature `c` from degrees Celsius to degrees Fahrenheit (F = C * 9 / 5 + 32) and returns it rounded to the nearest integer.", ref="""
 def celsius_to_fahrenheit(c: int) -> int:
     return round(c * 9 / 5 + 32)
 """, cases=[([25], 77), ([100], 212), ([0], 32), ([-40], -40), ([37], 99), ([21], 70), ([-3], 27), ([1], 34)]),
@@ -29,7 +29,7 @@ def compound_interest(principal: int, rate: int, years: int) -> int:
         principal += principal * rate // 100
     return principal
 """, cases=[([10000, 5, 3], 11576), ([1000, 10, 0], 1000), ([1000, 0, 5], 1000), ([99, 1, 1], 99), ([100, 1, 2], 102), ([12345, 7, 2], 14133), ([500, 100, 3], 4000)]),
-    dict(split="heldout", difficulty="medium", task="returns the day number within the year (1 for January 1st) of the date given by `year`, `month` and `day`, where February has 29 days in leap years (years divisible by 4 but not by 100, or divisible by 400).", ref="""
+    dict(split="train", difficulty="medium", task="returns the day number within the year (1 for January 1st) of the date given by `year`, `month` and `day`, where February has 29 days in leap years (years divisible by 4 but not by 100, or divisible by 400).", ref="""
 def day_of_year(year: int, month: int, day: int) -> int:
     from datetime import date
     return (date(year, month, day) - date(year, 1, 1)).days + 1
@@ -48,7 +48,7 @@ def egyptian_fraction(num: int, den: int) -> list[int]:
         num, den = num * x - den, den * x
     return out
 """, cases=[([4, 13], [4, 18, 468]), ([2, 3], [2, 6]), ([1, 5], [5]), ([3, 4], [2, 4]), ([5, 6], [2, 3]), ([7, 15], [3, 8, 120]), ([6, 7], [2, 3, 42])]),
-    dict(split="heldout", difficulty="easy", task="returns True if the integer `n` is a power of two (1, 2, 4, 8, ...) and False otherwise (zero and negative numbers are not powers of two).", ref="""
+    dict(split="train", difficulty="easy", task="returns True if the integer `n` is a power of two (1, 2, 4, 8, ...) and False otherwise (zero and negative numbers are not powers of two).", ref="""
 def is_power_of_two(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 """, cases=[([16], True), ([1], True), ([0], False), ([-8], False), ([6], False), ([1024], True), ([12], False), ([2], True), ([3], False)]),
@@ -66,7 +66,7 @@ def human_bytes(n: int) -> str:
         i += 1
     return f"{n} {units[i]}"
 """, cases=[([3500], "3 KB"), ([0], "0 B"), ([1023], "1023 B"), ([1024], "1 KB"), ([1048576], "1 MB"), ([5000000000], "4 GB"), ([1099511627776], "1024 GB"), ([2047], "1 KB"), ([1048575], "1023 KB")]),
-    dict(split="heldout", difficulty="medium", task="returns the area of the overlap of the axis-aligned rectangles `a` and `b`, each given as `[x1, y1, x2, y2]` with (x1, y1) its lower-left and (x2, y2) its upper-right corner; the area is 0 if they do not overlap or only touch.", ref="""
+    dict(split="train", difficulty="medium", task="returns the area of the overlap of the axis-aligned rectangles `a` and `b`, each given as `[x1, y1, x2, y2]` with (x1, y1) its lower-left and (x2, y2) its upper-right corner; the area is 0 if they do not overlap or only touch.", ref="""
 def rect_overlap_area(a: list[int], b: list[int]) -> int:
     w = min(a[2], b[2]) - max(a[0], b[0])
     h = min(a[3], b[3]) - max(a[1], b[1])
@@ -84,7 +84,7 @@ def lattice_points_in_circle(r: int) -> int:
     return sum(1 for x in range(-r, r + 1) for y in range(-r, r + 1) if x * x + y * y <= r * r)
 """, cases=[([2], 13), ([0], 1), ([1], 5), ([3], 29), ([5], 81)],
          survivors=["line 2: value -> 2"]),
-    dict(split="heldout", difficulty="easy", task="returns bit number `i` of the non-negative integer `n` as 0 or 1, where bit 0 is the least significant bit.", ref="""
+    dict(split="train", difficulty="easy", task="returns bit number `i` of the non-negative integer `n` as 0 or 1, where bit 0 is the least significant bit.", ref="""
 def get_bit(n: int, i: int) -> int:
     return (n >> i) & 1
 """, cases=[([5, 2], 1), ([5, 0], 1), ([5, 1], 0), ([8, 3], 1), ([8, 4], 0), ([0, 0], 0), ([255, 7], 1), ([6, 0], 0)]),
@@ -97,7 +97,7 @@ def is_binary_palindrome(n: int) -> bool:
     b = bin(n)[2:]
     return b == b[::-1]
 """, cases=[([9], True), ([0], True), ([1], True), ([2], False), ([5], True), ([6], False), ([10], False), ([15], True), ([4], False)]),
-    dict(split="heldout", difficulty="hard", task='returns the integer `n` in balanced ternary: base 3 with the digit values 1, 0 and -1, written as "+", "0" and "-", most significant digit first and without leading zeros (0 gives "0"); for example 8 = 9 - 1 is "+0-".', ref="""
+    dict(split="train", difficulty="hard", task='returns the integer `n` in balanced ternary: base 3 with the digit values 1, 0 and -1, written as "+", "0" and "-", most significant digit first and without leading zeros (0 gives "0"); for example 8 = 9 - 1 is "+0-".', ref="""
 def balanced_ternary(n: int) -> str:
     if n == 0:
         return "0"
@@ -124,7 +124,7 @@ def polygon_double_area(points: list[list[int]]) -> int:
 def hex_to_rgb(color: str) -> list[int]:
     return [int(color[i:i + 2], 16) for i in (1, 3, 5)]
 """, cases=[(["#FF8000"], [255, 128, 0]), (["#000000"], [0, 0, 0]), (["#10abcd"], [16, 171, 205]), (["#0A0B0C"], [10, 11, 12]), (["#ffffff"], [255, 255, 255]), (["#123456"], [18, 52, 86])]),
-    dict(split="heldout", difficulty="easy", task="returns the price `price` (in cents) after a discount of `percent` percent (0 to 100), rounded down to a whole cent.", ref="""
+    dict(split="train", difficulty="easy", task="returns the price `price` (in cents) after a discount of `percent` percent (0 to 100), rounded down to a whole cent.", ref="""
 def discounted_price(price: int, percent: int) -> int:
     return price * (100 - percent) // 100
 """, cases=[([1999, 15], 1699), ([1000, 0], 1000), ([1000, 100], 0), ([250, 10], 225), ([999, 50], 499), ([1, 99], 0), ([12345, 33], 8271)]),
@@ -141,7 +141,7 @@ def partition_count(n: int) -> int:
 def century(year: int) -> int:
     return (year + 99) // 100
 """, cases=[([1999], 20), ([2000], 20), ([2001], 21), ([1], 1), ([100], 1), ([101], 2), ([1900], 19)]),
-    dict(split="heldout", difficulty="medium", task="returns how many zeros the decimal representation of the factorial of the non-negative integer `n` ends with.", ref="""
+    dict(split="train", difficulty="medium", task="returns how many zeros the decimal representation of the factorial of the non-negative integer `n` ends with.", ref="""
 def factorial_trailing_zeros(n: int) -> int:
     count = 0
     while n:
@@ -163,7 +163,7 @@ def days_between(start: str, end: str) -> int:
     from datetime import date
     return (date.fromisoformat(end) - date.fromisoformat(start)).days
 """, cases=[(["2024-01-01", "2024-03-01"], 60), (["2023-01-01", "2023-03-01"], 59), (["2020-05-05", "2020-05-05"], 0), (["2021-12-31", "2022-01-01"], 1), (["2022-01-10", "2022-01-01"], -9), (["2000-01-01", "2001-01-01"], 366)]),
-    dict(split="heldout", difficulty="easy", task='returns the English name of the day of the week ("Monday" to "Sunday") of the date `d`, written as "YYYY-MM-DD".', ref="""
+    dict(split="train", difficulty="easy", task='returns the English name of the day of the week ("Monday" to "Sunday") of the date `d`, written as "YYYY-MM-DD".', ref="""
 def weekday_name(d: str) -> str:
     from datetime import date
     names = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
@@ -177,7 +177,7 @@ def longest_run_of_ones(n: int) -> int:
 def manhattan_distance(x1: int, y1: int, x2: int, y2: int) -> int:
     return abs(x1 - x2) + abs(y1 - y2)
 """, cases=[([1, 2, 4, 6], 7), ([0, 0, 0, 0], 0), ([-1, -1, 1, 1], 4), ([5, 0, 2, 0], 3), ([0, 3, 0, -4], 7), ([3, -2, -3, 5], 13)]),
-    dict(split="heldout", difficulty="medium", task="returns the smallest integer greater than the positive integer `n` that has the same number of 1 bits in its binary representation as `n`.", ref="""
+    dict(split="train", difficulty="medium", task="returns the smallest integer greater than the positive integer `n` that has the same number of 1 bits in its binary representation as `n`.", ref="""
 def next_same_bit_count(n: int) -> int:
     target = bin(n).count("1")
     m = n + 1
@@ -197,7 +197,7 @@ def next_prime(n: int) -> int:
         n += 1
     return n
 """, cases=[([7], 11), ([0], 2), ([1], 2), ([2], 3), ([3], 5), ([-10], 2), ([13], 17), ([24], 29), ([89], 97), ([8], 11)]),
-    dict(split="heldout", difficulty="easy", task="returns True if the positive side lengths `a`, `b` and `c`, given in any order, form a right triangle (the squares of the two shorter sides add up to the square of the longest), and False otherwise.", ref="""
+    dict(split="train", difficulty="easy", task="returns True if the positive side lengths `a`, `b` and `c`, given in any order, form a right triangle (the squares of the two shorter sides add up to the square of the longest), and False otherwise.", ref="""
 def is_right_triangle(a: int, b: int, c: int) -> bool:
     x, y, z = sorted([a, b, c])
     return x * x + y * y == z * z
@@ -214,7 +214,7 @@ def excel_column(n: int) -> str:
         name = chr(ord("A") + r) + name
     return name
 """, cases=[([28], "AB"), ([1], "A"), ([26], "Z"), ([27], "AA"), ([52], "AZ"), ([53], "BA"), ([702], "ZZ"), ([703], "AAA"), ([18278], "ZZZ")]),
-    dict(split="heldout", difficulty="medium", task="returns how many of the integers from 1 to the positive integer `n` have no common divisor greater than 1 with `n` (1 counts, and for `n` = 1 the answer is 1).", ref="""
+    dict(split="train", difficulty="medium", task="returns how many of the integers from 1 to the positive integer `n` have no common divisor greater than 1 with `n` (1 counts, and for `n` = 1 the answer is 1).", ref="""
 def euler_phi(n: int) -> int:
     import math
     return sum(1 for k in range(1, n + 1) if math.gcd(k, n) == 1)
@@ -237,7 +237,7 @@ def is_semiprime(n: int) -> bool:
 def tiles_needed(width: int, height: int, tile: int) -> int:
     return -(-width // tile) * -(-height // tile)
 """, cases=[([10, 7, 3], 12), ([6, 6, 3], 4), ([1, 1, 5], 1), ([9, 10, 3], 12), ([5, 5, 1], 25), ([7, 2, 7], 1)]),
-    dict(split="heldout", difficulty="easy", task="rounds the non-negative integer `n` to the nearest multiple of the positive integer `m`; when `n` lies exactly halfway between two multiples, it rounds up.", ref="""
+    dict(split="train", difficulty="easy", task="rounds the non-negative integer `n` to the nearest multiple of the positive integer `m`; when `n` lies exactly halfway between two multiples, it rounds up.", ref="""
 def round_to_multiple(n: int, m: int) -> int:
     return (n + m // 2) // m * m
 """, cases=[([37, 10], 40), ([34, 10], 30), ([35, 10], 40), ([0, 5], 0), ([7, 5], 5), ([8, 5], 10), ([12, 12], 12), ([17, 1], 17), ([149, 100], 100), ([150, 100], 200), ([15, 10], 20)]),
@@ -256,7 +256,7 @@ def goldbach_pair(n: int) -> list[int]:
         if is_prime(p) and is_prime(n - p):
             return [p, n - p]
 """, cases=[([28], [5, 23]), ([4], [2, 2]), ([6], [3, 3]), ([8], [3, 5]), ([10], [3, 7]), ([100], [3, 97]), ([98], [19, 79]), ([12], [5, 7]), ([50], [3, 47])]),
-    dict(split="heldout", difficulty="easy", task="returns the largest number that can be formed by rearranging the decimal digits of the non-negative integer `n`.", ref="""
+    dict(split="train", difficulty="easy", task="returns the largest number that can be formed by rearranging the decimal digits of the non-negative integer `n`.", ref="""
 def largest_rearrangement(n: int) -> int:
     return int("".join(sorted(str(n), reverse=True)))
 """, cases=[([2736], 7632), ([0], 0), ([5], 5), ([1020], 2100), ([999], 999), ([12345], 54321)]),
@@ -273,7 +273,7 @@ def sum_of_two_squares(n: int) -> bool:
             return True
     return False
 """, cases=[([5], True), ([0], True), ([1], True), ([2], True), ([3], False), ([9], True), ([21], False), ([25], True), ([50], True), ([7], False), ([6], False), ([13], True)]),
-    dict(split="heldout", difficulty="hard", task="returns the Farey sequence of order `n` (`n` >= 1): every fraction `[p, q]` in lowest terms with 0 <= p <= q <= n, sorted by the value p / q, so it runs from [0, 1] to [1, 1].", ref="""
+    dict(split="train", difficulty="hard", task="returns the Farey sequence of order `n` (`n` >= 1): every fraction `[p, q]` in lowest terms with 0 <= p <= q <= n, sorted by the value p / q, so it runs from [0, 1] to [1, 1].", ref="""
 def farey_sequence(n: int) -> list[list[int]]:
     import math
     fracs = [[p, q] for q in range(1, n + 1) for p in range(q + 1) if math.gcd(p, q) == 1]
@@ -289,7 +289,7 @@ def rotate_digits_left(n: int) -> int:
 def is_harshad(n: int) -> bool:
     return n % sum(int(d) for d in str(n)) == 0
 """, cases=[([18], True), ([19], False), ([1], True), ([10], True), ([11], False), ([21], True), ([13], False), ([100], True), ([99], False)]),
-    dict(split="heldout", difficulty="medium", task="returns True if the non-negative integer `n` is a triangular number, i.e. equal to 1 + 2 + ... + k for some k >= 0 (0, 1, 3, 6, 10, 15, ...), and False otherwise.", ref="""
+    dict(split="train", difficulty="medium", task="returns True if the non-negative integer `n` is a triangular number, i.e. equal to 1 + 2 + ... + k for some k >= 0 (0, 1, 3, 6, 10, 15, ...), and False otherwise.", ref="""
 def is_triangular(n: int) -> bool:
     total, k = 0, 0
     while total < n:
@@ -321,7 +321,7 @@ def perfect_power(n: int) -> list[int] | None:
     return None
 """, cases=[([64], [2, 6]), ([2], None), ([4], [2, 2]), ([8], [2, 3]), ([9], [3, 2]), ([12], None), ([81], [3, 4]), ([1000], [10, 3]), ([36], [6, 2]), ([729], [3, 6]), ([1024], [2, 10]), ([243], [3, 5])],
          survivors=["line 3: value -> 1", "line 8: return -> Constant"]),
-    dict(split="heldout", difficulty="easy", task="returns True if the square of the non-negative integer `n` ends with the decimal digits of `n` (like 25, whose square is 625), and False otherwise.", ref="""
+    dict(split="train", difficulty="easy", task="returns True if the square of the non-negative integer `n` ends with the decimal digits of `n` (like 25, whose square is 625), and False otherwise.", ref="""
 def is_automorphic(n: int) -> bool:
     return str(n * n).endswith(str(n))
 """, cases=[([76], True), ([25], True), ([5], True), ([6], True), ([0], True), ([1], True), ([7], False), ([10], False), ([24], False), ([376], True)]),
@@ -341,7 +341,7 @@ def triangle_kind(a: int, b: int, c: int) -> str:
         return "isosceles"
     return "scalene"
 """, cases=[([3, 4, 5], "scalene"), ([2, 2, 2], "equilateral"), ([2, 2, 3], "isosceles"), ([3, 2, 3], "isosceles"), ([1, 2, 3], "invalid"), ([1, 1, 5], "invalid"), ([5, 5, 9], "isosceles"), ([4, 4, 8], "invalid"), ([10, 1, 1], "invalid")]),
-    dict(split="heldout", difficulty="medium", task="returns the `n`-th Catalan number (1, 1, 2, 5, 14, 42, ... for `n` = 0, 1, 2, ...), using C(0) = 1 and C(k + 1) = C(k) * 2 * (2k + 1) / (k + 2), where the division is always exact.", ref="""
+    dict(split="train", difficulty="medium", task="returns the `n`-th Catalan number (1, 1, 2, 5, 14, 42, ... for `n` = 0, 1, 2, ...), using C(0) = 1 and C(k + 1) = C(k) * 2 * (2k + 1) / (k + 2), where the division is always exact.", ref="""
 def catalan(n: int) -> int:
     c = 1
     for k in range(n):
@@ -357,7 +357,7 @@ def is_perfect_square(n: int) -> bool:
     import math
     return n >= 0 and math.isqrt(n) ** 2 == n
 """, cases=[([49], True), ([50], False), ([0], True), ([1], True), ([-1], False), ([-4], False), ([2], False), ([1000000], True), ([999999], False)]),
-    dict(split="heldout", difficulty="easy", task="returns how many multiples of the positive integer `k` lie between `a` and `b` inclusive (`a` <= `b`; zero and negative multiples count too).", ref="""
+    dict(split="train", difficulty="easy", task="returns how many multiples of the positive integer `k` lie between `a` and `b` inclusive (`a` <= `b`; zero and negative multiples count too).", ref="""
 def count_multiples_in_range(a: int, b: int, k: int) -> int:
     return b // k - (a - 1) // k
 """, cases=[([1, 20, 3], 6), ([3, 3, 3], 1), ([4, 5, 3], 0), ([0, 10, 5], 3), ([-6, 6, 3], 5), ([10, 10, 4], 0), ([1, 1, 1], 1)]),
@@ -373,7 +373,7 @@ def continued_fraction(a: int, b: int) -> list[int]:
 def arithmetic_term(first: int, step: int, k: int) -> int:
     return first + (k - 1) * step
 """, cases=[([3, 4, 5], 19), ([3, 4, 1], 3), ([10, -3, 4], 1), ([0, 0, 100], 0), ([-5, 2, 3], -1), ([7, 1, 10], 16)]),
-    dict(split="heldout", difficulty="easy", task="returns the sum of the first `count` terms of the geometric sequence `first`, `first * ratio`, `first * ratio**2`, ... (0 when `count` is 0).", ref="""
+    dict(split="train", difficulty="easy", task="returns the sum of the first `count` terms of the geometric sequence `first`, `first * ratio`, `first * ratio**2`, ... (0 when `count` is 0).", ref="""
 def geometric_sum(first: int, ratio: int, count: int) -> int:
     return sum(first * ratio ** i for i in range(count))
 """, cases=[([3, 2, 4], 45), ([5, 10, 0], 0), ([5, 10, 1], 5), ([1, 1, 6], 6), ([2, -1, 5], 2), ([1, 3, 5], 121), ([4, 0, 3], 4)]),
@@ -396,7 +396,7 @@ def decimal_digits(a: int, b: int, k: int) -> str:
         r %= b
     return out
 """, cases=[([1, 7, 6], "142857"), ([1, 3, 4], "3333"), ([1, 4, 3], "250"), ([5, 5, 2], "00"), ([22, 7, 5], "14285"), ([2, 3, 0], ""), ([123, 1000, 3], "123"), ([2, 3, 3], "666")]),
-    dict(split="heldout", difficulty="medium", task="returns True if the positive integer `n` is a happy number: repeatedly replacing the number by the sum of the squares of its decimal digits eventually reaches 1 (an unhappy number instead loops forever without reaching 1), and False otherwise.", ref="""
+    dict(split="train", difficulty="medium", task="returns True if the positive integer `n` is a happy number: repeatedly replacing the number by the sum of the squares of its decimal digits eventually reaches 1 (an unhappy number instead loops forever without reaching 1), and False otherwise.", ref="""
 def is_happy(n: int) -> bool:
     seen = set()
     while n not in seen:
@@ -420,7 +420,7 @@ def chinese_remainder(remainders: list[int], moduli: list[int]) -> int:
     return -1
 """, cases=[([[2, 3, 2], [3, 5, 7]], 23), ([[1], [2]], 1), ([[0, 0], [4, 6]], 0), ([[1, 2], [4, 6]], -1), ([[3, 0], [4, 6]], -1), ([[1, 3], [4, 6]], 9), ([[0, 1], [3, 4]], 9), ([[4], [5]], 4)],
          survivors=["line 3: value -> 2", "line 5: op -> Mult"]),
-    dict(split="heldout", difficulty="easy", task="returns the length of the shorter way between positions `a` and `b` on a circular track whose positions are numbered 0 to `n` - 1, where one step moves to a neighbouring position in either direction (and from `n` - 1 on to 0).", ref="""
+    dict(split="train", difficulty="easy", task="returns the length of the shorter way between positions `a` and `b` on a circular track whose positions are numbered 0 to `n` - 1, where one step moves to a neighbouring position in either direction (and from `n` - 1 on to 0).", ref="""
 def track_distance(a: int, b: int, n: int) -> int:
     d = abs(a - b)
     return min(d, n - d)
@@ -442,7 +442,7 @@ def luhn_valid(number: str) -> bool:
 def coins_value(quarters: int, dimes: int, nickels: int, pennies: int) -> int:
     return 25 * quarters + 10 * dimes + 5 * nickels + pennies
 """, cases=[([1, 2, 3, 4], 64), ([0, 0, 0, 0], 0), ([4, 0, 0, 0], 100), ([0, 1, 0, 0], 10), ([0, 0, 1, 0], 5), ([0, 0, 0, 7], 7)]),
-    dict(split="heldout", difficulty="medium", task="returns the smallest integer greater than the non-negative integer `n` whose decimal digits read the same forwards and backwards.", ref="""
+    dict(split="train", difficulty="medium", task="returns the smallest integer greater than the non-negative integer `n` whose decimal digits read the same forwards and backwards.", ref="""
 def next_palindrome(n: int) -> int:
     n += 1
     while str(n) != str(n)[::-1]:
@@ -465,7 +465,7 @@ def count_carries(a: int, b: int) -> int:
         b //= 10
     return carries
 """, cases=[([555, 555], 3), ([123, 456], 0), ([0, 0], 0), ([99, 1], 2), ([9999, 1], 4), ([19, 1], 1), ([5, 5], 1), ([1, 99], 2), ([95, 5], 2), ([909, 91], 3)]),
-    dict(split="heldout", difficulty="easy", task="returns the total surface area of a closed rectangular box with edge lengths `length`, `width` and `height`.", ref="""
+    dict(split="train", difficulty="easy", task="returns the total surface area of a closed rectangular box with edge lengths `length`, `width` and `height`.", ref="""
 def box_surface_area(length: int, width: int, height: int) -> int:
     return 2 * (length * width + width * height + length * height)
 """, cases=[([2, 3, 4], 52), ([1, 1, 1], 6), ([5, 1, 1], 22), ([0, 3, 4], 24), ([10, 20, 30], 2200)]),
@@ -482,7 +482,7 @@ def is_terminating_decimal(num: int, den: int) -> bool:
             den //= p
     return den == 1
 """, cases=[([3, 8], True), ([1, 3], False), ([3, 6], True), ([1, 1], True), ([7, 70], True), ([1, 12], False), ([5, 15], False), ([9, 12], True), ([1, 1000], True), ([2, 14], False), ([1, 25], True), ([1, 6], False), ([1, 15], False)]),
-    dict(split="heldout", difficulty="hard", task="returns the length of the repeating block of digits in the decimal expansion of 1/`n` for the positive integer `n`, or 0 if the expansion ends (1/7 = 0.142857142857... has period 6, 1/6 = 0.1666... has period 1 and 1/8 = 0.125 has 0).", ref="""
+    dict(split="train", difficulty="hard", task="returns the length of the repeating block of digits in the decimal expansion of 1/`n` for the positive integer `n`, or 0 if the expansion ends (1/7 = 0.142857142857... has period 6, 1/6 = 0.1666... has period 1 and 1/8 = 0.125 has 0).", ref="""
 def decimal_period(n: int) -> int:
     r, seen = 1 % n, []
     while r and r not in seen:
@@ -500,7 +500,7 @@ def round_to_leading_digit(n: int) -> int:
 def interior_angle_sum(sides: int) -> int:
     return (sides - 2) * 180
 """, cases=[([5], 540), ([3], 180), ([4], 360), ([6], 720), ([12], 1800), ([100], 17640)]),
-    dict(split="heldout", difficulty="easy", task="returns the angle `degrees` (any integer, possibly negative or 360 and more) as the equivalent angle from 0 to 359 degrees.", ref="""
+    dict(split="train", difficulty="easy", task="returns the angle `degrees` (any integer, possibly negative or 360 and more) as the equivalent angle from 0 to 359 degrees.", ref="""
 def normalize_angle(degrees: int) -> int:
     return degrees % 360
 """, cases=[([450], 90), ([0], 0), ([360], 0), ([-90], 270), ([359], 359), ([-720], 0), ([725], 5), ([-1], 359)]),
@@ -523,7 +523,7 @@ def zeckendorf(n: int) -> list[int]:
     return out
 """, cases=[([100], [89, 8, 3]), ([1], [1]), ([2], [2]), ([4], [3, 1]), ([10], [8, 2]), ([20], [13, 5, 2]), ([33], [21, 8, 3, 1]), ([7], [5, 2]), ([12], [8, 3, 1])],
          survivors=["line 3: ops -> Lt", "line 2: value -> 1", "line 3: value -> 2"]),
-    dict(split="heldout", difficulty="medium", task="returns the parking fee in dollars for a stay of `minutes` minutes (non-negative): free for up to 15 minutes; otherwise 3 dollars for the first hour or part of it, plus 2 dollars for each further started hour, but never more than 20 dollars in total.", ref="""
+    dict(split="train", difficulty="medium", task="returns the parking fee in dollars for a stay of `minutes` minutes (non-negative): free for up to 15 minutes; otherwise 3 dollars for the first hour or part of it, plus 2 dollars for each further started hour, but never more than 20 dollars in total.", ref="""
 def parking_fee(minutes: int) -> int:
     if minutes <= 15:
         return 0
@@ -544,7 +544,7 @@ def multiplicity(n: int, p: int) -> int:
         k += 1
     return k
 """, cases=[([72, 2], 3), ([72, 3], 2), ([7, 2], 0), ([1, 5], 0), ([1024, 2], 10), ([1000, 10], 3), ([81, 9], 2), ([243, 3], 5), ([50, 5], 2)]),
-    dict(split="heldout", difficulty="easy", task="returns the number of days in month `month` (1 to 12) of the year `year`, where February has 29 days in leap years (years divisible by 4 but not by 100, or divisible by 400) and 28 otherwise.", ref="""
+    dict(split="train", difficulty="easy", task="returns the number of days in month `month` (1 to 12) of the year `year`, where February has 29 days in leap years (years divisible by 4 but not by 100, or divisible by 400) and 28 otherwise.", ref="""
 def days_in_month(year: int, month: int) -> int:
     import calendar
     return calendar.monthrange(year, month)[1]
@@ -559,7 +559,7 @@ def is_lucky_ticket(n: int) -> bool:
     half = len(s) // 2
     return sum(map(int, s[:half])) == sum(map(int, s[half:]))
 """, cases=[([123402], True), ([11], True), ([12], False), ([1230], True), ([1234], False), ([9009], True), ([10], False), ([555555], True), ([123456], False), ([100001], True), ([5018], False)]),
-    dict(split="heldout", difficulty="medium", task="returns in how many ways the positive integer `n` can be written as a sum of one or more consecutive positive integers (15 = 15 = 7 + 8 = 4 + 5 + 6 = 1 + 2 + 3 + 4 + 5, so 15 gives 4).", ref="""
+    dict(split="train", difficulty="medium", task="returns in how many ways the positive integer `n` can be written as a sum of one or more consecutive positive integers (15 = 15 = 7 + 8 = 4 + 5 + 6 = 1 + 2 + 3 + 4 + 5, so 15 gives 4).", ref="""
 def consecutive_sum_ways(n: int) -> int:
     ways = 0
     for start in range(1, n + 1):
@@ -583,7 +583,7 @@ def mod_inverse(a: int, m: int) -> int:
 def trip_fuel_cost(km: int, litres_per_100km: int, cents_per_litre: int) -> int:
     return km * litres_per_100km * cents_per_litre // 100
 """, cases=[([250, 6, 180], 2700), ([0, 8, 150], 0), ([1, 1, 1], 0), ([50, 7, 199], 696), ([100, 5, 170], 850), ([333, 9, 201], 6023)]),
-    dict(split="heldout", difficulty="easy", task="returns how many digits are printed in total when the pages of a book are numbered from 1 to `pages` (a book with 0 pages needs 0 digits).", ref="""
+    dict(split="train", difficulty="easy", task="returns how many digits are printed in total when the pages of a book are numbered from 1 to `pages` (a book with 0 pages needs 0 digits).", ref="""
 def page_number_digits(pages: int) -> int:
     return sum(len(str(p)) for p in range(1, pages + 1))
 """, cases=[([12], 15), ([0], 0), ([9], 9), ([10], 11), ([99], 189), ([100], 192), ([1], 1)]),
@@ -595,7 +595,7 @@ def smallest_with_digit_sum(s: int) -> int:
 def nines_complement(n: int) -> int:
     return 10 ** len(str(n)) - 1 - n
 """, cases=[([123], 876), ([0], 9), ([9], 0), ([900], 99), ([5050], 4949), ([1], 8)]),
-    dict(split="heldout", difficulty="medium", task='returns the compass direction nearest to the bearing `degrees` (an integer from 0 to 359, where 0 is north and 90 is east), one of "N", "NE", "E", "SE", "S", "SW", "W", "NW"; each direction covers the 45 degrees centred on its own bearing.', ref="""
+    dict(split="train", difficulty="medium", task='returns the compass direction nearest to the bearing `degrees` (an integer from 0 to 359, where 0 is north and 90 is east), one of "N", "NE", "E", "SE", "S", "SW", "W", "NW"; each direction covers the 45 degrees centred on its own bearing.', ref="""
 def compass_direction(degrees: int) -> str:
     return ["N", "NE", "E", "SE", "S", "SW", "W", "NW"][(degrees * 2 + 45) // 90 % 8]
 """, cases=[([100], "E"), ([0], "N"), ([22], "N"), ([23], "NE"), ([67], "NE"), ([68], "E"), ([180], "S"), ([337], "NW"), ([338], "N"), ([359], "N"), ([225], "SW"), ([290], "W"), ([315], "NW")],
@@ -611,7 +611,7 @@ def smallest_binary_digit_multiple(n: int) -> int:
 def quarter_of_year(month: int) -> int:
     return (month - 1) // 3 + 1
 """, cases=[([5], 2), ([1], 1), ([3], 1), ([4], 2), ([6], 2), ([7], 3), ([9], 3), ([10], 4), ([12], 4)]),
-    dict(split="heldout", difficulty="easy", task="returns the weekly pay in cents for working `hours` hours (a non-negative integer) at `rate` cents per hour, where every hour beyond the first 40 is paid at double the rate.", ref="""
+    dict(split="train", difficulty="easy", task="returns the weekly pay in cents for working `hours` hours (a non-negative integer) at `rate` cents per hour, where every hour beyond the first 40 is paid at double the rate.", ref="""
 def weekly_pay(hours: int, rate: int) -> int:
     return hours * rate + max(0, hours - 40) * rate
 """, cases=[([45, 1000], 50000), ([0, 1500], 0), ([40, 1000], 40000), ([41, 1000], 42000), ([39, 100], 3900), ([60, 2000], 160000), ([10, 1], 10)]),
@@ -627,7 +627,7 @@ def reverse_add_steps(n: int) -> int:
 def rectangle_fits(w1: int, h1: int, w2: int, h2: int) -> bool:
     return (w1 <= w2 and h1 <= h2) or (w1 <= h2 and h1 <= w2)
 """, cases=[([3, 5, 6, 4], True), ([2, 2, 3, 3], True), ([3, 3, 3, 3], True), ([4, 1, 3, 5], True), ([4, 4, 3, 5], False), ([1, 6, 5, 5], False), ([5, 2, 4, 10], True), ([2, 7, 7, 1], False), ([6, 2, 5, 7], True), ([6, 3, 7, 2], False), ([5, 2, 5, 3], True), ([2, 5, 3, 5], True), ([5, 2, 3, 5], True), ([2, 5, 5, 3], True)]),
-    dict(split="heldout", difficulty="easy", task="returns how many posts a straight fence of length `length` (positive) needs when there is a post at each end and neighbouring posts stand at most `gap` apart, using as few posts as possible.", ref="""
+    dict(split="train", difficulty="easy", task="returns how many posts a straight fence of length `length` (positive) needs when there is a post at each end and neighbouring posts stand at most `gap` apart, using as few posts as possible.", ref="""
 def fence_posts(length: int, gap: int) -> int:
     return -(-length // gap) + 1
 """, cases=[([10, 3], 5), ([9, 3], 4), ([1, 5], 2), ([12, 4], 4), ([13, 4], 5), ([7, 1], 8), ([100, 100], 2)]),
@@ -644,7 +644,7 @@ def kaprekar_steps(n: int) -> int:
         steps += 1
     return steps
 """, cases=[([3524], 3), ([6174], 0), ([2111], 5), ([1000], 5), ([1234], 3), ([8352], 1), ([3087], 2)]),
-    dict(split="heldout", difficulty="hard", task='returns the integer `n` written in base -2 (negabinary) as a string of 0s and 1s, most significant digit first and without leading zeros: digit k is worth (-2) ** k, so "110" is 4 - 2 + 0 = 2 (0 gives "0", and negative numbers need no minus sign).', ref="""
+    dict(split="train", difficulty="hard", task='returns the integer `n` written in base -2 (negabinary) as a string of 0s and 1s, most significant digit first and without leading zeros: digit k is worth (-2) ** k, so "110" is 4 - 2 + 0 = 2 (0 gives "0", and negative numbers need no minus sign).', ref="""
 def to_negabinary(n: int) -> str:
     if n == 0:
         return "0"
@@ -666,7 +666,7 @@ def count_squares_in_grid(rows: int, cols: int) -> int:
     return sum((rows - k + 1) * (cols - k + 1) for k in range(1, min(rows, cols) + 1))
 """, cases=[([2, 3], 8), ([2, 2], 5), ([1, 1], 1), ([0, 5], 0), ([3, 3], 14), ([1, 5], 5), ([4, 3], 20), ([8, 8], 204)],
          survivors=["line 2: value -> 2"]),
-    dict(split="heldout", difficulty="medium", task="returns the multiplicative persistence of the non-negative integer `n`: how many times the number must be replaced by the product of its decimal digits until it has a single digit (0 if it already has one).", ref="""
+    dict(split="train", difficulty="medium", task="returns the multiplicative persistence of the non-negative integer `n`: how many times the number must be replaced by the product of its decimal digits until it has a single digit (0 if it already has one).", ref="""
 def multiplicative_persistence(n: int) -> int:
     steps = 0
     while n >= 10:
@@ -691,7 +691,7 @@ def lucky_numbers(n: int) -> list[int]:
         i += 1
     return nums
 """, cases=[([25], [1, 3, 7, 9, 13, 15, 21, 25]), ([1], [1]), ([2], [1]), ([3], [1, 3]), ([5], [1, 3]), ([10], [1, 3, 7, 9]), ([50], [1, 3, 7, 9, 13, 15, 21, 25, 31, 33, 37, 43, 49]), ([100], [1, 3, 7, 9, 13, 15, 21, 25, 31, 33, 37, 43, 49, 51, 63, 67, 69, 73, 75, 79, 87, 93, 99])]),
-    dict(split="heldout", difficulty="easy", task="reads the byte value `b` (0 to 255) as an 8-bit two's complement number and returns that number: 128 to 255 stand for -128 to -1, and 0 to 127 for themselves.", ref="""
+    dict(split="train", difficulty="easy", task="reads the byte value `b` (0 to 255) as an 8-bit two's complement number and returns that number: 128 to 255 stand for -128 to -1, and 0 to 127 for themselves.", ref="""
 def byte_to_signed(b: int) -> int:
     return b - 256 if b >= 128 else b
 """, cases=[([200], -56), ([0], 0), ([127], 127), ([128], -128), ([255], -1), ([1], 1), ([100], 100)]),
@@ -706,7 +706,7 @@ def points_on_segment(x1: int, y1: int, x2: int, y2: int) -> int:
     import math
     return math.gcd(x2 - x1, y2 - y1) + 1
 """, cases=[([0, 0, 6, 4], 3), ([0, 0, 0, 0], 1), ([0, 0, 5, 0], 6), ([1, 1, 4, 4], 4), ([-2, 3, 2, -3], 3), ([0, 0, 3, 7], 2), ([2, 5, 2, -1], 7)]),
-    dict(split="heldout", difficulty="medium", task="returns how many months of the year `year` (Gregorian calendar) have their 13th day falling on a Friday.", ref="""
+    dict(split="train", difficulty="medium", task="returns how many months of the year `year` (Gregorian calendar) have their 13th day falling on a Friday.", ref="""
 def count_friday_13ths(year: int) -> int:
     from datetime import date
     return sum(date(year, m, 13).weekday() == 4 for m in range(1, 13))
@@ -720,7 +720,7 @@ def next_departure(first: int, interval: int, now: int) -> int:
     waits = max(0, -(-(now - first) // interval))
     return first + waits * interval
 """, cases=[([360, 15, 400], 405), ([360, 15, 300], 360), ([360, 15, 360], 360), ([360, 15, 361], 375), ([360, 15, 375], 375), ([0, 7, 50], 56), ([10, 10, 100], 100), ([5, 1, 9], 9)]),
-    dict(split="heldout", difficulty="easy", task="returns the largest odd number that divides the positive integer `n`.", ref="""
+    dict(split="train", difficulty="easy", task="returns the largest odd number that divides the positive integer `n`.", ref="""
 def largest_odd_divisor(n: int) -> int:
     while n % 2 == 0:
         n //= 2

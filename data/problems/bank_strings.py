@@ -10,7 +10,7 @@ def format_time(seconds: int) -> str:
     m, s = divmod(rest, 60)
     return f"{h:02d}:{m:02d}:{s:02d}"
 """, cases=[([3725], "01:02:05"), ([0], "00:00:00"), ([59], "00:00:59"), ([60], "00:01:00"), ([3599], "00:59:59"), ([3600], "01:00:00"), ([360000], "100:00:00"), ([86399], "23:59:59")]),
-    dict(split="heldout", difficulty="easy", task=r"""returns `s` with every character except the last four replaced by "#" (a string of four or fewer characters is returned unchanged).""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns `s` with every character except the last four replaced by "#" (a string of four or fewer characters is returned unchanged).""", ref=r"""
 def mask_card(s: str) -> str:
     return "#" * (len(s) - 4) + s[-4:]
 """, cases=[(["4556364607935616"], "############5616"), (["1234"], "1234"), (["abc"], "abc"), (["12345"], "#2345"), ([""], ""), (["Skippy"], "##ippy")]),
@@ -34,7 +34,7 @@ def tokenize_arith(expr: str) -> list[str]:
         tokens.append(num)
     return tokens
 """, cases=[(["12+3*(45 - 6)"], ["12", "+", "3", "*", "(", "45", "-", "6", ")"]), ([""], []), (["7"], ["7"]), (["  1 2 "], ["1", "2"]), (["(10/2)"], ["(", "10", "/", "2", ")"]), (["3 -4"], ["3", "-", "4"])]),
-    dict(split="heldout", difficulty="medium", task=r"""returns the non-negative integer `n` followed by its English ordinal suffix: "st", "nd" or "rd" when its last digit is 1, 2 or 3 and "th" otherwise, except that the suffix is always "th" when the last two digits are 11, 12 or 13.""", ref=r"""
+    dict(split="train", difficulty="medium", task=r"""returns the non-negative integer `n` followed by its English ordinal suffix: "st", "nd" or "rd" when its last digit is 1, 2 or 3 and "th" otherwise, except that the suffix is always "th" when the last two digits are 11, 12 or 13.""", ref=r"""
 def ordinal_suffix(n: int) -> str:
     if n % 100 in (11, 12, 13):
         return f"{n}th"
@@ -57,7 +57,7 @@ def run_length_decode(s: str) -> str:
 def char_codes(s: str) -> list[int]:
     return [ord(c) for c in s]
 """, cases=[(["Hi!"], [72, 105, 33]), ([""], []), (["a"], [97]), (["0 9"], [48, 32, 57]), (["Zz"], [90, 122])]),
-    dict(split="heldout", difficulty="easy", task=r"""returns `s` with `suffix` removed from its end if `s` ends with it, and `s` unchanged otherwise (an empty `suffix` changes nothing).""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns `s` with `suffix` removed from its end if `s` ends with it, and `s` unchanged otherwise (an empty `suffix` changes nothing).""", ref=r"""
 def strip_suffix(s: str, suffix: str) -> str:
     if suffix and s.endswith(suffix):
         return s[: -len(suffix)]
@@ -73,7 +73,7 @@ def atbash(s: str) -> str:
     lo, up = string.ascii_lowercase, string.ascii_uppercase
     return s.translate(str.maketrans(lo + up, lo[::-1] + up[::-1]))
 """, cases=[(["Hello, World!"], "Svool, Dliow!"), ([""], ""), (["abc xyz"], "zyx cba"), (["ABC"], "ZYX"), (["m n 42"], "n m 42")]),
-    dict(split="heldout", difficulty="hard", task=r"""wraps the whitespace-separated words of `text` into lines of at most `width` characters and returns the list of lines: each line is filled greedily with as many words as fit, separated by single spaces, and a word longer than `width` goes on a line of its own ([] if there are no words).""", ref=r"""
+    dict(split="train", difficulty="hard", task=r"""wraps the whitespace-separated words of `text` into lines of at most `width` characters and returns the list of lines: each line is filled greedily with as many words as fit, separated by single spaces, and a word longer than `width` goes on a line of its own ([] if there are no words).""", ref=r"""
 def wrap_text(text: str, width: int) -> list[str]:
     lines, cur = [], ""
     for w in text.split():
@@ -113,7 +113,7 @@ def vigenere(text: str, key: str) -> str:
             out.append(c)
     return "".join(out)
 """, cases=[(["attack at dawn", "lemon"], "lxfopv ef rnhr"), (["Hello, World", "b"], "Ifmmp, Xpsme"), (["abc", "a"], "abc"), (["", "key"], ""), (["XYZ", "bc"], "YAA"), (["a-b-c", "ab"], "a-c-c")]),
-    dict(split="heldout", difficulty="easy", task=r"""returns True if `s` contains every letter of the English alphabet at least once, ignoring case, and False otherwise.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns True if `s` contains every letter of the English alphabet at least once, ignoring case, and False otherwise.""", ref=r"""
 def is_pangram(s: str) -> bool:
     return set("abcdefghijklmnopqrstuvwxyz") <= set(s.lower())
 """, cases=[(["The quick brown fox jumps over the lazy dog"], True), (["Hello world"], False), ([""], False), (["ABCDEFGHIJKLMNOPQRSTUVWXYZ"], True), (["abcdefghijklmnopqrstuvwxy"], False)]),
@@ -125,7 +125,7 @@ def format_thousands(n: int) -> str:
 def sort_letters(s: str) -> str:
     return "".join(sorted(s))
 """, cases=[(["banana"], "aaabnn"), ([""], ""), (["dCba"], "Cabd"), (["321"], "123"), (["b a"], " ab")]),
-    dict(split="heldout", difficulty="medium", task=r"""converts the 24-hour time `s` ("HH:MM") to 12-hour form "H:MM AM" or "H:MM PM", with no leading zero on the hour: times from 00:00 to 11:59 are AM and the rest PM, hour 0 is written 12 (so "00:30" is "12:30 AM") and "12:05" is "12:05 PM".""", ref=r"""
+    dict(split="train", difficulty="medium", task=r"""converts the 24-hour time `s` ("HH:MM") to 12-hour form "H:MM AM" or "H:MM PM", with no leading zero on the hour: times from 00:00 to 11:59 are AM and the rest PM, hour 0 is written 12 (so "00:30" is "12:30 AM") and "12:05" is "12:05 PM".""", ref=r"""
 def time_12h(s: str) -> str:
     h, m = s.split(":")
     h = int(h)
@@ -140,7 +140,7 @@ def columnar_cipher(text: str, cols: int) -> str:
 def format_name(first: str, last: str) -> str:
     return f"{last.capitalize()}, {first.capitalize()}"
 """, cases=[(["ada", "LOVELACE"], "Lovelace, Ada"), (["Alan", "Turing"], "Turing, Alan"), (["grace", "hopper"], "Hopper, Grace"), (["x", "y"], "Y, X"), (["mARY", "sHELLEY"], "Shelley, Mary")]),
-    dict(split="heldout", difficulty="easy", task=r"""returns True if the words `a` and `b` (each at least two letters long) end with the same two letters, ignoring case, and False otherwise.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns True if the words `a` and `b` (each at least two letters long) end with the same two letters, ignoring case, and False otherwise.""", ref=r"""
 def rhymes(a: str, b: str) -> bool:
     return a[-2:].lower() == b[-2:].lower()
 """, cases=[(["Night", "flight"], True), (["cat", "hot"], False), (["bat", "CAT"], True), (["sing", "sink"], False), (["ab", "cab"], True), (["xy", "yx"], False)]),
@@ -157,7 +157,7 @@ def justify_line(words: list[str], width: int) -> str:
 def count_nonblank_lines(text: str) -> int:
     return sum(1 for line in text.split("\n") if line.strip())
 """, cases=[(["first\n\n  \nsecond\nthird"], 3), ([""], 0), (["one"], 1), (["\n\n"], 0), (["a\n b \n\t\nc\n"], 3)]),
-    dict(split="heldout", difficulty="medium", task=r"""returns the longest string that every string in `words` starts with ("" if `words` is empty or its strings have no common first character).""", ref=r"""
+    dict(split="train", difficulty="medium", task=r"""returns the longest string that every string in `words` starts with ("" if `words` is empty or its strings have no common first character).""", ref=r"""
 def common_prefix(words: list[str]) -> str:
     if not words:
         return ""
@@ -177,7 +177,7 @@ def spell_digits(s: str) -> str:
     names = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
     return " ".join(names[int(c)] for c in s)
 """, cases=[(["907"], "nine zero seven"), (["0"], "zero"), (["12345"], "one two three four five"), (["68"], "six eight"), (["11"], "one one"), ([""], "")]),
-    dict(split="heldout", difficulty="easy", task=r"""returns the integer formed by the digits of `s` taken in order (ignoring every other character), or 0 if `s` contains no digits.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns the integer formed by the digits of `s` taken in order (ignoring every other character), or 0 if `s` contains no digits.""", ref=r"""
 def extract_number(s: str) -> int:
     digits = "".join(c for c in s if c.isdigit())
     return int(digits) if digits else 0
@@ -193,7 +193,7 @@ def is_valid_email(s: str) -> bool:
 def flip_bits(s: str) -> str:
     return "".join("1" if c == "0" else "0" for c in s)
 """, cases=[(["1100"], "0011"), ([""], ""), (["0"], "1"), (["1"], "0"), (["101011"], "010100")]),
-    dict(split="heldout", difficulty="easy", task=r"""returns the word at index `n` (0 for the first) among the whitespace-separated words of `s`, or "" if there is no such word (`n` is never negative).""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns the word at index `n` (0 for the first) among the whitespace-separated words of `s`, or "" if there is no such word (`n` is never negative).""", ref=r"""
 def nth_word(s: str, n: int) -> str:
     words = s.split()
     return words[n] if n < len(words) else ""
@@ -208,7 +208,7 @@ def time_add(t: str, minutes: int) -> str:
     total = (h * 60 + m + minutes) % 1440
     return f"{total // 60:02d}:{total % 60:02d}"
 """, cases=[(["23:30", 45], "00:15"), (["09:05", 0], "09:05"), (["00:00", 1439], "23:59"), (["12:00", 1440], "12:00"), (["10:59", 1], "11:00"), (["06:30", 3000], "08:30")]),
-    dict(split="heldout", difficulty="medium", task=r"""simulates typing `s` on a keyboard where the character "^" is the Caps Lock key: each "^" switches Caps Lock on or off (it starts off) and is not typed itself, letters typed while Caps Lock is on come out with their case swapped (lower to upper, upper to lower), and every other character is typed unchanged.""", ref=r"""
+    dict(split="train", difficulty="medium", task=r"""simulates typing `s` on a keyboard where the character "^" is the Caps Lock key: each "^" switches Caps Lock on or off (it starts off) and is not typed itself, letters typed while Caps Lock is on come out with their case swapped (lower to upper, upper to lower), and every other character is typed unchanged.""", ref=r"""
 def caps_lock_typing(s: str) -> str:
     out = []
     caps = False
@@ -233,7 +233,7 @@ def paren_pairs(s: str) -> list[list[int]]:
             pairs.append([stack.pop(), i])
     return sorted(pairs)
 """, cases=[(["(a(b)c)"], [[0, 6], [2, 4]]), ([""], []), (["()()"], [[0, 1], [2, 3]]), (["x(y)"], [[1, 3]]), (["(())"], [[0, 3], [1, 2]]), (["((a)(b))"], [[0, 7], [1, 3], [4, 6]])]),
-    dict(split="heldout", difficulty="easy", task=r"""returns the extension of `filename`: the part after its last dot, in lower case, or "" if `filename` contains no dot.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns the extension of `filename`: the part after its last dot, in lower case, or "" if `filename` contains no dot.""", ref=r"""
 def file_extension(filename: str) -> str:
     return filename.rsplit(".", 1)[1].lower() if "." in filename else ""
 """, cases=[(["report.PDF"], "pdf"), (["archive.tar.gz"], "gz"), (["README"], ""), (["notes."], ""), ([".bashrc"], "bashrc")]),
@@ -253,7 +253,7 @@ def box_text(s: str) -> list[str]:
     edge = "+" + "-" * len(s) + "+"
     return [edge, "|" + s + "|", edge]
 """, cases=[(["hi"], ["+--+", "|hi|", "+--+"]), ([""], ["++", "||", "++"]), (["hello"], ["+-----+", "|hello|", "+-----+"]), (["a b"], ["+---+", "|a b|", "+---+"]), (["x"], ["+-+", "|x|", "+-+"])]),
-    dict(split="heldout", difficulty="medium", task=r"""returns True if the characters of `a` appear in `b` in the same order, though not necessarily next to each other (an empty `a` always does), and False otherwise.""", ref=r"""
+    dict(split="train", difficulty="medium", task=r"""returns True if the characters of `a` appear in `b` in the same order, though not necessarily next to each other (an empty `a` always does), and False otherwise.""", ref=r"""
 def is_subsequence(a: str, b: str) -> bool:
     i = 0
     for c in b:
@@ -271,7 +271,7 @@ def is_integer_string(s: str) -> bool:
         s = s[1:]
     return s != "" and all(c in "0123456789" for c in s)
 """, cases=[(["-42"], True), (["+7"], True), (["123"], True), ([""], False), (["-"], False), (["4.5"], False), (["1 2"], False), (["--1"], False), (["0"], True), (["a1"], False), (["5"], True)]),
-    dict(split="heldout", difficulty="easy", task=r"""returns `s` with the characters at even indices (0, 2, 4, ...) in upper case and those at odd indices in lower case.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns `s` with the characters at even indices (0, 2, 4, ...) in upper case and those at odd indices in lower case.""", ref=r"""
 def alternate_case(s: str) -> str:
     return "".join(c.upper() if i % 2 == 0 else c.lower() for i, c in enumerate(s))
 """, cases=[(["hello world"], "HeLlO WoRlD"), ([""], ""), (["ABCD"], "AbCd"), (["a"], "A"), (["xyzxyz"], "XyZxYz")]),
@@ -284,7 +284,7 @@ def title_to_slug(s: str) -> str:
     kept = "".join(c for c in s.lower() if c.isalnum() or c.isspace())
     return "-".join(kept.split())
 """, cases=[(["Hello, World! 2024 Edition"], "hello-world-2024-edition"), ([""], ""), (["  Python   Tips "], "python-tips"), (["C++ & C#"], "c-c"), (["It's 5 o'clock"], "its-5-oclock")]),
-    dict(split="heldout", difficulty="hard", task=r"""splits the line `s` at commas into fields, except that commas between a pair of double quotes do not split; the double-quote characters themselves are dropped and the fields are not stripped (an empty `s` gives [""]).""", ref=r"""
+    dict(split="train", difficulty="hard", task=r"""splits the line `s` at commas into fields, except that commas between a pair of double quotes do not split; the double-quote characters themselves are dropped and the fields are not stripped (an empty `s` gives [""]).""", ref=r"""
 def split_csv_quoted(s: str) -> list[str]:
     fields, cur, quoted = [], "", False
     for c in s:
@@ -307,7 +307,7 @@ def reformat_date(s: str) -> str:
     y, m, d = s.split("-")
     return f"{d}/{m}/{y}"
 """, cases=[(["2024-03-15"], "15/03/2024"), (["1999-12-31"], "31/12/1999"), (["2000-01-01"], "01/01/2000"), (["0001-02-03"], "03/02/0001"), (["2023-11-05"], "05/11/2023")]),
-    dict(split="heldout", difficulty="easy", task=r"""abbreviates `word` as its first character, the number of characters between the first and the last, and its last character (so "localization" becomes "l10n"); words shorter than 4 characters are returned unchanged.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""abbreviates `word` as its first character, the number of characters between the first and the last, and its last character (so "localization" becomes "l10n"); words shorter than 4 characters are returned unchanged.""", ref=r"""
 def abbreviate_word(word: str) -> str:
     if len(word) < 4:
         return word
@@ -321,7 +321,7 @@ def remove_comments(code: str) -> str:
 def words_containing(s: str, c: str) -> list[str]:
     return [w for w in s.split() if c.lower() in w.lower()]
 """, cases=[(["Apple banana Cherry date", "a"], ["Apple", "banana", "date"]), (["Apple banana Cherry date", "C"], ["Cherry"]), (["", "x"], []), (["xyz", "q"], []), (["Zebra zoo", "z"], ["Zebra", "zoo"])]),
-    dict(split="heldout", difficulty="medium", task=r"""returns the length of the longest block of identical characters standing next to each other in `s` (0 for an empty string).""", ref=r"""
+    dict(split="train", difficulty="medium", task=r"""returns the length of the longest block of identical characters standing next to each other in `s` (0 for an empty string).""", ref=r"""
 def longest_run(s: str) -> int:
     best = run = 0
     prev = None
@@ -346,7 +346,7 @@ def align_columns(rows: list[list[str]]) -> list[str]:
 def strip_trailing_spaces(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.split("\n"))
 """, cases=[(["a  \nb\t\n  c  "], "a\nb\n  c"), ([""], ""), (["no change"], "no change"), (["   \n x "], "\n x"), (["end \n"], "end\n")]),
-    dict(split="heldout", difficulty="easy", task=r"""returns the whitespace-separated words of `s` joined by single spaces, with every word of at least `n` characters converted to upper case and the other words unchanged.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns the whitespace-separated words of `s` joined by single spaces, with every word of at least `n` characters converted to upper case and the other words unchanged.""", ref=r"""
 def shout_long_words(s: str, n: int) -> str:
     return " ".join(w.upper() if len(w) >= n else w for w in s.split())
 """, cases=[(["this is really great", 5], "this is REALLY GREAT"), (["abc ab", 3], "ABC ab"), (["", 2], ""), (["Hi there", 1], "HI THERE"), (["tiny", 10], "tiny")]),
@@ -359,7 +359,7 @@ def is_valid_identifier(s: str) -> bool:
 def count_leading_spaces(s: str) -> int:
     return len(s) - len(s.lstrip(" "))
 """, cases=[(["   indented"], 3), (["none"], 0), ([""], 0), (["    "], 4), ([" a b  "], 1), (["\t x"], 0)]),
-    dict(split="heldout", difficulty="easy", task=r"""returns the hashtags of `s`: for every whitespace-separated word that starts with "#" and has at least one more character, the word without its first "#", in order.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns the hashtags of `s`: for every whitespace-separated word that starts with "#" and has at least one more character, the word without its first "#", in order.""", ref=r"""
 def extract_hashtags(s: str) -> list[str]:
     return [w[1:] for w in s.split() if w.startswith("#") and len(w) > 1]
 """, cases=[(["loving the #sun and #sea today"], ["sun", "sea"]), (["no tags here"], []), (["# alone #ok"], ["ok"]), (["#a#b"], ["a#b"]), ([""], []), (["mid#tag #x"], ["x"])]),
@@ -374,7 +374,7 @@ def right_align_lines(lines: list[str]) -> list[str]:
 def is_shouting(s: str) -> bool:
     return s.isupper()
 """, cases=[(["STOP IT!"], True), (["Stop it"], False), (["123!"], False), ([""], False), (["OK 2"], True), (["ABCd"], False)]),
-    dict(split="heldout", difficulty="medium", task=r"""compares the version strings `a` and `b` (non-negative integers separated by dots) part by part as numbers, where a missing part counts as 0 (so "1.2" equals "1.2.0"), and returns -1 if `a` is the lower version, 1 if it is the higher one and 0 if they are equal.""", ref=r"""
+    dict(split="train", difficulty="medium", task=r"""compares the version strings `a` and `b` (non-negative integers separated by dots) part by part as numbers, where a missing part counts as 0 (so "1.2" equals "1.2.0"), and returns -1 if `a` is the lower version, 1 if it is the higher one and 0 if they are equal.""", ref=r"""
 def version_compare(a: str, b: str) -> int:
     pa = [int(x) for x in a.split(".")]
     pb = [int(x) for x in b.split(".")]
@@ -400,7 +400,7 @@ def strip_html_tags(s: str) -> str:
 def rgb_to_hex(r: int, g: int, b: int) -> str:
     return f"#{r:02X}{g:02X}{b:02X}"
 """, cases=[([255, 128, 0], "#FF8000"), ([0, 0, 0], "#000000"), ([255, 255, 255], "#FFFFFF"), ([1, 2, 3], "#010203"), ([16, 171, 205], "#10ABCD")]),
-    dict(split="heldout", difficulty="easy", task=r"""returns a progress bar of `width` characters between square brackets: the first `done * width // total` characters are "#" and the rest are "-" (`total` is positive and 0 <= `done` <= `total`).""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns a progress bar of `width` characters between square brackets: the first `done * width // total` characters are "#" and the rest are "-" (`total` is positive and 0 <= `done` <= `total`).""", ref=r"""
 def progress_bar(done: int, total: int, width: int) -> str:
     filled = done * width // total
     return "[" + "#" * filled + "-" * (width - filled) + "]"
@@ -414,7 +414,7 @@ def natural_sort(names: list[str]) -> list[str]:
 def pad_left(s: str, width: int, ch: str) -> str:
     return s.rjust(width, ch)
 """, cases=[(["42", 5, "0"], "00042"), (["hello", 3, "*"], "hello"), (["", 2, "-"], "--"), (["abc", 3, "x"], "abc"), (["7", 2, " "], " 7")]),
-    dict(split="heldout", difficulty="medium", task=r"""returns "<n> <noun>" with the noun in plural form when `n` is not 1: the plural adds "es" if the noun ends in "s", "x", "ch" or "sh" and "s" otherwise; when `n` is 1 the noun stays as it is.""", ref=r"""
+    dict(split="train", difficulty="medium", task=r"""returns "<n> <noun>" with the noun in plural form when `n` is not 1: the plural adds "es" if the noun ends in "s", "x", "ch" or "sh" and "s" otherwise; when `n` is 1 the noun stays as it is.""", ref=r"""
 def pluralize(n: int, noun: str) -> str:
     if n != 1:
         noun += "es" if noun.endswith(("s", "x", "ch", "sh")) else "s"
@@ -431,7 +431,7 @@ def dot_leader(left: str, right: str, width: int) -> str:
     dots = max(width - len(left) - len(right), 1)
     return left + "." * dots + right
 """, cases=[(["Intro", "1", 10], "Intro....1"), (["Chapter", "12", 9], "Chapter.12"), (["abc", "def", 4], "abc.def"), (["", "", 3], "..."), (["a", "b", 5], "a...b")]),
-    dict(split="heldout", difficulty="easy", task=r"""returns the sum of the alphabet positions of the letters of `word` ("a" or "A" is 1, "b" or "B" is 2, ..., "z" or "Z" is 26), ignoring every character that is not a letter.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns the sum of the alphabet positions of the letters of `word` ("a" or "A" is 1, "b" or "B" is 2, ..., "z" or "Z" is 26), ignoring every character that is not a letter.""", ref=r"""
 def word_score(word: str) -> int:
     return sum(ord(c) - ord("a") + 1 for c in word.lower() if c.isalpha())
 """, cases=[(["abc"], 6), (["Zz"], 52), ([""], 0), (["Hi!"], 17), (["Python 3"], 98)]),
@@ -446,7 +446,7 @@ def simplify_fraction_string(s: str) -> str:
     g = gcd(a, b)
     return f"{a // g}/{b // g}"
 """, cases=[(["6/8"], "3/4"), (["3/4"], "3/4"), (["10/5"], "2/1"), (["100/75"], "4/3"), (["7/7"], "1/1")]),
-    dict(split="heldout", difficulty="hard", task=r"""returns the string that follows the non-empty lower-case string `s` when it is counted like an odometer over the letters a-z: the last letter moves on to the next letter, and a "z" turns into "a" and carries to the letter before it; if every letter is "z", the result is all "a"s with one more "a" in front (so "zz" gives "aaa").""", ref=r"""
+    dict(split="train", difficulty="hard", task=r"""returns the string that follows the non-empty lower-case string `s` when it is counted like an odometer over the letters a-z: the last letter moves on to the next letter, and a "z" turns into "a" and carries to the letter before it; if every letter is "z", the result is all "a"s with one more "a" in front (so "zz" gives "aaa").""", ref=r"""
 def increment_letters(s: str) -> str:
     chars = list(s)
     i = len(chars) - 1
@@ -475,7 +475,7 @@ def parse_duration(s: str) -> int:
             num = ""
     return total
 """, cases=[(["1h30m"], 5400), (["45s"], 45), ([""], 0), (["2h"], 7200), (["1m1s"], 61), (["1h2m3s"], 3723), (["10m"], 600)]),
-    dict(split="heldout", difficulty="easy", task=r"""compares the equally long words `guess` and `answer` position by position and returns a string with "G" where the letters are equal, "Y" where the guessed letter occurs somewhere else in `answer`, and "-" where it does not occur in `answer` at all.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""compares the equally long words `guess` and `answer` position by position and returns a string with "G" where the letters are equal, "Y" where the guessed letter occurs somewhere else in `answer`, and "-" where it does not occur in `answer` at all.""", ref=r"""
 def wordle_feedback(guess: str, answer: str) -> str:
     return "".join("G" if g == a else "Y" if g in answer else "-" for g, a in zip(guess, answer))
 """, cases=[(["crane", "cider"], "GY--Y"), (["abc", "abc"], "GGG"), (["xyz", "abc"], "---"), (["", ""], ""), (["aab", "abb"], "GYG"), (["ba", "ab"], "YY")]),
@@ -504,7 +504,7 @@ def infix_to_postfix(expr: str) -> str:
         out.append(stack.pop())
     return "".join(out)
 """, cases=[(["1+2*3"], "123*+"), (["(1+2)*3"], "12+3*"), (["1-2+3"], "12-3+"), (["1/2*3"], "12/3*"), (["1-2/3"], "123/-"), (["7"], "7"), (["2*(3-1)/4"], "231-*4/"), (["1+2-3"], "12+3-"), (["1*2/3"], "12*3/"), (["1+(2*3-4)"], "123*4-+"), (["(1*2+3)"], "12*3+")]),
-    dict(split="heldout", difficulty="medium", task=r"""joins the strings of `items` as an English list: "" for no items, the item itself for one, "a and b" for two, and "a, b and c" for three or more (commas between all items except the last two, which are joined by " and ").""", ref=r"""
+    dict(split="train", difficulty="medium", task=r"""joins the strings of `items` as an English list: "" for no items, the item itself for one, "a and b" for two, and "a, b and c" for three or more (commas between all items except the last two, which are joined by " and ").""", ref=r"""
 def english_list(items: list[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
@@ -525,7 +525,7 @@ def decode_length_prefixed(s: str) -> list[str]:
         i = colon + 1 + n
     return out
 """, cases=[(["3:abc2:hi"], ["abc", "hi"]), ([""], []), (["0:"], [""]), (["4:a:1b1:x"], ["a:1b", "x"]), (["10:0123456789"], ["0123456789"]), (["1::1::"], [":", ":"])]),
-    dict(split="heldout", difficulty="easy", task=r"""returns `s` centered in a field of `width` characters by adding spaces on both sides; when the number of spaces to add is odd, the extra one goes on the right, and a string at least `width` characters long is returned unchanged.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns `s` centered in a field of `width` characters by adding spaces on both sides; when the number of spaces to add is odd, the extra one goes on the right, and a string at least `width` characters long is returned unchanged.""", ref=r"""
 def center_text(s: str, width: int) -> str:
     pad = width - len(s)
     return " " * (pad // 2) + s + " " * (pad - pad // 2)
@@ -538,7 +538,7 @@ def html_tag(tag: str, text: str) -> str:
 def smallest_rotation(s: str) -> str:
     return min((s[i:] + s[:i] for i in range(len(s))), default=s)
 """, cases=[(["cabd"], "abdc"), ([""], ""), (["a"], "a"), (["bca"], "abc"), (["baba"], "abab"), (["zzaz"], "azzz")]),
-    dict(split="heldout", difficulty="medium", task=r"""returns the maximum nesting depth of the parentheses in `s` (0 if it has none); the parentheses of `s` are balanced and all other characters are ignored.""", ref=r"""
+    dict(split="train", difficulty="medium", task=r"""returns the maximum nesting depth of the parentheses in `s` (0 if it has none); the parentheses of `s` are balanced and all other characters are ignored.""", ref=r"""
 def bracket_depth(s: str) -> int:
     depth = best = 0
     for c in s:
@@ -557,7 +557,7 @@ def insert_at(s: str, i: int, sub: str) -> str:
 def same_text(a: str, b: str) -> bool:
     return a.strip().lower() == b.strip().lower()
 """, cases=[(["  Hello ", "hello"], True), (["abc", "abd"], False), (["", "   "], True), (["A B", "a  b"], False), (["X", "x\n"], True)]),
-    dict(split="heldout", difficulty="easy", task=r"""returns the text of `s` between the first occurrence of `start` and the next occurrence of `end` after it, or "" if `start` does not occur or no `end` follows it.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns the text of `s` between the first occurrence of `start` and the next occurrence of `end` after it, or "" if `start` does not occur or no `end` follows it.""", ref=r"""
 def text_between(s: str, start: str, end: str) -> str:
     i = s.find(start)
     if i == -1:
@@ -574,7 +574,7 @@ def count_distinct_substrings(s: str, k: int) -> int:
 def email_username(email: str) -> str:
     return email.split("@")[0].lower()
 """, cases=[(["John.Doe@Example.com"], "john.doe"), (["a@b"], "a"), (["ADMIN@site.org"], "admin"), (["@nobody.com"], ""), (["x_y@z.io"], "x_y")]),
-    dict(split="heldout", difficulty="easy", task=r"""returns the non-empty `noun` preceded by its indefinite article: "an " if it starts with a vowel letter (a, e, i, o or u, in either case) and "a " otherwise.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns the non-empty `noun` preceded by its indefinite article: "an " if it starts with a vowel letter (a, e, i, o or u, in either case) and "a " otherwise.""", ref=r"""
 def with_article(noun: str) -> str:
     return ("an " if noun[0].lower() in "aeiou" else "a ") + noun
 """, cases=[(["apple"], "an apple"), (["pear"], "a pear"), (["Egg"], "an Egg"), (["banana"], "a banana"), (["umbrella"], "an umbrella"), (["x"], "a x"), (["idea"], "an idea")]),
@@ -586,7 +586,7 @@ def is_kebab_case(s: str) -> bool:
 def join_path(parts: list[str]) -> str:
     return "/".join(p.strip("/") for p in parts if p.strip("/"))
 """, cases=[([["usr/", "/local", "bin"]], "usr/local/bin"), ([[]], ""), ([["/", "a"]], "a"), ([["a//", "//b//"]], "a/b"), ([["x/y", "z"]], "x/y/z")]),
-    dict(split="heldout", difficulty="medium", task=r"""returns True if the characters of `s` can be rearranged to form a palindrome (case-sensitive; every character counts, spaces included), and False otherwise.""", ref=r"""
+    dict(split="train", difficulty="medium", task=r"""returns True if the characters of `s` can be rearranged to form a palindrome (case-sensitive; every character counts, spaces included), and False otherwise.""", ref=r"""
 def can_form_palindrome(s: str) -> bool:
     from collections import Counter
     return sum(n % 2 for n in Counter(s).values()) <= 1
@@ -605,7 +605,7 @@ def longest_spellable_word(words: list[str], letters: str) -> str:
 def remove_first_occurrence(s: str, sub: str) -> str:
     return s.replace(sub, "", 1)
 """, cases=[(["banana", "an"], "bana"), (["hello", "xyz"], "hello"), (["aaa", "a"], "aa"), (["", "a"], ""), (["abcabc", "abc"], "abc")]),
-    dict(split="heldout", difficulty="easy", task=r"""returns the possessive form of the non-empty `name`: `name` followed by "'" if it ends with "s" or "S", and by "'s" otherwise.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns the possessive form of the non-empty `name`: `name` followed by "'" if it ends with "s" or "S", and by "'s" otherwise.""", ref=r"""
 def possessive(name: str) -> str:
     return name + ("'" if name[-1] in "sS" else "'s")
 """, cases=[(["Anna"], "Anna's"), (["James"], "James'"), (["BOSS"], "BOSS'"), (["Al"], "Al's"), (["s"], "s'"), (["Sam"], "Sam's")]),
@@ -620,7 +620,7 @@ def has_repeated_word(s: str) -> bool:
     words = s.lower().split()
     return len(set(words)) < len(words)
 """, cases=[(["the cat saw The dog"], True), (["all words differ"], False), ([""], False), (["a a"], True), (["Aa aA"], True), (["ab ba"], False)]),
-    dict(split="heldout", difficulty="hard", task=r"""returns, for each word of `words` (distinct non-empty words, none of them a prefix of another), the shortest prefix of that word that is not a prefix of any other word in the list, in the same order as `words`.""", ref=r"""
+    dict(split="train", difficulty="hard", task=r"""returns, for each word of `words` (distinct non-empty words, none of them a prefix of another), the shortest prefix of that word that is not a prefix of any other word in the list, in the same order as `words`.""", ref=r"""
 def unique_prefixes(words: list[str]) -> list[str]:
     out = []
     for w in words:
@@ -649,7 +649,7 @@ def capitalize_sentences(text: str) -> str:
         out.append(c)
     return "".join(out)
 """, cases=[(["hello. how are you? fine!  ok"], "Hello. How are you? Fine!  Ok"), ([""], ""), (["already Fine."], "Already Fine."), (["3 cats. 2 dogs"], "3 Cats. 2 Dogs"), (["e.g. this"], "E.G. This")]),
-    dict(split="heldout", difficulty="easy", task=r"""returns the non-empty string `s` with the character `ch` added at its start if it does not already start with `ch`, and then at its end if it does not already end with `ch`.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""returns the non-empty string `s` with the character `ch` added at its start if it does not already start with `ch`, and then at its end if it does not already end with `ch`.""", ref=r"""
 def ensure_wrapped(s: str, ch: str) -> str:
     if not s.startswith(ch):
         s = ch + s
@@ -668,7 +668,7 @@ def format_phone(s: str) -> str:
         return ""
     return f"({d[:3]}) {d[3:6]}-{d[6:]}"
 """, cases=[(["555.123.4567"], "(555) 123-4567"), (["12345"], ""), (["(212) 555 0100"], "(212) 555-0100"), ([""], ""), (["12345678901"], ""), (["a1b2c3d4e5f6g7h8i9j0"], "(123) 456-7890"), (["123456789"], "")]),
-    dict(split="heldout", difficulty="medium", task=r"""formats an amount of `cents` as dollars: "$", the whole dollars (no thousands separators), a dot and exactly two digits of cents, with a "-" before the "$" for a negative amount (so -105 gives "-$1.05").""", ref=r"""
+    dict(split="train", difficulty="medium", task=r"""formats an amount of `cents` as dollars: "$", the whole dollars (no thousands separators), a dot and exactly two digits of cents, with a "-" before the "$" for a negative amount (so -105 gives "-$1.05").""", ref=r"""
 def money_format(cents: int) -> str:
     sign = "-" if cents < 0 else ""
     dollars, rest = divmod(abs(cents), 100)
@@ -691,7 +691,7 @@ def number_outline(lines: list[str]) -> list[str]:
         out.append(".".join(map(str, counters)) + " " + line.strip())
     return out
 """, cases=[([["Intro", "  Goals", "  Scope", "Body", "  Part", "    Detail"]], ["1 Intro", "1.1 Goals", "1.2 Scope", "2 Body", "2.1 Part", "2.1.1 Detail"]), ([[]], []), ([["a", "b", "c"]], ["1 a", "2 b", "3 c"]), ([["x", "  y", "    z", "w"]], ["1 x", "1.1 y", "1.1.1 z", "2 w"]), ([["top", "  sub", "top2", "  sub2"]], ["1 top", "1.1 sub", "2 top2", "2.1 sub2"])]),
-    dict(split="heldout", difficulty="easy", task=r"""parses the point `s`, written as "(x, y)" with integers x and y (possibly negative, possibly with extra spaces around them or around the whole point), and returns `[x, y]`.""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""parses the point `s`, written as "(x, y)" with integers x and y (possibly negative, possibly with extra spaces around them or around the whole point), and returns `[x, y]`.""", ref=r"""
 def parse_coordinate(s: str) -> list[int]:
     x, y = s.strip().strip("()").split(",")
     return [int(x), int(y)]
@@ -715,7 +715,7 @@ def split_sentences(text: str) -> list[str]:
         out.append(cur.strip())
     return out
 """, cases=[(["Hi there. How are you? Great!"], ["Hi there.", "How are you?", "Great!"]), ([""], []), (["no end"], ["no end"]), (["One. two "], ["One.", "two"]), (["A!B?"], ["A!", "B?"]), (["  "], [])]),
-    dict(split="heldout", difficulty="medium", task=r"""expands `s`, a comma-separated list of non-negative integers and inclusive ranges "a-b" (with a <= b, no spaces), into the list of all the integers in order ([] for an empty string).""", ref=r"""
+    dict(split="train", difficulty="medium", task=r"""expands `s`, a comma-separated list of non-negative integers and inclusive ranges "a-b" (with a <= b, no spaces), into the list of all the integers in order ([] for an empty string).""", ref=r"""
 def expand_ranges(s: str) -> list[int]:
     out = []
     for part in s.split(","):
@@ -737,7 +737,7 @@ def is_valid_isbn10(s: str) -> bool:
     values = [int(c) for c in s[:9]] + [10 if s[9] == "X" else int(s[9])]
     return sum((10 - i) * v for i, v in enumerate(values)) % 11 == 0
 """, cases=[(["0306406152"], True), (["0306406153"], False), (["080442957X"], True), (["08044295X7"], False), (["030640615"], False), (["03064061522"], False), ([""], False), (["0-306-40615-2"], False), (["123456789X"], True), (["0000000000"], True), (["X000000000"], False), (["030640615A"], False)]),
-    dict(split="heldout", difficulty="easy", task=r"""increases the last number of the version string `v` (non-negative integers separated by dots) by one and returns the new version string, so "1.2.9" becomes "1.2.10".""", ref=r"""
+    dict(split="train", difficulty="easy", task=r"""increases the last number of the version string `v` (non-negative integers separated by dots) by one and returns the new version string, so "1.2.9" becomes "1.2.10".""", ref=r"""
 def bump_patch(v: str) -> str:
     parts = v.split(".")
     parts[-1] = str(int(parts[-1]) + 1)
