@@ -10,7 +10,8 @@ n answers, in all of them, and in some (neither 0/n nor n/n: the problems that c
 comparison), and the MDE: the smallest paired difference (trained - base, n answers a side, one
 seed) a two-sided t test at alpha 0.05 finds with 80% power, (1.96 + 0.84) x sqrt(mean over
 problems of both sides' binomial variance p(1 - p)/n) / sqrt(problems), taking the trained side's
-rates equal to the base's. k seeds divide it by sqrt(k). A problem at 0/n or n/n has no variance
+rates equal to the base's. k seeds divide it by sqrt(k). Rows of problems no longer in their source
+(moved to training since the eval ran) are left out, and named. A problem at 0/n or n/n has no variance
 and resolves nothing until training moves it off its bound, so the MDE is honest only beside the
 'some' count.
 """
@@ -57,11 +58,19 @@ def main() -> int:
     from data.loaders import load_source
     difficulty = {}
     for src in {r["source"] for r in rows}:
-        difficulty.update({(src, p.id): p.difficulty for p in load_source(src)})
+        try:
+            difficulty.update({(src, p.id): p.difficulty for p in load_source(src)})
+        except Exception:  # a source that no longer loads: its rows are kept, difficulty '?'
+            difficulty.update({(src, r["problem_id"]): "?" for r in rows if r["source"] == src})
+    gone = [r for r in rows if (r["source"], r["problem_id"]) not in difficulty]
+    rows = [r for r in rows if (r["source"], r["problem_id"]) in difficulty]
+    if gone:  # e.g. moved to the training split since the eval ran
+        print(f"left out {len(gone)} rows whose problem is no longer in its source: "
+              f"{', '.join(r['problem_id'] for r in gone)}", file=sys.stderr)
     groups: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         groups[r["source"]].append(r)
-        groups[f"{r['source']} {difficulty.get((r['source'], r['problem_id']), '?')}"].append(r)
+        groups[f"{r['source']} {difficulty[(r['source'], r['problem_id'])]}"].append(r)
     groups["all"] = rows
     lines = ["| set | problems | mean pass@1 | 0/n | n/n | some | pass@1 MDE, 1 seed | graded score |",
              "|---|---|---|---|---|---|---|---|"]

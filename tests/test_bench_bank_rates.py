@@ -32,6 +32,9 @@ def test_counts_and_mde_from_an_eval_table(tmp_path):
     # 4 problems, mean 0.4375, one at 0/8, one at 8/8, two in between; MDE 2.8 sqrt(mean 2p(1-p)/8) / sqrt(4)
     mde = 2.8 * ((2 * 0.25 / 8 + 2 * 0.1875 / 8) / 4) ** 0.5 / 2
     assert cells[1:6] == ["4", "0.438", "1", "1", "2 (50%)"] and cells[6] == f"{mde:.3f}" and cells[7] == "0.588"
+    save_table(rows + [{**rows[0], "problem_id": "py-easy-001"}], tmp_path)    # a training problem: not counted
+    out = run(str(tmp_path))
+    assert "left out 1 rows" in out.stderr and "py-easy-001" in out.stderr and line in out.stdout
 
 
 def test_a_greedy_eval_is_refused(tmp_path):

@@ -188,7 +188,7 @@ def same_length(a: str, b: str) -> bool:
 def sum_of_evens(nums: list[int]) -> int:
     return sum(x for x in nums if x % 2 == 0)
 """, cases=[([[1, 2, 3, 4]], 6), ([[]], 0), ([[1, 3, 5]], 0), ([[-2, 7, 10]], 8), ([[0, 6]], 6), ([[2, 2, 2]], 6)]),
-    dict(split="heldout", difficulty="easy", task="returns True if at least one number in `nums` is even and False otherwise (False for an empty list).", ref="""
+    dict(split="train", difficulty="easy", task="returns True if at least one number in `nums` is even and False otherwise (False for an empty list).", ref="""
 def has_even(nums: list[int]) -> bool:
     return any(x % 2 == 0 for x in nums)
 """, cases=[([[1, 3, 4]], True), ([[1, 3, 5]], False), ([[]], False), ([[0]], True), ([[-7, -2]], True), ([[9]], False)]),
@@ -373,7 +373,7 @@ def dog_years(years: int) -> int:
 def trapezoid_area(a: int, b: int, h: int) -> float:
     return (a + b) * h / 2
 """, cases=[([3, 5, 2], 8.0), ([1, 2, 3], 4.5), ([0, 4, 4], 8.0), ([6, 6, 0], 0.0), ([10, 4, 5], 35.0), ([2, 3, 1], 2.5)]),
-    dict(split="heldout", difficulty="easy", task="returns what each person pays when a bill of `total` is split equally among `people` people (`people` is at least 1), rounded to 2 decimal places.", ref="""
+    dict(split="train", difficulty="easy", task="returns what each person pays when a bill of `total` is split equally among `people` people (`people` is at least 1), rounded to 2 decimal places.", ref="""
 def split_bill(total: float, people: int) -> float:
     return round(total / people, 2)
 """, cases=[([100, 4], 25.0), ([10, 3], 3.33), ([50, 1], 50.0), ([0, 5], 0.0), ([7, 2], 3.5), ([99.99, 3], 33.33)]),

@@ -20,7 +20,7 @@ def char_list(s: str) -> list[str]:
 def first_chars(s: str, n: int) -> str:
     return s[:n]
 """, cases=[(["hello", 2], "he"), (["hello", 0], ""), (["hi", 5], "hi"), (["", 3], ""), (["Python", 6], "Python"), (["abcdef", 3], "abc")]),
-    dict(split="heldout", difficulty="easy", task="returns the string `s` without its first `n` characters (\"\" if `s` has `n` characters or fewer; `n` is never negative).", ref="""
+    dict(split="train", difficulty="easy", task="returns the string `s` without its first `n` characters (\"\" if `s` has `n` characters or fewer; `n` is never negative).", ref="""
 def drop_chars(s: str, n: int) -> str:
     return s[n:]
 """, cases=[(["hello", 2], "llo"), (["hello", 0], "hello"), (["hi", 5], ""), (["", 1], ""), (["Python", 1], "ython"), (["abcdef", 3], "def")]),
@@ -36,7 +36,7 @@ def letters_only(s: str) -> str:
 def distinct_chars(s: str) -> list[str]:
     return sorted(set(s))
 """, cases=[(["banana"], ["a", "b", "n"]), ([""], []), (["aaa"], ["a"]), (["cab"], ["a", "b", "c"]), (["hello"], ["e", "h", "l", "o"]), (["3121"], ["1", "2", "3"])]),
-    dict(split="heldout", difficulty="easy", task="returns True if the string `s` contains at least one upper-case letter and False otherwise.", ref="""
+    dict(split="train", difficulty="easy", task="returns True if the string `s` contains at least one upper-case letter and False otherwise.", ref="""
 def has_upper(s: str) -> bool:
     return any(ch.isupper() for ch in s)
 """, cases=[(["Hello"], True), (["hello"], False), ([""], False), (["abC"], True), (["123!"], False), (["ALL"], True), (["mid Word"], True)]),
