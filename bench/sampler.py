@@ -14,7 +14,8 @@ logprob of each token and the float32 policy's (as logprobs/sampler_gap), and th
 machine's matmul rate at the model's shapes (float32 and bf16, measured here) over the model's
 FLOPs per generated token.
 
-    python bench/sampler.py [--quick] [--no-record]      (--quick: 8 eval problems instead of 29)
+    python bench/sampler.py [--quick] [--no-record] [--only "eval greedy"]
+    (--quick: 8 eval problems instead of 29; --only: these scenarios, comma-separated)
 """
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import record  # noqa: E402
 from bench.helpers import busy  # noqa: E402
+
+
+SCENARIOS = ("sample", "sample+code", "eval greedy", "eval sampled")
 
 
 def matmul_rate(c, dtype, rows: int = 64) -> float:
@@ -70,7 +74,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="8 eval problems instead of 29")
     ap.add_argument("--no-record", action="store_true")
+    ap.add_argument("--only", default="", help="comma-separated scenarios (sample, sample+code, eval greedy, "
+                                               "eval sampled); default all")
     a = ap.parse_args()
+    only = [x.strip() for x in a.only.split(",") if x.strip()]
+    if set(only) - set(SCENARIOS):
+        ap.error(f"--only: unknown {', '.join(sorted(set(only) - set(SCENARIOS)))}; choose among {', '.join(SCENARIOS)}")
     from data.loaders import load_source
     from pipeline.config_file import load_config
     from pipeline.engine_hf import chat_prompt, generate, greedy, reference_generate, reference_greedy
@@ -100,6 +109,7 @@ def main() -> None:
     import pipeline.decode as decode_mod
     from pipeline.decode_step import make_step
     rates = {torch.float32: matmul_rate(c, torch.float32), torch.bfloat16: matmul_rate(c, torch.bfloat16)}
+    scenarios = [sc for sc in scenarios if not only or sc[0] in only]
     for name, scfg, prompts in scenarios:
         arms = {}
         fast_name = f"loop {str(fast).split('.')[-1]}"

@@ -4,7 +4,7 @@
 model's own forward; `reference_generate` and `reference_greedy` run transformers' `generate`
 over static batches (sample.engine=generate, and the reference the tests compare with). Both
 draw each completion from a random stream of its own, seeded by the epoch's seed, its prompt's id
-and its index in the group (`row_seed`), by the same inverse-CDF rule (`pipeline.decode.pick`),
+and its index in the group (`row_seed`), by the same inverse-CDF rule (`pipeline.streams.pick`),
 so a completion does not depend on what else shares its batch, nor on how many processes share
 the prompts. Each completion keeps its text, token ids, finish reason (eos / stop / length) and
 length, so the update can recompute logprobs on exactly the sampled tokens, and (both) the
@@ -20,7 +20,8 @@ import torch
 from tqdm import tqdm
 
 from pipeline.config import Config
-from pipeline.decode import code_end, pick, row_seed, uniforms  # noqa: F401 (the engine's names)
+from pipeline.decode import code_end  # noqa: F401 (the engine's names)
+from pipeline.streams import pick, row_seed, uniforms  # noqa: F401
 
 log = logging.getLogger("rlaif")
 
@@ -128,7 +129,7 @@ def batch_size(model, setting: int | str, longest_prompt: int, max_new: int, gro
 class SeededSampler:
     """A logits processor that samples each row from its own random stream: the token drawn for row
     i at step t depends only on the row's seed (`row_seed`), t and the row's own logits, by
-    inverse-CDF sampling of softmax(warped logits) with the stream's t-th uniform (`pipeline.decode.pick`,
+    inverse-CDF sampling of softmax(warped logits) with the stream's t-th uniform (`pipeline.streams.pick`,
     the decode loop's own rule). So a completion
     is the same whatever else shares its batch: on 1 process or N, with any sample.batch_size.
     (torch.multinomial draws for the whole batch from one generator, so a row's tokens depend on

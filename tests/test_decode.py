@@ -11,7 +11,7 @@ import torch
 
 from pipeline import engine_hf
 from pipeline.config_file import load_config
-from pipeline.decode import pick
+from pipeline.streams import pick
 from pipeline.model import load_student, load_tokenizer
 
 QUESTIONS = ("Add two numbers.", "Hi", "Reverse a string, please.", "Sort a list")
