@@ -166,14 +166,14 @@ def main() -> None:
                          f"{100 * n_tok / secs / floor:.0f}% of {floor:.0f} |")
             print(lines[-1], flush=True)
     floors = ", ".join(f"{str(d).split('.')[-1]} {r:.0f} GFLOP/s" for d, r in rates.items())
+    rounding = f"Batch size and rounding: {'; '.join(slot_note)}. " if slot_note else ""
     note = (f"SmolLM2-135M ({flops_per_token(c, 0) / 1e9:.2f} GFLOP per token before attention), "
             f"{torch.get_num_threads()} threads; matmul rate at the model's shapes and 64 rows: {floors}. "
             "The floor is that rate over the FLOPs per generated token at the arm's mean context. "
             "'rows = generate's': completions token for token identical to transformers' generate under the same "
             "streams (float32 differences are rounding ties; bf16 samples a nearby policy). The sampler gap is "
             "against the float32 policy the logprobs stage and the update use. Seconds exclude loading the model; "
-            f"'+ weights' is the bf16 copy's refresh. Batch size and rounding: " + "; ".join(slot_note) + ". "
-            f"{busy()}.")
+            f"'+ weights' is the bf16 copy's refresh. {rounding}{busy()}.")
     if a.no_record:
         print("\n".join(lines) + "\n\n" + note)
         return
