@@ -2,8 +2,8 @@
 
 For each of S seeds (run.seed: the pool draw, the sampling, the warm-start and the update) the
 default config trains E epochs; the base model and each seed's final policy then answer every
-held-out problem n times (sampled, eval.num_samples / eval.temperature) on the held-out Python set
-and on HumanEval. Per set it reports base and trained sampled pass@1, graded score and the NLL of
+held-out problem n times (sampled, eval.num_samples / eval.temperature) on the held-out Python sets
+(builtin:heldout's 29 problems and the problem bank's 159, bank:heldout: --sets) and on HumanEval. Per set it reports base and trained sampled pass@1, graded score and the NLL of
 the reference answers, each with its 95% interval, the paired difference (B - A per problem,
 problems clustered with every seed's difference together: pipeline/significance.py), the
 probability of improvement, won/lost/tied, and one word: "learned" only when the paired interval
@@ -11,7 +11,8 @@ is above 0, "no measurable change" when it holds 0, "worse" when below.
 
 Controls, in the same run (first seed): a negative control (update.lr=0, update.sft_lr=0: nothing
 can be learned; its interval must hold 0, else "bench broken") and a positive control (the same
-compute trained on the held-out problems themselves: it must move the held-out metric).
+compute trained on the held-out problems themselves, those of every held-out Python set in --sets:
+it must move the held-out metric).
 
     python bench/learning.py [--seeds 3] [--epochs 4] [--samples 8] [--quick] [key.sub=value ...]
 
@@ -38,7 +39,8 @@ ROOT = Path("runs/bench-learning")  # --root moves it
 CONFIG = "config.yaml"
 # validation: the data.validation_size problems carved out of the training set (tune on it; the
 # held-out set and HumanEval are reported, never tuned on)
-SETS = {"heldout": "builtin:heldout", "humaneval": "humaneval", "validation": "validation"}
+SETS = {"heldout": "builtin:heldout", "bank": "bank:heldout", "humaneval": "humaneval", "validation": "validation"}
+HELDOUT = ("heldout", "bank")  # the held-out Python sets: what the positive control trains on
 METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
 VERDICT = {1: "learned", 0: "no measurable change", -1: "worse"}
 
@@ -59,6 +61,23 @@ def sampled_eval(name: str, epoch: int, overrides: list[str], a, log, sets=None)
         out[key] = r.epoch_dir(epoch) / f"eval-{m['fingerprint'][:8]}"
         log(f"  {name} epoch {epoch} sampled eval on {key}: {time.time() - t:.0f}s ({out[key]})")
     return out
+
+
+def heldout_source(keys: list[str], root: Path) -> str:
+    """data.source of the positive control: the held-out sets among `keys` (builtin:heldout without
+    any), one of them as it is, several as one file of their rows (their ids do not collide)."""
+    import json
+
+    from data.loaders import BANK, BUILTIN
+    keys = [k for k in keys if k in HELDOUT] or ["heldout"]
+    if len(keys) == 1:
+        return SETS[keys[0]]
+    files = {"heldout": BUILTIN, "bank": BANK}
+    out = root / f"{'+'.join(keys)}.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("".join(line + "\n" for k in keys for line in files[k].read_text().splitlines()
+                           if json.loads(line)["split"] == "heldout"))
+    return str(out)
 
 
 def train(name: str, overrides: list[str], a, log) -> list[dict]:
@@ -129,9 +148,10 @@ def main() -> int:
     ap.add_argument("--samples", type=int, default=8, help="sampled answers per problem in the final evals")
     ap.add_argument("--temperature", type=float, default=0.6, help="their temperature (DeepSeek-R1's pass@1 protocol)")
     ap.add_argument("--humaneval", type=int, default=0, help="HumanEval problems evaluated (0 = all 164; a fixed subset)")
-    ap.add_argument("--sets", default="heldout,humaneval",
-                    help="comma-separated: heldout, humaneval, validation (needs data.validation_size > 0 among the "
-                         "overrides or in --config: the set to tune on)")
+    ap.add_argument("--sets", default="heldout,bank,humaneval",
+                    help="comma-separated: heldout (builtin:heldout, 29 problems), bank (bank:heldout, 159), humaneval, "
+                         "validation (needs data.validation_size > 0 among the overrides or in --config: the set to "
+                         "tune on)")
     ap.add_argument("--no-controls", action="store_true", help="skip the negative and positive controls")
     ap.add_argument("--quick", action="store_true", help="1 seed, no controls, 40 HumanEval problems")
     ap.add_argument("--fresh", action="store_true", help="delete the bench's runs first")
@@ -164,7 +184,8 @@ def main() -> int:
     if not a.no_controls:
         runs["negative-control"] = ["run.seed=0", "update.lr=0", "update.sft_lr=0", *ov]
         # trained on the held-out problems themselves, all of them (no validation split carved from them)
-        runs["positive-control"] = ["run.seed=0", *ov, "data.source=builtin:heldout", "data.validation_size=0"]
+        runs["positive-control"] = ["run.seed=0", *ov, f"data.source={heldout_source(a.sets, ROOT)}",
+                                    "data.validation_size=0"]
     curves = {name: timed("training", lambda: train(name, o, a, log)) for name, o in runs.items()}
     log("base model: sampled evals")
     base = timed("sampled evals", lambda: sampled_eval("base", 0, ["run.seed=0", *ov], a, log))

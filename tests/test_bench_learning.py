@@ -33,3 +33,16 @@ def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
     for name in ("seed0", "seed1", "negative-control", "positive-control", "base"):
         assert (tmp_path / "bench" / name).is_dir(), name
     assert "Wall time" in out and "sampled evals" in out
+
+
+def test_the_positive_control_trains_on_every_held_out_set(tmp_path):
+    """bench/learning.py --sets heldout,bank: the positive control's source holds both held-out sets."""
+    sys.path.insert(0, str(ROOT))
+    from bench.learning import heldout_source
+    from data.loaders import load_source
+    assert heldout_source(["heldout", "humaneval"], tmp_path) == "builtin:heldout"
+    assert heldout_source(["humaneval"], tmp_path) == "builtin:heldout"
+    assert heldout_source(["bank"], tmp_path) == "bank:heldout"
+    both = load_source(heldout_source(["heldout", "bank", "humaneval"], tmp_path))
+    want = {p.id for p in load_source("builtin:heldout")} | {p.id for p in load_source("bank:heldout")}
+    assert {p.id for p in both} == want and len(both) == len(want) == 188
