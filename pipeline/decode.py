@@ -15,7 +15,8 @@ waiting completion, across the whole stage, so every step computes rows that are
   chat template's system turn: 29 of the held-out prompts' 119 on average) are prefilled once for
   the stage, and each prompt's prefill continues from their keys and values. Prompts whose
   completions take slots at the same time (the stage's first fill) are prefilled together, in
-  left-padded batches of similar lengths (PREFILL_TOKENS).
+  left-padded batches of similar lengths (PREFILL_TOKENS). Both are off by default (SHARE_PREFIX,
+  PREFILL_TOKENS): they make a completion depend on what else is prefilled, through rounding.
 - One-token attention groups the query heads by their key/value head and runs two batched matmuls
   on the cache as it lies (no repeat of the grouped heads, no copy of the cache).
 - Sampling is inverse-CDF with each row's own stream (`SeededSampler`'s rule), so a completion does
@@ -43,7 +44,11 @@ from pipeline.decode_step import make_step
 from pipeline.streams import pick, uniforms
 
 ATTENTION = "rlaif_slots"
-PREFILL_TOKENS = 1024  # a batched prefill's padded size: 10 prompts of 90 tokens at 1.4x the rate of one at a time (2 cores, bf16)
+# Off by default: both change a prompt's keys and values by rounding with what else is prefilled (in
+# bf16, 49 of 64 sampled completions then differed between 16 and 64 slots, against 0 with whole
+# prompts prefilled alone), so a completion would depend on the slot and process counts.
+PREFILL_TOKENS = 1     # a batched prefill's padded size (1: each prompt alone); 1024: 10 prompts of 90 tokens at 1.4x
+SHARE_PREFIX = False   # prefill the prompts' common first tokens once (their split depends on the prompt set)
 
 # a fence line, complete with its newline: ``` or ```python (group 1: the language tag)
 _FENCE_LINE = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[ \t]*\n", re.M)
@@ -226,7 +231,7 @@ def model_shape(model) -> tuple[int, int, int]:
 def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: int,
            seeds: list[list[int]] | None = None, warp=None, stop: list[str] | None = None,
            stop_after_code: bool = False, desc: str = "sample", stats: dict | None = None,
-           fast_step: bool = True, share_prefix: bool = True) -> list[list[dict]]:
+           fast_step: bool = True, share_prefix: bool | None = None) -> list[list[dict]]:
     """k completions of each prompt: per prompt, a list of k dicts with `ids` (as sampled, before any
     cut), `logps` (the sampler's logprob of each id). seeds[g][j]: the random stream of prompt g's
     j-th completion (`row_seed`); None: greedy (argmax). warp: logits -> warped
@@ -234,7 +239,7 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     row-steps and prefilled tokens computed, and which step ran. fast_step: decode steps through pipeline.decode_step
     (Llama-family models; fewer, larger calls) where it supports the model, else transformers' forward.
     share_prefix: the first tokens every prompt shares (the chat template's system turn) are
-    prefilled once and each prompt's prefill continues from them."""
+    prefilled once and each prompt's prefill continues from them (None: SHARE_PREFIX, off)."""
     device = next(model.parameters()).device
     dtype = next(model.parameters()).dtype
     layers, kv_heads, head_dim = model_shape(model)
@@ -298,7 +303,7 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
                  out.logits[r:r + 1, -1]) for r, p in enumerate(pads.tolist())]
 
     shared: list = []                        # the prompts' common first tokens' keys/values (chat template, system prompt)
-    start = shared_prefix(prompts) if share_prefix else 0
+    start = shared_prefix(prompts) if (SHARE_PREFIX if share_prefix is None else share_prefix) else 0
 
     def prefill(groups: list[int]) -> None:
         """These groups' prompts into `prefilled`: after the shared first tokens, in left-padded

@@ -155,11 +155,11 @@ def test_the_shared_prompt_prefix_is_prefilled_once(student, monkeypatch):
     assert start >= 8 and all(p[:start] == prompts[0][:start] for p in prompts)
     assert shared_prefix(prompts[:1]) == 0 and shared_prefix([[1, 2, 3], [1, 2]]) == 0  # one prompt; < 8 shared
     keys = [f"p{i}" for i in range(len(prompts))]
+    assert (decode_mod.SHARE_PREFIX, decode_mod.PREFILL_TOKENS) == (False, 1)   # off by default
     runs = {}
     for batched in (True, False):
-        if not batched:
-            monkeypatch.setattr(decode_mod, "shared_prefix", lambda prompts: 0)
-            monkeypatch.setattr(decode_mod, "PREFILL_TOKENS", 1)
+        monkeypatch.setattr(decode_mod, "SHARE_PREFIX", batched)
+        monkeypatch.setattr(decode_mod, "PREFILL_TOKENS", 1024 if batched else 1)
         stats: dict = {}
         runs[batched] = (engine_hf.greedy(model, tok, prompts, 12, 8),
                          engine_hf.generate(model, tok, prompts, cfg, seed=5, keys=keys, stats=stats), stats)
