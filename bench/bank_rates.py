@@ -55,12 +55,12 @@ def main() -> int:
     if not rows or rows[0]["n"] < 2:
         print(f"{a.eval_dir}: a sampled eval is needed (eval.num_samples=8 eval.temperature=0.6)", file=sys.stderr)
         return 2
-    from data.loaders import load_source
+    from data.loaders import DataError, load_source
     difficulty = {}
     for src in {r["source"] for r in rows}:
         try:
             difficulty.update({(src, p.id): p.difficulty for p in load_source(src)})
-        except Exception:  # a source that no longer loads: its rows are kept, difficulty '?'
+        except DataError:  # a source that no longer loads (a file moved): its rows are kept, difficulty '?'
             difficulty.update({(src, r["problem_id"]): "?" for r in rows if r["source"] == src})
     gone = [r for r in rows if (r["source"], r["problem_id"]) not in difficulty]
     rows = [r for r in rows if (r["source"], r["problem_id"]) in difficulty]

@@ -11,12 +11,7 @@ waiting completion, across the whole stage, so every step computes rows that are
   its own length; live rows are kept in a dense prefix of the slots (a row that ends with nobody
   waiting is replaced by the last live row), and a step attends over the longest live row only.
 - A prompt is prefilled once; its keys and values are copied into each of its completions' slots
-  and its last logits give each completion's first token. The first tokens all prompts share (the
-  chat template's system turn: 29 of the held-out prompts' 119 on average) are prefilled once for
-  the stage, and each prompt's prefill continues from their keys and values. Prompts whose
-  completions take slots at the same time (the stage's first fill) are prefilled together, in
-  left-padded batches of similar lengths (PREFILL_TOKENS). Both are off by default (SHARE_PREFIX,
-  PREFILL_TOKENS): they make a completion depend on what else is prefilled, through rounding.
+  and its last logits give each completion's first token.
 - One-token attention groups the query heads by their key/value head and runs two batched matmuls
   on the cache as it lies (no repeat of the grouped heads, no copy of the cache).
 - Sampling is inverse-CDF with each row's own stream (`SeededSampler`'s rule), so a completion does
@@ -34,7 +29,6 @@ from __future__ import annotations
 import re
 import time
 from collections import deque
-from itertools import islice
 from contextlib import contextmanager
 
 import torch
@@ -44,11 +38,6 @@ from pipeline.decode_step import make_step
 from pipeline.streams import pick, uniforms
 
 ATTENTION = "rlaif_slots"
-# Off by default: both change a prompt's keys and values by rounding with what else is prefilled (in
-# bf16, 49 of 64 sampled completions then differed between 16 and 64 slots, against 0 with whole
-# prompts prefilled alone), so a completion would depend on the slot and process counts.
-PREFILL_TOKENS = 1     # a batched prefill's padded size (1: each prompt alone); 1024: 10 prompts of 90 tokens at 1.4x
-SHARE_PREFIX = False   # prefill the prompts' common first tokens once (their split depends on the prompt set)
 
 # a fence line, complete with its newline: ``` or ```python (group 1: the language tag)
 _FENCE_LINE = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[ \t]*\n", re.M)
@@ -120,7 +109,6 @@ class SlotCache:
         self.k = self.v = [None] * layers
         self.room = -1
         self.prefilling: list | None = None
-        self.prefix: list | None = None           # per layer (1, KVH, S, D): what a prefill continues from
         self.n = 0                                # live rows: the first n slots
         self.rows = self.pos = None               # (n,) slot index and write position of this step
         self.fit(0, 0)
@@ -145,10 +133,6 @@ class SlotCache:
 
     def update(self, key, value, layer_idx, *args, **kwargs):
         if self.prefilling is not None:           # (1, KVH, P, D): kept for the prompt's completions
-            if self.prefix is not None:           # the prompts' shared first tokens, prefilled once
-                pk, pv = self.prefix[layer_idx]
-                b = key.shape[0]
-                key, value = torch.cat((pk.expand(b, -1, -1, -1), key), 2), torch.cat((pv.expand(b, -1, -1, -1), value), 2)
             self.prefilling.append((key, value))
             return key, value
         self.k[layer_idx][self.rows, :, self.pos] = key[:, :, 0]
@@ -209,18 +193,6 @@ class Stopper:
         return bool((hit_stop and any(s in text for s in self.stop)) or (hit_code and code_end(text) is not None))
 
 
-def shared_prefix(prompts: list[list[int]], least: int = 8) -> int:
-    """How many first tokens all prompts share, leaving each at least one of its own (its last
-    position's logits give its first token); 0 when fewer than `least` or a single prompt."""
-    if len(prompts) < 2:
-        return 0
-    n = min(len(p) for p in prompts) - 1
-    first = prompts[0]
-    for p in prompts[1:]:
-        n = next((i for i in range(n) if p[i] != first[i]), n)
-    return n if n >= least else 0
-
-
 def model_shape(model) -> tuple[int, int, int]:
     c = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
     head_dim = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
@@ -231,15 +203,13 @@ def model_shape(model) -> tuple[int, int, int]:
 def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: int,
            seeds: list[list[int]] | None = None, warp=None, stop: list[str] | None = None,
            stop_after_code: bool = False, desc: str = "sample", stats: dict | None = None,
-           fast_step: bool = True, share_prefix: bool | None = None) -> list[list[dict]]:
+           fast_step: bool = True) -> list[list[dict]]:
     """k completions of each prompt: per prompt, a list of k dicts with `ids` (as sampled, before any
     cut), `logps` (the sampler's logprob of each id). seeds[g][j]: the random stream of prompt g's
     j-th completion (`row_seed`); None: greedy (argmax). warp: logits -> warped
     logits (temperature, top-k, top-p) before the softmax. stats, when given, receives the steps,
     row-steps and prefilled tokens computed, and which step ran. fast_step: decode steps through pipeline.decode_step
-    (Llama-family models; fewer, larger calls) where it supports the model, else transformers' forward.
-    share_prefix: the first tokens every prompt shares (the chat template's system turn) are
-    prefilled once and each prompt's prefill continues from them (None: SHARE_PREFIX, off)."""
+    (Llama-family models; fewer, larger calls) where it supports the model, else transformers' forward."""
     device = next(model.parameters()).device
     dtype = next(model.parameters()).dtype
     layers, kv_heads, head_dim = model_shape(model)
@@ -279,51 +249,18 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
                 cache.move(len(live), i, last.length)
                 live[i] = last
 
-    def run_prefill(seqs: list[list[int]], start: int, prefix: list | None) -> list[tuple[list, torch.Tensor]]:
-        """Per sequence, keys/values of positions [0, start + len) and its last position's logits:
-        each sequence at positions start.. on top of `prefix` (the first `start` positions' keys/values),
-        all in one forward, left-padded (a pad query attends only to itself: finite, never read)."""
-        b, n = len(seqs), max(map(len, seqs))
-        pads = torch.tensor([n - len(q) for q in seqs], device=device)
-        pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
-        ids = torch.tensor([[pad_id] * (n - len(q)) + q for q in seqs], device=device)
-        qi, ci = torch.arange(n, device=device)[:, None], torch.arange(n, device=device)[None, :]
-        own = ((ci <= qi)[None] & (ci[None] >= pads[:, None, None])) | (ci == qi)[None]       # (b, n, n)
-        allowed = torch.cat((torch.ones(b, n, start, dtype=torch.bool, device=device), own), 2)
-        mask = torch.zeros(b, 1, n, start + n, dtype=dtype, device=device).masked_fill(~allowed[:, None], float("-inf"))
-        pos = (torch.arange(n, device=device)[None] - pads[:, None]).clamp(min=0) + start
-        cache.prefilling, cache.prefix = [], prefix
-        out = model(input_ids=ids, attention_mask=mask, position_ids=pos, past_key_values=cache, use_cache=True,
-                    logits_to_keep=1)
-        kvs = cache.prefilling
-        cache.prefilling = cache.prefix = None
-        counts["prefill_tokens"] += sum(map(len, seqs))
-        return [([(torch.cat((kk[r:r + 1, :, :start], kk[r:r + 1, :, start + p:]), 2),
-                   torch.cat((vv[r:r + 1, :, :start], vv[r:r + 1, :, start + p:]), 2)) for kk, vv in kvs],
-                 out.logits[r:r + 1, -1]) for r, p in enumerate(pads.tolist())]
-
-    shared: list = []                        # the prompts' common first tokens' keys/values (chat template, system prompt)
-    start = shared_prefix(prompts) if (SHARE_PREFIX if share_prefix is None else share_prefix) else 0
-
-    def prefill(groups: list[int]) -> None:
-        """These groups' prompts into `prefilled`: after the shared first tokens, in left-padded
-        batches of similar lengths of at most PREFILL_TOKENS (padded) tokens."""
-        if start and not shared:
-            shared.extend(run_prefill([prompts[groups[0]][:start]], 0, None)[0][0])
-        batch: list[int] = []
-        for g in sorted(groups, key=lambda g: len(prompts[g])) + [-1]:
-            if g >= 0 and (not batch or (len(batch) + 1) * (len(prompts[g]) - start) <= PREFILL_TOKENS):
-                batch.append(g)
-                continue
-            for h, (kv, logits) in zip(batch, run_prefill([prompts[h][start:] for h in batch], start, shared or None)):
-                prefilled[h] = (kv, logits, k)
-            batch = [g]
-
     def admit(slot: int) -> Row:
         g, j = waiting.popleft()
-        if g not in prefilled:               # with the groups of the other slots free now: one batched prefill
-            ahead = [h for h, _ in islice(waiting, max(0, slots - len(live) - 1))]
-            prefill(list(dict.fromkeys([g, *(h for h in ahead if h not in prefilled)])))
+        if g not in prefilled:
+            ids = torch.tensor([prompts[g]], device=device)
+            cache.prefilling = []
+            n = ids.shape[1]
+            causal = torch.full((n, n), float("-inf"), device=device).triu(1)[None, None].to(dtype)
+            out = model(input_ids=ids, attention_mask=causal, position_ids=torch.arange(n, device=device)[None],
+                        past_key_values=cache, use_cache=True, logits_to_keep=1)
+            prefilled[g] = ([(kk.clone(), vv.clone()) for kk, vv in cache.prefilling], out.logits[:, -1], k)
+            cache.prefilling = None
+            counts["prefill_tokens"] += n
         kv, logits, left = prefilled[g]
         cache.fit(max(cache.room, len(prompts[g]) + 1), max(slot, len(live)))
         cache.put(slot, kv)

@@ -144,32 +144,6 @@ def test_greedy_is_generates_greedy(student):
     assert engine_hf.greedy(model, tok, prompts, 20, 3) == engine_hf.reference_greedy(model, tok, prompts, 20, 4)
 
 
-def test_the_shared_prompt_prefix_is_prefilled_once(student, monkeypatch):
-    """The chat template's first tokens, common to every prompt, are prefilled once, and the prompts
-    in left-padded batches: the same greedy tokens and (up to rounding ties) the same samples as
-    prefilling each prompt whole and alone, fewer tokens prefilled."""
-    import pipeline.decode as decode_mod
-    from pipeline.decode import shared_prefix
-    cfg, tok, model, prompts = student
-    start = shared_prefix(prompts)
-    assert start >= 8 and all(p[:start] == prompts[0][:start] for p in prompts)
-    assert shared_prefix(prompts[:1]) == 0 and shared_prefix([[1, 2, 3], [1, 2]]) == 0  # one prompt; < 8 shared
-    keys = [f"p{i}" for i in range(len(prompts))]
-    assert (decode_mod.SHARE_PREFIX, decode_mod.PREFILL_TOKENS) == (False, 1)   # off by default
-    runs = {}
-    for batched in (True, False):
-        monkeypatch.setattr(decode_mod, "SHARE_PREFIX", batched)
-        monkeypatch.setattr(decode_mod, "PREFILL_TOKENS", 1024 if batched else 1)
-        stats: dict = {}
-        runs[batched] = (engine_hf.greedy(model, tok, prompts, 12, 8),
-                         engine_hf.generate(model, tok, prompts, cfg, seed=5, keys=keys, stats=stats), stats)
-    assert runs[True][0] == runs[False][0]
-    assert_same_up_to_ties(model, cfg, prompts, runs[True][1], runs[False][1], 5, keys)
-    whole = sum(map(len, prompts))
-    assert runs[False][2]["prefill_tokens"] == whole
-    assert runs[True][2]["prefill_tokens"] == whole - (len(prompts) - 1) * start
-
-
 def test_the_samplers_logprobs_are_the_policys(student):
     """float32: the logprob the loop keeps for each token is log softmax(z / T) of the policy, as the
     logprobs stage recomputes it (logprobs/sampler_gap at rounding level)."""
