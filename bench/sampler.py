@@ -82,7 +82,8 @@ def main() -> None:
         ap.error(f"--only: unknown {', '.join(sorted(set(only) - set(SCENARIOS)))}; choose among {', '.join(SCENARIOS)}")
     from data.loaders import load_source
     from pipeline.config_file import load_config
-    from pipeline.engine_hf import chat_prompt, generate, greedy, reference_generate, reference_greedy
+    from pipeline.engine_hf import (chat_prompt, generate, greedy, reference_generate, reference_greedy,
+                                    template_prefix)
     from pipeline.forward import rollout_logprobs
     from pipeline.model import load_tokenizer, student_model
     from pipeline.problems import choose_prompts
@@ -129,7 +130,8 @@ def main() -> None:
                     if arm.startswith("generate"):
                         texts = reference_greedy(m, tok, prompts, cfg.eval.max_new_tokens, 32)
                     else:
-                        texts = greedy(m, tok, prompts, cfg.eval.max_new_tokens, "auto", stats=stats)
+                        texts = greedy(m, tok, prompts, cfg.eval.max_new_tokens, "auto", stats=stats,
+                                       prefix=template_prefix(tok, cfg))
                     rows = [{"completion_ids": tok.encode(x, add_special_tokens=False), "text": x} for x, _ in texts]
                     for r in rows:
                         r["length"] = len(r["completion_ids"])

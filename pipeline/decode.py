@@ -10,8 +10,11 @@ waiting completion, across the whole stage, so every step computes rows that are
   are ours. The cache is preallocated, (slots, kv_heads, capacity, head_dim) per layer, each row at
   its own length; live rows are kept in a dense prefix of the slots (a row that ends with nobody
   waiting is replaced by the last live row), and a step attends over the longest live row only.
-- A prompt is prefilled once; its keys and values are copied into each of its completions' slots
-  and its last logits give each completion's first token.
+- A prompt is prefilled once, alone; its keys and values are copied into each of its completions'
+  slots and its last logits give each completion's first token. The chat template's opening (its
+  system turn: `prefix`, fixed by the tokenizer and the system prompt, never by the prompt set) is
+  prefilled once for the stage and each prompt's prefill continues from it, so a prompt's keys are
+  the same numbers whatever else the stage, its slots or its processes hold.
 - One-token attention groups the query heads by their key/value head and runs two batched matmuls
   on the cache as it lies (no repeat of the grouped heads, no copy of the cache).
 - Sampling is inverse-CDF with each row's own stream (`SeededSampler`'s rule), so a completion does
@@ -109,6 +112,7 @@ class SlotCache:
         self.k = self.v = [None] * layers
         self.room = -1
         self.prefilling: list | None = None
+        self.prefix: list | None = None           # per layer (1, KVH, S, D): what a prefill continues from
         self.n = 0                                # live rows: the first n slots
         self.rows = self.pos = None               # (n,) slot index and write position of this step
         self.fit(0, 0)
@@ -133,6 +137,9 @@ class SlotCache:
 
     def update(self, key, value, layer_idx, *args, **kwargs):
         if self.prefilling is not None:           # (1, KVH, P, D): kept for the prompt's completions
+            if self.prefix is not None:           # the template's opening, prefilled once
+                pk, pv = self.prefix[layer_idx]
+                key, value = torch.cat((pk, key), 2), torch.cat((pv, value), 2)
             self.prefilling.append((key, value))
             return key, value
         self.k[layer_idx][self.rows, :, self.pos] = key[:, :, 0]
@@ -203,13 +210,15 @@ def model_shape(model) -> tuple[int, int, int]:
 def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: int,
            seeds: list[list[int]] | None = None, warp=None, stop: list[str] | None = None,
            stop_after_code: bool = False, desc: str = "sample", stats: dict | None = None,
-           fast_step: bool = True) -> list[list[dict]]:
+           fast_step: bool = True, prefix: list[int] | None = None) -> list[list[dict]]:
     """k completions of each prompt: per prompt, a list of k dicts with `ids` (as sampled, before any
     cut), `logps` (the sampler's logprob of each id). seeds[g][j]: the random stream of prompt g's
     j-th completion (`row_seed`); None: greedy (argmax). warp: logits -> warped
     logits (temperature, top-k, top-p) before the softmax. stats, when given, receives the steps,
     row-steps and prefilled tokens computed, and which step ran. fast_step: decode steps through pipeline.decode_step
-    (Llama-family models; fewer, larger calls) where it supports the model, else transformers' forward."""
+    (Llama-family models; fewer, larger calls) where it supports the model, else transformers' forward.
+    prefix: the first tokens of every chat prompt (`engine_hf.template_prefix`), prefilled once; a
+    prompt that starts with them continues from their keys and values, any other is prefilled whole."""
     device = next(model.parameters()).device
     dtype = next(model.parameters()).dtype
     layers, kv_heads, head_dim = model_shape(model)
@@ -249,18 +258,33 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
                 cache.move(len(live), i, last.length)
                 live[i] = last
 
+    def prefill(ids: list[int], start: int, before: list | None) -> tuple[list, torch.Tensor]:
+        """Keys/values of positions [0, start + len(ids)) and the last position's logits: ids at
+        positions start.. on top of `before` (the keys/values of the first `start` positions)."""
+        counts["prefill_tokens"] += len(ids)
+        if step is not None:
+            return step.prefill(torch.tensor(ids, device=device), start, before)
+        cache.prefilling, cache.prefix = [], before
+        n = len(ids)
+        causal = torch.full((n, start + n), float("-inf"), device=device).triu(start + 1)[None, None].to(dtype)
+        out = model(input_ids=torch.tensor([ids], device=device), attention_mask=causal,
+                    position_ids=torch.arange(start, start + n, device=device)[None],
+                    past_key_values=cache, use_cache=True, logits_to_keep=1)
+        kv = [(kk.clone(), vv.clone()) for kk, vv in cache.prefilling]
+        cache.prefilling = cache.prefix = None
+        return kv, out.logits[:, -1]
+
+    shared: list = []                        # the template opening's keys/values, once computed
+
     def admit(slot: int) -> Row:
         g, j = waiting.popleft()
         if g not in prefilled:
-            ids = torch.tensor([prompts[g]], device=device)
-            cache.prefilling = []
-            n = ids.shape[1]
-            causal = torch.full((n, n), float("-inf"), device=device).triu(1)[None, None].to(dtype)
-            out = model(input_ids=ids, attention_mask=causal, position_ids=torch.arange(n, device=device)[None],
-                        past_key_values=cache, use_cache=True, logits_to_keep=1)
-            prefilled[g] = ([(kk.clone(), vv.clone()) for kk, vv in cache.prefilling], out.logits[:, -1], k)
-            cache.prefilling = None
-            counts["prefill_tokens"] += n
+            p = prompts[g]
+            start = len(prefix) if prefix and len(p) > len(prefix) and p[: len(prefix)] == prefix else 0
+            if start and not shared:
+                shared.extend(prefill(prefix, 0, None)[0])
+            kv, logits = prefill(p[start:], start, shared if start else None)
+            prefilled[g] = (kv, logits, k)
         kv, logits, left = prefilled[g]
         cache.fit(max(cache.room, len(prompts[g]) + 1), max(slot, len(live)))
         cache.put(slot, kv)

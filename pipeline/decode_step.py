@@ -5,8 +5,9 @@ A decode step of a small model on a CPU is mostly fixed cost: transformers' forw
 step at one row on SmolLM2-135M (masks, hooks, kwargs, seven linear calls and about sixty calls a
 layer). This step makes about twenty calls a layer: q, k and v as one matmul, gate and up as one
 (oneDNN-packed in bf16), RMSNorm fused, the cache written in place. It reads the model's own
-weights, norm epsilons, rotary embedding (any rope scaling), activation, embeddings and LM head;
-prefill still runs transformers' forward. Worth 1.21x on the sample stage (bench/RESULTS.md).
+weights, norm epsilons, rotary embedding (any rope scaling), activation, embeddings and LM head.
+Worth 1.21x on the sample stage (bench/RESULTS.md). `prefill` computes one prompt's keys and values
+the same way (transformers' forward costs 3-4x its linears on a 100-token prompt here).
 
 `make_step` returns None for a model this step does not compute exactly (another layer shape, an
 unmerged LoRA, a sliding window in reach) and on a GPU (not measured there): the loop then steps
@@ -131,16 +132,53 @@ class LlamaStep:
         self.norm = (self.inner.norm.weight, self.inner.norm.variance_epsilon)
         self.head = _fused([model.lm_head], packed, rows)
 
+    def _rotary(self, x: torch.Tensor, pos: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """cos and the signed sine at positions pos (n,), each (n, 1, d): rotate_half(q) * sin ==
+        roll(q, d/2) * sin', sin' = sin with its first half negated (exact)."""
+        cos, sin = self.inner.rotary_emb(x, pos[None])               # (1, n, d): the model's own rotary
+        half = self.head_dim // 2
+        cos, sin = cos[0, :, None], sin[0, :, None]
+        return cos, torch.cat((-sin[..., :half], sin[..., half:]), -1)
+
+    @torch.no_grad()
+    def prefill(self, ids: torch.Tensor, start: int = 0, prefix: list | None = None) -> tuple[list, torch.Tensor]:
+        """One prompt's tokens ids (T,) at positions start.. on top of `prefix` (per layer the keys and
+        values (1, KVH, start, D) of the positions before, or None when start is 0): per layer its
+        keys and values (1, KVH, start + T, D), and the last position's logits (1, vocab). One prompt
+        at a time, so a prompt's keys do not depend on what else is prefilled (batch invariance)."""
+        T, d, kvh, H = ids.shape[0], self.head_dim, self.kv_heads, self.heads
+        x = self.inner.embed_tokens(ids)                             # (T, hidden)
+        cos, sin = self._rotary(x, torch.arange(start, start + T, device=ids.device))
+        mask = None                                                  # causal; with a prefix, every prefix key too
+        if start:
+            mask = torch.ones(T, start + T, dtype=torch.bool, device=ids.device).tril(start)
+        rms, half, out = torch.nn.functional.rms_norm, d // 2, []
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+        for i, (w1, e1, qkv, o, w2, e2, gate_up, down, act, scaling) in enumerate(self.layers):
+            h = qkv(rms(x, self.hidden, w1, e1))                     # (T, (H + 2 KVH) d)
+            qk = h[:, : self.q_size + self.kv_size].view(T, H + kvh, d)
+            qk = (qk * cos + torch.roll(qk, half, -1) * sin).transpose(0, 1)  # (H + KVH, T, d)
+            q, k = qk[None, :H], qk[None, H:]
+            v = h[:, self.q_size + self.kv_size:].view(T, kvh, d).transpose(0, 1)[None]
+            if prefix is not None:
+                k, v = torch.cat((prefix[i][0], k), 2), torch.cat((prefix[i][1], v), 2)
+            k, v = k.contiguous(), v.contiguous()
+            out.append((k, v))
+            # scale 1.0 where it is folded into q's weights; query head h reads key/value head h // g
+            att = sdpa(q, k, v, attn_mask=mask, is_causal=mask is None, scale=scaling, enable_gqa=True)
+            x = x + o(att[0].transpose(0, 1).reshape(T, self.q_size))
+            h = gate_up(rms(x, self.hidden, w2, e2))
+            x = x + down(act(h[:, : h.shape[-1] // 2]) * h[:, h.shape[-1] // 2:])
+        return out, self.head(rms(x[-1:], self.hidden, *self.norm))
+
     @torch.no_grad()
     def __call__(self, ids: torch.Tensor, pos: torch.Tensor, cache) -> torch.Tensor:
         n, g, d, kvh, H = ids.shape[0], self.heads // self.kv_heads, self.head_dim, self.kv_heads, self.heads
         room = cache.room                                            # every live row's keys: one contiguous block
         dev = ids.device
         x = self.inner.embed_tokens(ids)                             # (n, hidden)
-        cos, sin = self.inner.rotary_emb(x, pos[:, None])            # (n, 1, d): the model's own rotary
+        cos, sin = self._rotary(x, pos)
         half = d // 2
-        # rotate_half(q) * sin == roll(q, d/2) * sin', sin' = sin with its first half negated (exact)
-        sin = torch.cat((-sin[..., :half], sin[..., half:]), -1)
         mask = torch.where(torch.arange(room, device=dev)[None, :] <= pos[:, None], 0.0, float("-inf"))
         mask = mask.to(x.dtype).view(n, 1, 1, room)                  # additive, exact in any float format
         # where each row's new key goes in a layer's cache seen as (slots * KVH * room, d)

@@ -35,6 +35,15 @@ def chat_prompt(tok, cfg: Config, prompt: str) -> list[int]:
     return list(ids)
 
 
+def template_prefix(tok, cfg: Config) -> list[int]:
+    """The tokens every chat prompt of this config opens with, whatever its problem (the template's
+    opening and the system turn): the common start of two prompts that differ from their first
+    character. The decode loop prefills them once; it depends on the tokenizer and the system
+    prompt only, never on which prompts a stage holds."""
+    a, b = chat_prompt(tok, cfg, "a"), chat_prompt(tok, cfg, "1")
+    return a[: next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))]
+
+
 def left_pad(seqs: list[list[int]], pad_id: int, device=None) -> tuple[torch.Tensor, torch.Tensor]:
     """(input_ids, attention_mask), both (B, T), padded on the left so every row ends at T."""
     width = max(len(s) for s in seqs)
@@ -195,7 +204,8 @@ def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, keys:
     seeds = [[row_seed(seed, key, j) for j in range(k)] for key in keys]
     n = slots(model, sc.batch_size, max((len(p) for p in prompts), default=0), sc.max_new_tokens)
     done = decode(model, tok, prompts, k, sc.max_new_tokens, n, seeds=seeds, warp=lambda z: warp(None, z),
-                  stop=sc.stop, stop_after_code=sc.stop_after_code, desc=desc, stats=stats)
+                  stop=sc.stop, stop_after_code=sc.stop_after_code, desc=desc, stats=stats,
+                  prefix=template_prefix(tok, cfg))
     out = []
     for g, rows in enumerate(done):
         for j, r in enumerate(rows):
@@ -207,12 +217,12 @@ def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, keys:
 
 @torch.no_grad()
 def greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int | str = "auto",
-           stats: dict | None = None) -> list[tuple[str, str]]:
+           stats: dict | None = None, prefix: list[int] | None = None) -> list[tuple[str, str]]:
     """(text, finish_reason) per prompt, greedy decoding (argmax; no generation_config processor),
-    from the decode loop."""
+    from the decode loop. prefix: the prompts' template opening (`template_prefix`), prefilled once."""
     from pipeline.decode import decode
     n = slots(model, batch_size, max((len(p) for p in prompts), default=0), max_new)
-    done = decode(model, tok, prompts, 1, max_new, n, desc="eval", stats=stats)
+    done = decode(model, tok, prompts, 1, max_new, n, desc="eval", stats=stats, prefix=prefix)
     return [finish(tok, rows[0]["ids"], [], max_new)[1:] for rows in done]
 
 

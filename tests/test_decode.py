@@ -310,3 +310,19 @@ def test_generates_sampler_logprobs_are_the_policys_and_reported(student, temper
     for a, b in same:
         torch.testing.assert_close(torch.tensor(a["sampler_logprobs"]), torch.tensor(b["sampler_logprobs"]),
                                    atol=1e-4, rtol=0)
+
+
+def test_the_template_opening_is_prefilled_once(student):
+    """generate and greedy prefill the chat template's opening (fixed by the tokenizer and the
+    system prompt, not by the prompts) once: fewer tokens prefilled, the same completions."""
+    cfg, tok, model, prompts = student
+    prefix = engine_hf.template_prefix(tok, cfg)
+    assert len(prefix) >= 8 and all(p[: len(prefix)] == prefix for p in prompts)
+    assert engine_hf.template_prefix(tok, cfg.model_copy(update={"student": cfg.student.model_copy(
+        update={"system_prompt": "Answer in Python."})})) != prefix          # the system turn is part of it
+    whole, once = {}, {}
+    plain = engine_hf.greedy(model, tok, prompts, 20, 3, stats=whole)
+    assert engine_hf.greedy(model, tok, prompts, 20, 3, stats=once, prefix=prefix) == plain
+    assert once["prefill_tokens"] == whole["prefill_tokens"] - (len(prompts) - 1) * len(prefix)
+    other = prompts + [prompts[0][: len(prefix) - 1] + [prompts[0][len(prefix)]] + prompts[0][len(prefix):]]
+    assert engine_hf.greedy(model, tok, other, 20, 3, prefix=prefix)[:-1] == plain  # another opening: whole

@@ -133,3 +133,34 @@ def test_the_step_of_one_row_and_of_several(student, n):  # noqa: F811
     cfg, tok, model, prompts = student
     ours, ref = both_steps(model, prompts[:n])
     torch.testing.assert_close(ours, ref, atol=1e-4, rtol=1e-4)
+
+
+def transformers_prefill(model, ids: list[int]) -> tuple[list, torch.Tensor]:
+    """One prompt through transformers' forward: per layer its keys and values, and the last logits."""
+    layers, kv_heads, head_dim = model_shape(model)
+    p = next(model.parameters())
+    cache = SlotCache(layers, 1, kv_heads, head_dim, p.dtype, p.device)
+    cache.prefilling = []
+    n = len(ids)
+    causal = torch.full((n, n), float("-inf")).triu(1)[None, None].to(p.dtype)
+    with slot_attention_on(model), torch.no_grad():
+        out = model(input_ids=torch.tensor([ids]), attention_mask=causal, position_ids=torch.arange(n)[None],
+                    past_key_values=cache, use_cache=True, logits_to_keep=1)
+    return cache.prefilling, out.logits[:, -1]
+
+
+def test_the_prefill_gives_transformers_keys_and_logits(student):  # noqa: F811
+    """A prompt prefilled by the step, whole or continuing from the keys and values of its first
+    tokens (the template's opening, prefilled once): transformers' keys, values and last logits."""
+    cfg, tok, model, prompts = student
+    step = make_step(model, 200)
+    for ids in prompts:
+        ref_kv, ref_logits = transformers_prefill(model, ids)
+        head, _ = step.prefill(torch.tensor(ids[:7]))
+        for kv, logits in (step.prefill(torch.tensor(ids)), step.prefill(torch.tensor(ids[7:]), 7, head)):
+            torch.testing.assert_close(logits, ref_logits, atol=1e-4, rtol=1e-4)
+            for (k, v), (rk, rv) in zip(kv, ref_kv):
+                assert k.shape == rk.shape == (1, model_shape(model)[1], len(ids), model_shape(model)[2])
+                torch.testing.assert_close(k, rk, atol=1e-5, rtol=1e-4)
+                torch.testing.assert_close(v, rv, atol=1e-5, rtol=1e-4)
+    assert float(ref_logits.std()) > 0.1

@@ -22,7 +22,8 @@ import torch
 from data.schema import Problem
 from pipeline import dist
 from pipeline.config import Config
-from pipeline.engine_hf import batch_size, cache_kwargs, chat_prompt, generate, greedy, reference_greedy
+from pipeline.engine_hf import (batch_size, cache_kwargs, chat_prompt, generate, greedy, reference_greedy,
+                                template_prefix)
 from pipeline.forward import collate, to_device, token_logprobs
 from pipeline.judging import Judging, as_answer
 from pipeline.model import load_tokenizer, student_model
@@ -117,7 +118,8 @@ def answer(cfg: Config, ctx: Ctx, tok, prompts: list[list[int]], keys: list[str]
                 texts = [[a] for a in reference_greedy(m, tok, prompts, cfg.eval.max_new_tokens, size,
                                                        **cache_kwargs(cfg))]
             else:
-                texts = [[a] for a in greedy(m, tok, prompts, cfg.eval.max_new_tokens, cfg.sample.batch_size)]
+                texts = [[a] for a in greedy(m, tok, prompts, cfg.eval.max_new_tokens, cfg.sample.batch_size,
+                                             prefix=template_prefix(tok, cfg))]
     nll = [None] * len(prompts)
     if with_nll is not None and prompts and any(with_nll):
         model = model or student_model(cfg, adapter=adapter)
