@@ -11,10 +11,23 @@ RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 PACKAGES = ("torch", "transformers", "peft", "trl", "accelerate", "datasets")
 
 
+def cpu() -> str:
+    """The CPU's model name and the matrix extensions its bf16 kernels use (amx_bf16, avx512_bf16):
+    the machines this bench runs on differ, and with them every CPU figure."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return platform.processor() or "unknown CPU"
+    name = next((ln.split(":", 1)[1].strip() for ln in info.splitlines() if ln.startswith("model name")), "unknown CPU")
+    flags = next((ln.split(":", 1)[1].split() for ln in info.splitlines() if ln.startswith("flags")), [])
+    ext = [f for f in ("amx_bf16", "avx512_bf16") if f in flags]
+    return f"{name} ({', '.join(ext) or 'no bf16 matrix extension'})"
+
+
 def header(title: str) -> str:
     vers = ", ".join(f"{p} {version(p)}" for p in PACKAGES)
     return (f"## {title}\n\n{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M UTC}; {platform.machine()}, "
-            f"{os.cpu_count()} cores, Python {platform.python_version()}; {vers}\n\n")
+            f"{os.cpu_count()} cores, {cpu()}, Python {platform.python_version()}; {vers}\n\n")
 
 
 def epoch_table(rows: list[dict], cols: list[str]) -> list[str]:
