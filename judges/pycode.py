@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 import symtable
+import threading
 
 from pyflakes import checker as pyflakes_checker, messages as pyflakes_messages
 
@@ -83,12 +84,20 @@ def context_names(context: str | None) -> set[str]:
     return {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()}
 
 
+# CPython 3.11 keeps the AST constructor's recursion depth in state every thread shares: two
+# threads building ASTs at once can fail one with "SystemError: AST constructor recursion depth
+# mismatch" (python/cpython#106905; seen here in the judge's thread pool, which killed a judge
+# stage). One AST at a time; parsing an answer takes well under a millisecond.
+_AST_LOCK = threading.Lock()
+
+
 def static_check(code: str, context: str | None = None) -> tuple[float, int | None, list[str]]:
     """(score, error count, messages) for the answer's `code` alone (its own line numbers),
     with the names `context` defines counted as defined. Does not compile: score 0, count None."""
     try:
-        tree = ast.parse(code, "solution.py")
-        compile(tree, "solution.py", "exec")  # symbol-table errors ast.parse lets through
+        with _AST_LOCK:
+            tree = ast.parse(code, "solution.py")
+            compile(tree, "solution.py", "exec")  # symbol-table errors ast.parse lets through
     except (SyntaxError, ValueError) as e:
         return 0.0, None, [f"does not compile: {e}"]
     found = pyflakes_checker.Checker(tree, filename="solution.py", builtins=context_names(context)).messages
