@@ -39,8 +39,11 @@ def test_generate_k_per_prompt_is_seeded(tiny_model):
 
 def test_shared_prompt_prefill_samples_the_same_tokens(tiny_model):
     """sample.share_prompt (engine=generate): each prompt is prefilled once and its cache copied to its K samples.
-    With the same seed the completions equal those of K separate prefills, token for token."""
-    out = {}
+    With the same seed the completions equal those of K separate prefills, token for token, up to float
+    ties (a batch of 1 and a batch of K prefill through matmul kernels that may round differently: on an
+    AMX CPU they do, and the tiny random model's 49k near-equal probabilities make ties common)."""
+    from tests.test_decode import assert_same_up_to_ties
+    out, rows = {}, {}
     for share in (False, True):
         cfg = load_config(None, [f"student.model={tiny_model}", "sample.num_samples=4", "sample.max_new_tokens=24",
                                  "sample.batch_size=8", "sample.temperature=1.0", f"sample.share_prompt={share}",
@@ -48,8 +51,10 @@ def test_shared_prompt_prefill_samples_the_same_tokens(tiny_model):
         tok = load_tokenizer(cfg.student)
         model = load_student(cfg.student)
         prompts = [engine_hf.chat_prompt(tok, cfg, q) for q in ("Add two numbers.", "Hi", "Reverse a string, please.")]
-        out[share] = [x["completion_ids"] for x in engine_hf.generate(model, tok, prompts, cfg, seed=5)]
-    assert len(out[True]) == 12 and out[True] == out[False]
+        rows[share] = engine_hf.generate(model, tok, prompts, cfg, seed=5)
+        out[share] = [x["completion_ids"] for x in rows[share]]
+    assert len(out[True]) == 12
+    assert_same_up_to_ties(model, cfg, prompts, rows[True], rows[False], 5)
     assert len({tuple(c) for c in out[True]}) > 3  # samples of one prompt differ: the copies are independent
 
 
