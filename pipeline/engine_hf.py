@@ -8,8 +8,8 @@ and its index in the group (`row_seed`), by the same inverse-CDF rule (`pipeline
 so a completion does not depend on what else shares its batch, nor on how many processes share
 the prompts (up to float rounding: in bf16, on a CPU whose matmul kernels change with the row
 count, some picks move with the batch; pipeline/decode.py). Each completion keeps its text, token
-ids, finish reason (eos / stop / length) and length, so the update can recompute logprobs on exactly the sampled tokens, and (both) the
-sampler's own logprob of each token. `sampling_model` gives the weights to sample with: the
+ids, finish reason (eos / stop / length) and length, so the update can recompute logprobs on
+exactly the sampled tokens, and (both) the sampler's own logprob of each token. `sampling_model` gives the weights to sample with: the
 policy's LoRA merged in, in sample.dtype (bf16 on a CPU with avx512_bf16).
 """
 from __future__ import annotations
