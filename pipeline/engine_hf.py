@@ -9,8 +9,9 @@ so a completion does not depend on what else shares its batch, nor on how many p
 the prompts (up to float rounding: in bf16, on a CPU whose matmul kernels change with the row
 count, some picks move with the batch; pipeline/decode.py). Each completion keeps its text, token
 ids, finish reason (eos / stop / length) and length, so the update can recompute logprobs on
-exactly the sampled tokens, and (both) the sampler's own logprob of each token. `sampling_model` gives the weights to sample with: the
-policy's LoRA merged in, in sample.dtype (bf16 on a CPU with avx512_bf16).
+exactly the sampled tokens, and (both) the sampler's own logprob of each token. `sampling_model`
+gives the weights to sample with: the policy's LoRA merged in, in sample.dtype (bf16 on a CPU with
+avx512_bf16).
 """
 from __future__ import annotations
 
