@@ -15,8 +15,8 @@ waiting completion, across the whole stage, so every step computes rows that are
   system turn: `prefix`, fixed by the tokenizer and the system prompt, never by the prompt set) is
   prefilled once for the stage and each prompt's prefill continues from it, so a prompt's keys are
   the same numbers whatever else the stage, its slots or its processes hold.
-- One-token attention groups the query heads by their key/value head and runs two batched matmuls
-  on the cache as it lies (no repeat of the grouped heads, no copy of the cache).
+- One-token attention is SDPA over the cache as it lies, the query heads grouped by their key/value
+  head (no repeat of the grouped heads, no copy of the cache); its CPU kernel accumulates in float32.
 - Sampling is inverse-CDF with each row's own stream (`SeededSampler`'s rule), so a completion does
   not depend on what shares its steps, the slot count or the process count, up to float rounding:
   a CPU's matmul kernels can change with the row count (oneDNN on AMX does), and in bf16 that moves
@@ -61,22 +61,16 @@ def code_end(text: str) -> int | None:
 
 
 def slot_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
-    """transformers' attention interface. One query token (decode): query heads grouped by their
-    key/value head, scores and output as two batched matmuls over the cache's views, softmax in
-    float32; attention_mask is additive (n, 1, 1, L). Several tokens (prefill): transformers' SDPA."""
+    """transformers' attention interface. One query token (decode): SDPA over the cache's views as
+    they lie, the query heads grouped by their key/value head (no repeat of the cache);
+    attention_mask is additive (n, 1, 1, L). Several tokens (prefill): transformers' SDPA."""
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
     if query.shape[2] != 1:
         return sdpa_attention_forward(module, query, key, value, attention_mask, scaling=scaling, dropout=dropout,
                                       **kwargs)
-    n, heads, _, dim = query.shape                                              # (n, H, 1, D)
-    kv_heads, length = key.shape[1], key.shape[2]                               # key: (n, KVH, L, D)
-    g = heads // kv_heads
-    q = query.reshape(n * kv_heads, g, dim)                                     # head h serves kv head h // g
-    scores = torch.bmm(q, key.reshape(n * kv_heads, length, dim).transpose(1, 2)).view(n, kv_heads, g, length)
-    scale = scaling if scaling is not None else dim ** -0.5
-    probs = torch.softmax(scores.float() * scale + attention_mask, -1).to(value.dtype)
-    out = torch.bmm(probs.view(n * kv_heads, g, length), value.reshape(n * kv_heads, length, dim))
-    return out.view(n, 1, heads, dim), None                                     # (n, 1, H, D), as sdpa's
+    out = torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask=attention_mask.to(query.dtype),
+                                                           scale=scaling, enable_gqa=True)   # (n, H, 1, D)
+    return out.transpose(1, 2), None                                            # (n, 1, H, D), as sdpa's
 
 
 def _register() -> None:
@@ -103,17 +97,19 @@ def slot_attention_on(model):
 class SlotCache:
     """KV cache of `slots` rows, each at its own length; transformers' attention layers call
     `update`. Per layer (slots, kv_heads, room, head_dim), room a multiple of CHUNK at least the
-    longest live row (`fit` grows it, never shrinks it: each new allocation costs page faults), so
-    the live rows' keys are one contiguous block that the attention's matmuls read in place (a
-    strided view of a longer buffer costs them a copy per layer and step).
+    longest live row (`fit` grows it, never shrinks it: each new allocation costs page faults). A
+    step's attention reads the first n slots' first `span` positions (`reach`) as a strided view, in
+    place: the longest live row rounded up to SPAN, not the whole room (at 64 rows the keys and
+    values a step reads outweigh the model's weights).
     Prefill mode (`prefilling` a list): keys/values of one prompt are kept aside, unchanged."""
 
     CHUNK = 128
+    SPAN = 32                                     # a step reads keys [0, span): the longest live row, rounded up
 
     def __init__(self, layers: int, slots: int, kv_heads: int, head_dim: int, dtype, device):
         self.layers, self.shape, self.dtype, self.device = layers, (slots, kv_heads, 0, head_dim), dtype, device
         self.k = self.v = [None] * layers
-        self.room = -1
+        self.room = self.span = -1
         self.prefilling: list | None = None
         self.prefix: list | None = None           # per layer (1, KVH, S, D): what a prefill continues from
         self.n = 0                                # live rows: the first n slots
@@ -137,6 +133,7 @@ class SlotCache:
             new_k.append(k)
             new_v.append(v)
         self.k, self.v, self.room = new_k, new_v, room
+        self.span = room                          # until `reach` narrows it
 
     def update(self, key, value, layer_idx, *args, **kwargs):
         if self.prefilling is not None:           # (1, KVH, P, D): kept for the prompt's completions
@@ -147,7 +144,12 @@ class SlotCache:
             return key, value
         self.k[layer_idx][self.rows, :, self.pos] = key[:, :, 0]
         self.v[layer_idx][self.rows, :, self.pos] = value[:, :, 0]
-        return self.k[layer_idx][: self.n], self.v[layer_idx][: self.n]
+        return self.k[layer_idx][: self.n, :, : self.span], self.v[layer_idx][: self.n, :, : self.span]
+
+    def reach(self, length: int) -> None:
+        """This step's live rows reach `length` positions at most (their new tokens included): its
+        attention reads positions [0, span), span that length rounded up to SPAN (at most the room)."""
+        self.span = min(self.room, -(-length // self.SPAN) * self.SPAN)
 
     def put(self, slot: int, kv: list) -> None:
         for layer, (k, v) in enumerate(kv):
@@ -309,15 +311,17 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
                 retire(i)
         while live:
             n = len(live)
-            pos = torch.tensor([r.length for r in live], device=device)
-            cache.fit(int(pos.max()) + 1, n)
+            lengths = [r.length for r in live]
+            pos = torch.tensor(lengths, device=device)
+            cache.fit(max(lengths) + 1, n)
+            cache.reach(max(lengths) + 1)
             t0 = time.perf_counter()
             last = torch.tensor([r.ids[-1] for r in live], device=device)
             if step is not None:
                 logits = step(last, pos, cache)
             else:
                 cache.n, cache.rows, cache.pos = n, torch.arange(n, device=device), pos
-                mask = torch.where(torch.arange(cache.room, device=device)[None, :] <= pos[:, None], 0.0, float("-inf"))
+                mask = torch.where(torch.arange(cache.span, device=device)[None, :] <= pos[:, None], 0.0, float("-inf"))
                 logits = model(input_ids=last[:, None], attention_mask=mask[:, None, None, :], position_ids=pos[:, None],
                                past_key_values=cache, use_cache=True).logits[:, -1]
             t1 = time.perf_counter()

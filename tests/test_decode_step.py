@@ -43,7 +43,7 @@ def transformers_step(model, cache: SlotCache, ids: torch.Tensor, pos: torch.Ten
     n = len(ids)
     cache.fit(int(pos.max()) + 1, n)
     cache.n, cache.rows, cache.pos = n, torch.arange(n), pos
-    mask = torch.where(torch.arange(cache.room)[None, :] <= pos[:, None], 0.0, float("-inf"))
+    mask = torch.where(torch.arange(cache.span)[None, :] <= pos[:, None], 0.0, float("-inf"))
     with slot_attention_on(model), torch.no_grad():
         return model(input_ids=ids[:, None], attention_mask=mask[:, None, None, :], position_ids=pos[:, None],
                      past_key_values=cache, use_cache=True).logits[:, -1]
@@ -126,6 +126,32 @@ def test_models_the_step_does_not_compute_go_through_transformers(student):  # n
     odd = copy.deepcopy(model)
     odd.model.layers[1].mlp.up_proj = torch.nn.Sequential(odd.model.layers[1].mlp.up_proj)
     assert make_step(odd, 200) is None
+
+
+def test_a_step_reads_no_key_past_the_longest_live_row(student):  # noqa: F811
+    """The attention reads positions [0, span), span the live rows' longest rounded up to SlotCache.SPAN,
+    not the whole room: NaN written past the span (where a longer, finished row left its keys) changes
+    nothing, on either step; with the span widened to the room, it poisons the logits."""
+    cfg, tok, model, prompts = student
+    cache, ids, pos = filled_cache(model, prompts, [0, 3, 7, 1][: len(prompts)])
+    n, longest = len(ids), int(pos.max()) + 1
+    cache.fit(4 * SlotCache.CHUNK, n)                     # a room far past every live row
+    span = -(-longest // SlotCache.SPAN) * SlotCache.SPAN
+    assert span < cache.room
+    clean = copy.deepcopy(cache)
+    for k, v in zip(cache.k, cache.v):
+        k[:, :, span:], v[:, :, span:] = float("nan"), float("nan")
+    step = make_step(model, 200)
+    results = []
+    for c in (clean, copy.deepcopy(cache), copy.deepcopy(cache)):
+        c.reach(longest)
+        assert c.span == span
+        results.append((step(ids, pos, c), transformers_step(model, c, ids, pos)))
+    for ours, ref in results[1:]:
+        assert torch.equal(ours, results[0][0]) and torch.equal(ref, results[0][1])
+    poisoned = copy.deepcopy(cache)
+    poisoned.span = poisoned.room                         # what reading the whole room would do
+    assert torch.isnan(step(ids, pos, poisoned)).all()
 
 
 @pytest.mark.parametrize("n", [1, 3])
