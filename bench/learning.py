@@ -92,13 +92,18 @@ def train(name: str, overrides: list[str], a, log) -> list[dict]:
 
 
 def comparisons(base: dict[str, Path], trained: list[dict[str, Path]], confidence: float = 0.95) -> dict[str, dict]:
-    """{set: {metric: Paired}} of the trained runs (seeds) against the base model."""
+    """{set: {metric: Paired}} of the trained runs (seeds) against the base model; with both held-out
+    Python sets, also `heldout+bank`: their problems as one set (the held-out set, 188 problems)."""
     out: dict[str, dict] = {}
+    evals: dict[str, tuple[list, list]] = {}
     for key, d in base.items():
         if not all(key in t for t in trained):
             continue  # a set some runs were not evaluated on (the positive control has no validation split)
-        a = load_eval(d)
-        bs = [load_eval(t[key]) for t in trained]
+        evals[key] = load_eval(d), [load_eval(t[key]) for t in trained]
+    if all(k in evals for k in HELDOUT):  # per_problem's keys carry the source: the two sets never collide
+        evals["+".join(HELDOUT)] = ([r for k in HELDOUT for r in evals[k][0]],
+                                    [[r for k in HELDOUT for r in evals[k][1][i]] for i in range(len(trained))])
+    for key, (a, bs) in evals.items():
         out[key] = {m: compare([per_problem(a, m)], [per_problem(b, m) for b in bs], m, hi, confidence)
                     for m, hi in METRICS if per_problem(a, m)}
     return out
@@ -207,7 +212,7 @@ def main() -> int:
     if not a.no_controls:
         # the negative control is judged on pass@1 and score of every set at once: Bonferroni, so a
         # sound bench says "broken" 5% of the time, not 1 - 0.95^checks
-        checks = 2 * len(a.sets)
+        checks = 2 * (len(a.sets) + all(k in a.sets for k in HELDOUT))
         neg = comparisons(base, [finals["negative-control"]], 1 - 0.05 / checks)
         pos = comparisons(base, [finals["positive-control"]])
         lines += table(f"Negative control (update.lr=0, update.sft_lr=0; seed 0): must hold 0 ("
@@ -218,9 +223,10 @@ def main() -> int:
         broken = [f"{k} {m}" for k, ms in neg.items() for m, p in ms.items() if m != "ref_nll" and p.sign != 0]
         paragraphs.append("**bench broken**: the negative control moved (" + ", ".join(broken) + ")" if broken
                           else "Negative control: every interval holds 0 (the noise floor).")
-        if "heldout" in pos:
-            p = pos["heldout"]["pass@1"]
-            paragraphs.append(f"Positive control, held-out pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]"
+        held = next((k for k in ("+".join(HELDOUT), *HELDOUT) if k in pos), None)
+        if held:
+            p = pos[held]["pass@1"]
+            paragraphs.append(f"Positive control, {held} pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]"
                               f" ({'moved' if p.sign > 0 else 'did NOT move: the bench cannot see learning'}).")
     total = time.time() - t0
     paragraphs.append(f"Wall time {total / 60:.1f} min: " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in times.items())

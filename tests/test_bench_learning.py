@@ -46,3 +46,40 @@ def test_the_positive_control_trains_on_every_held_out_set(tmp_path):
     both = load_source(heldout_source(["heldout", "bank", "humaneval"], tmp_path))
     want = {p.id for p in load_source("builtin:heldout")} | {p.id for p in load_source("bank:heldout")}
     assert {p.id for p in both} == want and len(both) == len(want) == 188
+
+
+def test_the_two_held_out_sets_are_also_compared_as_one(tmp_path):
+    """With heldout and bank, the bench adds heldout+bank: every problem of both, paired by problem
+    and seed, as `compare` pairs one set (its mean is the problems' mean, not the sets' mean)."""
+    sys.path.insert(0, str(ROOT))
+    from bench.learning import comparisons
+    from pipeline.significance import compare
+    from pipeline.tables import save_table
+
+    def evals(name: str, values: dict[str, list[float]]) -> dict[str, Path]:
+        out = {}
+        for key, source in (("heldout", "builtin:heldout"), ("bank", "bank:heldout")):
+            rows = [{"source": source, "problem_id": f"p{i}", "n": 8, "correct": int(8 * v), "pass@1": v,
+                     "score": v, "ref_nll": 1 - v} for i, v in enumerate(values[key])]
+            save_table(rows, tmp_path / name / key)
+            out[key] = tmp_path / name / key
+        return out
+
+    base = evals("base", {"heldout": [0.0, 0.5, 1.0], "bank": [0.25, 0.5, 0.0, 0.125]})
+    seeds = [evals("s0", {"heldout": [0.125, 0.5, 1.0], "bank": [0.5, 0.75, 0.0, 0.25]}),
+             evals("s1", {"heldout": [0.0, 0.625, 0.875], "bank": [0.375, 0.5, 0.125, 0.25]})]
+    comp = comparisons(base, seeds)
+    assert set(comp) == {"heldout", "bank", "heldout+bank"}
+    union = comp["heldout+bank"]["pass@1"]
+    assert union.problems == 7 and union.runs == 2
+    # the per-problem differences of both sets, averaged over problems and seeds
+    diffs = [0.125, 0, 0, 0.25, 0.25, 0, 0.125] + [0, 0.125, -0.125, 0.125, 0, 0.125, 0.125]
+    assert abs(union.diff - sum(diffs) / len(diffs)) < 1e-12
+    ref = compare([merged(base)], [merged(s) for s in seeds])   # the two sets' rows as one eval
+    assert abs(ref.diff - union.diff) < 1e-12 and ref.ci == union.ci
+    assert comp["heldout"]["pass@1"].problems == 3 and comp["bank"]["pass@1"].problems == 4
+
+
+def merged(evals: dict[str, Path]) -> dict[str, float]:
+    from pipeline.significance import load_eval, per_problem
+    return {k: v for key in ("heldout", "bank") for k, v in per_problem(load_eval(evals[key]), "pass@1").items()}
