@@ -12,7 +12,9 @@ It prints generated tokens/s, row-steps computed (a row-step: one sequence throu
 finished or not), the rows whose tokens equal the reference's, the gap between the sampler's
 logprob of each token and the float32 policy's (as logprobs/sampler_gap), and the floor: this
 machine's matmul rate at the model's shapes (float32 and bf16, measured here) over the model's
-FLOPs per generated token.
+FLOPs per generated token, and the roofline: the loop's own steps at this machine's memory
+bandwidth and matmul rate (each step the longer of reading its weights and keys and computing its
+FLOPs), the share of the arm's time that the hardware's limits explain.
 
     python bench/sampler.py [--quick] [--no-record] [--only "eval greedy"]
     (--quick: 8 eval problems instead of 29; --only: these scenarios, comma-separated)
@@ -61,6 +63,30 @@ def flops_per_token(c, context: float) -> float:
     return 2 * (c.num_hidden_layers * per_layer + c.hidden_size * c.vocab_size) + 4 * c.num_hidden_layers * c.hidden_size * context
 
 
+def bandwidth() -> float:
+    """GB/s at which this machine reads memory: a float32 sum over 512 MiB (far past every cache)."""
+    x = torch.ones(128 * 2 ** 20)
+    x.sum()
+    t = time.perf_counter()
+    for _ in range(5):
+        x.sum()
+    return 5 * x.numel() * 4 / (time.perf_counter() - t) / 1e9
+
+
+def roofline(model, trace: list, prefill_tokens: int, rate: float, bw: float) -> float:
+    """Seconds the loop's own steps would take at this machine's limits: each decode step (rows n,
+    keys read per row span) the longer of reading its bytes (every weight once, the rows' keys and
+    values) at `bw` GB/s and computing its FLOPs at `rate` GFLOP/s; each prefilled token its FLOPs."""
+    c = model.config
+    elem = next(model.parameters()).element_size()
+    weights = sum(p.numel() for p in model.parameters()) * elem
+    kv_heads = getattr(c, "num_key_value_heads", None) or c.num_attention_heads
+    kv_token = c.num_hidden_layers * 2 * kv_heads * (c.hidden_size // c.num_attention_heads) * elem
+    steps = sum(max((weights + n * span * kv_token) / (bw * 1e9), n * flops_per_token(c, span) / (rate * 1e9))
+                for n, span, _ in trace)
+    return steps + prefill_tokens * flops_per_token(c, 0) / (rate * 1e9)
+
+
 def static_row_steps(rows: list[dict], group: int, per_batch: int) -> int:
     """Row-steps of generate over static batches: each batch steps until its longest row ends."""
     out = 0
@@ -105,11 +131,12 @@ def main() -> None:
     scenarios = [("sample", cfg, train), ("sample+code", code_cfg, train), ("eval greedy", None, heldout),
                  ("eval sampled", eval_cfg, heldout)]
     lines = ["| scenario | engine | tokens | seconds | tokens/s | vs generate | row-steps | rows = generate's | "
-             "sampler gap mean / max (nats) | % of the floor |", "|---" * 10 + "|"]
+             "sampler gap mean / max (nats) | % of the floor | % of the roofline |", "|---" * 11 + "|"]
     slot_note: list[str] = []
     import pipeline.decode as decode_mod
     from pipeline.decode_step import make_step
     rates = {torch.float32: matmul_rate(c, torch.float32), torch.bfloat16: matmul_rate(c, torch.bfloat16)}
+    bw = bandwidth()
     scenarios = [sc for sc in scenarios if not only or sc[0] in only]
     for name, scfg, prompts in scenarios:
         arms = {}
@@ -120,7 +147,7 @@ def main() -> None:
             over = cfg if scfg is None else scfg
             update = {"dtype": str(dtype).split(".")[-1], **({"batch_size": 16} if "16 slots" in arm else {})}
             over = over.model_copy(update={"sample": over.sample.model_copy(update=update)})
-            stats: dict = {}
+            stats: dict = {"trace": []}
             t = time.perf_counter()
             # the transformers'-step arm: the same loop stepping through the model's own forward
             decode_mod.make_step = (lambda *a, **k: None) if "transformers' step" in arm else make_step
@@ -140,6 +167,8 @@ def main() -> None:
                 else:
                     rows = generate(m, tok, prompts, over, seed=1, stats=stats)
                 secs = time.perf_counter() - t0
+                roof = (f"{100 * roofline(m, stats['trace'], stats['prefill_tokens'], rates[dtype], bw) / secs:.0f}%"
+                        if stats["trace"] else "-")
             n_tok = sum(r["length"] for r in rows)
             k = 1 if scfg is None else over.sample.num_samples
             steps = stats.get("row_steps") or static_row_steps(rows, k, max(1, 32 // k) * k)
@@ -165,13 +194,17 @@ def main() -> None:
             same = sum(x.get("completion_ids") == y.get("completion_ids") for x, y in zip(rows, arms["generate float32"][1]))
             lines.append(f"| {name} | {arm} | {n_tok} | {secs:.1f} (+{t0 - t:.1f} weights) | {n_tok / secs:.0f} | "
                          f"{n_tok / secs / arms['generate float32'][0]:.2f}x | {steps} | {same}/{len(rows)} | {gap} | "
-                         f"{100 * n_tok / secs / floor:.0f}% of {floor:.0f} |")
+                         f"{100 * n_tok / secs / floor:.0f}% of {floor:.0f} | {roof} |")
             print(lines[-1], flush=True)
     floors = ", ".join(f"{str(d).split('.')[-1]} {r:.0f} GFLOP/s" for d, r in rates.items())
     rounding = f"Batch size and rounding: {'; '.join(slot_note)}. " if slot_note else ""
     note = (f"SmolLM2-135M ({flops_per_token(c, 0) / 1e9:.2f} GFLOP per token before attention), "
             f"{torch.get_num_threads()} threads; matmul rate at the model's shapes and 64 rows: {floors}. "
             "The floor is that rate over the FLOPs per generated token at the arm's mean context. "
+            f"The roofline is the loop's own steps at this machine's limits, step by step the longer of reading "
+            f"the step's bytes (every weight once, the live rows' keys and values) at {bw:.1f} GB/s (measured: "
+            "a sum over 512 MiB) and computing its FLOPs at the matmul rate, plus the prefilled tokens' FLOPs: "
+            "the share of the arm's time that these limits explain. "
             "'rows = generate's': completions token for token identical to transformers' generate under the same "
             "streams (float32 differences are rounding ties; bf16 samples a nearby policy). The sampler gap is "
             "against the float32 policy the logprobs stage and the update use. Seconds exclude loading the model; "

@@ -327,8 +327,8 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
             t1 = time.perf_counter()
             ids, lps = choose(logits, live)
             counts["forward_s"] += t1 - t0
-            if stats is not None and "trace" in stats:  # (rows, room, forward seconds) of each step
-                stats["trace"].append((n, cache.room, t1 - t0))
+            if stats is not None and "trace" in stats:  # (rows, keys read per row, forward seconds) of each step
+                stats["trace"].append((n, cache.span, t1 - t0))
             counts["choose_s"] += time.perf_counter() - t1
             counts["steps"] += 1
             counts["row_steps"] += n
