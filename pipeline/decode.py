@@ -20,7 +20,7 @@ waiting completion, across the whole stage, so every step computes rows that are
 - Sampling is inverse-CDF with each row's own stream (`SeededSampler`'s rule), so a completion does
   not depend on what shares its steps, the slot count or the process count, up to float rounding:
   a CPU's matmul kernels can change with the row count (oneDNN on AMX does), and in bf16 that moves
-  some picks (bench/RESULTS.md: 52 of 64 completions parted between 16 and 64 slots on such a CPU,
+  some picks (bench/RESULTS.md: 52-55 of 64 completions parted between 16 and 64 slots on such a CPU,
   none on another); in float32 only ties move. Greedy is argmax. No
   generation_config processor (repetition_penalty, ...) is applied: the sampled distribution is
   softmax(warped logits / T), the one the logprobs stage and the update compute.
