@@ -73,12 +73,14 @@ def bandwidth() -> float:
     return 5 * x.numel() * 4 / (time.perf_counter() - t) / 1e9
 
 
-def roofline(model, trace: list, prefill_tokens: int, rate: float, bw: float) -> float:
+def roofline(model, dtype, trace: list, prefill_tokens: int, rate: float, bw: float) -> float:
     """Seconds the loop's own steps would take at this machine's limits: each decode step (rows n,
-    keys read per row span) the longer of reading its bytes (every weight once, the rows' keys and
-    values) at `bw` GB/s and computing its FLOPs at `rate` GFLOP/s; each prefilled token its FLOPs."""
+    keys read per row span) the longer of reading its bytes (every weight once, in `dtype`, the rows'
+    keys and values) at `bw` GB/s and computing its FLOPs at `rate` GFLOP/s; each prefilled token its
+    FLOPs. `model`: the student as loaded (the bf16 sampling copy keeps its linears packed for oneDNN,
+    outside parameters(), so its weights are counted on the student)."""
     c = model.config
-    elem = next(model.parameters()).element_size()
+    elem = torch.tensor([], dtype=dtype).element_size()
     weights = sum(p.numel() for p in model.parameters()) * elem
     kv_heads = getattr(c, "num_key_value_heads", None) or c.num_attention_heads
     kv_token = c.num_hidden_layers * 2 * kv_heads * (c.hidden_size // c.num_attention_heads) * elem
@@ -167,7 +169,7 @@ def main() -> None:
                 else:
                     rows = generate(m, tok, prompts, over, seed=1, stats=stats)
                 secs = time.perf_counter() - t0
-                roof = (f"{100 * roofline(m, stats['trace'], stats['prefill_tokens'], rates[dtype], bw) / secs:.0f}%"
+                roof = (f"{100 * roofline(model, dtype, stats['trace'], stats['prefill_tokens'], rates[dtype], bw) / secs:.0f}%"
                         if stats["trace"] else "-")
             n_tok = sum(r["length"] for r in rows)
             k = 1 if scfg is None else over.sample.num_samples
