@@ -312,9 +312,9 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
         while live:
             n = len(live)
             lengths = [r.length for r in live]
-            pos = torch.tensor(lengths, device=device)
-            cache.fit(max(lengths) + 1, n)
-            cache.reach(max(lengths) + 1)
+            pos, reach = torch.tensor(lengths, device=device), max(lengths) + 1
+            cache.fit(reach, n)
+            cache.reach(reach)
             t0 = time.perf_counter()
             last = torch.tensor([r.ids[-1] for r in live], device=device)
             if step is not None:
