@@ -39,9 +39,14 @@ ROOT = Path("runs/bench-learning")  # --root moves it
 CONFIG = "config.yaml"
 # validation: the data.validation_size problems carved out of the training set (tune on it; the
 # held-out set and HumanEval are reported, never tuned on)
-SETS = {"heldout": "builtin:heldout", "bank": "bank:heldout", "humaneval": "humaneval", "validation": "validation"}
-HELDOUT = ("heldout", "bank")  # the held-out Python sets: what the positive control trains on
+SETS = {"heldout": "builtin:heldout", "bank": "bank:heldout", "humaneval": "humaneval", "validation": "validation",
+        "ocaml": "ocaml:heldout"}
+PYTHON_HELDOUT = ("heldout", "bank")  # the held-out Python sets, reported also as one (188 problems)
+HELDOUT = (*PYTHON_HELDOUT, "ocaml")  # the held-out sets: what the positive control trains on
 METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
+# per set, the execution judge's parts reported beside them (the eval table's <part>_ok: the share
+# of a problem's answers with full credit): OCaml's well-formed answers and those that type-check
+PARTS = {"ocaml": (("structure_ok", True), ("typecheck_ok", True))}
 VERDICT = {1: "learned", 0: "no measurable change", -1: "worse"}
 
 
@@ -68,11 +73,11 @@ def heldout_source(keys: list[str], root: Path) -> str:
     any), one of them as it is, several as one file of their rows (their ids do not collide)."""
     import json
 
-    from data.loaders import BANK, BUILTIN
+    from data.loaders import BANK, BUILTIN, OCAML
     keys = [k for k in keys if k in HELDOUT] or ["heldout"]
     if len(keys) == 1:
         return SETS[keys[0]]
-    files = {"heldout": BUILTIN, "bank": BANK}
+    files = {"heldout": BUILTIN, "bank": BANK, "ocaml": OCAML}
     out = root / f"{'+'.join(keys)}.jsonl"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(line + "\n" for k in keys for line in files[k].read_text().splitlines()
@@ -91,6 +96,23 @@ def train(name: str, overrides: list[str], a, log) -> list[dict]:
     return [json.loads((r.epoch_dir(n) / "metrics.json").read_text()) for n in range(0, a.epochs + 1)]
 
 
+def training_reward(runs: dict[str, list[str]], epochs: int) -> tuple[float, float, float, int]:
+    """The mean training reward over the runs' E epochs: each group's mean reward (one prompt's
+    samples in one epoch), each run (seed) a stratum; (mean, low, high, groups) with its 95% interval."""
+    from pipeline.significance import mean_interval
+    from pipeline.tables import load_table
+    strata = []
+    for name, overrides in runs.items():
+        r, groups = runner(name, overrides), []
+        for n in range(1, epochs + 1):
+            by: dict[str, list[float]] = {}
+            for row in load_table(r.epoch_dir(n) / "reward"):
+                by.setdefault(row["problem_id"], []).append(float(row["reward"]))
+            groups += [sum(v) / len(v) for v in by.values()]
+        strata.append(groups)
+    return (*mean_interval(strata, paired=False), sum(map(len, strata)))
+
+
 def comparisons(base: dict[str, Path], trained: list[dict[str, Path]], confidence: float = 0.95) -> dict[str, dict]:
     """{set: {metric: Paired}} of the trained runs (seeds) against the base model; with both held-out
     Python sets, also `heldout+bank`: their problems as one set (the held-out set, 188 problems)."""
@@ -100,12 +122,13 @@ def comparisons(base: dict[str, Path], trained: list[dict[str, Path]], confidenc
         if not all(key in t for t in trained):
             continue  # a set some runs were not evaluated on (the positive control has no validation split)
         evals[key] = load_eval(d), [load_eval(t[key]) for t in trained]
-    if all(k in evals for k in HELDOUT):  # per_problem's keys carry the source: the two sets never collide
-        evals["+".join(HELDOUT)] = ([r for k in HELDOUT for r in evals[k][0]],
-                                    [[r for k in HELDOUT for r in evals[k][1][i]] for i in range(len(trained))])
+    if all(k in evals for k in PYTHON_HELDOUT):  # per_problem's keys carry the source: the sets never collide
+        evals["+".join(PYTHON_HELDOUT)] = (
+            [r for k in PYTHON_HELDOUT for r in evals[k][0]],
+            [[r for k in PYTHON_HELDOUT for r in evals[k][1][i]] for i in range(len(trained))])
     for key, (a, bs) in evals.items():
         out[key] = {m: compare([per_problem(a, m)], [per_problem(b, m) for b in bs], m, hi, confidence)
-                    for m, hi in METRICS if per_problem(a, m)}
+                    for m, hi in (*METRICS, *PARTS.get(key, ())) if per_problem(a, m)}
     return out
 
 
@@ -212,7 +235,7 @@ def main() -> int:
     if not a.no_controls:
         # the negative control is judged on pass@1 and score of every set at once: Bonferroni, so a
         # sound bench says "broken" 5% of the time, not 1 - 0.95^checks
-        checks = 2 * (len(a.sets) + all(k in a.sets for k in HELDOUT))
+        checks = sum(2 + len(PARTS.get(k, ())) for k in a.sets) + 2 * all(k in a.sets for k in PYTHON_HELDOUT)
         neg = comparisons(base, [finals["negative-control"]], 1 - 0.05 / checks)
         pos = comparisons(base, [finals["positive-control"]])
         lines += table(f"Negative control (update.lr=0, update.sft_lr=0; seed 0): must hold 0 ("
@@ -223,11 +246,14 @@ def main() -> int:
         broken = [f"{k} {m}" for k, ms in neg.items() for m, p in ms.items() if m != "ref_nll" and p.sign != 0]
         paragraphs.append("**bench broken**: the negative control moved (" + ", ".join(broken) + ")" if broken
                           else "Negative control: every interval holds 0 (the noise floor).")
-        held = next((k for k in ("+".join(HELDOUT), *HELDOUT) if k in pos), None)
+        held = next((k for k in ("+".join(PYTHON_HELDOUT), *HELDOUT) if k in pos), None)
         if held:
             p = pos[held]["pass@1"]
             paragraphs.append(f"Positive control, {held} pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]"
                               f" ({'moved' if p.sign > 0 else 'did NOT move: the bench cannot see learning'}).")
+    m, lo, hi, g = training_reward({f"seed{s}": runs[f"seed{s}"] for s in range(a.seeds)}, a.epochs)
+    paragraphs.append(f"Training reward (mean over the {a.epochs} epochs' {g} groups, {a.seeds} seed(s)): "
+                      f"{m:.4f} [{lo:.4f}, {hi:.4f}].")
     total = time.time() - t0
     paragraphs.append(f"Wall time {total / 60:.1f} min: " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in times.items())
                       + f". Sampled evals: {a.samples} answers per problem at T={a.temperature}; HumanEval problems: "

@@ -33,6 +33,7 @@ def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
     for name in ("seed0", "seed1", "negative-control", "positive-control", "base"):
         assert (tmp_path / "bench" / name).is_dir(), name
     assert "Wall time" in out and "sampled evals" in out
+    assert "Training reward (mean over the 1 epochs' " in out and "2 seed(s)): " in out
 
 
 def test_the_positive_control_trains_on_every_held_out_set(tmp_path):
@@ -43,6 +44,7 @@ def test_the_positive_control_trains_on_every_held_out_set(tmp_path):
     assert heldout_source(["heldout", "humaneval"], tmp_path) == "builtin:heldout"
     assert heldout_source(["humaneval"], tmp_path) == "builtin:heldout"
     assert heldout_source(["bank"], tmp_path) == "bank:heldout"
+    assert heldout_source(["ocaml"], tmp_path) == "ocaml:heldout"
     both = load_source(heldout_source(["heldout", "bank", "humaneval"], tmp_path))
     want = {p.id for p in load_source("builtin:heldout")} | {p.id for p in load_source("bank:heldout")}
     assert {p.id for p in both} == want and len(both) == len(want) == 188

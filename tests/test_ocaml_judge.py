@@ -228,3 +228,14 @@ def test_an_ocaml_epoch_without_a_compiler_stops_before_any_work(monkeypatch, tm
         choose_prompts(cfg, tmp_path, 1)
     python_only = load_config(None, [f"run.dir={tmp_path}"])
     assert choose_prompts(python_only, tmp_path, 1)[0]  # Python problems do not need it
+
+
+def test_the_eval_table_counts_well_formed_and_type_checking_answers():
+    """pipeline/stages/eval.py's <part>_ok columns: the share of a problem's answers with full credit
+    on each part, from the judge's own breakdown (what bench/learning.py --sets ocaml reports)."""
+    from pipeline.stages.eval import part_shares
+    answers = [fenced(BODY), fenced(BODY.replace("a + b", "a - b")), fenced(BODY.replace("a + b", "a + ")),
+               "no code at all"]
+    shares = part_shares("ocaml", [JUDGE.score(ADD, a) for a in answers])
+    assert shares == {"structure_ok": 0.75, "typecheck_ok": 0.5, "compile_ok": 0.5, "tests_ok": 0.25}
+    assert part_shares("ocaml", []) == {}

@@ -30,6 +30,7 @@ from pipeline.model import load_tokenizer, student_model
 from pipeline.problems import validation_problems
 from pipeline.sampling_weights import sampling_model
 from pipeline.significance import ks_for, pass_at_k
+from pipeline.stages.judge import PARTS
 from pipeline.stages import Ctx
 from pipeline.tables import save_table
 
@@ -160,10 +161,22 @@ def run(ctx: Ctx) -> None:
         rows.append({"source": src, "problem_id": p.id, "n": len(answers), "correct": sum(passed),
                      "pass@1": sum(passed) / len(answers), "score": statistics.fmean(v or 0.0 for v in values),
                      "ref_nll": ref_nll, "texts": [t for t, _ in answers], "finish_reasons": [r for _, r in answers],
-                     "values": values, "passed": passed})
+                     "values": values, "passed": passed, **part_shares(p.language, mine_scores)})
     save_table(rows, ctx.out)
     ctx.rows = len(rows)
     ctx.figures = figures(rows, cfg.eval.sources)
+
+
+def part_shares(language: str, scores) -> dict[str, float]:
+    """<part>_ok: the share of a problem's answers with full credit on each part of the execution
+    judge's score (OCaml: structure_ok is a well-formed answer, typecheck_ok one that type-checks;
+    Python: structure, static, load, tests); none when the judge gave no such breakdown."""
+    bds = [s.breakdown or {} for s in scores]
+    bds = [b.get("execution", b) if isinstance(b.get("execution"), dict) else b for b in bds]
+    parts = PARTS.get(language or "python", ())
+    if not bds or not parts or not all(all(k in b for k in parts) for b in bds):
+        return {}
+    return {f"{k}_ok": sum(float(b[k]) >= 1.0 for b in bds) / len(bds) for k in parts}
 
 
 def figures(rows: list[dict], sources: list[str]) -> dict[str, float]:
