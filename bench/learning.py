@@ -3,7 +3,8 @@
 For each of S seeds (run.seed: the pool draw, the sampling, the warm-start and the update) the
 default config trains E epochs; the base model and each seed's final policy then answer every
 held-out problem n times (sampled, eval.num_samples / eval.temperature) on the held-out Python sets
-(builtin:heldout's 29 problems and the problem bank's 159, bank:heldout: --sets) and on HumanEval. Per set it reports base and trained sampled pass@1, graded score and the NLL of
+(builtin:heldout's 29 problems and the problem bank's 159, bank:heldout: --sets), on HumanEval, or on
+the 16 held-out OCaml problems (--sets ocaml, with their shares of well-formed and type-checking answers). Per set it reports base and trained sampled pass@1, graded score and the NLL of
 the reference answers, each with its 95% interval, the paired difference (B - A per problem,
 problems clustered with every seed's difference together: pipeline/significance.py), the
 probability of improvement, won/lost/tied, and one word: "learned" only when the paired interval
@@ -179,7 +180,8 @@ def main() -> int:
     ap.add_argument("--sets", default="heldout,bank,humaneval",
                     help="comma-separated: heldout (builtin:heldout, 29 problems), bank (bank:heldout, 159), humaneval, "
                          "validation (needs data.validation_size > 0 among the overrides or in --config: the set to "
-                         "tune on)")
+                         "tune on), ocaml (ocaml:heldout, 16 problems, with --config configs/ocaml.yaml; also reports "
+                         "the shares of well-formed and type-checking answers)")
     ap.add_argument("--no-controls", action="store_true", help="skip the negative and positive controls")
     ap.add_argument("--quick", action="store_true", help="1 seed, no controls, 40 HumanEval problems")
     ap.add_argument("--fresh", action="store_true", help="delete the bench's runs first")
