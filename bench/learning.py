@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import record  # noqa: E402
 from pipeline.config_file import load_config  # noqa: E402
 from pipeline.runner import Runner  # noqa: E402
-from pipeline.significance import compare, load_eval, per_problem  # noqa: E402
+from pipeline.significance import OCAML_PARTS, compare, load_eval, per_problem  # noqa: E402
 
 ROOT = Path("runs/bench-learning")  # --root moves it
 CONFIG = "config.yaml"
@@ -47,7 +47,7 @@ HELDOUT = (*PYTHON_HELDOUT, "ocaml")  # the held-out sets: what the positive con
 METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
 # per set, the execution judge's parts reported beside them (the eval table's <part>_ok: the share
 # of a problem's answers with full credit): OCaml's well-formed answers and those that type-check
-PARTS = {"ocaml": (("structure_ok", True), ("typecheck_ok", True))}
+PARTS = {"ocaml": OCAML_PARTS}
 VERDICT = {1: "learned", 0: "no measurable change", -1: "worse"}
 
 

@@ -218,6 +218,9 @@ def resolution_advice(p: Paired, diffs: Sequence[float], n: int, pa: Sequence[fl
 
 # -- reading evals ------------------------------------------------------------------------
 METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
+# OCaml evals also compare the share of well-formed answers and of answers that type-check (the eval
+# table's structure_ok and typecheck_ok): what moves first for a student that writes no passing OCaml
+OCAML_PARTS = (("structure_ok", True), ("typecheck_ok", True))
 
 
 def resolve_eval(spec: str) -> Path:
@@ -277,7 +280,8 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
     for src in ([None] if len(sources) == 1 else [*sources, None]):
         out.append("")
         out.append(f"[{src or 'all sources'}]" if len(sources) > 1 else f"[{sources[0] if sources else '-'}]")
-        for metric, higher in METRICS:
+        ocaml = any("typecheck_ok" in r for rows in a_rows for r in rows if src is None or r["source"] == src)
+        for metric, higher in (*METRICS, *(OCAML_PARTS if ocaml else ())):
             a = [per_problem(r, metric, src) for r in a_rows]
             b = [per_problem(r, metric, src) for r in b_rows]
             if not all(a) or not all(b):

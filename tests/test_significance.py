@@ -121,3 +121,23 @@ def test_per_problem_reads_eval_rows():
     assert per_problem(rows, "pass@1") == {"s:a": 0.5, "t:a": 1.0}
     assert per_problem(rows, "ref_nll") == {"t:a": 0.3}
     assert per_problem(rows, "score", "s") == {"s:a": 0.7}
+
+
+def test_compare_evals_adds_ocamls_well_formed_and_type_checking_shares(tmp_path):
+    """An OCaml eval (its rows carry typecheck_ok) is also compared on structure_ok and typecheck_ok;
+    a Python eval only on pass@1, score and ref_nll."""
+    from pipeline.significance import compare_evals
+    from pipeline.tables import save_table
+
+    def table(name: str, source: str, tc: list[float]) -> str:
+        rows = [{"source": source, "problem_id": f"p{i}", "n": 8, "correct": 0, "pass@1": 0.0, "score": 0.1 * v,
+                 "ref_nll": 1.0 - v / 2, "structure_ok": 0.5, **({"typecheck_ok": v} if source == "ocaml" else {})}
+                for i, v in enumerate(tc)]
+        save_table(rows, tmp_path / name)
+        return str(tmp_path / name)
+
+    zeros, some = [0.0] * 6, [0.0, 0.125, 0.25, 0.125, 0.375, 0.25]
+    ocaml = "\n".join(compare_evals([table("a", "ocaml", zeros)], [table("b", "ocaml", some)]))
+    assert "typecheck_ok 0.0000 -> 0.1875" in ocaml and "structure_ok 0.5000 -> 0.5000" in ocaml
+    python = "\n".join(compare_evals([table("c", "py", zeros)], [table("d", "py", some)]))
+    assert "pass@1" in python and "typecheck_ok" not in python and "structure_ok" not in python
