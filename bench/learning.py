@@ -237,8 +237,9 @@ def main() -> int:
         paragraphs.append(f"{key}: sampled pass@1 {p.mean_a:.4f} -> {p.mean_b:.4f}, paired {p.diff:+.4f} "
                           f"[{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]: **{VERDICT[p.sign]}**.")
     if not a.no_controls:
-        # the negative control is judged on pass@1 and score of every set at once: Bonferroni, so a
-        # sound bench says "broken" 5% of the time, not 1 - 0.95^checks
+        # the negative control is judged on pass@1, score (and a set's parts: OCaml's well-formed and
+        # type-checking shares) of every set at once: Bonferroni, so a sound bench says "broken" 5% of
+        # the time, not 1 - 0.95^checks
         checks = sum(2 + len(PARTS.get(k, ())) for k in a.sets) + 2 * all(k in a.sets for k in PYTHON_HELDOUT)
         neg = comparisons(base, [finals["negative-control"]], 1 - 0.05 / checks)
         pos = comparisons(base, [finals["positive-control"]])
@@ -255,8 +256,9 @@ def main() -> int:
             p = pos[held]["pass@1"]
             # a student that passes nothing even at its ceiling (OCaml here) shows learning elsewhere
             better = [m for m, q in pos[held].items() if m != "pass@1" and q.sign > 0]
-            verdict = ("moved" if p.sign > 0 else "did not move; it moved " + ", ".join(better) if better
-                       else "did NOT move: the bench cannot see learning")
+            verdict = ("moved" if p.sign > 0 else
+                       ("did not move; it moved " + ", ".join(better)) if better else
+                       "did NOT move: the bench cannot see learning")
             paragraphs.append(f"Positive control, {held} pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]"
                               f" ({verdict}).")
     m, lo, hi, g = training_reward({f"seed{s}": runs[f"seed{s}"] for s in range(a.seeds)}, a.epochs)
