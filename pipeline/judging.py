@@ -28,6 +28,10 @@ from pipeline.errors import RunError
 from pipeline.problems import require_compilers
 from pipeline.stages import Ctx
 
+# The parts of an execution score, per language: the breakdown keys the judge stage reports per epoch
+# (breakdown/<part>) and the eval table per problem (<part>_ok).
+PARTS = {"python": ("structure", "static", "load", "tests"), "ocaml": ("structure", "typecheck", "compile", "tests")}
+
 log = logging.getLogger("rlaif")
 LLM = ("anthropic", "openai", "hf")
 

@@ -25,12 +25,11 @@ from pipeline.config import Config
 from pipeline.engine_hf import (batch_size, cache_kwargs, chat_prompt, generate, greedy, reference_greedy,
                                 template_prefix)
 from pipeline.forward import collate, to_device, token_logprobs
-from pipeline.judging import Judging, as_answer
+from pipeline.judging import PARTS, Judging, as_answer
 from pipeline.model import load_tokenizer, student_model
 from pipeline.problems import validation_problems
 from pipeline.sampling_weights import sampling_model
 from pipeline.significance import ks_for, pass_at_k
-from pipeline.stages.judge import PARTS
 from pipeline.stages import Ctx
 from pipeline.tables import save_table
 

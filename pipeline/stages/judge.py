@@ -8,13 +8,11 @@ from data.schema import Problem
 from judges.base import Score
 from judges.cache import JudgeCache
 from judges.mix import combine
-from pipeline.judging import (Judging, Sync, batch_figures, batching, cache_dir, components, length_score, make_model,
-                              run_items, work_dir)
+from pipeline.judging import (PARTS, Judging, Sync, batch_figures, batching, cache_dir, components, length_score,
+                              make_model, run_items, work_dir)
 from pipeline.stages import Ctx
 from pipeline.tables import load_table, save_table
 
-# The parts of an execution score, per language: (structure, static, load, tests) keys.
-PARTS = {"python": ("structure", "static", "load", "tests"), "ocaml": ("structure", "typecheck", "compile", "tests")}
 
 
 def breakdown_figures(breakdowns: list[dict]) -> dict[str, float]:
