@@ -32,6 +32,17 @@ from pipeline.stages import Ctx
 # (breakdown/<part>) and the eval table per problem (<part>_ok).
 PARTS = {"python": ("structure", "static", "load", "tests"), "ocaml": ("structure", "typecheck", "compile", "tests")}
 
+
+def execution_parts(breakdown: dict | None) -> dict:
+    """The execution judge's breakdown inside a score's (a mixed judge nests it under `execution`)."""
+    b = breakdown or {}
+    return b["execution"] if isinstance(b.get("execution"), dict) else b
+
+
+def full_credit_shares(breakdowns: list[dict], parts) -> dict[str, float]:
+    """<part>_ok: the share of breakdowns with full credit (1.0) on each part."""
+    return {f"{k}_ok": sum(float(b[k]) >= 1.0 for b in breakdowns) / len(breakdowns) for k in parts}
+
 log = logging.getLogger("rlaif")
 LLM = ("anthropic", "openai", "hf")
 

@@ -280,7 +280,7 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
     for src in ([None] if len(sources) == 1 else [*sources, None]):
         out.append("")
         out.append(f"[{src or 'all sources'}]" if len(sources) > 1 else f"[{sources[0] if sources else '-'}]")
-        ocaml = any("typecheck_ok" in r for rows in a_rows for r in rows if src is None or r["source"] == src)
+        ocaml = any(r.get("typecheck_ok") is not None for rows in a_rows for r in rows if src in (None, r["source"]))
         for metric, higher in (*METRICS, *(OCAML_PARTS if ocaml else ())):
             a = [per_problem(r, metric, src) for r in a_rows]
             b = [per_problem(r, metric, src) for r in b_rows]

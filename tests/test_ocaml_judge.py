@@ -239,3 +239,18 @@ def test_the_eval_table_counts_well_formed_and_type_checking_answers():
     shares = part_shares("ocaml", [JUDGE.score(ADD, a) for a in answers])
     assert shares == {"structure_ok": 0.75, "typecheck_ok": 0.5, "compile_ok": 0.5, "tests_ok": 0.25}
     assert part_shares("ocaml", []) == {}
+
+
+def test_an_eval_of_both_languages_keeps_every_part_column(tmp_path):
+    """A table's columns are its first row's: an eval whose first problem is Python must still keep
+    the OCaml rows' typecheck_ok (None on the Python rows, which compare-evals then skips)."""
+    from pipeline.significance import per_problem
+    from pipeline.stages.eval import every_part, part_shares
+    from pipeline.tables import load_table, save_table
+    py = {"source": "builtin:heldout", "problem_id": "p", "pass@1": 0.0, "structure_ok": 1.0}
+    ml = {"source": "ocaml:heldout", "problem_id": "m", "pass@1": 0.0,
+          **part_shares("ocaml", [JUDGE.score(ADD, fenced(BODY)), JUDGE.score(ADD, "no code at all")])}
+    save_table(every_part([py, ml]), tmp_path / "t")
+    rows = load_table(tmp_path / "t")
+    assert rows[1]["typecheck_ok"] == 0.5 and rows[0]["typecheck_ok"] is None
+    assert per_problem(rows, "typecheck_ok") == {"ocaml:heldout:m": 0.5}

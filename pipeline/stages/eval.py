@@ -25,7 +25,7 @@ from pipeline.config import Config
 from pipeline.engine_hf import (batch_size, cache_kwargs, chat_prompt, generate, greedy, reference_greedy,
                                 template_prefix)
 from pipeline.forward import collate, to_device, token_logprobs
-from pipeline.judging import PARTS, Judging, as_answer
+from pipeline.judging import PARTS, Judging, as_answer, execution_parts, full_credit_shares
 from pipeline.model import load_tokenizer, student_model
 from pipeline.problems import validation_problems
 from pipeline.sampling_weights import sampling_model
@@ -161,6 +161,7 @@ def run(ctx: Ctx) -> None:
                      "pass@1": sum(passed) / len(answers), "score": statistics.fmean(v or 0.0 for v in values),
                      "ref_nll": ref_nll, "texts": [t for t, _ in answers], "finish_reasons": [r for _, r in answers],
                      "values": values, "passed": passed, **part_shares(p.language, mine_scores)})
+    rows = every_part(rows)
     save_table(rows, ctx.out)
     ctx.rows = len(rows)
     ctx.figures = figures(rows, cfg.eval.sources)
@@ -170,12 +171,19 @@ def part_shares(language: str, scores) -> dict[str, float]:
     """<part>_ok: the share of a problem's answers with full credit on each part of the execution
     judge's score (OCaml: structure_ok is a well-formed answer, typecheck_ok one that type-checks;
     Python: structure, static, load, tests); none when the judge gave no such breakdown."""
-    bds = [s.breakdown or {} for s in scores]
-    bds = [b.get("execution", b) if isinstance(b.get("execution"), dict) else b for b in bds]
+    bds = [execution_parts(s.breakdown) for s in scores]
     parts = PARTS.get(language or "python", ())
     if not bds or not parts or not all(all(k in b for k in parts) for b in bds):
         return {}
-    return {f"{k}_ok": sum(float(b[k]) >= 1.0 for b in bds) / len(bds) for k in parts}
+    return full_credit_shares(bds, parts)
+
+
+def every_part(rows: list[dict]) -> list[dict]:
+    """Every row with every <part>_ok column any row has (None where its language or judge has no
+    such part): the table's columns are the first row's, so a Python problem first would drop the
+    OCaml rows' typecheck_ok."""
+    keys = sorted({k for r in rows for k in r if k.endswith("_ok")})
+    return [{**r, **{k: None for k in keys if k not in r}} for r in rows]
 
 
 def figures(rows: list[dict], sources: list[str]) -> dict[str, float]:

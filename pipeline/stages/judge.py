@@ -8,17 +8,16 @@ from data.schema import Problem
 from judges.base import Score
 from judges.cache import JudgeCache
 from judges.mix import combine
-from pipeline.judging import (PARTS, Judging, Sync, batch_figures, batching, cache_dir, components, length_score,
-                              make_model, run_items, work_dir)
+from pipeline.judging import (PARTS, Judging, Sync, batch_figures, batching, cache_dir, components, execution_parts,
+                              full_credit_shares, length_score, make_model, run_items, work_dir)
 from pipeline.stages import Ctx
 from pipeline.tables import load_table, save_table
-
 
 
 def breakdown_figures(breakdowns: list[dict]) -> dict[str, float]:
     """Per-epoch means of the score's parts over student completions (`breakdown/<part>`), and the
     shares that fully pass each gate (`breakdown/<part>_ok`; tests_ok = every test passed)."""
-    bds = [b.get("execution", b) if isinstance(b.get("execution"), dict) else b for b in breakdowns if b]
+    bds = [execution_parts(b) for b in breakdowns if b]
     fig: dict[str, float] = {}
     for language, parts in PARTS.items():
         mine = [b for b in bds if b.get("language", "python") == language and all(k in b for k in parts)]
@@ -26,7 +25,7 @@ def breakdown_figures(breakdowns: list[dict]) -> dict[str, float]:
             continue
         for k in parts:
             fig[f"breakdown/{k}"] = sum(float(b[k]) for b in mine) / len(mine)
-            fig[f"breakdown/{k}_ok"] = sum(float(b[k]) >= 1.0 for b in mine) / len(mine)
+        fig.update({f"breakdown/{k}": v for k, v in full_credit_shares(mine, parts).items()})
     return fig
 
 
