@@ -101,17 +101,18 @@ def side_ours(a, model_dir: Path) -> dict:
         t = time.perf_counter()
         res = Runner(cfg).run_epoch(1, echo=lambda s: print(s, flush=True))
         wall = time.perf_counter() - t
+        prompts = prompt_tokens(cfg)  # read before the run directory goes
     fig = {k: v for m in res.values() for k, v in m.get("figures", {}).items()}
     stages = {name: m["wall_s"] for name, m in res.items()}
     return {"wall": wall, "stages": stages, "generated": fig.get("sample/generated_tokens", 0),
             "gen_tps": fig.get("sample/tokens_per_s", 0.0), "trained": fig.get("update/trained_tokens", 0),
             "train_tps": fig.get("update/tokens_per_s", 0.0), "steps": fig.get("optim/steps", 0),
             "peak_gib": max([v for k, v in fig.items() if k.startswith("memory/")] + [0.0]),
-            "prompt_tokens": prompt_tokens(res, cfg),
+            "prompt_tokens": prompts,
             "device": torch.cuda.get_device_name() if torch.cuda.is_available() and a.device != "cpu" else "CPU"}
 
 
-def prompt_tokens(res: dict, cfg) -> int:
+def prompt_tokens(cfg) -> int:
     from pipeline.tables import load_table
     d = Path(cfg.run.dir) / cfg.run.name / "epoch-001" / "sample"
     return sum(len(r["prompt_ids"]) for r in load_table(d)) if d.exists() else 0

@@ -168,3 +168,60 @@ def test_the_loss_on_cuda_in_bf16_with_a_float32_head(tiny_model, tmp_path):
     assert all(v == v for v in fig.values() if isinstance(v, float)) and fig["optim/steps"] == 2
     assert "policy/sampler_weight" in fig and (tmp_path / "optimizer.pt").exists()
     assert max(float(p.abs().max()) for n, p in bf16.named_parameters() if "lora_B" in n) > 0
+
+
+def _coder_shaped(out: Path) -> Path:
+    """A Qwen2.5-Coder-1.5B-shaped student (its attention: 12 query heads of 128, 2 key/value heads,
+    biased q/k/v; its MLP width; tied embeddings), 2 layers, random weights, the SmolLM2 tokenizer, and
+    the generation_config Qwen2.5-Coder-1.5B-Instruct ships: repetition_penalty 1.1, top_k 20, top_p 0.8."""
+    from transformers import AutoTokenizer, GenerationConfig, Qwen2Config, Qwen2ForCausalLM
+
+    from pipeline.model import embedded_tokenizer_dir
+    from tests.conftest import _save
+    if (out / "config.json").exists():
+        return out
+    tok = AutoTokenizer.from_pretrained(embedded_tokenizer_dir())
+    conf = Qwen2Config(vocab_size=len(tok), hidden_size=1536, intermediate_size=8960, num_hidden_layers=2,
+                       num_attention_heads=12, num_key_value_heads=2, max_position_embeddings=4096,
+                       tie_word_embeddings=True, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
+                       pad_token_id=tok.pad_token_id)
+    torch.manual_seed(0)
+    with torch.device("cuda"):
+        model = Qwen2ForCausalLM(conf)
+    model.generation_config = GenerationConfig(do_sample=True, repetition_penalty=1.1, top_k=20, top_p=0.8,
+                                               temperature=0.7, bos_token_id=tok.bos_token_id,
+                                               eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+    return _save(model.cpu(), tok, out)
+
+
+@pytest.mark.parametrize("dtype,mean_bound,max_bound", [("float32", 1e-4, 1e-3), ("bfloat16", 0.02, 0.25)])
+def test_sampler_logprobs_match_the_trainers_despite_the_generation_config(tmp_path_factory, dtype, mean_bound,
+                                                                           max_bound):
+    """On CUDA, a Qwen2.5-Coder-shaped student whose generation_config holds repetition_penalty, top_k and
+    top_p: the decode loop's logprob of every sampled token against the logprobs stage's recomputation
+    (rollout_logprobs, as the stage calls it) differs by float rounding only, in float32 and in bf16
+    (the trainer's LM head in float32). Had the generation_config reached the sampler, top_k 20 over a
+    49k vocabulary would part them by nats. The figures go to $RLAIF_GPU_FIGURES/sampler_gap.json."""
+    from pipeline import engine_hf
+    from pipeline.forward import rollout_logprobs
+    from pipeline.model import cache_root, load_tokenizer
+    model_dir = _coder_shaped(cache_root() / "models" / "qwen2.5-coder-shaped-2l-random")
+    cfg = load_config(None, [f"student.model={model_dir}", "run.device=cuda", f"student.dtype={dtype}",
+                             "sample.num_samples=8", "sample.max_new_tokens=48", "sample.temperature=0.7"])
+    tok = load_tokenizer(cfg.student)
+    model = load_student(cfg.student, device="cuda").eval()
+    assert model.generation_config.top_k == 20 and model.generation_config.repetition_penalty == 1.1
+    prompts = [engine_hf.chat_prompt(tok, cfg, q) for q in ("Add two numbers.", "Reverse a string.", "Sum a list.")]
+    gens = engine_hf.generate(model, tok, prompts, cfg, seed=3)
+    rows = [{"prompt_ids": prompts[g["group"]], **g} for g in gens]
+    old, _ = rollout_logprobs(model, rows, 0.7, tok.pad_token_id, policy_is_reference=True)
+    gap = torch.cat([(torch.tensor(r["sampler_logprobs"]) - old[i].float().cpu()).abs() for i, r in enumerate(rows)])
+    fig = {"dtype": dtype, "tokens": len(gap), "mean": float(gap.mean()), "max": float(gap.max()),
+           "mean_logprob": float(torch.cat([old[i].float().cpu() for i in range(len(rows))]).mean()),
+           "device": torch.cuda.get_device_name()}
+    print(json.dumps(fig))
+    if os.environ.get("RLAIF_GPU_FIGURES"):
+        with open(Path(os.environ["RLAIF_GPU_FIGURES"]) / "sampler_gap.json", "a") as f:
+            f.write(json.dumps(fig) + "\n")
+    assert len(gap) == sum(g["length"] for g in gens) > 0
+    assert fig["mean"] < mean_bound and fig["max"] < max_bound, fig
