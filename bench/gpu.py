@@ -92,10 +92,51 @@ def overrides(a, model_dir: Path, run_dir: str) -> list[str]:
             "eval.sources=[]", "run.checkpoint_every=0", *a.extra]
 
 
+def profiled(runner_cls, path: Path, stages=("sample", "update")) -> None:
+    """Run those stages under torch.profiler (CPU and CUDA) and append each one's operator tables,
+    by self device time and by self CPU time, to `path`; and the decode loop's counts (slots, steps,
+    row-steps, forward and choose seconds). The profiler's own cost inflates the times."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    import pipeline.decode as dec
+    cuda = torch.cuda.is_available()
+    plain_decode, plain_run = dec.decode, runner_cls._run_stage_here
+
+    def decode(*args, **kw):
+        stats = kw.get("stats")
+        if stats is None:
+            kw["stats"] = stats = {}
+        out = plain_decode(*args, **kw)
+        with open(path, "a") as f:
+            f.write(f"decode loop: {json.dumps({k: v for k, v in stats.items() if k != 'trace'})}\n")
+        return out
+
+    def run(self, st, *args, **kw):
+        if st.name not in stages:
+            return plain_run(self, st, *args, **kw)
+        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
+        t = time.perf_counter()
+        with profile(activities=acts) as prof:
+            res = plain_run(self, st, *args, **kw)
+            if cuda:
+                torch.cuda.synchronize()
+        table = prof.key_averages()
+        with open(path, "a") as f:
+            f.write(f"\n== stage {st.name}: {time.perf_counter() - t:.1f} s profiled\n")
+            for key in (["self_device_time_total"] if cuda else []) + ["self_cpu_time_total"]:
+                f.write(table.table(sort_by=key, row_limit=25, max_name_column_width=70) + "\n")
+        return res
+
+    dec.decode, runner_cls._run_stage_here = decode, run
+
+
 def side_ours(a, model_dir: Path) -> dict:
     import torch
     from pipeline.config_file import load_config
     from pipeline.runner import Runner
+    if a.profile:
+        profiled(Runner, Path(a.profile))
     with tempfile.TemporaryDirectory() as runs:
         cfg = load_config(ROOT / "config.yaml", overrides(a, model_dir, runs))
         t = time.perf_counter()
@@ -108,7 +149,7 @@ def side_ours(a, model_dir: Path) -> dict:
             "gen_tps": fig.get("sample/tokens_per_s", 0.0), "trained": fig.get("update/trained_tokens", 0),
             "train_tps": fig.get("update/tokens_per_s", 0.0), "steps": fig.get("optim/steps", 0),
             "peak_gib": max([v for k, v in fig.items() if k.startswith("memory/")] + [0.0]),
-            "prompt_tokens": prompts,
+            "prompt_tokens": prompts, "figures": fig,
             "device": torch.cuda.get_device_name() if torch.cuda.is_available() and a.device != "cpu" else "CPU"}
 
 
@@ -199,6 +240,8 @@ def main() -> int:
     ap.add_argument("--tok", default=None, help="tokenizer directory (default: the embedded one)")
     ap.add_argument("--models", default=str(ROOT / "runs" / ".bench-gpu"), help="where the random students go")
     ap.add_argument("--skip-trl", action="store_true")
+    ap.add_argument("--profile", metavar="FILE", help="run our sample and update stages under torch.profiler and "
+                    "append their operator tables to FILE (the profiler's cost inflates our times)")
     ap.add_argument("--side", choices=["ours", "trl"], help=argparse.SUPPRESS)
     ap.add_argument("--model-dir", help=argparse.SUPPRESS)
     ap.add_argument("extra", nargs="*", help="more key.sub=value overrides for our side")
@@ -214,7 +257,8 @@ def main() -> int:
         res = {}
         for side in ("ours",) + (() if a.skip_trl else ("trl",)):
             cmd = [sys.executable, __file__, "--side", side, "--model-dir", str(model_dir), "--prompts", str(a.prompts),
-                   "--k", str(a.k), "--new", str(a.new), "--steps", str(a.steps), "--device", a.device, *a.extra]
+                   "--k", str(a.k), "--new", str(a.new), "--steps", str(a.steps), "--device", a.device,
+                   *(["--profile", a.profile] if a.profile and side == "ours" else []), *a.extra]
             p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
             if p.returncode != 0:
                 notes.append(f"{shape} {side}: failed ({p.returncode}): {p.stderr.strip().splitlines()[-1:]}")
@@ -254,6 +298,8 @@ def main() -> int:
              f"config.yaml, random-weight Qwen2 shapes with the SmolLM2 tokenizer (vocabulary 49,152), device "
              f"{device_name}. Our epoch: sample + teacher + judge + reward + select + logprobs + update, one weight "
              "load; TRL: GRPOTrainer construction + train(), one weight load. vLLM: not measured (issue 15).")
+    if a.profile:
+        setup += " Ours ran under torch.profiler (--profile): its times are inflated by the profiler."
     record(f"gpu: our epoch vs TRL GRPOTrainer on {device_name} (bench/gpu.py)", lines, *notes, setup)
     return 0
 

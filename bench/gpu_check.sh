@@ -4,15 +4,16 @@
 #
 #   bash bench/gpu_check.sh SECONDS [SECTION ...]
 #
-# Sections (default: all, in this order): tests, 1.5b (ours and TRL, 32 x 8 x 256), 3b (ours, 32 x 8 x
-# 512: that it fits), 0.5b (ours and TRL). A section starts only while 30 s of SECONDS are left, and
+# Sections (default: all, in this order): tests, 1.5b (ours and TRL, 32 x 8 x 256), profile (ours at
+# 1.5b under torch.profiler: operator tables of the sample and update stages), 3b (ours, 8 prompts x 8
+# samples x 512 tokens in 4 optimizer steps of 16 rows: that it fits), 0.5b (ours and TRL). A section starts only while 30 s of SECONDS are left, and
 # is stopped at the end of them. Logs and figures go to $OUT (default /tmp/gpu-check): one log per
 # section, bench/RESULTS.md with the new tables appended, sampler_gap.json. Needs .whl (from
 # ../shared/gpu/wheels.sh) and .gpu/cache/models/smollm2-135m-instruct-tokenizer beside the checkout.
 set -u
 budget=${1:-480}
 shift || true
-sections=${*:-"tests 1.5b 3b 0.5b"}
+sections=${*:-"tests 1.5b profile 3b 0.5b"}
 end=$(($(date +%s) + budget))
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
@@ -37,7 +38,9 @@ for s in $sections; do
            echo "rc $?"; grep -E "passed|failed|error|SKIP" "$out/tests.log" | tail -8 ;;
     1.5b)  timeout "$l" python3 bench/gpu.py --shapes 1.5b --models /tmp/students >"$out/bench-1.5b.log" 2>&1
            echo "rc $?"; grep -E "^1.5b|x TRL|MFU|floor|failed" "$out/bench-1.5b.log" | cut -c1-400 ;;
-    3b)    timeout "$l" python3 bench/gpu.py --shapes 3b --new 512 --skip-trl --models /tmp/students >"$out/bench-3b.log" 2>&1
+    profile) timeout "$l" python3 bench/gpu.py --shapes 1.5b --skip-trl --profile "$out/profile-1.5b.txt" --models /tmp/students >"$out/bench-profile.log" 2>&1
+           echo "rc $?"; grep -E "^1.5b|decode loop|== stage|failed" "$out/bench-profile.log" "$out/profile-1.5b.txt" | cut -c1-400 ;;
+    3b)    timeout "$l" python3 bench/gpu.py --shapes 3b --prompts 8 --k 8 --new 512 --steps 4 --skip-trl --models /tmp/students >"$out/bench-3b.log" 2>&1
            echo "rc $?"; grep -E "^3b|MFU|floor|failed" "$out/bench-3b.log" | cut -c1-400 ;;
     0.5b)  timeout "$l" python3 bench/gpu.py --shapes 0.5b --models /tmp/students >"$out/bench-0.5b.log" 2>&1
            echo "rc $?"; grep -E "^0.5b|x TRL|MFU|floor|failed" "$out/bench-0.5b.log" | cut -c1-400 ;;

@@ -68,7 +68,9 @@ def collate(rows: list[dict], pad_id: int, share_prompt: bool = False) -> dict[s
 
 def to_device(batch: dict, device) -> dict:
     """A collated batch on the model's device; on CUDA through pinned memory, so the copy does not
-    wait for the GPU's queue (a pageable host-to-device copy synchronises the stream)."""
+    wait for the GPU's queue (a pageable host-to-device copy synchronises the stream). device: a
+    torch.device or its name."""
+    device = torch.device(device)
     if device.type != "cuda":
         return batch
 

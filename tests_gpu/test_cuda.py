@@ -50,17 +50,33 @@ def _lora_with_signal(cfg):
 
 
 def test_merged_lora_matches_unmerged_and_restores_the_weights(tiny_model):
-    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "run.device=cuda"])
-    model = _lora_with_signal(cfg)
-    ids = torch.randint(5, 4000, (4, 32), device="cuda")
+    """Merged-LoRA sampling in bf16 adds no error beyond bf16's own: against the float32 model holding
+    the same weights, merged and unmerged bf16 logits both lie within bf16 rounding (about 6% of the
+    logits' norm on this deliberately peaky tiny model, where a missing or wrong merge is off by more
+    than 100%), and the base weights come back bit for bit."""
+    over = [f"student.model={tiny_model}", "student.lora.r=4", "run.device=cuda"]
+    model = _lora_with_signal(load_config(None, [*over, "student.dtype=bfloat16"]))
+    exact_model = load_student(load_config(None, [*over, "student.dtype=float32"]).student, trainable=True,
+                               device="cuda").eval()
+    same = dict(model.named_parameters())
+    with torch.no_grad():
+        for n, p in exact_model.named_parameters():
+            p.copy_(same[n].float())                  # the bf16 model's values, computed in float32
+    ids = torch.randint(5, 4000, (8, 64), device="cuda")
     base_w = {n: p.detach().clone() for n, p in model.named_parameters() if "lora_" not in n}
     with torch.no_grad():
+        exact = exact_model(input_ids=ids).logits.float()
         unmerged = model(input_ids=ids).logits.float()
         with merged(model):
             assert any(not torch.equal(base_w[n], p) for n, p in model.named_parameters() if n in base_w)
             got = model(input_ids=ids).logits.float()
+        with model.disable_adapter():
+            without = model(input_ids=ids).logits.float()
     assert next(model.parameters()).dtype == torch.bfloat16
-    torch.testing.assert_close(got, unmerged, atol=0.1, rtol=0.05)  # bf16: a merged matmul rounds differently
+    rel = {k: float((v - exact).norm() / exact.norm()) for k, v in
+           (("merged", got), ("unmerged", unmerged), ("no adapter", without))}
+    assert rel["merged"] < 0.15 and rel["unmerged"] < 0.15 and rel["no adapter"] > 0.5, rel
+    assert rel["merged"] < 2 * rel["unmerged"], rel
     assert all(torch.equal(base_w[n], p) for n, p in model.named_parameters() if n in base_w)  # bit for bit
 
 
@@ -143,12 +159,14 @@ def test_the_decode_loop_runs_on_cuda(tiny_model):
     assert len(answers) == 3 and all(r in ("eos", "length") for _, r in answers)
 
 
-def test_the_loss_on_cuda_in_bf16_with_a_float32_head(tiny_model, tmp_path):
-    """The update on CUDA in bf16: logprobs from a float32 LM head (forward.fp32_head) within float
-    rounding of the float32 model's, a finite loss whose gradient moves LoRA B, the optimizer state
-    written for the next epoch, and a sampler correction and clip-higher that run there too."""
+def test_the_loss_on_cuda_in_bf16_with_a_float32_head(coder_model, tmp_path):
+    """The update on CUDA in bf16: logprobs from a float32 LM head (forward.fp32_head) within bf16
+    rounding of the float32 model's (on the Qwen2.5-Coder-shaped student: a real model's scales, where
+    the tiny peaky one's logprobs near -30 part by tenths of a nat in bf16), a finite loss whose
+    gradient moves LoRA B, the optimizer state written for the next epoch, and a sampler correction
+    and clip-higher that run there too."""
     from pipeline.model import load_tokenizer
-    over = [f"student.model={tiny_model}", "run.device=cuda", "student.lora.r=4", "update.micro_batch_size=2",
+    over = [f"student.model={coder_model}", "run.device=cuda", "student.lora.r=4", "update.micro_batch_size=2",
             "update.grad_accum=1", "update.lr=1e-2", "update.clip_eps_high=0.28",
             "update.sampler_correction=token_truncate", "update.loss_type=dapo"]
     cfg = load_config(None, [*over, "student.dtype=bfloat16"])
@@ -161,7 +179,8 @@ def test_the_loss_on_cuda_in_bf16_with_a_float32_head(tiny_model, tmp_path):
     with torch.no_grad():
         a, _ = forward.token_logprobs(bf16, batch, 0.7)
         b, _ = forward.token_logprobs(fp32, batch, 0.7)
-    assert a.dtype == torch.float32 and float((a - b).abs().max()) < 0.05
+    assert a.dtype == torch.float32 and float((a - b).abs().max()) < 0.1 and float((a - b).abs().mean()) < 0.02, \
+        (float((a - b).abs().max()), float((a - b).abs().mean()))
     torch.manual_seed(0)
     fig = update.train(bf16, rows, cfg.update, 0.7, tok.pad_token_id, show_progress=False, fresh_adapter=True,
                        epoch=1, save_to=tmp_path / "adapter")
@@ -194,9 +213,14 @@ def _coder_shaped(out: Path) -> Path:
     return _save(model.cpu(), tok, out)
 
 
+@pytest.fixture(scope="module")
+def coder_model() -> str:
+    from pipeline.model import cache_root
+    return str(_coder_shaped(cache_root() / "models" / "qwen2.5-coder-shaped-2l-random"))
+
+
 @pytest.mark.parametrize("dtype,mean_bound,max_bound", [("float32", 1e-4, 1e-3), ("bfloat16", 0.02, 0.25)])
-def test_sampler_logprobs_match_the_trainers_despite_the_generation_config(tmp_path_factory, dtype, mean_bound,
-                                                                           max_bound):
+def test_sampler_logprobs_match_the_trainers_despite_the_generation_config(coder_model, dtype, mean_bound, max_bound):
     """On CUDA, a Qwen2.5-Coder-shaped student whose generation_config holds repetition_penalty, top_k and
     top_p: the decode loop's logprob of every sampled token against the logprobs stage's recomputation
     (rollout_logprobs, as the stage calls it) differs by float rounding only, in float32 and in bf16
@@ -204,9 +228,8 @@ def test_sampler_logprobs_match_the_trainers_despite_the_generation_config(tmp_p
     49k vocabulary would part them by nats. The figures go to $RLAIF_GPU_FIGURES/sampler_gap.json."""
     from pipeline import engine_hf
     from pipeline.forward import rollout_logprobs
-    from pipeline.model import cache_root, load_tokenizer
-    model_dir = _coder_shaped(cache_root() / "models" / "qwen2.5-coder-shaped-2l-random")
-    cfg = load_config(None, [f"student.model={model_dir}", "run.device=cuda", f"student.dtype={dtype}",
+    from pipeline.model import load_tokenizer
+    cfg = load_config(None, [f"student.model={coder_model}", "run.device=cuda", f"student.dtype={dtype}",
                              "sample.num_samples=8", "sample.max_new_tokens=48", "sample.temperature=0.7"])
     tok = load_tokenizer(cfg.student)
     model = load_student(cfg.student, device="cuda").eval()
