@@ -95,8 +95,9 @@ def test_chunked_logprobs_equal_unchunked(tiny_model, monkeypatch):
         logp, ent = forward.token_logprobs(model, batch, 0.7, with_entropy=True)
         (logp * batch["completion_mask"]).sum().backward()
         got.append((logp.detach(), ent, {n: p.grad.float().clone() for n, p in model.named_parameters() if p.requires_grad}))
-    torch.testing.assert_close(got[1][0], got[0][0])
-    torch.testing.assert_close(got[1][1], got[0][1])
+    # the LM head's matmul split by rows: float32 rounding of another tiling at most
+    torch.testing.assert_close(got[1][0], got[0][0], atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(got[1][1], got[0][1], atol=1e-4, rtol=1e-4)
     for n, g in got[0][2].items():
         torch.testing.assert_close(got[1][2][n], g, atol=1e-3, rtol=1e-2)
 
