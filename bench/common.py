@@ -40,9 +40,10 @@ def epoch_table(rows: list[dict], cols: list[str]) -> list[str]:
 
 
 def record(title: str, lines: list[str], *paragraphs: str) -> None:
-    """Print and append to RESULTS.md: the header, a table (its lines), then paragraphs."""
+    """Print and append to RESULTS.md (or to the file $RLAIF_BENCH_RESULTS names): the header, a table
+    (its lines), then paragraphs."""
     body = "\n\n".join(["\n".join(lines), *paragraphs])
     text = header(title) + body.rstrip() + "\n\n"
     print(text)
-    with open(RESULTS, "a") as f:
+    with open(os.environ.get("RLAIF_BENCH_RESULTS") or RESULTS, "a") as f:
         f.write(text)

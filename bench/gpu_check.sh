@@ -5,11 +5,11 @@
 #   bash bench/gpu_check.sh SECONDS [SECTION ...]
 #
 # Sections (default: all, in this order): tests, 1.5b (ours and TRL, 32 x 8 x 256), profile (ours at
-# 1.5b under torch.profiler: operator tables of the sample and update stages), 3b (ours, 8 prompts x 8
+# 1.5b, its update stage under torch.profiler; the decode loop's counts), 3b (ours, 8 prompts x 8
 # samples x 512 tokens in 4 optimizer steps of 16 rows: that it fits), 0.5b (ours and TRL). A section starts only while 30 s of SECONDS are left, and
 # is stopped at the end of them. Logs and figures go to $OUT (default /tmp/gpu-check): one log per
 # section, bench/RESULTS.md with the new tables appended, sampler_gap.json. Needs .whl (from
-# ../shared/gpu/wheels.sh) and .gpu/cache/models/smollm2-135m-instruct-tokenizer beside the checkout.
+# bench/gpu_wheels.sh) and .gpu/cache/models/smollm2-135m-instruct-tokenizer beside the checkout.
 set -u
 budget=${1:-480}
 shift || true

@@ -61,16 +61,35 @@ def code_end(text: str) -> int | None:
 
 
 def slot_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
-    """transformers' attention interface. One query token (decode): SDPA over the cache's views as
-    they lie, the query heads grouped by their key/value head (no repeat of the cache);
-    attention_mask is additive (n, 1, 1, L). Several tokens (prefill): transformers' SDPA."""
+    """transformers' attention interface. One query token (decode), over the cache's views as they
+    lie, the query heads grouped by their key/value head (no repeat of the cache); attention_mask is
+    additive (n, 1, 1, L): on the CPU SDPA (its one-token kernel), on CUDA `grouped_attention`.
+    Several tokens (prefill): transformers' SDPA."""
     from transformers.integrations.sdpa_attention import sdpa_attention_forward
     if query.shape[2] != 1:
         return sdpa_attention_forward(module, query, key, value, attention_mask, scaling=scaling, dropout=dropout,
                                       **kwargs)
-    out = torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask=attention_mask.to(query.dtype),
-                                                           scale=scaling, enable_gqa=True)   # (n, H, 1, D)
+    if query.device.type == "cuda":
+        out = grouped_attention(query, key, value, attention_mask, scaling)
+    else:
+        out = torch.nn.functional.scaled_dot_product_attention(query, key, value, enable_gqa=True, scale=scaling,
+                                                               attn_mask=attention_mask.to(query.dtype))
     return out.transpose(1, 2), None                                            # (n, 1, H, D), as sdpa's
+
+
+def grouped_attention(query, key, value, mask, scale=None):
+    """One-token attention as two batched matmuls and a float32 softmax: query (n, H, 1, D), key and
+    value (n, KVH, L, D) (strided views of the cache), mask additive (n, 1, 1, L); (n, H, 1, D).
+    Query head i reads key/value head i // (H / KVH), as transformers' repeat_kv. On CUDA, SDPA's
+    one-token call went to cuDNN, which spent 1.2 ms of CPU a call (a third of the sample stage's CPU
+    time at 1.5B on an H100: bench/RESULTS.md) on a decode loop whose GPU work is a tenth of its wall."""
+    n, heads, _, dim = query.shape
+    kv_heads = key.shape[1]
+    q = query.reshape(n, kv_heads, heads // kv_heads, dim)                   # (n, KVH, G, D)
+    scores = torch.matmul(q, key.transpose(-1, -2)).float()                  # (n, KVH, G, L)
+    scores = scores * (dim ** -0.5 if scale is None else scale) + mask.float()
+    out = torch.matmul(torch.softmax(scores, -1).to(value.dtype), value)    # (n, KVH, G, D)
+    return out.reshape(n, heads, 1, dim)
 
 
 def _register() -> None:
@@ -171,7 +190,7 @@ class SlotCache:
 class Row:
     __slots__ = ("group", "index", "u", "ids", "logps", "length")
 
-    def __init__(self, group: int, index: int, u: torch.Tensor | None, prompt_len: int):
+    def __init__(self, group: int, index: int, u: list[float] | None, prompt_len: int):
         self.group, self.index, self.u = group, index, u
         self.ids: list[int] = []
         self.logps: list[float] = []
@@ -245,7 +264,7 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
             return ids.tolist(), [0.0] * len(rows)
         z = logits.float()                                                   # (n, V)
         probs = torch.softmax(warp(z) if warp is not None else z, -1)
-        u = torch.stack([r.u[len(r.ids)] for r in rows])
+        u = torch.tensor([r.u[len(r.ids)] for r in rows], dtype=torch.float32).to(device)
         ids = pick(probs, u)
         return ids.tolist(), probs.gather(-1, ids[:, None])[:, 0].log().tolist()
 
@@ -296,7 +315,8 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
         prefilled[g] = (kv, logits, left - 1)
         if left == 1:
             del prefilled[g]
-        u = uniforms([seeds[g][j]], max_new)[0].to(device, torch.float32) if seeds is not None else None
+        # the row's uniforms as float32 values on the host: a step sends the rows' draws in one copy
+        u = uniforms([seeds[g][j]], max_new)[0].to(torch.float32).tolist() if seeds is not None else None
         row = Row(g, j, u, len(prompts[g]))
         (t,), (lp,) = choose(logits, [row])
         row.ids.append(t)

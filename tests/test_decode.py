@@ -329,3 +329,29 @@ def test_the_template_opening_is_prefilled_once(student):
     assert [r[0]["ids"] for r in decode(model, tok, prompts, 1, 20, 3, fast_step=False, prefix=prefix)] == slow
     other = prompts + [prompts[0][: len(prefix) - 1] + [prompts[0][len(prefix)]] + prompts[0][len(prefix):]]
     assert engine_hf.greedy(model, tok, other, 20, 3, prefix=prefix)[:-1] == plain  # another opening: whole
+
+
+def test_grouped_attention_is_sdpa_over_the_cache_views():
+    """The CUDA path's one-token attention (two matmuls and a float32 softmax over the cache's strided
+    views, query head i on key/value head i // G) computes what SDPA with enable_gqa does, float32
+    rounding apart, with rows of different lengths masked."""
+    from pipeline.decode import grouped_attention
+    gen = torch.Generator().manual_seed(0)
+    n, heads, kv_heads, dim, room, span = 5, 6, 2, 16, 64, 40
+    cache_k = torch.randn(8, kv_heads, room, dim, generator=gen)
+    cache_v = torch.randn(8, kv_heads, room, dim, generator=gen)
+    key, value = cache_k[:n, :, :span], cache_v[:n, :, :span]            # views, as SlotCache.update returns
+    query = torch.randn(n, heads, 1, dim, generator=gen)
+    lengths = torch.tensor([3, 40, 17, 25, 1])
+    mask = torch.where(torch.arange(span)[None, :] < lengths[:, None], 0.0, float("-inf"))[:, None, None, :]
+    for scale in (None, 0.3):
+        want = torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask=mask, scale=scale,
+                                                                enable_gqa=True)
+        torch.testing.assert_close(grouped_attention(query, key, value, mask, scale), want, atol=1e-5, rtol=1e-5)
+    # heads 2 and 3 swapped across their groups read the other key/value head: the check can fail
+    order = [0, 1, 3, 2, 4, 5]
+    swapped = grouped_attention(query[:, order], key, value, mask, 0.3)[:, order]
+    assert not torch.allclose(swapped, want, atol=1e-3)
+    within = [1, 0, 2, 3, 5, 4]                                          # within a group: the same
+    torch.testing.assert_close(grouped_attention(query[:, within], key, value, mask, 0.3)[:, within], want,
+                               atol=1e-5, rtol=1e-5)
