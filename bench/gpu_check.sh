@@ -4,16 +4,18 @@
 #
 #   bash bench/gpu_check.sh SECONDS [SECTION ...]
 #
-# Sections (default: all, in this order): tests, 1.5b (ours and TRL, 32 x 8 x 256), profile (ours at
+# Sections (default: all, in this order): tests, 1.5b (ours and TRL, 32 x 8 x 256), step (ours at 1.5b
+# with sample.decode_step=ours: our decode step against transformers' forward, side by side), profile (ours at
 # 1.5b, its update stage under torch.profiler; the decode loop's counts), 3b (ours, 8 prompts x 8
 # samples x 512 tokens in 4 optimizer steps of 16 rows: that it fits), 0.5b (ours and TRL). A section starts only while 30 s of SECONDS are left, and
-# is stopped at the end of them. Logs and figures go to $OUT (default /tmp/gpu-check): one log per
-# section, bench/RESULTS.md with the new tables appended, sampler_gap.json. Needs .whl (from
+# is stopped at the end of them. Logs and figures go to $OUT (default /tmp/gpu-check): setup.log,
+# tests.log, bench.log (every bench section's), profile-1.5b.txt, sampler_gap.json and bench/RESULTS.md
+# with the new tables appended (6 files: a device call returns 8 at most). Needs .whl (from
 # bench/gpu_wheels.sh) and .gpu/cache/models/smollm2-135m-instruct-tokenizer beside the checkout.
 set -u
 budget=${1:-480}
 shift || true
-sections=${*:-"tests 1.5b profile 3b 0.5b"}
+sections=${*:-"tests 1.5b step profile 3b 0.5b"}
 end=$(($(date +%s) + budget))
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
@@ -33,19 +35,24 @@ for s in $sections; do
   if [ "$l" -lt 30 ]; then echo "== $s: skipped, $l s left"; continue; fi
   echo "== $s ($l s left)"
   t0=$(date +%s)
+  log=/tmp/gpu-check-$s.log
   case $s in
     tests) timeout "$l" make -o .venv/.installed test-gpu PY=python3 >"$out/tests.log" 2>&1
            echo "rc $?"; grep -E "passed|failed|error|SKIP" "$out/tests.log" | tail -8 ;;
-    1.5b)  timeout "$l" python3 bench/gpu.py --shapes 1.5b --models /tmp/students >"$out/bench-1.5b.log" 2>&1
-           echo "rc $?"; grep -E "^1.5b|x TRL|MFU|floor|failed" "$out/bench-1.5b.log" | cut -c1-400 ;;
-    profile) timeout "$l" python3 bench/gpu.py --shapes 1.5b --skip-trl --profile "$out/profile-1.5b.txt" --models /tmp/students >"$out/bench-profile.log" 2>&1
-           echo "rc $?"; grep -E "^1.5b|decode loop|== stage|failed" "$out/bench-profile.log" "$out/profile-1.5b.txt" | cut -c1-400 ;;
-    3b)    timeout "$l" python3 bench/gpu.py --shapes 3b --prompts 8 --k 8 --new 512 --steps 4 --skip-trl --models /tmp/students >"$out/bench-3b.log" 2>&1
-           echo "rc $?"; grep -E "^3b|MFU|floor|failed" "$out/bench-3b.log" | cut -c1-400 ;;
-    0.5b)  timeout "$l" python3 bench/gpu.py --shapes 0.5b --models /tmp/students >"$out/bench-0.5b.log" 2>&1
-           echo "rc $?"; grep -E "^0.5b|x TRL|MFU|floor|failed" "$out/bench-0.5b.log" | cut -c1-400 ;;
+    1.5b)  timeout "$l" python3 bench/gpu.py --shapes 1.5b --models /tmp/students >"$log" 2>&1; echo "rc $?" ;;
+    step)  timeout "$l" python3 bench/gpu.py --shapes 1.5b --skip-trl --models /tmp/students sample.decode_step=ours >"$log" 2>&1
+           echo "rc $?" ;;
+    profile) timeout "$l" python3 bench/gpu.py --shapes 1.5b --skip-trl --profile "$out/profile-1.5b.txt" --models /tmp/students >"$log" 2>&1
+           echo "rc $?"; grep -E "decode loop|== stage" "$out/profile-1.5b.txt" | cut -c1-400 ;;
+    3b)    timeout "$l" python3 bench/gpu.py --shapes 3b --prompts 8 --k 8 --new 512 --steps 4 --skip-trl --models /tmp/students >"$log" 2>&1
+           echo "rc $?" ;;
+    0.5b)  timeout "$l" python3 bench/gpu.py --shapes 0.5b --models /tmp/students >"$log" 2>&1; echo "rc $?" ;;
     *)     echo "unknown section $s" ;;
   esac
+  if [ -f "$log" ]; then
+    grep -E "^(0.5b|1.5b|3b) (ours|trl)|x TRL|MFU|floor|failed" "$log" | cut -c1-400
+    { echo "== $s"; cat "$log"; } >>"$out/bench.log"
+  fi
   echo "   $s took $(($(date +%s) - t0)) s"
 done
 cp bench/RESULTS.md "$out/RESULTS.md"

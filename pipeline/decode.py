@@ -40,7 +40,7 @@ from contextlib import contextmanager
 import torch
 from tqdm import tqdm
 
-from pipeline.decode_step import make_step
+from pipeline.decode_step import grouped_attention, make_step
 from pipeline.streams import pick, uniforms
 
 ATTENTION = "rlaif_slots"
@@ -75,21 +75,6 @@ def slot_attention(module, query, key, value, attention_mask, scaling=None, drop
         out = torch.nn.functional.scaled_dot_product_attention(query, key, value, enable_gqa=True, scale=scaling,
                                                                attn_mask=attention_mask.to(query.dtype))
     return out.transpose(1, 2), None                                            # (n, 1, H, D), as sdpa's
-
-
-def grouped_attention(query, key, value, mask, scale=None):
-    """One-token attention as two batched matmuls and a float32 softmax: query (n, H, 1, D), key and
-    value (n, KVH, L, D) (strided views of the cache), mask additive (n, 1, 1, L); (n, H, 1, D).
-    Query head i reads key/value head i // (H / KVH), as transformers' repeat_kv. On CUDA, SDPA's
-    one-token call went to cuDNN, which spent 1.2 ms of CPU a call (a third of the sample stage's CPU
-    time at 1.5B on an H100: bench/RESULTS.md) on a decode loop whose GPU work is a tenth of its wall."""
-    n, heads, _, dim = query.shape
-    kv_heads = key.shape[1]
-    q = query.reshape(n, kv_heads, heads // kv_heads, dim)                   # (n, KVH, G, D)
-    scores = torch.matmul(q, key.transpose(-1, -2)).float()                  # (n, KVH, G, L)
-    scores = scores * (dim ** -0.5 if scale is None else scale) + mask.float()
-    out = torch.matmul(torch.softmax(scores, -1).to(value.dtype), value)    # (n, KVH, G, D)
-    return out.reshape(n, heads, 1, dim)
 
 
 def _register() -> None:
@@ -234,13 +219,14 @@ def model_shape(model) -> tuple[int, int, int]:
 def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: int,
            seeds: list[list[int]] | None = None, warp=None, stop: list[str] | None = None,
            stop_after_code: bool = False, desc: str = "sample", stats: dict | None = None,
-           fast_step: bool = True, prefix: list[int] | None = None) -> list[list[dict]]:
+           step: str = "auto", prefix: list[int] | None = None) -> list[list[dict]]:
     """k completions of each prompt: per prompt, a list of k dicts with `ids` (as sampled, before any
     cut), `logps` (the sampler's logprob of each id). seeds[g][j]: the random stream of prompt g's
     j-th completion (`row_seed`); None: greedy (argmax). warp: logits -> warped
     logits (temperature, top-k, top-p) before the softmax. stats, when given, receives the steps,
-    row-steps and prefilled tokens computed, and which step ran. fast_step: decode steps through pipeline.decode_step
-    (Llama-family models; fewer, larger calls) where it supports the model, else transformers' forward.
+    row-steps and prefilled tokens computed, and which step ran. step (`sample.decode_step`): ours
+    (pipeline.decode_step: Llama-family models, fewer and larger calls, where it supports the model),
+    transformers (the model's own forward), auto (ours on the CPU, transformers' forward elsewhere).
     prefix: the first tokens of every chat prompt (`engine_hf.template_prefix`), prefilled once; a
     prompt that starts with them continues from their keys and values, any other is prefilled whole."""
     device = next(model.parameters()).device
@@ -255,7 +241,9 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     done: list[list[dict | None]] = [[None] * k for _ in prompts]
     counts = {"slots": slots, "steps": 0, "row_steps": 0, "prefill_tokens": 0, "forward_s": 0.0, "choose_s": 0.0}
     bar = tqdm(total=len(prompts) * k, desc=desc, unit="seq", dynamic_ncols=True)
-    step = make_step(model, max((len(p) for p in prompts), default=0) + max_new, slots) if fast_step else None
+    longest = max((len(p) for p in prompts), default=0) + max_new
+    step = None if step == "transformers" else make_step(model, longest, slots,
+                                                         ("cpu", "cuda") if step == "ours" else ("cpu",))
     counts["step"] = "decode_step" if step is not None else "transformers"
 
     def choose(logits: torch.Tensor, rows: list[Row]) -> tuple[list[int], list[float]]:

@@ -10,9 +10,10 @@ Worth 1.21x on the sample stage (bench/RESULTS.md). `prefill` computes one promp
 the same way (transformers' forward costs 3-4x its linears on a 100-token prompt here).
 
 `make_step` returns None for a model this step does not compute exactly (another layer shape, an
-unmerged LoRA, a sliding window in reach) and on a GPU (not measured there): the loop then steps
-through transformers' forward. tests/test_decode_step.py holds its logits and cache writes to
-transformers' on tiny random Llama and Qwen2 models.
+unmerged LoRA, a sliding window in reach) and on a device it is not asked for (`sample.decode_step`:
+auto asks for it on the CPU only; ours on CUDA too, where its one-token attention is
+`grouped_attention`): the loop then steps through transformers' forward. tests/test_decode_step.py
+holds its logits and cache writes to transformers' on tiny random Llama and Qwen2 models.
 """
 from __future__ import annotations
 
@@ -41,13 +42,29 @@ def _plain_linear(mod) -> torch.nn.Linear | None:
     return None
 
 
-def make_step(model, longest: int, rows: int = 64) -> "LlamaStep | None":
+def grouped_attention(query, key, value, mask, scale=None):
+    """One-token attention as two batched matmuls and a float32 softmax: query (n, H, 1, D), key and
+    value (n, KVH, L, D) (strided views of the cache), mask additive (n, 1, 1, L); (n, H, 1, D).
+    Query head i reads key/value head i // (H / KVH), as transformers' repeat_kv. The decode loop's
+    attention on CUDA: there SDPA's one-token call went to cuDNN, which spent 1.2 ms of CPU a call (a
+    third of the sample stage's CPU time at 1.5B on an H100: bench/RESULTS.md), in a loop whose GPU
+    work is a tenth of its wall."""
+    n, heads, _, dim = query.shape
+    kv_heads = key.shape[1]
+    q = query.reshape(n, kv_heads, heads // kv_heads, dim)                   # (n, KVH, G, D)
+    scores = torch.matmul(q, key.transpose(-1, -2)).float()                  # (n, KVH, G, L)
+    scores = scores * (dim ** -0.5 if scale is None else scale) + mask.float()
+    out = torch.matmul(torch.softmax(scores, -1).to(value.dtype), value)    # (n, KVH, G, D)
+    return out.reshape(n, heads, 1, dim)
+
+
+def make_step(model, longest: int, rows: int = 64, devices: tuple[str, ...] = ("cpu",)) -> "LlamaStep | None":
     """The step for `model` when it is a Llama-family causal LM this step computes exactly
     (rotate-half rotary, pre-norm decoder layers with q/k/v/o and a gated MLP, plain or merged
-    linears, no sliding window within `longest` tokens) on the CPU; None otherwise (the loop then steps
-    through transformers' forward)."""
+    linears, no sliding window within `longest` tokens) on one of `devices` (device types); None
+    otherwise (the loop then steps through transformers' forward)."""
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
-    if next(base.parameters()).device.type != "cpu":  # measured on CPUs only; a GPU steps through transformers
+    if next(base.parameters()).device.type not in devices:
         return None
     c = _text_config(base)
     inner = getattr(base, "model", None)
@@ -198,8 +215,11 @@ class LlamaStep:
             # query head h serves key/value head h // g (transformers' repeat_kv). SDPA's CPU kernel
             # accumulates in float32: bf16 probabilities times bf16 values in two bmm calls were 30x
             # further from float32 attention, and slower (bf16 bmm at 3 query rows a head: ~20 GFLOP/s)
-            att = sdpa(q[:, :, None], kc[:n, :, :span], vc[:n, :, :span], attn_mask=mask, scale=scaling,
-                       enable_gqa=True)
+            if dev.type == "cuda":
+                att = grouped_attention(q[:, :, None], kc[:n, :, :span], vc[:n, :, :span], mask, scaling)
+            else:
+                att = sdpa(q[:, :, None], kc[:n, :, :span], vc[:n, :, :span], attn_mask=mask, scale=scaling,
+                           enable_gqa=True)
             x = x + o(att.view(n, self.q_size))
             h = gate_up(rms(x, self.hidden, w2, e2))                 # (n, 2 I): gate, then up
             x = x + down(act(h[:, : h.shape[-1] // 2]) * h[:, h.shape[-1] // 2:])

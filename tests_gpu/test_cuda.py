@@ -249,3 +249,44 @@ def test_sampler_logprobs_match_the_trainers_despite_the_generation_config(coder
             f.write(json.dumps(fig) + "\n")
     assert len(gap) == sum(g["length"] for g in gens) > 0
     assert fig["mean"] < mean_bound and fig["max"] < max_bound, fig
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_our_decode_step_on_cuda_matches_transformers_forward(coder_model, dtype):
+    """sample.decode_step=ours on CUDA (pipeline/decode_step.py with `grouped_attention`) against the
+    decode loop through transformers' forward, on the Qwen2.5-Coder-shaped student: float32 draws the
+    same tokens (greedy and sampled) with logprobs within float32 rounding. In bf16 a random-weight
+    model's nearly flat distributions part rows at the first rounding difference (on the CPU 0 of 12
+    sampled rows stayed whole), so there the logprob of each token ours drew is held to the logprobs
+    stage's recomputation, as the sampler-gap test does."""
+    from pipeline.decode import decode
+    from pipeline.decode_step import make_step
+    from pipeline.engine_hf import chat_prompt, row_seed, warpers
+    from pipeline.model import load_tokenizer
+    from types import SimpleNamespace
+    cfg = load_config(None, [f"student.model={coder_model}", "run.device=cuda", f"student.dtype={dtype}"])
+    tok = load_tokenizer(cfg.student)
+    model = load_student(cfg.student, device="cuda").eval()
+    assert make_step(model, 200, 8, ("cuda",)) is not None and make_step(model, 200, 8) is None
+    prompts = [chat_prompt(tok, cfg, q) for q in ("Add two numbers.", "Reverse a string.", "Sum a list.")]
+    warp = warpers(SimpleNamespace(temperature=0.7, top_k=0, top_p=1.0))
+    seeds = [[row_seed(5, str(g), j) for j in range(4)] for g in range(3)]
+    runs = {}
+    for step in ("ours", "transformers"):
+        stats = {}
+        sampled = decode(model, tok, prompts, 4, 32, 12, seeds=seeds, warp=lambda z: warp(None, z), step=step,
+                         stats=stats)
+        greedy = decode(model, tok, prompts, 1, 32, 3, step=step)
+        runs[step] = ([r for rows in sampled for r in rows], [rows[0]["ids"] for rows in greedy], stats["step"])
+    assert runs["ours"][2] == "decode_step" and runs["transformers"][2] == "transformers"
+    (ours, g_ours, _), (ref, g_ref, _) = runs["ours"], runs["transformers"]
+    same = [i for i, (a, b) in enumerate(zip(ours, ref)) if a["ids"] == b["ids"]]
+    gap = max(max(abs(x - y) for x, y in zip(ours[i]["logps"], ref[i]["logps"])) for i in same) if same else 0.0
+    if dtype == "float32":
+        assert len(same) == len(ref) and g_ours == g_ref and gap < 1e-3, (len(same), gap)
+        return
+    from pipeline.forward import rollout_logprobs
+    rows = [{"prompt_ids": prompts[i // 4], "completion_ids": r["ids"]} for i, r in enumerate(ours)]
+    old, _ = rollout_logprobs(model, rows, 0.7, tok.pad_token_id, policy_is_reference=True)
+    d = torch.cat([(torch.tensor(r["logps"]) - old[i].float().cpu()).abs() for i, r in enumerate(ours)])
+    assert float(d.mean()) < 0.02 and float(d.max()) < 0.25, (float(d.mean()), float(d.max()))
