@@ -39,6 +39,8 @@ def check_data(cfg: Config) -> None:
     run creates anything (its directory, its lock, an epoch's prompts)."""
     from data.loaders import check_source
     check_source(cfg.data.source)
+    for src in cfg.data.warm_start_sources:
+        check_source(src, "data.warm_start_sources")
     for src in cfg.eval.sources or []:
         if src != "validation":  # the problems carved out of data.source, checked above
             check_source(src, "eval.sources")

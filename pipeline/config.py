@@ -31,7 +31,7 @@ it, or adding such a key, never makes an artifact recompute."""
 
 
 NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "sample.stop_after_code": False,
-                           "select.scale_rewards": "group", "select.std": "population"}
+                           "select.scale_rewards": "group", "select.std": "population", "data.warm_start_sources": []}
 """Stage fields added after runs existed, with the value every earlier run had: a fingerprint leaves
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
 
@@ -149,6 +149,7 @@ class DataConfig(Section):
         default_factory=lambda: ["easy", "medium", "hard"], description="Difficulty tiers to draw from.")
     validation_size: Annotated[int, Field(ge=0)] | Literal["auto"] = Field("auto", description="Carve this many problems out of data.source to tune on and evaluate (0 = none). auto: none for the built-in sets (builtin, ocaml, humaneval: they ship their own held-out problems), else 10% of your data.source (at least min(10, a fifth), at most 200), which the eval then scores by default (eval.sources). Training (the pool, every epoch's prompts, the warm-start) never sees them, and the eval source `validation` evaluates them (eval.sources=[validation], or `make bench-learning ARGS=\"--sets validation\"`). Stratified by difficulty and chosen by a fixed seed, not run.seed, so every seed and variant of a study holds out the same problems. Tune on it, never on the held-out set or HumanEval that a bench reports.")
     max_prompt_tokens: int = Field(512, ge=16, description="Prompts longer than this (after the chat template) are rejected.")
+    warm_start_sources: list[str] = Field(default_factory=list, description="More problem sets whose teacher answers the supervised warm-start (epoch 0, update.warm_start) also learns, beside data.source's training problems: builtin:train, bank:train, ocaml:train, a path or hf:<name>[:split] (data.mapping and data.language apply to them too), of data.difficulties. RL never draws its prompts from them and no validation is carved from them. A problem that is also an eval source's (the held-out sets, validation) is refused before any work: the warm-start must not see what the eval scores. With an API teacher each of their problems costs one teacher answer.")
 
     @property
     def validation(self) -> dict | None:

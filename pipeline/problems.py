@@ -21,6 +21,45 @@ def training_problems(cfg) -> list:
     return [p for p in train if p.difficulty in dc.difficulties]
 
 
+def warm_start_problems(cfg) -> list:
+    """What the supervised warm-start learns: the training problems, then those of
+    data.warm_start_sources (of data.difficulties) that are not among them already (by id). A
+    problem of an eval source or of the validation split among the extra ones is refused: the
+    warm-start must not see what the eval scores or what the recipe is tuned on."""
+    from data.loaders import load_source
+    dc = cfg.data
+    out = training_problems(cfg)
+    if not dc.warm_start_sources:
+        return out
+    scored = {p.id: src for src, p in _eval_problems(cfg)}
+    scored.update({p.id: "validation (data.validation_size)" for p in validation_problems(cfg)} if dc.validation_size else {})
+    seen = {p.id for p in out}
+    for src in dc.warm_start_sources:
+        try:
+            extra = load_source(src, dc.mapping or None, dc.language)
+        except ValueError as e:
+            raise RunError(f"data.warm_start_sources: {e}") from None
+        for p in extra:
+            if p.id in scored:
+                raise RunError(f"data.warm_start_sources: {src} holds problem {p.id!r}, which the eval scores "
+                               f"(eval.sources: {scored[p.id]}); the warm-start must not learn a problem the eval "
+                               "scores: name a training split (bank:train, not bank) or take it out of eval.sources")
+            if p.difficulty in dc.difficulties and p.id not in seen:
+                seen.add(p.id)
+                out.append(p)
+    return out
+
+
+def _eval_problems(cfg) -> list:
+    """(source, problem) of every eval source (validation: the problems carved out of data.source)."""
+    from data.loaders import load_source
+    out = []
+    for src in cfg.eval.sources or []:
+        probs = validation_problems(cfg) if src == "validation" else load_source(src)
+        out += [(src, p) for p in probs]
+    return out
+
+
 def validation_problems(cfg) -> list:
     """The problems data.validation_size carves out of data.source (the eval source `validation`)."""
     from data.loaders import load_source, split_validation

@@ -97,8 +97,8 @@ STAGES = [
 
 # `rlaif epoch 0`: fine-tune the adapter on the teacher's answers before any RL (optional).
 WARM_START = [
-    Stage("prompts", "1", ("data.source", "data.mapping", "data.language", "data.difficulties", "data.validation_size"), (),
-          "pipeline.stages.prompts:run_sft"),
+    Stage("prompts", "1", ("data.source", "data.mapping", "data.language", "data.difficulties", "data.validation_size",
+                           "data.warm_start_sources"), (), "pipeline.stages.prompts:run_sft"),
     Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.stages.teacher:run"),
     # v2: the last, partial accumulation window weighed by its own size (as the RL update's v5)
     Stage("update", "2", (*STUDENT, "student.lora", "update.sft_epochs", "update.sft_lr", "update.micro_batch_size",

@@ -3,7 +3,7 @@
 Epoch 0 (the supervised warm-start) takes every training problem instead (`run_sft`)."""
 from __future__ import annotations
 
-from pipeline.problems import choose_prompts, require_compilers, training_problems
+from pipeline.problems import choose_prompts, require_compilers, training_problems, warm_start_problems
 from pipeline.stages import Ctx
 from pipeline.tables import save_table
 
@@ -18,8 +18,9 @@ def run(ctx: Ctx) -> None:
 
 
 def run_sft(ctx: Ctx) -> None:
-    """Epoch 0 (supervised warm-start): every training problem of the allowed difficulties."""
-    problems = training_problems(ctx.cfg)
+    """Epoch 0 (supervised warm-start): every training problem of the allowed difficulties, and
+    those of data.warm_start_sources."""
+    problems = warm_start_problems(ctx.cfg)
     require_compilers(ctx.cfg, problems)
     save_table([{"problem_id": p.id, "difficulty": p.difficulty, "bucket": p.difficulty, "estimate": 0.0,
                  "problem": p.to_json()} for p in problems], ctx.out, json_cols=("problem",))
