@@ -221,12 +221,12 @@ def model_shape(model) -> tuple[int, int, int]:
 def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: int,
            seeds: list[list[int]] | None = None, warp=None, stop: list[str] | None = None,
            stop_after_code: bool = False, desc: str = "sample", stats: dict | None = None,
-           step: str = "auto", prefix: list[int] | None = None) -> list[list[dict]]:
+           decode_step: str = "auto", prefix: list[int] | None = None) -> list[list[dict]]:
     """k completions of each prompt: per prompt, a list of k dicts with `ids` (as sampled, before any
     cut), `logps` (the sampler's logprob of each id). seeds[g][j]: the random stream of prompt g's
     j-th completion (`row_seed`); None: greedy (argmax). warp: logits -> warped
     logits (temperature, top-k, top-p) before the softmax. stats, when given, receives the steps,
-    row-steps and prefilled tokens computed, and which step ran. step (`sample.decode_step`): ours
+    row-steps and prefilled tokens computed, and which step ran. decode_step (`sample.decode_step`): ours
     (pipeline.decode_step: Llama-family models, fewer and larger calls, where it supports the model),
     transformers (the model's own forward), auto (ours on the CPU, transformers' forward elsewhere).
     prefix: the first tokens of every chat prompt (`engine_hf.template_prefix`), prefilled once; a
@@ -244,8 +244,8 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     counts = {"slots": slots, "steps": 0, "row_steps": 0, "prefill_tokens": 0, "forward_s": 0.0, "choose_s": 0.0}
     bar = tqdm(total=len(prompts) * k, desc=desc, unit="seq", dynamic_ncols=True)
     longest = max((len(p) for p in prompts), default=0) + max_new
-    step = None if step == "transformers" else make_step(model, longest, slots,
-                                                         ("cpu", "cuda") if step == "ours" else ("cpu",))
+    step = None if decode_step == "transformers" else make_step(model, longest, slots,
+                                                                ("cpu", "cuda") if decode_step == "ours" else ("cpu",))
     counts["step"] = "decode_step" if step is not None else "transformers"
 
     def choose(logits: torch.Tensor, rows: list[Row]) -> tuple[list[int], list[float]]:

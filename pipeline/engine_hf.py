@@ -207,7 +207,7 @@ def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, keys:
     n = slots(model, sc.batch_size, max((len(p) for p in prompts), default=0), sc.max_new_tokens)
     done = decode(model, tok, prompts, k, sc.max_new_tokens, n, seeds=seeds, warp=lambda z: warp(None, z),
                   stop=sc.stop, stop_after_code=sc.stop_after_code, desc=desc, stats=stats,
-                  prefix=template_prefix(tok, cfg), step=sc.decode_step)
+                  prefix=template_prefix(tok, cfg), decode_step=sc.decode_step)
     out = []
     for g, rows in enumerate(done):
         for j, r in enumerate(rows):
@@ -219,13 +219,15 @@ def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, keys:
 
 @torch.no_grad()
 def greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int | str = "auto",
-           stats: dict | None = None, prefix: list[int] | None = None, step: str = "auto") -> list[tuple[str, str]]:
+           stats: dict | None = None, prefix: list[int] | None = None,
+           decode_step: str = "auto") -> list[tuple[str, str]]:
     """(text, finish_reason) per prompt, greedy decoding (argmax; no generation_config processor),
     from the decode loop. prefix: the prompts' template opening (`template_prefix`), prefilled once.
-    step: `sample.decode_step`."""
+    decode_step: `sample.decode_step`."""
     from pipeline.decode import decode
     n = slots(model, batch_size, max((len(p) for p in prompts), default=0), max_new)
-    done = decode(model, tok, prompts, 1, max_new, n, desc="eval", stats=stats, prefix=prefix, step=step)
+    done = decode(model, tok, prompts, 1, max_new, n, desc="eval", stats=stats, prefix=prefix,
+                  decode_step=decode_step)
     return [finish(tok, rows[0]["ids"], [], max_new)[1:] for rows in done]
 
 

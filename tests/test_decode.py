@@ -325,8 +325,8 @@ def test_the_template_opening_is_prefilled_once(student):
     assert engine_hf.greedy(model, tok, prompts, 20, 3, stats=once, prefix=prefix) == plain
     assert once["prefill_tokens"] == whole["prefill_tokens"] - (len(prompts) - 1) * len(prefix)
     from pipeline.decode import decode                                    # through transformers' forward too
-    slow = [r[0]["ids"] for r in decode(model, tok, prompts, 1, 20, 3, step="transformers")]
-    assert [r[0]["ids"] for r in decode(model, tok, prompts, 1, 20, 3, step="transformers", prefix=prefix)] == slow
+    slow = [r[0]["ids"] for r in decode(model, tok, prompts, 1, 20, 3, decode_step="transformers")]
+    assert [r[0]["ids"] for r in decode(model, tok, prompts, 1, 20, 3, decode_step="transformers", prefix=prefix)] == slow
     other = prompts + [prompts[0][: len(prefix) - 1] + [prompts[0][len(prefix)]] + prompts[0][len(prefix):]]
     assert engine_hf.greedy(model, tok, other, 20, 3, prefix=prefix)[:-1] == plain  # another opening: whole
 

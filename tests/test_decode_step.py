@@ -101,7 +101,7 @@ def test_the_loop_is_the_same_with_either_step(student):  # noqa: F811
     warp = lambda z: z / 0.9  # noqa: E731
     fast_stats, slow_stats = {}, {}
     fast = decode(model, tok, prompts, 3, 16, 5, seeds=seeds, warp=warp, stats=fast_stats)
-    slow = decode(model, tok, prompts, 3, 16, 5, seeds=seeds, warp=warp, step="transformers", stats=slow_stats)
+    slow = decode(model, tok, prompts, 3, 16, 5, seeds=seeds, warp=warp, decode_step="transformers", stats=slow_stats)
     assert (fast_stats["step"], slow_stats["step"]) == ("decode_step", "transformers")
     same = sum(a["ids"] == b["ids"] for fa, sl in zip(fast, slow) for a, b in zip(fa, sl))
     assert same >= len(prompts) * 3 - 1                   # at most a rounding tie apart
@@ -110,7 +110,7 @@ def test_the_loop_is_the_same_with_either_step(student):  # noqa: F811
             k = next((i for i, (x, y) in enumerate(zip(a["ids"], b["ids"])) if x != y), len(a["ids"]))
             torch.testing.assert_close(torch.tensor(a["logps"][:k]), torch.tensor(b["logps"][:k]), atol=1e-4, rtol=0)
     greedy_fast = decode(model, tok, prompts, 1, 16, 3)
-    greedy_slow = decode(model, tok, prompts, 1, 16, 3, step="transformers")
+    greedy_slow = decode(model, tok, prompts, 1, 16, 3, decode_step="transformers")
     assert [r[0]["ids"] for r in greedy_fast] == [r[0]["ids"] for r in greedy_slow]
 
 

@@ -274,9 +274,9 @@ def test_our_decode_step_on_cuda_matches_transformers_forward(coder_model, dtype
     runs = {}
     for step in ("ours", "transformers"):
         stats = {}
-        sampled = decode(model, tok, prompts, 4, 32, 12, seeds=seeds, warp=lambda z: warp(None, z), step=step,
+        sampled = decode(model, tok, prompts, 4, 32, 12, seeds=seeds, warp=lambda z: warp(None, z), decode_step=step,
                          stats=stats)
-        greedy = decode(model, tok, prompts, 1, 32, 3, step=step)
+        greedy = decode(model, tok, prompts, 1, 32, 3, decode_step=step)
         runs[step] = ([r for rows in sampled for r in rows], [rows[0]["ids"] for rows in greedy], stats["step"])
     assert runs["ours"][2] == "decode_step" and runs["transformers"][2] == "transformers"
     (ours, g_ours, _), (ref, g_ref, _) = runs["ours"], runs["transformers"]

@@ -119,7 +119,8 @@ def answer(cfg: Config, ctx: Ctx, tok, prompts: list[list[int]], keys: list[str]
                                                        **cache_kwargs(cfg))]
             else:
                 texts = [[a] for a in greedy(m, tok, prompts, cfg.eval.max_new_tokens, cfg.sample.batch_size,
-                                             prefix=template_prefix(tok, cfg), step=cfg.sample.decode_step)]
+                                             prefix=template_prefix(tok, cfg),
+                                             decode_step=cfg.sample.decode_step)]
     nll = [None] * len(prompts)
     if with_nll is not None and prompts and any(with_nll):
         model = model or student_model(cfg, adapter=adapter)
