@@ -35,15 +35,14 @@ def check_engines(cfg: Config, sampling: bool = True) -> None:
 
 
 def check_data(cfg: Config) -> None:
-    """data.source or an eval source that names a local file that is not there fails here, before the
+    """data.source, a warm-start or eval source that names a local file that is not there fails here, before the
     run creates anything (its directory, its lock, an epoch's prompts)."""
     from data.loaders import check_source
     check_source(cfg.data.source)
-    for src in cfg.data.warm_start_sources:
-        check_source(src, "data.warm_start_sources")
-    for src in cfg.eval.sources or []:
-        if src != "validation":  # the problems carved out of data.source, checked above
-            check_source(src, "eval.sources")
+    for key, sources in (("data.warm_start_sources", cfg.data.warm_start_sources), ("eval.sources", cfg.eval.sources)):
+        for src in sources or []:
+            if src != "validation":  # the problems carved out of data.source, checked above
+                check_source(src, key)
 
 
 def config_file_line(path: str | None) -> str:

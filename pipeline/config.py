@@ -379,8 +379,7 @@ class Config(Section):
         return obj.model_dump() if isinstance(obj, BaseModel) else obj
 
     def stage_config(self, fields) -> dict[str, Any]:
-        """The config a stage's fingerprint hashes: each field as `fingerprinted` sees it, less the
-        fields still at their NEUTRAL value."""
+        """The config a stage's fingerprint hashes: each field as `fingerprinted` sees it, less those at NEUTRAL."""
         return {f: v for f in fields if (v := self.fingerprinted(f)) != NEUTRAL.get(f, ...)}
 
     def fingerprinted(self, path: str) -> Any:
