@@ -46,9 +46,9 @@ def grouped_attention(query, key, value, mask, scale=None):
     """One-token attention as two batched matmuls and a float32 softmax: query (n, H, 1, D), key and
     value (n, KVH, L, D) (strided views of the cache), mask additive (n, 1, 1, L); (n, H, 1, D).
     Query head i reads key/value head i // (H / KVH), as transformers' repeat_kv. The decode loop's
-    attention on CUDA: there SDPA's one-token call went to cuDNN, which spent 1.2 ms of CPU a call (a
-    third of the sample stage's CPU time at 1.5B on an H100: bench/RESULTS.md), in a loop whose GPU
-    work is a tenth of its wall."""
+    attention on CUDA: there SDPA's one-token call went to cuDNN, which spent 1.2 ms of CPU a call (34%
+    of the sample stage's CPU time under torch.profiler at 1.5B on an H100: bench/RESULTS.md), in a
+    loop whose GPU work is a tenth of its wall. Not yet timed on a GPU itself."""
     n, heads, _, dim = query.shape
     kv_heads = key.shape[1]
     q = query.reshape(n, kv_heads, heads // kv_heads, dim)                   # (n, KVH, G, D)
