@@ -31,7 +31,7 @@ def warm_start_problems(cfg) -> list:
     out = training_problems(cfg)
     if not dc.warm_start_sources:
         return out
-    scored = {p.id: src for src, p in _eval_problems(cfg)}
+    scored = {p.id: src for src, p in eval_problems(cfg, sample=False)}
     scored.update({p.id: "validation (data.validation_size)" for p in validation_problems(cfg)} if dc.validation_size else {})
     seen = {p.id for p in out}
     for src in dc.warm_start_sources:
@@ -50,12 +50,16 @@ def warm_start_problems(cfg) -> list:
     return out
 
 
-def _eval_problems(cfg) -> list:
-    """(source, problem) of every eval source (validation: the problems carved out of data.source)."""
+def eval_problems(cfg, sample: bool = True) -> list:
+    """(source, problem) of every eval source (validation: the problems carved out of
+    data.source), each source cut to eval.max_problems by a fixed draw when `sample` (what the eval
+    stage scores); every problem of every source when not (what the warm-start must stay clear of)."""
     from data.loaders import load_source
     out = []
     for src in cfg.eval.sources or []:
         probs = validation_problems(cfg) if src == "validation" else load_source(src)
+        if sample and cfg.eval.max_problems and len(probs) > cfg.eval.max_problems:
+            probs = random.Random(0).sample(probs, cfg.eval.max_problems)
         out += [(src, p) for p in probs]
     return out
 

@@ -14,12 +14,10 @@ two evals differ beyond noise (pipeline/significance.py).
 """
 from __future__ import annotations
 
-import random
 import statistics
 
 import torch
 
-from data.schema import Problem
 from pipeline import dist
 from pipeline.config import Config
 from pipeline.engine_hf import (batch_size, cache_kwargs, chat_prompt, generate, greedy, reference_greedy,
@@ -27,25 +25,11 @@ from pipeline.engine_hf import (batch_size, cache_kwargs, chat_prompt, generate,
 from pipeline.forward import collate, to_device, token_logprobs
 from pipeline.judging import PARTS, Judging, as_answer, execution_parts, full_credit_shares
 from pipeline.model import load_tokenizer, student_model
-from pipeline.problems import validation_problems
+from pipeline.problems import eval_problems
 from pipeline.sampling_weights import sampling_model
 from pipeline.significance import ks_for, pass_at_k
 from pipeline.stages import Ctx
 from pipeline.tables import save_table
-
-
-def eval_problems(cfg: Config) -> list[tuple[str, Problem]]:
-    from data.loaders import load_source
-    out = []
-    for src in cfg.eval.sources:
-        if src == "validation":  # the problems data.validation_size carves out of data.source
-            probs = validation_problems(cfg)
-        else:
-            probs = load_source(src)
-        if cfg.eval.max_problems and len(probs) > cfg.eval.max_problems:
-            probs = random.Random(0).sample(probs, cfg.eval.max_problems)
-        out += [(src, p) for p in probs]
-    return out
 
 
 def sampled(cfg: Config) -> bool:
