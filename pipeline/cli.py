@@ -145,6 +145,27 @@ def _quiet_libraries() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The `rlaif` command. A rank launched with --processes (or accelerate launch) leaves its
+    process group and ends the process itself, with the command's exit code: what the interpreter's
+    exit would then run (the gloo group's C++ destructors) only risks an abort after the work is
+    done and written (pipeline.dist.close)."""
+    code = 1
+    try:
+        code = _main(argv) or 0
+    except BaseException:
+        if not dist.joined():
+            raise
+        import traceback
+        traceback.print_exc()
+    if dist.close(ok=code == 0):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(code if isinstance(code, int) else 1)
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
     from data.rows import DataError
     from judges.cache import CacheCorrupted
     from pipeline.errors import RunError
@@ -176,8 +197,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted: finished stages are kept; rerun the same command to resume", file=sys.stderr)
         return 130
-    finally:
-        dist.close()
 
 
 if __name__ == "__main__":

@@ -22,12 +22,14 @@ With one process (no WORLD_SIZE in the environment) every call here is the ident
 """
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from datetime import timedelta
 from typing import Any, Callable, Sequence, TypeVar
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class RankFailed(RuntimeError):
@@ -68,17 +70,31 @@ def init(device, timeout_s: float) -> None:
     _group = dist.new_group(backend="gloo", timeout=timeout) if dist.get_backend() != "gloo" else dist.group.WORLD
 
 
-def close() -> None:
-    """Leave the process group (at the end of a command, on every rank). A rank that exits with its
-    gloo group still up can abort in the group's destructor ("terminate called without an active
-    exception", SIGABRT) after its work is done, and the launcher then fails the whole run."""
+def joined() -> bool:
+    """Whether this process is in a process group (a launched rank after init)."""
+    return _group is not None
+
+
+def close(ok: bool = True) -> bool:
+    """Leave the process group at the end of a command, on every rank; True when this process was
+    in one (a launched rank, which then exits at once: pipeline.cli.main). With ok (the command
+    succeeded on this rank), first wait for every rank to get here, so no rank tears its side of
+    the group down while another still works. A rank that exits with its gloo group up can abort
+    in the group's destructor ("terminate called without an active exception", SIGABRT) after its
+    work is done, and the launcher then fails the whole run."""
     global _group
     if _group is None:
-        return
+        return False
     import torch.distributed as dist
     if dist.is_initialized():
+        if ok:
+            try:
+                dist.barrier(group=_group)
+            except Exception as e:  # noqa: BLE001 (a peer gone at the very end: its own exit code says so)
+                log.warning("rank %d: the closing barrier failed (%s)", rank(), e)
         dist.destroy_process_group()
     _group = None
+    return True
 
 
 def barrier() -> None:
