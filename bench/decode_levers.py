@@ -9,6 +9,12 @@ heads, 3 key/value heads of 64, hidden 576, MLP 1536).
   gated MLP as gate-with-SiLU then up-times-it (two post-ops) against one gate_up linear, SiLU and
   a multiply (today);
 - RMSNorm: torch's rms_norm (today) against a vector_norm-based one;
+- a shared prompt (the sample stage's 8 completions of each prompt): attention over the prompt's
+  keys once per group (its rows' query heads as query rows of one call) and over each row's own
+  completion keys, merged by their log-sum-exp, against every row reading its own copy (today);
+  per layer, and over 30 layers with each layer's 9 MB gate_up linear between (the caches cold, as
+  in a step);
+- attention's share of the real step (the embedded student's bf16 step, with SDPA and without it);
 - ragged spans: over the sample stage's and the greedy eval's real decode steps (the default
   config), the keys a step reads today (every live row up to the longest, rounded up to 32)
   against reading them per chunk of C slots (each chunk up to its own longest row) and exactly.
@@ -68,6 +74,93 @@ def attention(rows: int, span: int, H: int = 9, kvh: int = 3, d: int = 64, room:
         "matmul + softmax in bf16": per_call(lambda: matmul(q, k, v, BF)),
         "matmul + softmax in float32 (a float32 cache)": per_call(lambda: matmul(q, kf, vf, torch.float32)),
     }
+
+
+def shared_prompt(groups: int = 8, per: int = 8, prompt: int = 107, completion: int = 117, layers: int = 30,
+                  H: int = 9, kvh: int = 3, d: int = 64) -> tuple[float, dict[str, float]]:
+    """Today's one-token attention over each row's copy of its prompt's keys against the cascade: the
+    prompt's keys once per group, each row's completion keys alone, merged by log-sum-exp (the
+    flash kernel's second output). Defaults: the sample stage's 8 x 8 rows, its mean prompt (107
+    tokens) and a completion half-way (117, span 224)."""
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    flash = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
+    g, n, span = H // kvh, groups * per, prompt + completion
+    full = [(torch.randn(n, kvh, span, d, dtype=BF), torch.randn(n, kvh, span, d, dtype=BF)) for _ in range(layers)]
+    pre = [(torch.randn(groups, kvh, prompt, d, dtype=BF), torch.randn(groups, kvh, prompt, d, dtype=BF))
+           for _ in range(layers)]
+    suf = [(torch.randn(n, kvh, completion, d, dtype=BF), torch.randn(n, kvh, completion, d, dtype=BF))
+           for _ in range(layers)]
+    w = [torch.ops.mkldnn._reorder_linear_weight(torch.randn(3072, 576, dtype=BF), 64) for _ in range(layers)]
+    x, q = torch.randn(n, 576, dtype=BF), torch.randn(n, H, 1, d, dtype=BF)
+
+    def today(i):
+        return sdpa(q, full[i][0], full[i][1], scale=0.125, enable_gqa=True)
+
+    def cascade(i):
+        qp = q.view(groups, per, kvh, g, d).transpose(1, 2).reshape(groups, kvh, per * g, d)  # rows group-major
+        op, lp = flash(qp, pre[i][0], pre[i][1], scale=0.125)[:2]
+        os_, ls = flash(q, suf[i][0], suf[i][1], scale=0.125)[:2]
+        op = op.view(groups, kvh, per, g, d).transpose(1, 2).reshape(n, H, 1, d)
+        lp = lp.view(groups, kvh, per, g).transpose(1, 2).reshape(n, H, 1)
+        lse = torch.logaddexp(lp, ls)
+        return (op * (lp - lse).exp_()[..., None] + os_ * (ls - lse).exp_()[..., None]).to(BF)
+
+    def sweep(attend):
+        for i in range(layers):
+            torch.ops.mkldnn._linear_pointwise(x, w[i], None, "none", [], "")
+            attend(i)
+
+    def linears():
+        for i in range(layers):
+            torch.ops.mkldnn._linear_pointwise(x, w[i], None, "none", [], "")
+
+    # the same attention both ways: each row's keys as today would hold them (its group's prompt, then its own)
+    same = [(torch.cat((pre[0][j].repeat_interleave(per, 0), suf[0][j]), 2),) for j in (0, 1)]
+    full[1] = (same[0][0], same[1][0])
+    pre[1], suf[1] = pre[0], suf[0]
+    diff = (today(1).float() - cascade(1).float()).abs().max().item()
+    lin = per_call(linears, 10)
+    return diff, {"today: each row's own copy of the prompt's keys": per_call(lambda: today(0)),
+            "cascade: the prompt's keys once per group, log-sum-exp merge": per_call(lambda: cascade(0)),
+            f"today, {layers} layers, a linear between (attention only)": per_call(lambda: sweep(today), 10) - lin,
+            f"cascade, {layers} layers, a linear between (attention only)": per_call(lambda: sweep(cascade), 10) - lin}
+
+
+def attention_share() -> list[str]:
+    """The embedded student's bf16 step (pipeline.decode_step) with its one-token SDPA and with SDPA
+    replaced by a copy of the query: attention's share of a real step, caches cold between layers."""
+    from pipeline.config_file import load_config
+    from pipeline.decode import SlotCache, model_shape
+    from pipeline.decode_step import make_step
+    from pipeline.model import student_model
+    from pipeline.sampling_weights import sampling_model
+    F = torch.nn.functional
+    root = Path(__file__).resolve().parent.parent
+    cfg = load_config(root / "config.yaml", [])
+    model = student_model(cfg)
+    out = ["| rows | keys read (span) | step with SDPA, ms | without, ms | attention's share |", "|---|---|---|---|---|"]
+    sdpa = F.scaled_dot_product_attention
+    with sampling_model(model, cfg) as m:
+        layers, kvh, d = model_shape(m)
+        dtype = next(m.parameters()).dtype
+        step = make_step(m, 512, 64)
+        for rows, span in ((1, 256), (8, 256), (29, 224), (64, 224)):
+            cache = SlotCache(layers, 64, kvh, d, dtype, "cpu")
+            cache.fit(span, 0)
+            cache.reach(span)
+            ids, pos = torch.randint(0, 1000, (rows,)), torch.full((rows,), span - 1)
+            best = {}
+            for _ in range(3):
+                for name, fn in (("with", sdpa), ("without", lambda q, k, v, **kw: q.clone())):
+                    F.scaled_dot_product_attention = fn
+                    try:
+                        t = per_call(lambda: step(ids, pos, cache), 8) / 1000
+                    finally:
+                        F.scaled_dot_product_attention = sdpa
+                    best[name] = min(best.get(name, t), t)
+            out.append(f"| {rows} | {span} | {best['with']:.1f} | {best['without']:.1f} | "
+                       f"{1 - best['without'] / best['with']:.0%} |")
+    return out
 
 
 def epilogues(rows: int) -> dict[str, float]:
@@ -148,7 +241,8 @@ def ragged_spans() -> list[str]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--threads", type=int, default=torch.get_num_threads())
-    ap.add_argument("--no-trace", action="store_true", help="skip the ragged-span count (it runs two stages)")
+    ap.add_argument("--no-trace", action="store_true", help="skip what needs the embedded student: attention's share of "
+                                                             "its step and the ragged-span count (it runs two stages)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -166,7 +260,15 @@ def main() -> int:
             (k0, v0), (k1, v1) = items[i], items[i + 1]
             print(f"| {k0} | {rows} rows | {v0:.0f} | 1.00 |")
             print(f"| {k1} | {rows} rows | {v1:.0f} | {v1 / v0:.2f} |")
+    diff, r = shared_prompt()
+    base = next(iter(r.values()))
+    for i, (k, v) in enumerate(r.items()):
+        ref = base if i < 2 else r[list(r)[2]]
+        print(f"| {k} | 64 rows (8 x 8), prompt 107 + completion 117 | {v:.0f} | {v / ref:.2f} |")
+    print(f"\ncascade against today on the same keys: largest difference {diff:.2g} (bf16 outputs)")
     if not a.no_trace:
+        print()
+        print("\n".join(attention_share()))
         print()
         print("\n".join(ragged_spans()))
     return 0
