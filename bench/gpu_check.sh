@@ -4,7 +4,8 @@
 #
 #   bash bench/gpu_check.sh SECONDS [SECTION ...]
 #
-# Sections (default: all, in this order): tests, 1.5b (ours and TRL, 32 x 8 x 256), step (ours at 1.5b
+# Sections (default: all, in this order): tests, 1.5b (ours and TRL, 32 x 8 x 256), graphs (ours at 1.5b
+# with sample.decode_step=graphs: the decode step replayed from CUDA graphs), step (ours at 1.5b
 # with sample.decode_step=ours: our decode step against transformers' forward, side by side), profile (ours at
 # 1.5b, its update stage under torch.profiler; the decode loop's counts), 3b (ours, 8 prompts x 8
 # samples x 512 tokens in 4 optimizer steps of 16 rows: that it fits), 0.5b (ours and TRL). A section starts only while 30 s of SECONDS are left, and
@@ -15,7 +16,7 @@
 set -u
 budget=${1:-480}
 shift || true
-sections=${*:-"tests 1.5b step profile 3b 0.5b"}
+sections=${*:-"tests 1.5b graphs step profile 3b 0.5b"}
 end=$(($(date +%s) + budget))
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
@@ -40,6 +41,8 @@ for s in $sections; do
     tests) timeout "$l" make -o .venv/.installed test-gpu PY=python3 >"$out/tests.log" 2>&1
            echo "rc $?"; grep -E "passed|failed|error|SKIP" "$out/tests.log" | tail -8 ;;
     1.5b)  timeout "$l" python3 bench/gpu.py --shapes 1.5b --models /tmp/students >"$log" 2>&1; echo "rc $?" ;;
+    graphs) timeout "$l" python3 bench/gpu.py --shapes 1.5b --skip-trl --models /tmp/students sample.decode_step=graphs >"$log" 2>&1
+           echo "rc $?" ;;
     step)  timeout "$l" python3 bench/gpu.py --shapes 1.5b --skip-trl --models /tmp/students sample.decode_step=ours >"$log" 2>&1
            echo "rc $?" ;;
     profile) timeout "$l" python3 bench/gpu.py --shapes 1.5b --skip-trl --profile "$out/profile-1.5b.txt" --models /tmp/students >"$log" 2>&1

@@ -42,7 +42,7 @@ from contextlib import contextmanager
 import torch
 from tqdm import tqdm
 
-from pipeline.decode_step import grouped_attention, make_step
+from pipeline.decode_step import GraphedStep, grouped_attention, make_step
 from pipeline.streams import pick, uniforms
 
 ATTENTION = "rlaif_slots"
@@ -228,7 +228,8 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     logits (temperature, top-k, top-p) before the softmax. stats, when given, receives the steps,
     row-steps and prefilled tokens computed, and which step ran. decode_step (`sample.decode_step`): ours
     (pipeline.decode_step: Llama-family models, fewer and larger calls, where it supports the model),
-    transformers (the model's own forward), auto (ours on the CPU, transformers' forward elsewhere).
+    transformers (the model's own forward), auto (ours on the CPU, transformers' forward elsewhere),
+    graphs (ours, on CUDA replayed from CUDA graphs: `GraphedStep`; on the CPU ours).
     prefix: the first tokens of every chat prompt (`engine_hf.template_prefix`), prefilled once; a
     prompt that starts with them continues from their keys and values, any other is prefilled whole."""
     device = next(model.parameters()).device
@@ -244,9 +245,13 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     counts = {"slots": slots, "steps": 0, "row_steps": 0, "prefill_tokens": 0, "forward_s": 0.0, "choose_s": 0.0}
     bar = tqdm(total=len(prompts) * k, desc=desc, unit="seq", dynamic_ncols=True)
     longest = max((len(p) for p in prompts), default=0) + max_new
-    step = None if decode_step == "transformers" else make_step(model, longest, slots,
-                                                                ("cpu", "cuda") if decode_step == "ours" else ("cpu",))
+    step = None if decode_step == "transformers" else make_step(
+        model, longest, slots, ("cpu", "cuda") if decode_step in ("ours", "graphs") else ("cpu",))
     counts["step"] = "decode_step" if step is not None else "transformers"
+    if step is not None and decode_step == "graphs" and device.type == "cuda":
+        step = GraphedStep(step, slots)
+        cache.fit(longest, 0)                    # the room at once: a graph holds the cache's tensors
+        counts["step"] = "decode_step+graphs"
 
     def choose(logits: torch.Tensor, rows: list[Row]) -> tuple[list[int], list[float]]:
         if seeds is None:                                                    # greedy: argmax, as generate

@@ -190,3 +190,37 @@ def test_the_prefill_gives_transformers_keys_and_logits(student):  # noqa: F811
                 torch.testing.assert_close(k, rk, atol=1e-5, rtol=1e-4)
                 torch.testing.assert_close(v, rv, atol=1e-5, rtol=1e-4)
     assert float(ref_logits.std()) > 0.1
+
+
+def test_the_padded_step_of_cuda_graphs_keeps_the_live_rows(student, monkeypatch):  # noqa: F811
+    """sample.decode_step=graphs pads the live rows to a bucket (8, 16, ... up to the slots) with rows
+    in the free slots; run eagerly on the CPU (what a CUDA graph replays), the loop draws what the
+    plain step draws: the padding rows' writes land in slots no live row holds."""
+    import pipeline.decode as dec
+    from pipeline.decode_step import GraphedStep
+    cfg, tok, model, prompts = student
+    seeds = [[7 * g + j for j in range(4)] for g in range(len(prompts))]
+    warp = lambda z: z / 0.8  # noqa: E731
+    plain = decode(model, tok, prompts, 4, 20, 11, seeds=seeds, warp=warp)
+    seen = []
+
+    def graphed(*args, **kw):
+        step = GraphedStep(make_step(*args, **kw), args[2], capture=False)
+        seen.append(step)
+        return step
+
+    monkeypatch.setattr(dec, "make_step", graphed)
+    padded = decode(model, tok, prompts, 4, 20, 11, seeds=seeds, warp=warp)
+    assert {k[0] for k in seen[0].graphs} == {8, 11}       # a bucket of 8 rows and one of the 11 slots
+    assert all(span % GraphedStep.SPAN == 0 or span == seen[0].cache_key[1] for _, span in seen[0].graphs)
+    pairs = [(a, b) for pa, pb in zip(plain, padded) for a, b in zip(pa, pb)]
+    assert sum(a["ids"] == b["ids"] for a, b in pairs) >= len(pairs) - 1   # at most a rounding tie apart
+    for a, b in pairs:
+        k = next((i for i, (x, y) in enumerate(zip(a["ids"], b["ids"])) if x != y), len(a["ids"]))
+        torch.testing.assert_close(torch.tensor(a["logps"][:k]), torch.tensor(b["logps"][:k]), atol=1e-4, rtol=0)
+    greedy = decode(model, tok, prompts, 1, 20, 3)
+    monkeypatch.undo()
+    stats: dict = {}
+    assert [r[0]["ids"] for r in greedy] == [r[0]["ids"] for r in decode(model, tok, prompts, 1, 20, 3,
+                                                                          decode_step="graphs", stats=stats)]
+    assert stats["step"] == "decode_step"                  # on the CPU, graphs is the plain step

@@ -252,8 +252,10 @@ def test_sampler_logprobs_match_the_trainers_despite_the_generation_config(coder
 
 
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
-def test_our_decode_step_on_cuda_matches_transformers_forward(coder_model, dtype):
-    """sample.decode_step=ours on CUDA (pipeline/decode_step.py with `grouped_attention`) against the
+@pytest.mark.parametrize("fast", ["ours", "graphs"])
+def test_our_decode_step_on_cuda_matches_transformers_forward(coder_model, dtype, fast):
+    """sample.decode_step=ours on CUDA (pipeline/decode_step.py with `grouped_attention`), and graphs
+    (the same step replayed from CUDA graphs, the live rows padded to their bucket), against the
     decode loop through transformers' forward, on the Qwen2.5-Coder-shaped student: float32 draws the
     same tokens (greedy and sampled) with logprobs within float32 rounding. In bf16 a random-weight
     model's nearly flat distributions part rows at the first rounding difference (on the CPU 0 of 12
@@ -272,14 +274,15 @@ def test_our_decode_step_on_cuda_matches_transformers_forward(coder_model, dtype
     warp = warpers(SimpleNamespace(temperature=0.7, top_k=0, top_p=1.0))
     seeds = [[row_seed(5, str(g), j) for j in range(4)] for g in range(3)]
     runs = {}
-    for step in ("ours", "transformers"):
+    for step in (fast, "transformers"):
         stats = {}
         sampled = decode(model, tok, prompts, 4, 32, 12, seeds=seeds, warp=lambda z: warp(None, z), decode_step=step,
                          stats=stats)
         greedy = decode(model, tok, prompts, 1, 32, 3, decode_step=step)
         runs[step] = ([r for rows in sampled for r in rows], [rows[0]["ids"] for rows in greedy], stats["step"])
-    assert runs["ours"][2] == "decode_step" and runs["transformers"][2] == "transformers"
-    (ours, g_ours, _), (ref, g_ref, _) = runs["ours"], runs["transformers"]
+    assert runs[fast][2] == {"ours": "decode_step", "graphs": "decode_step+graphs"}[fast]
+    assert runs["transformers"][2] == "transformers"
+    (ours, g_ours, _), (ref, g_ref, _) = runs[fast], runs["transformers"]
     same = [i for i, (a, b) in enumerate(zip(ours, ref)) if a["ids"] == b["ids"]]
     gap = max(max(abs(x - y) for x, y in zip(ours[i]["logps"], ref[i]["logps"])) for i in same) if same else 0.0
     if dtype == "float32":
