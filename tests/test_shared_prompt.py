@@ -1,0 +1,76 @@
+"""update.share_prompt: each prompt of a micro-batch run once for all of its completions, and a
+micro-batch with no prompt to share run as one padded batch; values, entropy and LoRA gradients
+those of the padded batch either way."""
+from __future__ import annotations
+
+import torch
+
+from pipeline import forward
+from pipeline.config_file import load_config
+from pipeline.model import load_student
+
+
+def test_shared_prompt_forward_gives_the_same_logprobs_and_gradients(tiny_model):
+    """update.share_prompt: each prompt of a micro-batch runs once and its keys/values serve all of
+    its completions. Values, entropy and LoRA gradients must equal the padded batch's."""
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=8", "student.lora.alpha=16"])
+    torch.manual_seed(0)
+    model = load_student(cfg.student, trainable=True)
+    for name, p in model.named_parameters():
+        if "lora_B" in name:
+            p.data.normal_(0, 0.05)  # a trained-looking adapter, so the LoRA path carries gradient everywhere
+    gen = torch.Generator().manual_seed(1)
+    prompts = [torch.randint(5, 4000, (n,), generator=gen).tolist() for n in (11, 17)]
+    rows = [{"prompt_ids": prompts[i % 2], "completion_ids": torch.randint(5, 4000, (3 + 4 * i,), generator=gen).tolist(),
+             "advantage": 1.0, "index": i} for i in range(6)]  # two prompts interleaved, ragged completions
+    got = {}
+    for shared in (False, True):
+        model.zero_grad()
+        batch = forward.collate(rows, 0, share_prompt=shared)
+        assert ("groups" in batch) == shared
+        logp, ent = forward.token_logprobs(model, batch, 0.7, with_entropy=True)
+        (logp * batch["completion_mask"]).sum().backward()
+        grads = {n: p.grad.clone() for n, p in model.named_parameters() if p.requires_grad}
+        got[shared] = (logp.detach() * batch["completion_mask"], ent * batch["completion_mask"], grads)
+    torch.testing.assert_close(got[True][0], got[False][0], atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(got[True][1], got[False][1], atol=1e-4, rtol=1e-4)
+    for n, g in got[False][2].items():
+        assert g.norm() > 0, n
+        assert (got[True][2][n] - g).norm() / g.norm() < 1e-4, n  # float32 summation order differs, no more
+
+
+def test_rows_of_distinct_prompts_run_as_one_padded_batch(tiny_model):
+    """A micro-batch whose rows all have prompts of their own (the warm-start's, the teacher's) has no
+    prompt to share: with update.share_prompt on it runs as the padded batch, in one call (the
+    per-prompt loop would make two a row), with the per-prompt loop's values and gradients."""
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=8", "student.lora.alpha=16"])
+    torch.manual_seed(0)
+    model = load_student(cfg.student, trainable=True)
+    for name, p in model.named_parameters():
+        if "lora_B" in name:
+            p.data.normal_(0, 0.05)
+    gen = torch.Generator().manual_seed(2)
+    rows = [{"prompt_ids": torch.randint(5, 4000, (n,), generator=gen).tolist(),
+             "completion_ids": torch.randint(5, 4000, (c,), generator=gen).tolist(), "advantage": 1.0, "index": i}
+            for i, (n, c) in enumerate([(11, 3), (17, 9), (5, 1), (23, 6)])]   # ragged prompts and completions
+    calls = []
+    hook = model.register_forward_pre_hook(lambda m, a, kw: calls.append(kw["input_ids"].shape), with_kwargs=True)
+    got = {}
+    for path in ("shared", "per prompt"):
+        model.zero_grad()
+        calls.clear()
+        batch = forward.collate(rows, 0, share_prompt=True)
+        if path == "per prompt":
+            logp, ent = forward._shared_prompt_logprobs(model, batch, 0.7, True)
+        else:
+            logp, ent = forward.token_logprobs(model, batch, 0.7, with_entropy=True)
+        (logp * batch["completion_mask"]).sum().backward()
+        grads = {n: p.grad.clone() for n, p in model.named_parameters() if p.requires_grad}
+        got[path] = (logp.detach() * batch["completion_mask"], ent * batch["completion_mask"], grads, list(calls))
+    hook.remove()
+    assert got["shared"][3] == [torch.Size([4, 23 + 6])] and len(got["per prompt"][3]) == 8
+    torch.testing.assert_close(got["shared"][0], got["per prompt"][0], atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(got["shared"][1], got["per prompt"][1], atol=1e-4, rtol=1e-4)
+    for n, g in got["per prompt"][2].items():
+        assert g.norm() > 0, n
+        assert (got["shared"][2][n] - g).norm() / g.norm() < 1e-4, n
