@@ -355,6 +355,9 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
                 if stopper(live[i].ids):
                     retire(i)
     bar.close()
+    if isinstance(step, GraphedStep):               # what ran: graph replays, or the eager fallback
+        counts["graph_replays"] = step.replays
+        counts["step"] = "decode_step+graphs" if step.replays else "decode_step"
     if stats is not None:
         stats.update(counts)
     return done

@@ -249,6 +249,13 @@ class GraphedStep:
         self.graphs: dict = {}                                       # (rows, span) -> (graph, ids, pos, logits)
         self.cache_key = None
         self.pool = None
+        self.replays = 0
+        rope = getattr(step.inner.rotary_emb, "rope_type", "default")
+        if capture and "dynamic" in str(rope):                       # it compares positions on the host
+            import logging
+            logging.getLogger(__name__).warning("sample.decode_step=graphs: the %s rotary embedding reads positions "
+                                                "on the host; stepping without CUDA graphs", rope)
+            self.capture = False
 
     def prefill(self, *args, **kw):
         """A prompt's prefill, eager (one per prompt; its length varies)."""
@@ -280,6 +287,7 @@ class GraphedStep:
         if graph is None:
             return self.step(ids_buf, pos_buf, cache)[:n]
         graph.replay()
+        self.replays += 1
         return logits[:n]
 
     def _capture(self, ids_buf: torch.Tensor, pos_buf: torch.Tensor, cache) -> tuple:

@@ -212,6 +212,7 @@ def test_the_padded_step_of_cuda_graphs_keeps_the_live_rows(student, monkeypatch
     monkeypatch.setattr(dec, "make_step", graphed)
     padded = decode(model, tok, prompts, 4, 20, 11, seeds=seeds, warp=warp)
     assert {k[0] for k in seen[0].graphs} == {8, 11}       # a bucket of 8 rows and one of the 11 slots
+    assert seen[0].replays == 0                             # run eagerly: no graph was replayed
     assert all(span % GraphedStep.SPAN == 0 or span == seen[0].cache_key[1] for _, span in seen[0].graphs)
     pairs = [(a, b) for pa, pb in zip(plain, padded) for a, b in zip(pa, pb)]
     assert sum(a["ids"] == b["ids"] for a, b in pairs) >= len(pairs) - 1   # at most a rounding tie apart
