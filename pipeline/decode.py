@@ -251,7 +251,6 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     if step is not None and decode_step == "graphs" and device.type == "cuda":
         step = GraphedStep(step, slots)
         cache.fit(longest, 0)                    # the room at once: a graph holds the cache's tensors
-        counts["step"] = "decode_step+graphs"
 
     def choose(logits: torch.Tensor, rows: list[Row]) -> tuple[list[int], list[float]]:
         if seeds is None:                                                    # greedy: argmax, as generate

@@ -17,8 +17,12 @@ holds its logits and cache writes to transformers' on tiny random Llama and Qwen
 """
 from __future__ import annotations
 
+import logging
+
 import torch
 from torch.nn.functional import linear
+
+log = logging.getLogger(__name__)
 
 _LAYER_PARTS = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
                 "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", "input_layernorm", "post_attention_layernorm")
@@ -252,8 +256,7 @@ class GraphedStep:
         self.replays = 0
         rope = getattr(step.inner.rotary_emb, "rope_type", "default")
         if capture and "dynamic" in str(rope):                       # it compares positions on the host
-            import logging
-            logging.getLogger(__name__).warning("sample.decode_step=graphs: the %s rotary embedding reads positions "
+            log.warning("sample.decode_step=graphs: the %s rotary embedding reads positions "
                                                 "on the host; stepping without CUDA graphs", rope)
             self.capture = False
 
@@ -295,7 +298,6 @@ class GraphedStep:
         inputs, so the keys and values they write are the ones the replay writes again."""
         if not self.capture:
             return None, None
-        import logging
         try:
             side = torch.cuda.Stream()
             side.wait_stream(torch.cuda.current_stream())
@@ -310,7 +312,7 @@ class GraphedStep:
                 logits = self.step(ids_buf, pos_buf, cache)
             return graph, logits
         except RuntimeError as e:  # an operation the graph cannot hold: this loop steps eagerly
-            logging.getLogger(__name__).warning("sample.decode_step=graphs: capturing the step failed (%s); "
+            log.warning("sample.decode_step=graphs: capturing the step failed (%s); "
                                                 "stepping without CUDA graphs", e)
             self.capture = False
             return None, None
