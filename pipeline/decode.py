@@ -246,8 +246,10 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     bar = tqdm(total=len(prompts) * k, desc=desc, unit="seq", dynamic_ncols=True)
     longest = max((len(p) for p in prompts), default=0) + max_new
     step = None if decode_step == "transformers" else make_step(
-        model, longest, slots, ("cpu", "cuda") if decode_step in ("ours", "graphs") else ("cpu",))
+        model, longest, slots, ("cpu", "cuda") if decode_step in ("ours", "ours-sdpa", "graphs") else ("cpu",),
+        "sdpa" if decode_step == "ours-sdpa" else "kernel")
     counts["step"] = "decode_step" if step is not None else "transformers"
+    counts["attention"] = step.attention if step is not None else "transformers"
     if step is not None and decode_step == "graphs" and device.type == "cuda":
         step = GraphedStep(step, slots)
         cache.fit(longest, 0)                    # the room at once: a graph holds the cache's tensors

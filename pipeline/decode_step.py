@@ -62,11 +62,14 @@ def grouped_attention(query, key, value, mask, scale=None):
     return out.reshape(n, heads, 1, dim)
 
 
-def make_step(model, longest: int, rows: int = 64, devices: tuple[str, ...] = ("cpu",)) -> "LlamaStep | None":
+def make_step(model, longest: int, rows: int = 64, devices: tuple[str, ...] = ("cpu",),
+              attention: str = "kernel") -> "LlamaStep | None":
     """The step for `model` when it is a Llama-family causal LM this step computes exactly
     (rotate-half rotary, pre-norm decoder layers with q/k/v/o and a gated MLP, plain or merged
     linears, no sliding window within `longest` tokens) on one of `devices` (device types); None
-    otherwise (the loop then steps through transformers' forward)."""
+    otherwise (the loop then steps through transformers' forward). attention: the one-token
+    attention on the CPU, kernel (pipeline.cpu_attention, where it supports the shape and builds)
+    or sdpa (torch's)."""
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
     if next(base.parameters()).device.type not in devices:
         return None
@@ -85,7 +88,7 @@ def make_step(model, longest: int, rows: int = 64, devices: tuple[str, ...] = ("
             return None
     if _plain_linear(base.lm_head) is None:
         return None
-    return LlamaStep(base, rows)
+    return LlamaStep(base, rows, attention)
 
 
 class _Linear:
@@ -126,9 +129,10 @@ class LlamaStep:
     scale folded into the query weights where it is a power of two (exact), the mask added and the
     softmax taken in float32 in one call each."""
 
-    def __init__(self, model, rows: int = 64):
+    def __init__(self, model, rows: int = 64, attention: str = "kernel"):
         import math
 
+        from pipeline import cpu_attention
         from pipeline.sampling_weights import packing_works
         c = _text_config(model)
         p = next(model.parameters())
@@ -152,6 +156,12 @@ class LlamaStep:
                                 _fused([m.down_proj], packed, rows), m.act_fn, 1.0 if fold else scaling))
         self.norm = (self.inner.norm.weight, self.inner.norm.variance_epsilon)
         self.head = _fused([model.lm_head], packed, rows)
+        # the CPU's one-token attention: the kernel where it computes this shape and builds, else SDPA
+        self.kernel = None
+        if attention == "kernel" and p.device.type == "cpu" and cpu_attention.supports(
+                self.heads, self.kv_heads, self.head_dim, p.dtype):
+            self.kernel = cpu_attention.kernel()
+        self.attention = "grouped" if p.device.type == "cuda" else "kernel" if self.kernel else "sdpa"
 
     def _rotary(self, x: torch.Tensor, pos: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """cos and the signed sine at positions pos (n,), each (n, 1, d): rotate_half(q) * sin ==
@@ -200,8 +210,10 @@ class LlamaStep:
         x = self.inner.embed_tokens(ids)                             # (n, hidden)
         cos, sin = self._rotary(x, pos)
         half = d // 2
-        mask = torch.where(torch.arange(span, device=dev)[None, :] <= pos[:, None], 0.0, float("-inf"))
-        mask = mask.to(x.dtype).view(n, 1, 1, span)                  # additive, exact in any float format
+        mask = None
+        if self.kernel is None:                                      # additive, exact in any float format
+            mask = torch.where(torch.arange(span, device=dev)[None, :] <= pos[:, None], 0.0, float("-inf"))
+            mask = mask.to(x.dtype).view(n, 1, 1, span)
         # where each row's new key goes in a layer's cache seen as (slots * KVH * room, d)
         at = ((torch.arange(n, device=dev)[:, None] * kvh + torch.arange(kvh, device=dev)[None, :]) * room
               + pos[:, None]).view(-1)
@@ -219,7 +231,9 @@ class LlamaStep:
             # query head h serves key/value head h // g (transformers' repeat_kv). SDPA's CPU kernel
             # accumulates in float32: bf16 probabilities times bf16 values in two bmm calls were 30x
             # further from float32 attention, and slower (bf16 bmm at 3 query rows a head: ~20 GFLOP/s)
-            if dev.type == "cuda":
+            if self.kernel is not None:                              # row r reads its keys [0, pos[r]]
+                att = self.kernel(q, kc, vc, pos, scaling)
+            elif dev.type == "cuda":
                 att = grouped_attention(q[:, :, None], kc[:n, :, :span], vc[:n, :, :span], mask, scaling)
             else:
                 att = sdpa(q[:, :, None], kc[:n, :, :span], vc[:n, :, :span], attn_mask=mask, scale=scaling,
@@ -250,6 +264,7 @@ class GraphedStep:
 
     def __init__(self, step: LlamaStep, slots: int, capture: bool = True):
         self.step, self.slots, self.capture = step, slots, capture
+        self.attention = step.attention
         self.graphs: dict = {}                                       # (rows, span) -> (graph, ids, pos, logits)
         self.cache_key = None
         self.pool = None

@@ -1,0 +1,77 @@
+"""The decode step's one-token attention on the CPU: a small C++ kernel (csrc/one_token_attention.cpp)
+built once per machine with torch's extension builder, over the KV cache as it lies.
+
+torch's CPU SDPA runs a one-token query through its flash-attention kernel, blocked for long
+queries: at 64 rows it took 47% of a SmolLM2-135M bf16 decode step at 25 GFLOP/s (bench/RESULTS.md).
+This kernel gives each (row, key/value head) one task in which the group's query heads read each
+key and value once, with scores, softmax and the weighted sum in float32 (closer to float32
+attention than SDPA's kernel, which multiplies bf16 probabilities). Heads of 64 or 128 dims (or 16), 1 to 8
+query heads per key/value head, float32 or bfloat16; anything else, or a machine where it does not
+build (no C++ compiler), runs SDPA, with one warning saying why.
+
+The build needs a C++ compiler (g++ or clang) and ninja (a dependency); it takes about 30 s the
+first time and lands in torch's extension cache (TORCH_EXTENSIONS_DIR, default
+~/.cache/torch_extensions), where later processes load it in about a second.
+"""
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import re
+import shutil
+from pathlib import Path
+
+import torch
+
+log = logging.getLogger(__name__)
+
+SOURCE = Path(__file__).parent / "csrc" / "one_token_attention.cpp"
+HEAD_DIMS = (16, 64, 128)  # the Llama family's 64 and 128; 16: the tests' tiny models
+MAX_GROUP = 8
+_FLAGS = {  # what torch's own CPU kernels are built with at each capability (ATen/cpu/vec)
+    "AVX512": ["-DCPU_CAPABILITY_AVX512", "-DCPU_CAPABILITY=AVX512", "-mavx512f", "-mavx512bw",
+               "-mavx512vl", "-mavx512dq", "-mfma"],
+    "AVX2": ["-DCPU_CAPABILITY_AVX2", "-DCPU_CAPABILITY=AVX2", "-mavx2", "-mfma", "-mf16c"],
+}
+
+
+def supports(heads: int, kv_heads: int, head_dim: int, dtype: torch.dtype) -> bool:
+    """Whether the kernel computes this attention shape and dtype."""
+    return (head_dim in HEAD_DIMS and heads % kv_heads == 0 and heads // kv_heads <= MAX_GROUP
+            and dtype in (torch.float32, torch.bfloat16))
+
+
+@functools.lru_cache(maxsize=None)
+def kernel():
+    """The built extension's one_token_attention(q, k, v, pos, scale), or None where it does not
+    build (logged once, with the reason)."""
+    cap = torch.backends.cpu.get_cpu_capability()
+    cap = "AVX512" if cap.startswith("AVX512") else cap
+    name = "rlaif_one_token_attention_" + re.sub(r"\W", "_", f"{torch.__version__}_{cap}")
+    try:
+        from torch.utils.cpp_extension import load
+        env_path = os.environ.get("PATH", "")
+        try:                                                 # the ninja of this environment, activated or not
+            import ninja
+            os.environ["PATH"] = ninja.BIN_DIR + os.pathsep + env_path
+        except ImportError:
+            pass
+        if shutil.which(os.environ.get("CXX", "c++")) is None:
+            raise RuntimeError(f"no C++ compiler ({os.environ.get('CXX', 'c++')}) on PATH")
+        log.info("building the CPU attention kernel (%s, once per machine: about 30 s)", name)
+        try:
+            mod = load(name, [str(SOURCE)], extra_cflags=["-O3", *_FLAGS.get(cap, [])], verbose=False)
+        finally:
+            os.environ["PATH"] = env_path
+        return mod.one_token_attention
+    except Exception as e:  # noqa: BLE001 - any build or load failure leaves SDPA in place
+        log.warning("the CPU attention kernel (pipeline/csrc/one_token_attention.cpp) did not build, "
+                    "so the decode step uses torch's SDPA (slower at many rows): %s", str(e).strip()[-1500:])
+        return None
+
+
+def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, pos: torch.Tensor, scale: float) -> torch.Tensor:
+    """q (n, H, D) (heads contiguous in a row), k and v (slots, KVH, room, D) contiguous, pos (n,)
+    int64: each row's query attends to its keys [0, pos]; (n, H, D) in q's dtype."""
+    return kernel()(q, k, v, pos, scale)

@@ -1,0 +1,98 @@
+"""The CPU decode step's one-token attention kernel (pipeline/cpu_attention.py) against torch's SDPA
+in float32 on the same cache: every supported head size and group, float32 and bf16, each row at
+its own length, the query a strided view as the step passes it."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from pipeline import cpu_attention
+
+sdpa = torch.nn.functional.scaled_dot_product_attention
+
+
+def case(n: int, heads: int, kv_heads: int, dim: int, dtype: torch.dtype, room: int = 96, seed: int = 0):
+    gen = torch.Generator().manual_seed(seed)
+    slots = n + 2
+    k = torch.randn(slots, kv_heads, room, dim, generator=gen).to(dtype)
+    v = torch.randn(slots, kv_heads, room, dim, generator=gen).to(dtype)
+    qk = torch.randn(n, heads + kv_heads, dim, generator=gen).to(dtype)   # the step's q and k in one tensor
+    pos = torch.randint(0, room, (n,), generator=gen)
+    pos[0] = 0                                                            # a row with one key
+    pos[-1] = room - 1                                                    # a row reading the whole room
+    return qk[:, :heads], k, v, pos
+
+
+def reference(q, k, v, pos, scale):
+    """float32 SDPA with the mask the step builds (keys [0, pos] of each row), over the first n slots."""
+    n = q.shape[0]
+    mask = torch.where(torch.arange(k.shape[2])[None, :] <= pos[:, None], 0.0, float("-inf")).view(n, 1, 1, -1)
+    return sdpa(q[:, :, None].float(), k[:n].float(), v[:n].float(), attn_mask=mask, scale=scale,
+                enable_gqa=True)[:, :, 0]
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    k = cpu_attention.kernel()
+    assert k is not None, "the kernel must build where the tests run (a C++ compiler and ninja)"
+    return k
+
+
+@pytest.mark.parametrize("dim", cpu_attention.HEAD_DIMS)
+@pytest.mark.parametrize("heads,kv_heads", [(4, 4), (9, 3), (14, 2), (16, 2)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_the_kernel_computes_float32_attention(kernel, dim, heads, kv_heads, dtype):
+    q, k, v, pos = case(5, heads, kv_heads, dim, dtype)
+    assert not q.is_contiguous()                                          # a view of the step's q and k
+    out = kernel(q, k, v, pos, 0.125)
+    assert out.shape == q.shape and out.dtype == dtype
+    ref = reference(q, k, v, pos, 0.125)
+    if dtype == torch.float32:
+        torch.testing.assert_close(out, ref, atol=2e-6, rtol=1e-5)
+        return
+    # bf16 inputs, float32 arithmetic: the output's own bf16 rounding, no more
+    torch.testing.assert_close(out.float(), ref, atol=1e-2, rtol=1e-2)
+    assert float((out.float() - ref).abs().max()) <= float((ref.to(dtype).float() - ref).abs().max()) * 1.01
+
+
+def test_a_row_reads_only_its_own_keys_and_is_the_same_alone(kernel):
+    """NaN past a row's position changes nothing; a row's output is bitwise the same computed alone
+    or among others (one task per row and key/value head: no arithmetic shared across rows)."""
+    q, k, v, pos = case(6, 9, 3, 64, torch.bfloat16, seed=3)
+    out = kernel(q, k, v, pos, 0.125)
+    poisoned_k, poisoned_v = k.clone(), v.clone()
+    for r in range(len(pos)):
+        poisoned_k[r, :, int(pos[r]) + 1:] = float("nan")
+        poisoned_v[r, :, int(pos[r]) + 1:] = float("nan")
+    assert torch.equal(kernel(q, poisoned_k, poisoned_v, pos, 0.125), out)
+    for r in range(len(pos)):
+        alone = kernel(q[r:r + 1], k[r:r + 1].contiguous(), v[r:r + 1].contiguous(), pos[r:r + 1], 0.125)
+        assert torch.equal(alone[0], out[r])
+
+
+def test_bad_input_is_refused_with_what_is_wrong(kernel):
+    q, k, v, pos = case(3, 9, 3, 64, torch.float32)
+    with pytest.raises(RuntimeError, match="outside the cache"):
+        kernel(q, k, v, torch.tensor([0, 5, 96]), 0.125)
+    with pytest.raises(RuntimeError, match="of one dtype"):
+        kernel(q, k.bfloat16(), v, pos, 0.125)
+    with pytest.raises(RuntimeError, match="contiguous"):
+        kernel(q, k.transpose(2, 3).contiguous().transpose(2, 3), v, pos, 0.125)
+    q48, k48, v48, pos48 = case(3, 9, 3, 48, torch.float32)
+    assert not cpu_attention.supports(9, 3, 48, torch.float32)
+    with pytest.raises(RuntimeError, match="head_dim 48"):
+        kernel(q48, k48, v48, pos48, 0.125)
+    assert not cpu_attention.supports(18, 2, 64, torch.float32)         # 9 query heads a group: SDPA
+    assert not cpu_attention.supports(9, 3, 64, torch.float16)
+
+
+def test_a_machine_where_it_does_not_build_keeps_sdpa(monkeypatch, caplog):
+    """No compiler: one warning saying so, and the step runs SDPA."""
+    monkeypatch.setenv("CXX", "no-such-compiler-here")
+    cpu_attention.kernel.cache_clear()
+    try:
+        with caplog.at_level("WARNING"):
+            assert cpu_attention.kernel() is None
+        assert "did not build" in caplog.text and "no-such-compiler-here" in caplog.text
+    finally:
+        cpu_attention.kernel.cache_clear()
