@@ -9,12 +9,13 @@ attention than SDPA's kernel, which multiplies bf16 probabilities). Heads of 64 
 query heads per key/value head, float32 or bfloat16; anything else, or a machine where it does not
 build (no C++ compiler), runs SDPA, with one warning saying why.
 
-The build needs a C++ compiler (g++ or clang) and ninja (a dependency); it takes about 30 s the
-first time and lands in torch's extension cache (TORCH_EXTENSIONS_DIR, default
-~/.cache/torch_extensions), where later processes load it in about a second.
+The build needs a C++ compiler (g++ or clang) and ninja (a dependency); it takes up to a minute the
+first time and lands in the cache (RLAIF_CACHE, default ~/.cache/rlaif: kernels/), where later
+processes load it in about a second.
 """
 from __future__ import annotations
 
+import fcntl
 import functools
 import logging
 import os
@@ -59,9 +60,20 @@ def kernel():
             pass
         if shutil.which(os.environ.get("CXX", "c++")) is None:
             raise RuntimeError(f"no C++ compiler ({os.environ.get('CXX', 'c++')}) on PATH")
-        log.info("building the CPU attention kernel (%s, once per machine: about 30 s)", name)
+        from pipeline.model import cache_root
+        where = cache_root() / "kernels" / name
+        where.mkdir(parents=True, exist_ok=True)
         try:
-            mod = load(name, [str(SOURCE)], extra_cflags=["-O3", *_FLAGS.get(cap, [])], verbose=False)
+            with open(where / "build.flock", "w") as held:
+                # torch's own build lock is a file that a process killed mid-build leaves behind, and
+                # every later build waits on it forever; ours is released when its process ends, and
+                # whoever holds it knows that a torch lock file present is such a leftover
+                fcntl.flock(held, fcntl.LOCK_EX)
+                (where / "lock").unlink(missing_ok=True)
+                if not (where / f"{name}.so").exists():
+                    log.warning("building the CPU attention kernel into %s (once per machine: up to a minute)", where)
+                mod = load(name, [str(SOURCE)], extra_cflags=["-O3", *_FLAGS.get(cap, [])],
+                           build_directory=str(where), verbose=False)
         finally:
             os.environ["PATH"] = env_path
         return mod.one_token_attention

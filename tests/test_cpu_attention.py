@@ -96,3 +96,18 @@ def test_a_machine_where_it_does_not_build_keeps_sdpa(monkeypatch, caplog):
         assert "did not build" in caplog.text and "no-such-compiler-here" in caplog.text
     finally:
         cpu_attention.kernel.cache_clear()
+
+
+def test_a_build_killed_midway_leaves_no_lock_that_hangs_the_next(kernel, tmp_path):
+    """torch's build lock is a file: a process killed while building leaves it, and torch's loader
+    waits on it forever. Ours is an flock its process's end releases: the next process loads."""
+    import subprocess
+    import sys
+    from pipeline.model import cache_root
+    builds = [d for d in (cache_root() / "kernels").iterdir() if (d / f"{d.name}.so").exists()]
+    assert builds, "the fixture built the kernel"
+    (builds[0] / "lock").write_text("")                                   # a killed build's leftover
+    code = "from pipeline import cpu_attention; assert cpu_attention.kernel() is not None"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert not (builds[0] / "lock").exists()
