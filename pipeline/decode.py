@@ -16,9 +16,10 @@ waiting completion, across the whole stage, so every step computes rows that are
   prefilled once for the stage and each prompt's prefill continues from it, so a prompt's keys are
   the same numbers whatever else the stage, its slots or its processes hold.
 - One-token attention reads the cache as it lies, the query heads grouped by their key/value head
-  (no repeat of the grouped heads, no copy of the cache): on the CPU SDPA (its kernel accumulates in
-  float32), on CUDA two batched matmuls and a float32 softmax (`grouped_attention`: SDPA's cuDNN
-  call there cost more CPU than the step's GPU work).
+  (no repeat of the grouped heads, no copy of the cache): on the CPU our step's is a C++ kernel
+  (pipeline.cpu_attention: float32 arithmetic, each row's own keys only) and transformers' forward's
+  is SDPA (its kernel accumulates in float32); on CUDA two batched matmuls and a float32 softmax
+  (`grouped_attention`: SDPA's cuDNN call there cost more CPU than the step's GPU work).
 - Sampling is inverse-CDF with each row's own stream (`SeededSampler`'s rule), so a completion does
   not depend on what shares its steps, the slot count or the process count, up to float rounding:
   a CPU's matmul kernels can change with the row count (oneDNN on AMX does), and in bf16 that moves

@@ -4,7 +4,8 @@ CPU, written out over the model's own weights instead of through transformers' f
 A decode step of a small model on a CPU is mostly fixed cost: transformers' forward took 35 ms a
 step at one row on SmolLM2-135M (masks, hooks, kwargs, seven linear calls and about sixty calls a
 layer). This step makes about twenty calls a layer: q, k and v as one matmul, gate and up as one
-(oneDNN-packed in bf16), RMSNorm fused, the cache written in place. It reads the model's own
+(oneDNN-packed in bf16), RMSNorm fused, the cache written in place, the one-token attention on the
+CPU a C++ kernel (pipeline.cpu_attention; SDPA where it does not build). It reads the model's own
 weights, norm epsilons, rotary embedding (any rope scaling), activation, embeddings and LM head.
 Worth 1.21x on the sample stage (bench/RESULTS.md). `prefill` computes one prompt's keys and values
 the same way (transformers' forward costs 3-4x its linears on a 100-token prompt here).
@@ -227,7 +228,7 @@ class LlamaStep:
             kc, vc = cache.k[i], cache.v[i]                          # (slots, KVH, room, d)
             kc.view(-1, d).index_copy_(0, at, k.reshape(n * kvh, d))
             vc.view(-1, d).index_copy_(0, at, v)
-            # the first n slots' first span positions, a strided view read in place (SDPA copies nothing);
+            # SDPA: the first n slots' first span positions, a strided view read in place (it copies nothing);
             # query head h serves key/value head h // g (transformers' repeat_kv). SDPA's CPU kernel
             # accumulates in float32: bf16 probabilities times bf16 values in two bmm calls were 30x
             # further from float32 attention, and slower (bf16 bmm at 3 query rows a head: ~20 GFLOP/s)
