@@ -14,12 +14,13 @@ heads, 3 key/value heads of 64, hidden 576, MLP 1536).
   completion keys, merged by their log-sum-exp, against every row reading its own copy (today);
   per layer, and over 30 layers with each layer's 9 MB gate_up linear between (the caches cold, as
   in a step);
-- attention's share of the real step (the embedded student's bf16 step, with SDPA and without it);
+- attention's share of the real step (the embedded student's bf16 step, its attention by SDPA, by
+  our kernel (pipeline.cpu_attention) and by none: a copy of the query);
 - ragged spans: over the sample stage's and the greedy eval's real decode steps (the default
   config), the keys a step reads today (every live row up to the longest, rounded up to 32)
   against reading them per chunk of C slots (each chunk up to its own longest row) and exactly.
 
-    python bench/decode_levers.py [--threads 2] [--no-trace]
+    python bench/decode_levers.py [--threads 2] [--no-trace] [--share]
 
 Prints microseconds per call and the ratio to today's; appends nothing (its findings go to
 bench/RESULTS.md by hand, with the sampler bench's step figures).
@@ -127,8 +128,9 @@ def shared_prompt(groups: int = 8, per: int = 8, prompt: int = 107, completion: 
 
 
 def attention_share() -> list[str]:
-    """The embedded student's bf16 step (pipeline.decode_step) with its one-token SDPA and with SDPA
-    replaced by a copy of the query: attention's share of a real step, caches cold between layers."""
+    """The embedded student's bf16 step (pipeline.decode_step) with its one-token attention by SDPA,
+    by our kernel (pipeline.cpu_attention), and replaced by a copy of the query: attention's share of
+    a real step, caches cold between layers."""
     from pipeline.config_file import load_config
     from pipeline.decode import SlotCache, model_shape
     from pipeline.decode_step import make_step
@@ -138,12 +140,14 @@ def attention_share() -> list[str]:
     root = Path(__file__).resolve().parent.parent
     cfg = load_config(root / "config.yaml", [])
     model = student_model(cfg)
-    out = ["| rows | keys read (span) | step with SDPA, ms | without, ms | attention's share |", "|---|---|---|---|---|"]
+    out = ["| rows | keys read (span) | step with SDPA, ms | with the kernel, ms | without attention, ms | "
+           "SDPA's share | the kernel's share |", "|---|---|---|---|---|---|---|"]
     sdpa = F.scaled_dot_product_attention
     with sampling_model(model, cfg) as m:
         layers, kvh, d = model_shape(m)
         dtype = next(m.parameters()).dtype
-        step = make_step(m, 512, 64)
+        steps = {"sdpa": make_step(m, 512, 64, attention="sdpa"), "kernel": make_step(m, 512, 64)}
+        assert steps["kernel"].attention == "kernel", "the kernel did not build: see the warning above"
         for rows, span in ((1, 256), (8, 256), (29, 224), (64, 224)):
             cache = SlotCache(layers, 64, kvh, d, dtype, "cpu")
             cache.fit(span, 0)
@@ -151,15 +155,16 @@ def attention_share() -> list[str]:
             ids, pos = torch.randint(0, 1000, (rows,)), torch.full((rows,), span - 1)
             best = {}
             for _ in range(3):
-                for name, fn in (("with", sdpa), ("without", lambda q, k, v, **kw: q.clone())):
+                for name, step, fn in (("sdpa", steps["sdpa"], sdpa), ("kernel", steps["kernel"], sdpa),
+                                       ("none", steps["sdpa"], lambda q, k, v, **kw: q.clone())):
                     F.scaled_dot_product_attention = fn
                     try:
                         t = per_call(lambda: step(ids, pos, cache), 8) / 1000
                     finally:
                         F.scaled_dot_product_attention = sdpa
                     best[name] = min(best.get(name, t), t)
-            out.append(f"| {rows} | {span} | {best['with']:.1f} | {best['without']:.1f} | "
-                       f"{1 - best['without'] / best['with']:.0%} |")
+            out.append(f"| {rows} | {span} | {best['sdpa']:.1f} | {best['kernel']:.1f} | {best['none']:.1f} | "
+                       f"{1 - best['none'] / best['sdpa']:.0%} | {1 - best['none'] / best['kernel']:.0%} |")
     return out
 
 
@@ -243,10 +248,14 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=torch.get_num_threads())
     ap.add_argument("--no-trace", action="store_true", help="skip what needs the embedded student: attention's share of "
                                                              "its step and the ragged-span count (it runs two stages)")
+    ap.add_argument("--share", action="store_true", help="only attention's share of the real step")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     print(f"torch {torch.__version__}, {a.threads} thread(s)\n")
+    if a.share:
+        print("\n".join(attention_share()))
+        return 0
     print("| lever | shape | us per call | / today |\n|---|---|---|---|")
     for rows, span in ((8, 64), (8, 256), (64, 64), (64, 256)):
         r = attention(rows, span)
