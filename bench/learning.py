@@ -10,6 +10,11 @@ problems clustered with every seed's difference together: pipeline/significance.
 probability of improvement, won/lost/tied, and one word: "learned" only when the paired interval
 is above 0, "no measurable change" when it holds 0, "worse" when below.
 
+The base model answers D times (--base-draws, default one draw per seed: run.seed 0..D-1, each
+its own eval streams) and the trained seeds are compared with the draws averaged: every comparison
+shares the base's figure, so one lucky or unlucky base draw would move them all (a single draw's
+pass@1 on the 188 held-out problems moved 2.6 points between eval seeds; bench/RESULTS.md).
+
 Controls, in the same run (first seed): a negative control (update.lr=0, update.sft_lr=0: nothing
 can be learned; its interval must hold 0, else "bench broken") and a positive control (the same
 compute trained on the held-out problems themselves, those of every held-out Python set in --sets:
@@ -114,23 +119,33 @@ def training_reward(runs: dict[str, list[str]], epochs: int) -> tuple[float, flo
     return (*mean_interval(strata, paired=False), sum(map(len, strata)))
 
 
-def comparisons(base: dict[str, Path], trained: list[dict[str, Path]], confidence: float = 0.95) -> dict[str, dict]:
-    """{set: {metric: Paired}} of the trained runs (seeds) against the base model; with both held-out
-    Python sets, also `heldout+bank`: their problems as one set (the held-out set, 188 problems)."""
+def comparisons(base: dict[str, Path] | list[dict[str, Path]], trained: list[dict[str, Path]],
+                confidence: float = 0.95) -> dict[str, dict]:
+    """{set: {metric: Paired}} of the trained runs (seeds) against the base model (one eval, or
+    several draws: averaged per problem); with both held-out Python sets, also `heldout+bank`: their
+    problems as one set (the held-out set, 188 problems)."""
+    draws = [base] if isinstance(base, dict) else list(base)
     out: dict[str, dict] = {}
     evals: dict[str, tuple[list, list]] = {}
-    for key, d in base.items():
-        if not all(key in t for t in trained):
+    for key in draws[0]:
+        if not all(key in t for t in [*trained, *draws]):
             continue  # a set some runs were not evaluated on (the positive control has no validation split)
-        evals[key] = load_eval(d), [load_eval(t[key]) for t in trained]
+        evals[key] = [load_eval(d[key]) for d in draws], [load_eval(t[key]) for t in trained]
     if all(k in evals for k in PYTHON_HELDOUT):  # per_problem's keys carry the source: the sets never collide
-        evals["+".join(PYTHON_HELDOUT)] = (
-            [r for k in PYTHON_HELDOUT for r in evals[k][0]],
-            [[r for k in PYTHON_HELDOUT for r in evals[k][1][i]] for i in range(len(trained))])
+        evals["+".join(PYTHON_HELDOUT)] = tuple(
+            [[r for k in PYTHON_HELDOUT for r in evals[k][side][i]] for i in range(n)]
+            for side, n in ((0, len(draws)), (1, len(trained))))
     for key, (a, bs) in evals.items():
-        out[key] = {m: compare([per_problem(a, m)], [per_problem(b, m) for b in bs], m, hi, confidence)
-                    for m, hi in (*METRICS, *PARTS.get(key, ())) if per_problem(a, m)}
+        out[key] = {m: compare([mean_draws([per_problem(x, m) for x in a])], [per_problem(b, m) for b in bs], m, hi,
+                               confidence)
+                    for m, hi in (*METRICS, *PARTS.get(key, ())) if per_problem(a[0], m)}
     return out
+
+
+def mean_draws(draws: list[dict[str, float]]) -> dict[str, float]:
+    """Per problem, the mean over draws of the same model (the problems every draw has)."""
+    keys = set(draws[0]).intersection(*draws[1:])
+    return {k: sum(d[k] for d in draws) / len(draws) for k in keys}
 
 
 def table(title: str, comp: dict[str, dict], word=VERDICT) -> list[str]:
@@ -182,6 +197,8 @@ def main() -> int:
                          "validation (needs data.validation_size > 0 among the overrides or in --config: the set to "
                          "tune on), ocaml (ocaml:heldout, 16 problems, with --config configs/ocaml.yaml; also reports "
                          "the shares of well-formed and type-checking answers)")
+    ap.add_argument("--base-draws", type=int, default=0, help="the base model's sampled evals, each with its own "
+                                                                  "streams (run.seed 0..D-1), averaged; 0: one per seed")
     ap.add_argument("--no-controls", action="store_true", help="skip the negative and positive controls")
     ap.add_argument("--quick", action="store_true", help="1 seed, no controls, 40 HumanEval problems")
     ap.add_argument("--fresh", action="store_true", help="delete the bench's runs first")
@@ -218,7 +235,10 @@ def main() -> int:
                                     "data.validation_size=0"]
     curves = {name: timed("training", lambda: train(name, o, a, log)) for name, o in runs.items()}
     log("base model: sampled evals")
-    base = timed("sampled evals", lambda: sampled_eval("base", 0, ["run.seed=0", *ov], a, log))
+    # draw d: run.seed=d (eval seed d x 1000, streams no trained run's eval uses); the first keeps its name
+    base = [timed("sampled evals", lambda: sampled_eval("base" if d == 0 else f"base-draw{d}", 0,
+                                                        [f"run.seed={d}", *ov], a, log))
+            for d in range(a.base_draws or a.seeds)]
     no_split = [k for k in a.sets if k != "validation"]
     finals = {name: timed("sampled evals", lambda: sampled_eval(name, a.epochs, o, a, log,
                                                                 no_split if name == "positive-control" else None))
@@ -230,7 +250,8 @@ def main() -> int:
     png = (ROOT / png_name) if a.no_record else Path(__file__).resolve().parent / png_name
     plot(curves, png)
 
-    lines = table(f"Trained ({a.seeds} seed(s), {a.epochs} epochs) against the base model", learned)
+    lines = table(f"Trained ({a.seeds} seed(s), {a.epochs} epochs) against the base model ({len(base)} draw(s))",
+                  learned)
     paragraphs = []
     for key, ms in learned.items():
         p = ms["pass@1"]

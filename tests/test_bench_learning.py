@@ -30,7 +30,8 @@ def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
     assert "bench broken" not in out.split("Negative control:")[0].split("Positive control")[-1] or \
         "Negative control: every interval holds 0" in out
     assert (tmp_path / "bench" / "learning_curves.png").stat().st_size > 1000
-    for name in ("seed0", "seed1", "negative-control", "positive-control", "base"):
+    assert "against the base model (2 draw(s))" in out                   # one base draw per seed
+    for name in ("seed0", "seed1", "negative-control", "positive-control", "base", "base-draw1"):
         assert (tmp_path / "bench" / name).is_dir(), name
     assert "Wall time" in out and "sampled evals" in out
     assert "Training reward (mean over the 1 epochs' " in out and "2 seed(s)): " in out
@@ -80,6 +81,12 @@ def test_the_two_held_out_sets_are_also_compared_as_one(tmp_path):
     ref = compare([merged(base)], [merged(s) for s in seeds])   # the two sets' rows as one eval
     assert abs(ref.diff - union.diff) < 1e-12 and ref.ci == union.ci
     assert comp["heldout"]["pass@1"].problems == 3 and comp["bank"]["pass@1"].problems == 4
+    # several draws of the base model: the seeds against the draws' per-problem mean
+    draw = evals("draw1", {"heldout": [0.5, 0.375, 1.0], "bank": [0.0, 0.5, 0.125, 0.125]})
+    two = comparisons([base, draw], seeds)["heldout+bank"]["pass@1"]
+    mean = {k: (v + merged(draw)[k]) / 2 for k, v in merged(base).items()}
+    ref = compare([mean], [merged(s) for s in seeds])
+    assert abs(two.diff - ref.diff) < 1e-12 and two.ci == ref.ci and abs(two.diff - union.diff) > 1e-3
 
 
 def merged(evals: dict[str, Path]) -> dict[str, float]:
