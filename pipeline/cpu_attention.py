@@ -72,8 +72,10 @@ def kernel():
                 (where / "lock").unlink(missing_ok=True)
                 if not (where / f"{name}.so").exists():
                     log.warning("building the CPU attention kernel into %s (once per machine: up to a minute)", where)
-                mod = load(name, [str(SOURCE)], extra_cflags=["-O3", *_FLAGS.get(cap, [])],
-                           build_directory=str(where), verbose=False)
+                # -fopenmp: at::parallel_for splits the rows over torch's threads only when _OPENMP is
+                # defined (else it runs them on one thread); the libgomp is the one torch already loaded
+                mod = load(name, [str(SOURCE)], extra_cflags=["-O3", "-fopenmp", *_FLAGS.get(cap, [])],
+                           extra_ldflags=["-fopenmp"], build_directory=str(where), verbose=False)
         finally:
             os.environ["PATH"] = env_path
         return mod.one_token_attention
