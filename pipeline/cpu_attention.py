@@ -70,11 +70,16 @@ def kernel():
                 # whoever holds it knows that a torch lock file present is such a leftover
                 fcntl.flock(held, fcntl.LOCK_EX)
                 (where / "lock").unlink(missing_ok=True)
+                # built from a copy in the cache, so every checkout of the same source shares one build
+                # (ninja rebuilds when a source's path changes)
+                src = where / SOURCE.name
+                if not src.exists() or src.read_bytes() != SOURCE.read_bytes():
+                    src.write_bytes(SOURCE.read_bytes())
                 if not (where / f"{name}.so").exists():
                     log.warning("building the CPU attention kernel into %s (once per machine: up to a minute)", where)
                 # -fopenmp: at::parallel_for splits the rows over torch's threads only when _OPENMP is
                 # defined (else it runs them on one thread); the libgomp is the one torch already loaded
-                mod = load(name, [str(SOURCE)], extra_cflags=["-O3", "-fopenmp", *_FLAGS.get(cap, [])],
+                mod = load(name, [str(src)], extra_cflags=["-O3", "-fopenmp", *_FLAGS.get(cap, [])],
                            extra_ldflags=["-fopenmp"], build_directory=str(where), verbose=False)
         finally:
             os.environ["PATH"] = env_path
