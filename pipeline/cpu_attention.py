@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import hashlib
 import logging
 import os
 import re
@@ -49,7 +50,9 @@ def kernel():
     build (logged once, with the reason)."""
     cap = torch.backends.cpu.get_cpu_capability()
     cap = "AVX512" if cap.startswith("AVX512") else cap
-    name = "rlaif_one_token_attention_" + re.sub(r"\W", "_", f"{torch.__version__}_{cap}")
+    # one build per torch install (its headers' path is in the build's commands: another one rebuilds)
+    where_torch = hashlib.sha256(str(Path(torch.__file__).resolve()).encode()).hexdigest()[:8]
+    name = "rlaif_one_token_attention_" + re.sub(r"\W", "_", f"{torch.__version__}_{cap}_{where_torch}")
     try:
         from torch.utils.cpp_extension import load
         env_path = os.environ.get("PATH", "")
@@ -70,8 +73,8 @@ def kernel():
                 # whoever holds it knows that a torch lock file present is such a leftover
                 fcntl.flock(held, fcntl.LOCK_EX)
                 (where / "lock").unlink(missing_ok=True)
-                # built from a copy in the cache, so every checkout of the same source shares one build
-                # (ninja rebuilds when a source's path changes)
+                # built from a copy in the cache: a checkout elsewhere with the same source and the same
+                # torch shares the build (ninja rebuilds when a source's path changes)
                 src = where / SOURCE.name
                 if not src.exists() or src.read_bytes() != SOURCE.read_bytes():
                     src.write_bytes(SOURCE.read_bytes())
