@@ -44,15 +44,26 @@ def supports(heads: int, kv_heads: int, head_dim: int, dtype: torch.dtype) -> bo
             and dtype in (torch.float32, torch.bfloat16))
 
 
+def _capability() -> str:
+    cap = torch.backends.cpu.get_cpu_capability()
+    return "AVX512" if cap.startswith("AVX512") else cap
+
+
+def build_dir() -> Path:
+    """Where this torch install's build of the kernel lies: one per torch version, CPU capability
+    and install (its headers' path is in the build's commands: another install rebuilds)."""
+    from pipeline.model import cache_root
+    where_torch = hashlib.sha256(str(Path(torch.__file__).resolve()).encode()).hexdigest()[:8]
+    return cache_root() / "kernels" / ("rlaif_one_token_attention_" + re.sub(
+        r"\W", "_", f"{torch.__version__}_{_capability()}_{where_torch}"))
+
+
 @functools.lru_cache(maxsize=None)
 def kernel():
     """The built extension's one_token_attention(q, k, v, pos, scale), or None where it does not
     build (logged once, with the reason)."""
-    cap = torch.backends.cpu.get_cpu_capability()
-    cap = "AVX512" if cap.startswith("AVX512") else cap
-    # one build per torch install (its headers' path is in the build's commands: another one rebuilds)
-    where_torch = hashlib.sha256(str(Path(torch.__file__).resolve()).encode()).hexdigest()[:8]
-    name = "rlaif_one_token_attention_" + re.sub(r"\W", "_", f"{torch.__version__}_{cap}_{where_torch}")
+    cap, where = _capability(), build_dir()
+    name = where.name
     try:
         from torch.utils.cpp_extension import load
         env_path = os.environ.get("PATH", "")
@@ -63,8 +74,6 @@ def kernel():
             pass
         if shutil.which(os.environ.get("CXX", "c++")) is None:
             raise RuntimeError(f"no C++ compiler ({os.environ.get('CXX', 'c++')}) on PATH")
-        from pipeline.model import cache_root
-        where = cache_root() / "kernels" / name
         where.mkdir(parents=True, exist_ok=True)
         try:
             with open(where / "build.flock", "w") as held:

@@ -103,11 +103,10 @@ def test_a_build_killed_midway_leaves_no_lock_that_hangs_the_next(kernel, tmp_pa
     waits on it forever. Ours is an flock its process's end releases: the next process loads."""
     import subprocess
     import sys
-    from pipeline.model import cache_root
-    builds = [d for d in (cache_root() / "kernels").iterdir() if (d / f"{d.name}.so").exists()]
-    assert builds, "the fixture built the kernel"
-    (builds[0] / "lock").write_text("")                                   # a killed build's leftover
+    where = cpu_attention.build_dir()
+    assert (where / f"{where.name}.so").exists(), "the fixture built the kernel"
+    (where / "lock").write_text("")                                       # a killed build's leftover
     code = "from pipeline import cpu_attention; assert cpu_attention.kernel() is not None"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert not (builds[0] / "lock").exists()
+    assert not (where / "lock").exists()
