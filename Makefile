@@ -22,6 +22,10 @@ setup: .venv/.installed
 	    (apt-get install -y -qq ocaml >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq ocaml >/dev/null 2>&1)) \
 	      || echo "WARNING: could not install ocaml; OCaml problems and tests will fail until you run: apt-get install ocaml"; \
 	  else echo "NOTE: ocamlc is missing and this is not root with apt-get: run 'sudo apt-get install ocaml' (Debian/Ubuntu) or put ocamlc on PATH; OCaml problems and tests need it"; fi; fi
+	@if ! command -v c++ >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing g++ (builds the CPU decode step's attention kernel)"; \
+	  (apt-get install -y -qq g++ >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq g++ >/dev/null 2>&1)) \
+	    || echo "WARNING: could not install g++; the CPU decode step will use torch's SDPA attention (slower)"; fi
 	test -x $(PY) || python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
