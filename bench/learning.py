@@ -12,8 +12,8 @@ is above 0, "no measurable change" when it holds 0, "worse" when below.
 
 The base model answers D times (--base-draws, default one draw per seed: run.seed 0..D-1, each
 its own eval streams) and the trained seeds are compared with the draws averaged: every comparison
-shares the base's figure, so one lucky or unlucky base draw would move them all (a single draw's
-pass@1 on the 188 held-out problems moved 2.6 points between eval seeds; bench/RESULTS.md).
+shares the base's figure, so one lucky or unlucky base draw would move them all (six draws of
+the base model's pass@1 on the 188 held-out problems spanned 0.194-0.230; bench/RESULTS.md).
 
 Controls, in the same run (first seed): a negative control (update.lr=0, update.sft_lr=0: nothing
 can be learned; its interval must hold 0, else "bench broken") and a positive control (the same

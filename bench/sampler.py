@@ -156,7 +156,7 @@ def main() -> None:
             # the transformers'-step arm: the same loop stepping through the model's own forward
             # and the SDPA arm: our step with torch's SDPA for the one-token attention (sample.decode_step=ours-sdpa)
             decode_mod.make_step = ((lambda *a, **k: None) if "transformers' step" in arm else
-                                    (lambda *a, **k: make_step(*a[:4], attention="sdpa")) if "SDPA" in arm else make_step)
+                                    (lambda *a, **k: make_step(*a, **{**k, "attention": "sdpa"})) if "SDPA" in arm else make_step)
             with sampling_model(model, over) as m:
                 t0 = time.perf_counter()
                 if scfg is None:

@@ -1,17 +1,17 @@
 """The decode step's one-token attention on the CPU: a small C++ kernel (csrc/one_token_attention.cpp)
-built once per machine with torch's extension builder, over the KV cache as it lies.
+built once per torch install with torch's extension builder, over the KV cache as it lies.
 
 torch's CPU SDPA runs a one-token query through its flash-attention kernel, blocked for long
 queries: at 64 rows it took 47% of a SmolLM2-135M bf16 decode step at 25 GFLOP/s (bench/RESULTS.md).
 This kernel gives each (row, key/value head) one task in which the group's query heads read each
-key and value once, with scores, softmax and the weighted sum in float32 (closer to float32
-attention than SDPA's kernel, which multiplies bf16 probabilities). Heads of 64 or 128 dims (or 16), 1 to 8
-query heads per key/value head, float32 or bfloat16; anything else, or a machine where it does not
+key and value once, with scores, softmax and the weighted sum in float32 (in bf16, its output is
+within its own rounding of float32 attention: tests/test_cpu_attention.py). Heads of 64 or 128 dims
+(or 16), 1 to 8 query heads per key/value head, float32 or bfloat16; anything else, or a machine where it does not
 build (no C++ compiler), runs SDPA, with one warning saying why.
 
 The build needs a C++ compiler (g++ or clang) and ninja (a dependency); it takes up to a minute the
 first time and lands in the cache (RLAIF_CACHE, default ~/.cache/rlaif: kernels/), where later
-processes load it in about a second.
+processes load it in about 2 s.
 """
 from __future__ import annotations
 
@@ -63,10 +63,9 @@ def kernel():
     """The built extension's one_token_attention(q, k, v, pos, scale), or None where it does not
     build (logged once, with the reason)."""
     cap, where = _capability(), build_dir()
-    name = where.name
+    env_path = os.environ.get("PATH", "")
     try:
         from torch.utils.cpp_extension import load
-        env_path = os.environ.get("PATH", "")
         try:                                                 # the ninja of this environment, activated or not
             import ninja
             os.environ["PATH"] = ninja.BIN_DIR + os.pathsep + env_path
@@ -75,34 +74,28 @@ def kernel():
         if shutil.which(os.environ.get("CXX", "c++")) is None:
             raise RuntimeError(f"no C++ compiler ({os.environ.get('CXX', 'c++')}) on PATH")
         where.mkdir(parents=True, exist_ok=True)
-        try:
-            with open(where / "build.flock", "w") as held:
-                # torch's own build lock is a file that a process killed mid-build leaves behind, and
-                # every later build waits on it forever; ours is released when its process ends, and
-                # whoever holds it knows that a torch lock file present is such a leftover
-                fcntl.flock(held, fcntl.LOCK_EX)
-                (where / "lock").unlink(missing_ok=True)
-                # built from a copy in the cache: a checkout elsewhere with the same source and the same
-                # torch shares the build (ninja rebuilds when a source's path changes)
-                src = where / SOURCE.name
-                if not src.exists() or src.read_bytes() != SOURCE.read_bytes():
-                    src.write_bytes(SOURCE.read_bytes())
-                if not (where / f"{name}.so").exists():
-                    log.warning("building the CPU attention kernel into %s (once per machine: up to a minute)", where)
-                # -fopenmp: at::parallel_for splits the rows over torch's threads only when _OPENMP is
-                # defined (else it runs them on one thread); the libgomp is the one torch already loaded
-                mod = load(name, [str(src)], extra_cflags=["-O3", "-fopenmp", *_FLAGS.get(cap, [])],
-                           extra_ldflags=["-fopenmp"], build_directory=str(where), verbose=False)
-        finally:
-            os.environ["PATH"] = env_path
+        with open(where / "build.flock", "w") as held:
+            # torch's own build lock is a file that a process killed mid-build leaves behind, and
+            # every later build waits on it forever; ours is released when its process ends, and
+            # whoever holds it knows that a torch lock file present is such a leftover
+            fcntl.flock(held, fcntl.LOCK_EX)
+            (where / "lock").unlink(missing_ok=True)
+            # built from a copy in the cache: a checkout elsewhere with the same source and the same
+            # torch shares the build (ninja rebuilds when a source's path changes)
+            src = where / SOURCE.name
+            if not src.exists() or src.read_bytes() != SOURCE.read_bytes():
+                src.write_bytes(SOURCE.read_bytes())
+            if not (where / f"{where.name}.so").exists():
+                log.warning("building the CPU attention kernel into %s (once per torch install: up to a minute)",
+                            where)
+            # -fopenmp: at::parallel_for splits the rows over torch's threads only when _OPENMP is
+            # defined (else it runs them on one thread); the libgomp is the one torch already loaded
+            mod = load(where.name, [str(src)], extra_cflags=["-O3", "-fopenmp", *_FLAGS.get(cap, [])],
+                       extra_ldflags=["-fopenmp"], build_directory=str(where), verbose=False)
         return mod.one_token_attention
     except Exception as e:  # noqa: BLE001 - any build or load failure leaves SDPA in place
         log.warning("the CPU attention kernel (pipeline/csrc/one_token_attention.cpp) did not build, "
                     "so the decode step uses torch's SDPA (slower at many rows): %s", str(e).strip()[-1500:])
         return None
-
-
-def attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, pos: torch.Tensor, scale: float) -> torch.Tensor:
-    """q (n, H, D) (heads contiguous in a row), k and v (slots, KVH, room, D) contiguous, pos (n,)
-    int64: each row's query attends to its keys [0, pos]; (n, H, D) in q's dtype."""
-    return kernel()(q, k, v, pos, scale)
+    finally:
+        os.environ["PATH"] = env_path

@@ -248,7 +248,7 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     longest = max((len(p) for p in prompts), default=0) + max_new
     step = None if decode_step == "transformers" else make_step(
         model, longest, slots, ("cpu", "cuda") if decode_step in ("ours", "ours-sdpa", "graphs") else ("cpu",),
-        "sdpa" if decode_step == "ours-sdpa" else "kernel")
+        attention="sdpa" if decode_step == "ours-sdpa" else "kernel")
     counts["step"] = "decode_step" if step is not None else "transformers"
     counts["attention"] = step.attention if step is not None else "transformers"
     if step is not None and decode_step == "graphs" and device.type == "cuda":

@@ -3,6 +3,8 @@ in float32 on the same cache: every supported head size and group, float32 and b
 its own length, the query a strided view as the step passes it."""
 from __future__ import annotations
 
+import os
+
 import pytest
 import torch
 
@@ -90,10 +92,12 @@ def test_a_machine_where_it_does_not_build_keeps_sdpa(monkeypatch, caplog):
     """No compiler: one warning saying so, and the step runs SDPA."""
     monkeypatch.setenv("CXX", "no-such-compiler-here")
     cpu_attention.kernel.cache_clear()
+    path = os.environ["PATH"]
     try:
         with caplog.at_level("WARNING"):
             assert cpu_attention.kernel() is None
         assert "did not build" in caplog.text and "no-such-compiler-here" in caplog.text
+        assert os.environ["PATH"] == path                                  # ninja's directory not left on it
     finally:
         cpu_attention.kernel.cache_clear()
 
