@@ -1,5 +1,6 @@
-"""The decode step's one-token attention on the CPU: a small C++ kernel (csrc/one_token_attention.cpp)
-built once per torch install with torch's extension builder, over the KV cache as it lies.
+"""The CPU decode step's C++ kernels (csrc/cpu_step.cpp), built once per torch install with torch's
+extension builder: the one-token attention over the KV cache as it lies, and the step's elementwise
+work fused into one call each (`fused`).
 
 torch's CPU SDPA runs a one-token query through its flash-attention kernel, blocked for long
 queries: at 64 rows it took 47% of a SmolLM2-135M bf16 decode step at 25 GFLOP/s (bench/RESULTS.md).
@@ -8,6 +9,12 @@ key and value once, with scores, softmax and the weighted sum in float32 (in bf1
 within its own rounding of float32 attention: tests/test_cpu_attention.py). Heads of 64 or 128 dims
 (or 16), 1 to 8 query heads per key/value head, float32 or bfloat16; anything else, or a machine where it does not
 build (no C++ compiler), runs SDPA, with one warning saying why.
+
+The fused calls (`add_rms_norm`: the residual add and transformers' RMSNorm; `rope_write`: the
+rotary embedding of q and k with k and v written into the cache; `silu_mul`: SiLU(gate) x up) take
+a layer's elementwise work from about a hundred torch calls to three: on a step of a few rows the
+calls, not the arithmetic, were the cost (bench/RESULTS.md). They round to the dtype where
+transformers' separate bf16 operations round (tests/test_cpu_attention.py holds them to those).
 
 The build needs a C++ compiler (g++ or clang) and ninja (a dependency); it takes up to a minute the
 first time and lands in the cache (RLAIF_CACHE, default ~/.cache/rlaif: kernels/), where later
@@ -28,7 +35,7 @@ import torch
 
 log = logging.getLogger(__name__)
 
-SOURCE = Path(__file__).parent / "csrc" / "one_token_attention.cpp"
+SOURCE = Path(__file__).parent / "csrc" / "cpu_step.cpp"
 HEAD_DIMS = (16, 64, 128)  # the Llama family's 64 and 128; 16: the tests' tiny models
 MAX_GROUP = 8
 _FLAGS = {  # what torch's own CPU kernels are built with at each capability (ATen/cpu/vec)
@@ -54,14 +61,26 @@ def build_dir() -> Path:
     and install (its headers' path is in the build's commands: another install rebuilds)."""
     from pipeline.model import cache_root
     where_torch = hashlib.sha256(str(Path(torch.__file__).resolve()).encode()).hexdigest()[:8]
-    return cache_root() / "kernels" / ("rlaif_one_token_attention_" + re.sub(
+    return cache_root() / "kernels" / ("rlaif_cpu_step_" + re.sub(
         r"\W", "_", f"{torch.__version__}_{_capability()}_{where_torch}"))
 
 
-@functools.lru_cache(maxsize=None)
 def kernel():
     """The built extension's one_token_attention(q, k, v, pos, scale), or None where it does not
     build (logged once, with the reason)."""
+    mod = module()
+    return None if mod is None else mod.one_token_attention
+
+
+def fused():
+    """The built extension (add_rms_norm, rope_write, silu_mul, one_token_attention), or None where
+    it does not build."""
+    return module()
+
+
+@functools.lru_cache(maxsize=None)
+def module():
+    """The built extension, or None where it does not build (logged once, with the reason)."""
     cap, where = _capability(), build_dir()
     env_path = os.environ.get("PATH", "")
     try:
@@ -86,16 +105,16 @@ def kernel():
             if not src.exists() or src.read_bytes() != SOURCE.read_bytes():
                 src.write_bytes(SOURCE.read_bytes())
             if not (where / f"{where.name}.so").exists():
-                log.warning("building the CPU attention kernel into %s (once per torch install: up to a minute)",
+                log.warning("building the CPU decode step's kernels into %s (once per torch install: up to a minute)",
                             where)
             # -fopenmp: at::parallel_for splits the rows over torch's threads only when _OPENMP is
             # defined (else it runs them on one thread); the libgomp is the one torch already loaded
             mod = load(where.name, [str(src)], extra_cflags=["-O3", "-fopenmp", *_FLAGS.get(cap, [])],
                        extra_ldflags=["-fopenmp"], build_directory=str(where), verbose=False)
-        return mod.one_token_attention
+        return mod
     except Exception as e:  # noqa: BLE001 - any build or load failure leaves SDPA in place
-        log.warning("the CPU attention kernel (pipeline/csrc/one_token_attention.cpp) did not build, "
-                    "so the decode step uses torch's SDPA (slower at many rows): %s", str(e).strip()[-1500:])
+        log.warning("the CPU decode step's kernels (pipeline/csrc/cpu_step.cpp) did not build, "
+                    "so the decode step uses torch's SDPA and separate torch calls (slower): %s", str(e).strip()[-1500:])
         return None
     finally:
         os.environ["PATH"] = env_path

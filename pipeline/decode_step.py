@@ -5,7 +5,10 @@ A decode step of a small model on a CPU is mostly fixed cost: transformers' forw
 step at one row on SmolLM2-135M (masks, hooks, kwargs, seven linear calls and about sixty calls a
 layer). This step makes about twenty calls a layer: q, k and v as one matmul, gate and up as one
 (oneDNN-packed in bf16), RMSNorm fused, the cache written in place, the one-token attention on the
-CPU a C++ kernel (pipeline.cpu_attention; SDPA where it does not build). It reads the model's own
+CPU a C++ kernel (pipeline.cpu_attention; SDPA where it does not build). On the CPU, where those
+kernels build, a layer's elementwise work is three more C++ calls (the residual add with the RMSNorm,
+the rotary embedding with the cache write, SiLU x up): nine calls a layer, which took a step of a
+few rows from ~1,000 torch operations to ~300 (bench/RESULTS.md). It reads the model's own
 weights, norm epsilons, rotary embedding (any rope scaling), activation, embeddings and LM head.
 Worth 1.21x on the sample stage (bench/RESULTS.md). `prefill` computes one prompt's keys and values
 the same way (transformers' forward costs 3-4x its linears on a 100-token prompt here).
@@ -163,6 +166,15 @@ class LlamaStep:
                 self.heads, self.kv_heads, self.head_dim, p.dtype):
             self.kernel = cpu_attention.kernel()
         self.attention = "grouped" if p.device.type == "cuda" else "kernel" if self.kernel else "sdpa"
+        # the layers' elementwise work as three C++ calls (cpu_attention.fused), where the kernel built
+        # and the model is plain: SiLU, its norms in the step's dtype
+        self.fused = None
+        norms = [w for w1, _, _, _, w2, *_ in self.layers for w in (w1, w2)] + [self.norm[0]]
+        if (self.kernel is not None and getattr(c, "hidden_act", None) == "silu" and self.head_dim % 2 == 0
+                and all(w.dtype == p.dtype for w in norms)):
+            self.fused = cpu_attention.fused()
+            self._norms = [w.detach().contiguous() for w in norms]
+            self._eps = [e for layer in self.layers for e in (layer[1], layer[5])] + [self.norm[1]]
 
     def _rotary(self, x: torch.Tensor, pos: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """cos and the signed sine at positions pos (n,), each (n, 1, d): rotate_half(q) * sin ==
@@ -204,7 +216,28 @@ class LlamaStep:
         return out, self.head(rms(x[-1:], self.hidden, *self.norm))
 
     @torch.no_grad()
+    def _fused_step(self, ids: torch.Tensor, pos: torch.Tensor, cache) -> torch.Tensor:
+        """The step on the CPU with the C++ calls: per layer nine calls (norm, qkv, rotary and cache
+        write, attention, o, residual and norm, gate_up, SiLU x up, down); the same operations
+        and roundings as `__call__`, the residual add folded into the next norm."""
+        f, n = self.fused, ids.shape[0]
+        x = self.inner.embed_tokens(ids).contiguous()                # (n, hidden): the residual, added to in place
+        cos, sin = self._rotary(x, pos)
+        cos, sin = cos[:, 0].contiguous(), sin[:, 0].contiguous()   # (n, d)
+        norms, eps = self._norms, self._eps
+        h = f.add_rms_norm(x, None, norms[0], eps[0])
+        for i, (_, _, qkv, o, _, _, gate_up, down, _, scaling) in enumerate(self.layers):
+            kc, vc = cache.k[i], cache.v[i]
+            q = f.rope_write(qkv(h), cos, sin, kc, vc, pos, self.heads)
+            att = f.one_token_attention(q, kc, vc, pos, scaling)
+            h = f.add_rms_norm(x, o(att.view(n, self.q_size)), norms[2 * i + 1], eps[2 * i + 1])
+            h = f.add_rms_norm(x, down(f.silu_mul(gate_up(h))), norms[2 * i + 2], eps[2 * i + 2])
+        return self.head(h)
+
+    @torch.no_grad()
     def __call__(self, ids: torch.Tensor, pos: torch.Tensor, cache) -> torch.Tensor:
+        if self.fused is not None:
+            return self._fused_step(ids, pos, cache)
         n, d, kvh, H = ids.shape[0], self.head_dim, self.kv_heads, self.heads
         room, span = cache.room, cache.span                          # keys at [0, span) are read, span <= room
         dev = ids.device

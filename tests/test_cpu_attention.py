@@ -91,7 +91,7 @@ def test_bad_input_is_refused_with_what_is_wrong(kernel):
 def test_a_machine_where_it_does_not_build_keeps_sdpa(monkeypatch, caplog):
     """No compiler: one warning saying so, and the step runs SDPA."""
     monkeypatch.setenv("CXX", "no-such-compiler-here")
-    cpu_attention.kernel.cache_clear()
+    cpu_attention.module.cache_clear()
     path = os.environ["PATH"]
     try:
         with caplog.at_level("WARNING"):
@@ -99,7 +99,7 @@ def test_a_machine_where_it_does_not_build_keeps_sdpa(monkeypatch, caplog):
         assert "did not build" in caplog.text and "no-such-compiler-here" in caplog.text
         assert os.environ["PATH"] == path                                  # ninja's directory not left on it
     finally:
-        cpu_attention.kernel.cache_clear()
+        cpu_attention.module.cache_clear()
 
 
 def test_a_build_killed_midway_leaves_no_lock_that_hangs_the_next(kernel, tmp_path):

@@ -1,0 +1,122 @@
+"""The CPU decode step's fused calls (pipeline/csrc/cpu_step.cpp: add_rms_norm, rope_write, silu_mul)
+against the operations they replace, transformers' own: LlamaRMSNorm, apply_rotary_pos_emb and
+SiLU x up. In bf16 they round where those round, so the results are the same numbers; in float32
+the RMSNorm's sum runs in another order (a last-place difference). The real model's shapes (the
+vector loop) and odd ones (the scalar tail), and the step that uses them against transformers'
+forward with norm weights that differ layer by layer."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+from transformers.models.llama.modeling_llama import LlamaRMSNorm, apply_rotary_pos_emb
+
+from pipeline import cpu_attention
+from pipeline.decode_step import make_step
+from tests.test_decode import student  # noqa: F401 (the tiny Llama and Qwen2 fixture)
+from tests.test_decode_step import filled_cache, transformers_step
+
+
+@pytest.fixture(scope="module")
+def fused():
+    f = cpu_attention.fused()
+    assert f is not None, "the kernels must build where the tests run (a C++ compiler and ninja)"
+    return f
+
+
+def same(got: torch.Tensor, want: torch.Tensor) -> None:
+    """bf16: the same numbers; float32: within a last-place difference."""
+    if got.dtype == torch.bfloat16:
+        assert torch.equal(got, want), float((got.float() - want.float()).abs().max())
+    else:
+        torch.testing.assert_close(got, want, atol=2e-6, rtol=2e-6)
+
+
+DTYPES = [torch.float32, torch.bfloat16]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n,width", [(1, 576), (13, 576), (3, 40), (9, 1536)])
+def test_add_rms_norm_is_the_residual_add_and_transformers_norm(fused, dtype, n, width):
+    gen = torch.Generator().manual_seed(n * width)
+    x, y = (torch.randn(n, width, generator=gen).to(dtype) for _ in range(2))
+    norm = LlamaRMSNorm(width, eps=1e-5).to(dtype)
+    with torch.no_grad():
+        norm.weight.copy_(torch.rand(width, generator=gen) + 0.5)
+        want_x = x + y
+        want = norm(want_x)
+        got_x = x.clone()
+        got = fused.add_rms_norm(got_x, y, norm.weight.detach(), 1e-5)
+        assert torch.equal(got_x, want_x)                            # the residual, added in place
+        same(got, want)
+        alone = x.clone()
+        same(fused.add_rms_norm(alone, None, norm.weight.detach(), 1e-5), norm(x))
+        assert torch.equal(alone, x)                                 # no y: x untouched
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n,heads,kv_heads,dim", [(3, 9, 3, 64), (2, 4, 2, 16), (5, 14, 2, 128), (1, 2, 1, 6)])
+def test_rope_write_rotates_like_transformers_and_writes_the_cache_at_pos(fused, dtype, n, heads, kv_heads, dim):
+    gen = torch.Generator().manual_seed(dim + n)
+    h = torch.randn(n, (heads + 2 * kv_heads) * dim, generator=gen).to(dtype)
+    cos, sin = (torch.randn(n, dim, generator=gen).to(dtype) for _ in range(2))
+    signed = torch.cat((-sin[:, : dim // 2], sin[:, dim // 2:]), -1)    # the step's sine: first half negated
+    room = 12
+    kc = torch.full((n + 2, kv_heads, room, dim), 7.0, dtype=dtype)
+    vc = kc.clone()
+    pos = torch.tensor([3, 0, room - 1, 5, 8][:n])
+    q = fused.rope_write(h, cos, signed, kc, vc, pos, heads)
+    q_in = h[:, : heads * dim].view(n, heads, dim).transpose(0, 1)[None]
+    k_in = h[:, heads * dim: (heads + kv_heads) * dim].view(n, kv_heads, dim).transpose(0, 1)[None]
+    want_q, want_k = (t[0].transpose(0, 1) for t in apply_rotary_pos_emb(q_in, k_in, cos[None], sin[None]))
+    same(q, want_q)
+    rows = torch.arange(n)
+    same(kc[rows, :, pos], want_k)
+    assert torch.equal(vc[rows, :, pos], h[:, (heads + kv_heads) * dim:].view(n, kv_heads, dim))
+    kc[rows, :, pos] = 7.0
+    vc[rows, :, pos] = 7.0
+    assert bool((kc == 7.0).all()) and bool((vc == 7.0).all())        # nothing else written
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n,inner", [(1, 1536), (7, 1536), (3, 40)])
+def test_silu_mul_is_silu_of_gate_times_up(fused, dtype, n, inner):
+    h = torch.randn(n, 2 * inner, generator=torch.Generator().manual_seed(inner)).to(dtype) * 4
+    same(fused.silu_mul(h), torch.nn.functional.silu(h[:, :inner]) * h[:, inner:])
+
+
+def test_bad_input_is_refused_by_name(fused):
+    h = torch.randn(2, (4 + 2 * 2) * 16)
+    kc = torch.zeros(3, 2, 8, 16)
+    cs = torch.randn(2, 16)
+    with pytest.raises(RuntimeError, match="row 1 at position 8 outside the cache's 8"):
+        fused.rope_write(h, cs, cs, kc, kc.clone(), torch.tensor([0, 8]), 4)
+    with pytest.raises(RuntimeError, match="float32 or bfloat16"):
+        fused.silu_mul(torch.zeros(2, 8, dtype=torch.float16))
+    with pytest.raises(RuntimeError, match="weight"):
+        fused.add_rms_norm(torch.zeros(2, 8), None, torch.ones(9), 1e-5)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_the_fused_step_gives_transformers_logits_with_norms_that_differ(student, dtype):  # noqa: F811
+    """Every RMSNorm weight its own random numbers (a fresh model's are all ones, which would hide a
+    norm applied in the wrong place): the step with the fused calls against transformers' forward."""
+    cfg, tok, model, prompts = student
+    model = copy.deepcopy(model).to(dtype)
+    gen = torch.Generator().manual_seed(3)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "norm" in name:
+                p.copy_(torch.rand(p.shape, generator=gen) + 0.5)
+    cache, ids, pos = filled_cache(model, prompts, [0, 3, 7, 1])
+    other = copy.deepcopy(cache)
+    step = make_step(model, 200)
+    assert step.fused is not None, "the fused calls must run for this model"
+    cache.fit(int(pos.max()) + 1, len(ids))
+    ours, ref = step(ids, pos, cache), transformers_step(model, other, ids, pos)
+    if dtype == torch.float32:
+        torch.testing.assert_close(ours, ref, atol=1e-4, rtol=1e-4)
+    else:   # q/k/v and gate/up as one matmul round differently in bf16: within bf16's resolution
+        assert float((ours.float() - ref.float()).abs().max()) <= 0.05 * float(ref.float().abs().max())
+    assert float(ref.float().std()) > 0.1
