@@ -1,7 +1,8 @@
 """The sampler, side by side in one run: transformers' generate as the hf engine ran it before the
 decode loop (static batches of 32, float32: sample.engine=generate) against the decode loop
 (pipeline/decode.py) in float32 and in sample.dtype=auto (bf16 on a CPU with avx512_bf16), its
-one-token attention by our kernel (pipeline/cpu_attention.py) and, as a second arm, by torch's SDPA, on the
+one-token attention and fused elementwise calls our C++ kernels (pipeline/cpu_attention.py) and, as a
+second arm, torch's SDPA and torch's operations (sample.decode_step=ours-sdpa), on the
 embedded SmolLM2-135M at the default settings, the same prompts and per-completion streams:
 
   sample            the default epoch's sample stage: 8 training prompts x 8, T=0.7, 160 new tokens
@@ -145,7 +146,7 @@ def main() -> None:
         arms = {}
         fast_name = f"loop {str(fast).split('.')[-1]}"
         extra = [f"{fast_name}, transformers' step", f"{fast_name}, 16 slots"] if name == "sample" else []
-        extra += [f"{fast_name}, SDPA attention"] if name in ("sample", "eval greedy") else []
+        extra += [f"{fast_name}, SDPA + torch ops"] if name in ("sample", "eval greedy") else []
         for arm in ("generate float32", "loop float32", fast_name, *extra):
             dtype = torch.float32 if "float32" in arm else fast
             over = cfg if scfg is None else scfg
@@ -154,7 +155,7 @@ def main() -> None:
             stats: dict = {"trace": []}
             t = time.perf_counter()
             # the transformers'-step arm: the same loop stepping through the model's own forward
-            # and the SDPA arm: our step with torch's SDPA for the one-token attention (sample.decode_step=ours-sdpa)
+            # and the SDPA arm: our step with torch's SDPA and torch's operations (sample.decode_step=ours-sdpa)
             decode_mod.make_step = ((lambda *a, **k: None) if "transformers' step" in arm else
                                     (lambda *a, **k: make_step(*a, **{**k, "attention": "sdpa"})) if "SDPA" in arm else make_step)
             with sampling_model(model, over) as m:
