@@ -24,7 +24,9 @@ waiting completion, across the whole stage, so every step computes rows that are
   not depend on what shares its steps, the slot count or the process count, up to float rounding:
   a CPU's matmul kernels can change with the row count (oneDNN on AMX does), and in bf16 that moves
   some picks (bench/RESULTS.md: 52-55 of 64 completions parted between 16 and 64 slots on such a CPU,
-  none on another); in float32 only ties move. Greedy is argmax. No
+  none on another); in float32 only ties move. On the CPU, with the temperature as the only warp,
+  the softmax and the pick of all live rows are one C++ call (`sample_pick`, pipeline.cpu_attention:
+  the probabilities never materialised as torch tensors). Greedy is argmax. No
   generation_config processor (repetition_penalty, ...) is applied: the sampled distribution is
   softmax(warped logits / T), the one the logprobs stage and the update compute.
 - Rows end at eos (or pad), at max_new tokens, at a stop string, or (stop_after_code) where the
@@ -222,11 +224,15 @@ def model_shape(model) -> tuple[int, int, int]:
 def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: int,
            seeds: list[list[int]] | None = None, warp=None, stop: list[str] | None = None,
            stop_after_code: bool = False, desc: str = "sample", stats: dict | None = None,
-           decode_step: str = "auto", prefix: list[int] | None = None) -> list[list[dict]]:
+           decode_step: str = "auto", prefix: list[int] | None = None,
+           temperature: float | None = None) -> list[list[dict]]:
     """k completions of each prompt: per prompt, a list of k dicts with `ids` (as sampled, before any
     cut), `logps` (the sampler's logprob of each id). seeds[g][j]: the random stream of prompt g's
     j-th completion (`row_seed`); None: greedy (argmax). warp: logits -> warped
-    logits (temperature, top-k, top-p) before the softmax. stats, when given, receives the steps,
+    logits (temperature, top-k, top-p) before the softmax; temperature (instead of warp, when the
+    warp is the temperature alone): on the CPU softmax(logits / T) and the pick run as one C++ call
+    per step (pipeline.cpu_attention's sample_pick: streams.pick's rule, a rounding tie apart), unless
+    decode_step is ours-sdpa (torch's operations throughout). stats, when given, receives the steps,
     row-steps and prefilled tokens computed, and which step ran. decode_step (`sample.decode_step`): ours
     (pipeline.decode_step: Llama-family models, fewer and larger calls, where it supports the model),
     transformers (the model's own forward), auto (ours on the CPU, transformers' forward elsewhere),
@@ -255,10 +261,24 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
         step = GraphedStep(step, slots)
         cache.fit(longest, 0)                    # the room at once: a graph holds the cache's tensors
 
+    fused_pick = None
+    if seeds is not None and warp is None and temperature is not None:
+        if device.type == "cpu" and decode_step != "ours-sdpa":
+            from pipeline import cpu_attention
+            mod = cpu_attention.fused()
+            fused_pick = mod.sample_pick if mod is not None else None
+        if fused_pick is None:
+            warp = lambda z: z / temperature                                # noqa: E731 (transformers' warper's arithmetic)
+    counts["pick"] = "kernel" if fused_pick is not None else "torch"
+
     def choose(logits: torch.Tensor, rows: list[Row]) -> tuple[list[int], list[float]]:
         if seeds is None:                                                    # greedy: argmax, as generate
             ids = logits.argmax(-1)
             return ids.tolist(), [0.0] * len(rows)
+        if fused_pick is not None:
+            u = torch.tensor([r.u[len(r.ids)] for r in rows], dtype=torch.float32)
+            ids, logps = fused_pick(logits.contiguous(), temperature, u)
+            return ids.tolist(), logps.tolist()
         z = logits.float()                                                   # (n, V)
         probs = torch.softmax(warp(z) if warp is not None else z, -1)
         u = torch.tensor([r.u[len(r.ids)] for r in rows], dtype=torch.float32).to(device)

@@ -205,7 +205,9 @@ def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, keys:
     warp = warpers(sc)
     seeds = [[row_seed(seed, key, j) for j in range(k)] for key in keys]
     n = slots(model, sc.batch_size, max((len(p) for p in prompts), default=0), sc.max_new_tokens)
-    done = decode(model, tok, prompts, k, sc.max_new_tokens, n, seeds=seeds, warp=lambda z: warp(None, z),
+    plain = not sc.top_k and sc.top_p >= 1.0                       # the temperature alone: one C++ call on the CPU
+    done = decode(model, tok, prompts, k, sc.max_new_tokens, n, seeds=seeds,
+                  warp=None if plain else (lambda z: warp(None, z)), temperature=sc.temperature if plain else None,
                   stop=sc.stop, stop_after_code=sc.stop_after_code, desc=desc, stats=stats,
                   prefix=template_prefix(tok, cfg), decode_step=sc.decode_step)
     out = []

@@ -1,6 +1,6 @@
-"""The CPU decode step's fused calls (pipeline/csrc/cpu_step.cpp: add_rms_norm, rope_write, silu_mul)
-against the operations they replace, transformers' own: LlamaRMSNorm, apply_rotary_pos_emb and
-SiLU x up. In bf16 they round where those round, so the results are the same numbers; in float32
+"""The CPU decode step's fused calls (pipeline/csrc/cpu_step.cpp: add_rms_norm, rope_write, silu_mul,
+sample_pick) against the operations they replace, transformers' own: LlamaRMSNorm,
+apply_rotary_pos_emb and SiLU x up, and the sampler's softmax and streams.pick. In bf16 they round where those round, so the results are the same numbers; in float32
 the RMSNorm's sum runs in another order (a last-place difference). The real model's shapes (the
 vector loop) and odd ones (the scalar tail), and the step that uses them against transformers'
 forward with norm weights that differ layer by layer."""
@@ -86,6 +86,27 @@ def test_silu_mul_is_silu_of_gate_times_up(fused, dtype, n, inner):
     same(fused.silu_mul(h), torch.nn.functional.silu(h[:, :inner]) * h[:, inner:])
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("vocab", [49152, 1000, 37])
+def test_sample_pick_draws_streams_pick_from_the_tempered_softmax(fused, dtype, vocab):
+    """The same token as pipeline.streams.pick on softmax(logits / T) at the same uniforms (a
+    rounding tie apart: the target within a float32 rounding of a cumulative boundary), and the log
+    of its probability."""
+    from pipeline.streams import pick
+    gen = torch.Generator().manual_seed(vocab)
+    n = 256
+    logits = (torch.randn(n, vocab, generator=gen) * torch.rand(n, 1, generator=gen) * 8).to(dtype)
+    logits[0, 5:] = float("-inf")                                        # a row with 5 tokens possible
+    u = torch.rand(n, generator=gen)
+    u[0] = 0.9999999
+    ids, logp = fused.sample_pick(logits, 0.7, u)
+    probs = torch.softmax(logits.float() / 0.7, -1)
+    want = pick(probs, u)
+    assert int((ids == want).sum()) >= n - 2 and int(ids[0]) < 5
+    same_ids = ids == want
+    torch.testing.assert_close(logp[same_ids], probs.gather(1, want[:, None])[:, 0].log()[same_ids], atol=1e-5, rtol=0)
+
+
 def test_bad_input_is_refused_by_name(fused):
     h = torch.randn(2, (4 + 2 * 2) * 16)
     kc = torch.zeros(3, 2, 8, 16)
@@ -94,6 +115,8 @@ def test_bad_input_is_refused_by_name(fused):
         fused.rope_write(h, cs, cs, kc, kc.clone(), torch.tensor([0, 8]), 4)
     with pytest.raises(RuntimeError, match="float32 or bfloat16"):
         fused.silu_mul(torch.zeros(2, 8, dtype=torch.float16))
+    with pytest.raises(RuntimeError, match="u float32"):
+        fused.sample_pick(torch.zeros(2, 8), 1.0, torch.zeros(3))
     with pytest.raises(RuntimeError, match="weight"):
         fused.add_rms_norm(torch.zeros(2, 8), None, torch.ones(9), 1e-5)
 

@@ -274,6 +274,81 @@ void silu_mul_kernel(const T* h, T* out, int64_t n, int64_t I) {
   });
 }
 
+// ---- sampling: softmax(logits / T) and the inverse-CDF pick of pipeline.streams.pick, per row in
+// one task (the logits read twice, the probabilities kept in a buffer the size of the vocabulary) ----
+
+constexpr int64_t kBlock = 256;  // pipeline.streams.BLOCK
+
+// logits (n, V); u (n,) the rows' uniforms; ids (n,) and logp (n,): the token drawn and the log of
+// its probability. The rule of streams.pick: the first token whose cumulative probability exceeds
+// u x the total (the total's own rounding kept out of reach), found by blocks of kBlock tokens,
+// never a token of probability 0.
+template <typename T>
+void sample_pick_kernel(const T* logits, const float* u, int64_t* ids, float* logp, int64_t n, int64_t V,
+                        float temperature) {
+  const int64_t NB = (V + kBlock - 1) / kBlock;
+  at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
+    std::vector<float> p(NB * kBlock, 0.f), cdf(NB);
+    for (int64_t r = begin; r < end; ++r) {
+      const T* x = logits + r * V;
+      const fVec tv(temperature);
+      fVec mv(-INFINITY);
+      int64_t i = 0;
+      for (; i + fVec::size() <= V; i += fVec::size()) {
+        const fVec z = to_float(x + i) / tv;
+        z.store(p.data() + i);
+        mv = at::vec::maximum(mv, z);
+      }
+      float m = at::vec::vec_reduce_all<float>([](fVec& a, fVec& b) { return at::vec::maximum(a, b); }, mv);
+      for (; i < V; ++i) {
+        p[i] = static_cast<float>(x[i]) / temperature;
+        m = std::max(m, p[i]);
+      }
+      fVec sv(0.f);
+      i = 0;
+      for (; i + fVec::size() <= V; i += fVec::size()) {
+        const fVec e = (fVec::loadu(p.data() + i) - fVec(m)).exp();
+        e.store(p.data() + i);
+        sv = sv + e;
+      }
+      float s = hsum(sv);
+      for (; i < V; ++i) {
+        p[i] = std::exp(p[i] - m);
+        s += p[i];
+      }
+      const float inv = 1.f / s;
+      float run = 0.f;
+      for (int64_t b = 0; b < NB; ++b) {
+        fVec bv(0.f);
+        for (int64_t j = b * kBlock; j < (b + 1) * kBlock; j += fVec::size()) {
+          const fVec q = fVec::loadu(p.data() + j) * fVec(inv);
+          q.store(p.data() + j);
+          bv = bv + q;
+        }
+        run += hsum(bv);
+        cdf[b] = run;
+      }
+      const float total = cdf[NB - 1];
+      const float target = std::min(u[r] * total, std::nextafter(total, 0.f));
+      int64_t b = 0;
+      while (b < NB - 1 && !(cdf[b] > target)) ++b;
+      const float before = b > 0 ? cdf[b - 1] : 0.f;
+      const float* blk = p.data() + b * kBlock;
+      int64_t last = kBlock - 1;
+      while (last > 0 && !(blk[last] > 0.f)) --last;
+      float c = 0.f;
+      int64_t j = 0;
+      for (; j < kBlock; ++j) {
+        c += blk[j];
+        if (c + before > target) break;
+      }
+      const int64_t id = b * kBlock + std::min(j, last);
+      ids[r] = id;
+      logp[r] = std::log(p[id]);
+    }
+  });
+}
+
 }  // namespace
 
 torch::Tensor one_token_attention(torch::Tensor q, torch::Tensor k, torch::Tensor v, torch::Tensor pos, double scale) {
@@ -334,7 +409,19 @@ torch::Tensor silu_mul(torch::Tensor h) {
   return out;
 }
 
+std::tuple<torch::Tensor, torch::Tensor> sample_pick(torch::Tensor logits, double temperature, torch::Tensor u) {
+  TORCH_CHECK(logits.dim() == 2 && logits.is_contiguous(), "sample_pick: logits (n, V) contiguous");
+  TORCH_CHECK(u.scalar_type() == at::kFloat && u.is_contiguous() && u.numel() == logits.size(0), "sample_pick: u float32 (n,)");
+  TORCH_CHECK(temperature > 0, "sample_pick: temperature > 0");
+  auto ids = torch::empty({logits.size(0)}, logits.options().dtype(at::kLong));
+  auto logp = torch::empty({logits.size(0)}, logits.options().dtype(at::kFloat));
+  RLAIF_DISPATCH(logits, "sample_pick", sample_pick_kernel<T>(logits.data_ptr<T>(), u.data_ptr<float>(), ids.data_ptr<int64_t>(),
+                                                              logp.data_ptr<float>(), logits.size(0), logits.size(1), (float)temperature))
+  return {ids, logp};
+}
+
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("sample_pick", &sample_pick, "softmax(logits / T) and streams.pick's inverse-CDF draw at u: (ids, logprobs)");
   m.def("one_token_attention", &one_token_attention, "one-token attention over the decode loop's KV cache");
   m.def("add_rms_norm", &add_rms_norm, "x += y (in place, when y is given), then w * rms_norm(x)",
         py::arg("x"), py::arg("y"), py::arg("w"), py::arg("eps"));
