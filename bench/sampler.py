@@ -137,6 +137,7 @@ def main() -> None:
     lines = ["| scenario | engine | tokens | seconds | tokens/s | vs generate | row-steps | rows = generate's | "
              "sampler gap mean / max (nats) | % of the floor | % of the roofline |", "|---" * 11 + "|"]
     slot_note: list[str] = []
+    split: list[str] = []                        # where each loop arm's seconds went
     import pipeline.decode as decode_mod
     from pipeline.decode_step import make_step
     rates = {torch.float32: matmul_rate(c, torch.float32), torch.bfloat16: matmul_rate(c, torch.bfloat16)}
@@ -203,6 +204,10 @@ def main() -> None:
                          f"{n_tok / secs / arms['generate float32'][0]:.2f}x | {steps} | {same}/{len(rows)} | {gap} | "
                          f"{100 * n_tok / secs / floor:.0f}% of {floor:.0f} | {roof} |")
             print(lines[-1], flush=True)
+            if stats.get("steps"):
+                split.append(f"{name}, {arm}: step {stats['forward_s']:.1f} s, pick {stats['choose_s']:.1f} s, the "
+                             f"rest (prefill, admission, stops) {secs - stats['forward_s'] - stats['choose_s']:.1f} s "
+                             f"over {stats['steps']} steps")
     floors = ", ".join(f"{str(d).split('.')[-1]} {r:.0f} GFLOP/s" for d, r in rates.items())
     rounding = f"Batch size and rounding: {'; '.join(slot_note)}. " if slot_note else ""
     note = (f"SmolLM2-135M ({flops_per_token(c, 0) / 1e9:.2f} GFLOP per token before attention), "
@@ -215,7 +220,7 @@ def main() -> None:
             "'rows = generate's': completions token for token identical to transformers' generate under the same "
             "streams (float32 differences are rounding ties; bf16 samples a nearby policy). The sampler gap is "
             "against the float32 policy the logprobs stage and the update use. Seconds exclude loading the model; "
-            f"'+ weights' is the bf16 copy's refresh. {rounding}{busy()}.")
+            f"'+ weights' is the bf16 copy's refresh. {rounding}Where the seconds went: {'; '.join(split)}. {busy()}.")
     if a.no_record:
         print("\n".join(lines) + "\n\n" + note)
         return
