@@ -12,8 +12,12 @@ is above 0, "no measurable change" when it holds 0, "worse" when below.
 
 The base model answers D times (--base-draws, default one draw per seed: run.seed 0..D-1, each
 its own eval streams) and the trained seeds are compared with the draws averaged: every comparison
-shares the base's figure, so one lucky or unlucky base draw would move them all (six draws of
-the base model's pass@1 on the 188 held-out problems spanned 0.194-0.230; bench/RESULTS.md).
+shares the base's figure, so one lucky or unlucky base draw would move them all (nine draws of
+the base model's pass@1 on the 188 held-out problems spanned 0.187-0.230; bench/RESULTS.md). A
+draw's shift shared by all its problems is more than its problems' own noise predicts (1.7x in SD
+over those nine), which the paired t over problems cannot see: its variance, measured on the base
+draws (significance.draw_variance: needs 2 draws or more), widens every difference's interval
+(significance.with_draws), so the more base draws the narrower and surer the intervals.
 
 Controls, in the same run (first seed): a negative control (update.lr=0, update.sft_lr=0: nothing
 can be learned; its interval must hold 0, else "bench broken") and a positive control (the same
@@ -39,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import record  # noqa: E402
 from pipeline.config_file import load_config  # noqa: E402
 from pipeline.runner import Runner  # noqa: E402
-from pipeline.significance import OCAML_PARTS, compare, load_eval, per_problem  # noqa: E402
+from pipeline.significance import OCAML_PARTS, compare, draw_variance, load_eval, per_problem, with_draws  # noqa: E402
 
 ROOT = Path("runs/bench-learning")  # --root moves it
 CONFIG = "config.yaml"
@@ -136,9 +140,14 @@ def comparisons(base: dict[str, Path] | list[dict[str, Path]], trained: list[dic
             [[r for k in PYTHON_HELDOUT for r in evals[k][side][i]] for i in range(n)]
             for side, n in ((0, len(draws)), (1, len(trained))))
     for key, (a, bs) in evals.items():
-        out[key] = {m: compare([mean_draws([per_problem(x, m) for x in a])], [per_problem(b, m) for b in bs], m, hi,
-                               confidence)
-                    for m, hi in (*METRICS, *PARTS.get(key, ())) if per_problem(a[0], m)}
+        out[key] = {}
+        for m, hi in (*METRICS, *PARTS.get(key, ())):
+            if not per_problem(a[0], m):
+                continue
+            draws_m = [per_problem(x, m) for x in a]
+            p = compare([mean_draws(draws_m)], [per_problem(b, m) for b in bs], m, hi, confidence)
+            # each eval's shift shared by all its problems (a random effect per draw), measured on the base draws
+            out[key][m] = with_draws(p, *draw_variance(draws_m), len(draws_m), len(bs))
     return out
 
 

@@ -6,8 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from pipeline.significance import (compare, ks_for, mean_interval, pass_at_k, per_problem, problems_needed,
-                                   resolution_advice)
+from pipeline.significance import (compare, draw_variance, ks_for, mean_interval, pass_at_k, per_problem,
+                                   problems_needed, resolution_advice, with_draws)
 
 
 def test_pass_at_k_is_the_unbiased_estimator():
@@ -64,6 +64,52 @@ def test_a_shift_is_found_and_covered():
         covered += lo <= 0.15 <= hi
     assert excluded / 200 >= 0.9, excluded
     assert covered / 200 >= 0.88, covered
+
+
+def _shifted_draws(rng, rates, shift_sd, draws):
+    """Draws of the same policy, each shifted on every problem by one N(0, shift_sd) (on the logit
+    scale, so rates stay in (0, 1)): the draw-level effect the paired t over problems cannot see."""
+    logit = np.log(rates / (1 - rates))
+    out = []
+    for _ in range(draws):
+        r = 1 / (1 + np.exp(-(logit + rng.normal(0, shift_sd))))
+        out.append({f"p{i}": v for i, v in enumerate(_draw(rng, r, 8))})
+    return out
+
+
+def test_draw_variance_measures_a_shift_shared_by_a_draws_problems():
+    rng = np.random.default_rng(5)
+    rates = rng.uniform(0.05, 0.6, 150)
+    none, df = draw_variance(_shifted_draws(rng, rates, 0.0, 40))
+    shared, _ = draw_variance(_shifted_draws(rng, rates, 0.3, 40))
+    assert df == 39
+    means = [np.mean(list(d.values())) for d in _shifted_draws(rng, rates, 0.3, 400)]
+    assert none < 0.2 * shared                                            # binomial noise alone: ~0
+    assert 0.5 < shared / np.var(means) < 1.5                             # the draw means' spread, noise removed
+    assert draw_variance(_shifted_draws(rng, rates, 0.3, 1)) == (0.0, 0)  # one draw measures nothing
+
+
+def test_with_draws_restores_the_null_coverage_under_a_shared_shift():
+    """One run against the mean of 5 draws of the same policy, every draw shifted on all its
+    problems: the paired t over problems excludes 0 far more often than 5%; with the draw variance
+    measured on the 5 draws added, about 5% again (and never less than half as often)."""
+    rng = np.random.default_rng(6)
+    rates = rng.uniform(0.05, 0.6, 150)
+    plain = widened = 0
+    reps = 300
+    for _ in range(reps):
+        base = _shifted_draws(rng, rates, 0.3, 5)
+        run = _shifted_draws(rng, rates, 0.3, 1)
+        mean = {k: np.mean([d[k] for d in base]) for k in base[0]}
+        p = compare([mean], run)
+        w = with_draws(p, *draw_variance(base), 5, 1)
+        assert w.ci[0] <= p.ci[0] and w.ci[1] >= p.ci[1] and w.diff == p.diff
+        plain += p.sign != 0
+        widened += w.sign != 0
+    assert plain / reps > 0.15, plain
+    assert 0.01 <= widened / reps <= 0.09, widened
+    p = compare([mean], run)
+    assert with_draws(p, 0.0, 4, 5, 1) is p                               # no draw variance: unchanged
 
 
 def test_several_seeds_paired_and_stratified():
