@@ -10,8 +10,8 @@ problems clustered with every seed's difference together: pipeline/significance.
 probability of improvement, won/lost/tied, and one word: "learned" only when the paired interval
 is above 0, "no measurable change" when it holds 0, "worse" when below.
 
-The base model answers D times (--base-draws, default one draw per seed: run.seed 0..D-1, each
-its own eval streams) and the trained seeds are compared with the draws averaged: every comparison
+The base model answers D times (--base-draws, default 5, --quick 1: run.seed 0..D-1, each its own
+eval streams) and the trained seeds are compared with the draws averaged: every comparison
 shares the base's figure, so one lucky or unlucky base draw would move them all (nine draws of
 the base model's pass@1 on the 188 held-out problems spanned 0.187-0.230; bench/RESULTS.md). A
 draw's shift shared by all its problems is more than its problems' own noise predicts (1.7x in SD
@@ -206,8 +206,10 @@ def main() -> int:
                          "validation (needs data.validation_size > 0 among the overrides or in --config: the set to "
                          "tune on), ocaml (ocaml:heldout, 16 problems, with --config configs/ocaml.yaml; also reports "
                          "the shares of well-formed and type-checking answers)")
-    ap.add_argument("--base-draws", type=int, default=0, help="the base model's sampled evals, each with its own "
-                                                                  "streams (run.seed 0..D-1), averaged; 0: one per seed")
+    ap.add_argument("--base-draws", type=int, default=None, help="the base model's sampled evals, each with its "
+                                                                     "own streams (run.seed 0..D-1), averaged; their "
+                                                                     "spread measures the draw-level variance (2 or "
+                                                                     "more); default 5 (--quick: 1)")
     ap.add_argument("--no-controls", action="store_true", help="skip the negative and positive controls")
     ap.add_argument("--quick", action="store_true", help="1 seed, no controls, 40 HumanEval problems")
     ap.add_argument("--fresh", action="store_true", help="delete the bench's runs first")
@@ -222,6 +224,7 @@ def main() -> int:
         ap.error(f"--sets: unknown {', '.join(sorted(set(a.sets) - set(SETS)))}; choose among {', '.join(SETS)}")
     if a.quick:  # the heldout set whole, HumanEval a fixed subset of 40 unless --humaneval says otherwise
         a.seeds, a.no_controls, a.humaneval = 1, True, a.humaneval or 40
+    a.base_draws = a.base_draws or (1 if a.quick else 5)
     if a.fresh and ROOT.exists():
         shutil.rmtree(ROOT)
     t0, times = time.time(), {}
@@ -247,7 +250,7 @@ def main() -> int:
     # draw d: run.seed=d (eval seed d x 1000, streams no trained run's eval uses); the first keeps its name
     base = [timed("sampled evals", lambda: sampled_eval("base" if d == 0 else f"base-draw{d}", 0,
                                                         [f"run.seed={d}", *ov], a, log))
-            for d in range(a.base_draws or a.seeds)]
+            for d in range(a.base_draws)]
     no_split = [k for k in a.sets if k != "validation"]
     finals = {name: timed("sampled evals", lambda: sampled_eval(name, a.epochs, o, a, log,
                                                                 no_split if name == "positive-control" else None))

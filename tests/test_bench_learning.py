@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
     over = [x for x in tiny_config if not x.startswith("run.dir=")]
     cmd = [sys.executable, "bench/learning.py", "--root", str(tmp_path / "bench"), "--no-record", "--seeds", "2",
-           "--epochs", "1", "--samples", "2", "--temperature", "1.0", "--humaneval", "3",
+           "--epochs", "1", "--samples", "2", "--temperature", "1.0", "--humaneval", "3", "--base-draws", "2",
            "--sets", "heldout,humaneval,validation", *over, "data.validation_size=6"]
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
@@ -30,7 +30,7 @@ def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
     assert "bench broken" not in out.split("Negative control:")[0].split("Positive control")[-1] or \
         "Negative control: every interval holds 0" in out
     assert (tmp_path / "bench" / "learning_curves.png").stat().st_size > 1000
-    assert "against the base model (2 draw(s))" in out                   # one base draw per seed
+    assert "against the base model (2 draw(s))" in out                   # --base-draws 2
     for name in ("seed0", "seed1", "negative-control", "positive-control", "base", "base-draw1"):
         assert (tmp_path / "bench" / name).is_dir(), name
     assert "Wall time" in out and "sampled evals" in out
