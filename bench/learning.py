@@ -224,7 +224,10 @@ def main() -> int:
         ap.error(f"--sets: unknown {', '.join(sorted(set(a.sets) - set(SETS)))}; choose among {', '.join(SETS)}")
     if a.quick:  # the heldout set whole, HumanEval a fixed subset of 40 unless --humaneval says otherwise
         a.seeds, a.no_controls, a.humaneval = 1, True, a.humaneval or 40
-    a.base_draws = a.base_draws or (1 if a.quick else 5)
+    if a.base_draws is None:
+        a.base_draws = 1 if a.quick else 5
+    if a.base_draws < 1:
+        ap.error("--base-draws: 1 or more")
     if a.fresh and ROOT.exists():
         shutil.rmtree(ROOT)
     t0, times = time.time(), {}

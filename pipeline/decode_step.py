@@ -169,12 +169,13 @@ class LlamaStep:
         # the layers' elementwise work as three C++ calls (cpu_attention.fused), where the kernel built
         # and the model is plain: SiLU, its norms in the step's dtype
         self.fused = None
-        norms = [w for w1, _, _, _, w2, *_ in self.layers for w in (w1, w2)] + [self.norm[0]]
+        # every RMSNorm in order (each layer's two, then the final one): weights and epsilons
+        self._norms = [w.detach().contiguous() for w1, _, _, _, w2, *_ in self.layers for w in (w1, w2)]
+        self._norms.append(self.norm[0].detach().contiguous())
+        self._eps = [e for layer in self.layers for e in (layer[1], layer[5])] + [self.norm[1]]
         if (self.kernel is not None and getattr(c, "hidden_act", None) == "silu" and self.head_dim % 2 == 0
-                and all(w.dtype == p.dtype for w in norms)):
+                and all(w.dtype == p.dtype for w in self._norms)):
             self.fused = cpu_attention.fused()
-            self._norms = [w.detach().contiguous() for w in norms]
-            self._eps = [e for layer in self.layers for e in (layer[1], layer[5])] + [self.norm[1]]
 
     def _rotary(self, x: torch.Tensor, pos: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """cos and the signed sine at positions pos (n,), each (n, 1, d): rotate_half(q) * sin ==
@@ -196,10 +197,12 @@ class LlamaStep:
         mask = None                                                  # causal; with a prefix, every prefix key too
         if start:
             mask = torch.ones(T, start + T, dtype=torch.bool, device=ids.device).tril(start)
-        rms, half, out = torch.nn.functional.rms_norm, d // 2, []
+        half, out = d // 2, []
         sdpa = torch.nn.functional.scaled_dot_product_attention
+        x = x.contiguous()
+        h = self._add_norm(x, None, 0)
         for i, (w1, e1, qkv, o, w2, e2, gate_up, down, act, scaling) in enumerate(self.layers):
-            h = qkv(rms(x, self.hidden, w1, e1))                     # (T, (H + 2 KVH) d)
+            h = qkv(h)                                               # (T, (H + 2 KVH) d)
             qk = h[:, : self.q_size + self.kv_size].view(T, H + kvh, d)
             qk = (qk * cos + torch.roll(qk, half, -1) * sin).transpose(0, 1)  # (H + KVH, T, d)
             q, k = qk[None, :H], qk[None, H:]
@@ -210,16 +213,34 @@ class LlamaStep:
             out.append((k, v))
             # scale 1.0 where it is folded into q's weights; query head h reads key/value head h // g
             att = sdpa(q, k, v, attn_mask=mask, is_causal=mask is None, scale=scaling, enable_gqa=True)
-            x = x + o(att[0].transpose(0, 1).reshape(T, self.q_size))
-            h = gate_up(rms(x, self.hidden, w2, e2))
-            x = x + down(act(h[:, : h.shape[-1] // 2]) * h[:, h.shape[-1] // 2:])
-        return out, self.head(rms(x[-1:], self.hidden, *self.norm))
+            x, h = self._add_norm(x, o(att[0].transpose(0, 1).reshape(T, self.q_size)), 2 * i + 1)
+            h = gate_up(h)
+            mlp = (self.fused.silu_mul(h) if self.fused is not None and h.dtype == torch.bfloat16
+                   else act(h[:, : h.shape[-1] // 2]) * h[:, h.shape[-1] // 2:])
+            x, h = self._add_norm(x, down(mlp), 2 * i + 2)
+        return out, self.head(h[-1:])
+
+    def _add_norm(self, x: torch.Tensor, y: torch.Tensor | None, k: int):
+        """RMSNorm number k (each layer's two, then the final one) of x + y: (x + y, its norm), or the
+        norm of x alone when y is None. In bf16 the fused call, which adds in place and rounds as
+        transformers' LlamaRMSNorm does (x times the rsqrt rounded, then times the weight), as the
+        decode step does: torch's F.rms_norm rounds once, a last place apart on some elements. In
+        float32 torch's, whose pow-and-mean is the reference's own (the fused sum's other order
+        doubled the prefill's distance to transformers' logprobs on a tiny random Qwen2)."""
+        if self.fused is not None and x.dtype == torch.bfloat16:
+            h = self.fused.add_rms_norm(x, y, self._norms[k], self._eps[k])
+            return h if y is None else (x, h)
+        if y is not None:
+            x = x + y
+        h = torch.nn.functional.rms_norm(x, self.hidden, self._norms[k], self._eps[k])
+        return h if y is None else (x, h)
 
     @torch.no_grad()
     def _fused_step(self, ids: torch.Tensor, pos: torch.Tensor, cache) -> torch.Tensor:
         """The step on the CPU with the C++ calls: per layer nine calls (norm, qkv, rotary and cache
-        write, attention, o, residual and norm, gate_up, SiLU x up, down); the same operations
-        and roundings as `__call__`, the residual add folded into the next norm."""
+        write, attention, o, residual and norm, gate_up, SiLU x up, down); the operations of
+        `__call__`, the residual add folded into the next norm, rounded as transformers' (its
+        RMSNorm rounds twice where torch's F.rms_norm rounds once: `_add_norm`)."""
         f, n = self.fused, ids.shape[0]
         x = self.inner.embed_tokens(ids).contiguous()                # (n, hidden): the residual, added to in place
         cos, sin = self._rotary(x, pos)

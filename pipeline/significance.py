@@ -172,30 +172,37 @@ def _stratified(a_runs, b_runs, pairs, metric, higher_is_better, confidence) -> 
                   confidence)
 
 
-def draw_variance(draws: Sequence[dict[str, float]]) -> tuple[float, int]:
+def draw_variance(draws: Sequence[dict[str, float]]) -> tuple[float, float]:
     """(variance, degrees of freedom) of a whole draw's mean beyond its problems' own noise: D evals
     of the same weights on the same problems, each with its own random streams, as a one-way
     random-effects model (a shift per draw shared by all its problems): the variance of the D draws'
-    means less the mean over problems of each problem's variance across draws, over P; 0 when
-    that is negative; D - 1 degrees of freedom. The paired t over problems cannot see such a shift:
+    means less the mean over problems of each problem's variance across draws over P (which holds
+    the shift too: times P / (P - 1) to remove it); 0 when that is negative. Its degrees of freedom
+    are Satterthwaite's for that difference, (D - 1) x (estimate / spread of the means)^2: fewer
+    than D - 1 the larger the problems' noise. The paired t over problems cannot see such a shift:
     nine draws of the embedded student's base weights on the 188 held-out problems spread 1.7x what
     their problems' own noise predicts (bench/RESULTS.md)."""
     keys = sorted(set(draws[0]).intersection(*draws[1:])) if draws else []
     if len(draws) < 2 or len(keys) < 2:
         return 0.0, 0
     x = np.array([[d[k] for k in keys] for d in draws], dtype=float)          # (D, P)
+    n = len(keys)
     spread = float(x.mean(axis=1).var(ddof=1))
-    within = float(x.var(axis=0, ddof=1).mean()) / len(keys)
-    return max(spread - within, 0.0), len(draws) - 1
+    within = float(x.var(axis=0, ddof=1).mean()) / n
+    variance = max(spread - within, 0.0) * n / (n - 1)
+    if variance <= 0:
+        return 0.0, 0
+    return variance, (len(draws) - 1) * min(variance / spread, 1.0) ** 2
 
 
-def with_draws(p: Paired, variance: float, df: int, draws_a: int, runs_b: int) -> Paired:
+def with_draws(p: Paired, variance: float, df: float, draws_a: int, runs_b: int) -> Paired:
     """p with the draw-level variance (`draw_variance`) in its difference's interval: the mean of
     draws_a draws of A against runs_b runs of B, each carrying its own draw's shift, adds
     variance x (1/draws_a + 1/runs_b) to the squared standard error of the paired t over problems
     (Welch-Satterthwaite degrees of freedom for the sum). B's own seed-to-seed variance beyond a
-    draw's (training luck) is not in it: 3 seeds cannot measure it."""
-    if variance <= 0 or df < 1 or not all(math.isfinite(c) for c in p.ci) or p.problems < 2:
+    draw's (training luck) is not in it: 3 seeds cannot measure it. p: `compare`'s paired t (its
+    standard error is read back from its interval at P - 1 degrees of freedom)."""
+    if variance <= 0 or df <= 0 or not all(math.isfinite(c) for c in p.ci) or p.problems < 2:
         return p
     from scipy import stats
     q = lambda dof: float(stats.t.ppf(0.5 + p.confidence / 2, dof))  # noqa: E731

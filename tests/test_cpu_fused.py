@@ -107,6 +107,36 @@ def test_sample_pick_draws_streams_pick_from_the_tempered_softmax(fused, dtype, 
     torch.testing.assert_close(logp[same_ids], probs.gather(1, want[:, None])[:, 0].log()[same_ids], atol=1e-5, rtol=0)
 
 
+def test_a_row_of_nan_logits_leaves_the_other_rows_draws_alone(fused):
+    """The rows share a buffer padded past the vocabulary (1000 is no multiple of 256): a row whose
+    logits hold a NaN must not leave NaN there for the next rows."""
+    from pipeline.streams import pick
+    logits = torch.randn(4, 1000, generator=torch.Generator().manual_seed(4))
+    u = torch.rand(4, generator=torch.Generator().manual_seed(5))
+    alone = fused.sample_pick(logits[1:].contiguous(), 0.7, u[1:].contiguous())[0]
+    logits[0, 3] = float("nan")
+    with_nan = fused.sample_pick(logits, 0.7, u)[0]
+    assert torch.equal(with_nan[1:], alone)
+    assert torch.equal(alone, pick(torch.softmax(logits[1:] / 0.7, -1), u[1:]))
+
+
+def test_a_float16_student_samples_through_torchs_pick(student):  # noqa: F811
+    """sample_pick takes float32 and bf16: a float16 student on the CPU draws with torch's softmax
+    and streams.pick, and the fused pick with float32, the same tokens."""
+    from pipeline.decode import decode
+    cfg, tok, model, prompts = student
+    seeds = [[7 * g + j for j in range(2)] for g in range(len(prompts))]
+    stats: dict = {}
+    half = decode(copy.deepcopy(model).to(torch.float16), tok, prompts, 2, 8, 4, seeds=seeds, temperature=0.8,
+                  stats=stats)
+    assert stats["pick"] == "torch" and all(len(r["ids"]) for rows in half for r in rows)
+    fast, slow = {}, {}
+    a = decode(model, tok, prompts, 2, 8, 4, seeds=seeds, temperature=0.8, stats=fast)
+    b = decode(model, tok, prompts, 2, 8, 4, seeds=seeds, warp=lambda z: z / 0.8, stats=slow)
+    assert (fast["pick"], slow["pick"]) == ("kernel", "torch")
+    assert [r["ids"] for rows in a for r in rows] == [r["ids"] for rows in b for r in rows]
+
+
 def test_bad_input_is_refused_by_name(fused):
     h = torch.randn(2, (4 + 2 * 2) * 16)
     kc = torch.zeros(3, 2, 8, 16)

@@ -80,9 +80,9 @@ def _shifted_draws(rng, rates, shift_sd, draws):
 def test_draw_variance_measures_a_shift_shared_by_a_draws_problems():
     rng = np.random.default_rng(5)
     rates = rng.uniform(0.05, 0.6, 150)
-    none, df = draw_variance(_shifted_draws(rng, rates, 0.0, 40))
-    shared, _ = draw_variance(_shifted_draws(rng, rates, 0.3, 40))
-    assert df == 39
+    none, _ = draw_variance(_shifted_draws(rng, rates, 0.0, 40))
+    shared, df = draw_variance(_shifted_draws(rng, rates, 0.3, 40))
+    assert 10 < df < 39                                                   # Satterthwaite's: fewer than D - 1
     means = [np.mean(list(d.values())) for d in _shifted_draws(rng, rates, 0.3, 400)]
     assert none < 0.2 * shared                                            # binomial noise alone: ~0
     assert 0.5 < shared / np.var(means) < 1.5                             # the draw means' spread, noise removed

@@ -290,6 +290,7 @@ void sample_pick_kernel(const T* logits, const float* u, int64_t* ids, float* lo
   at::parallel_for(0, n, 1, [&](int64_t begin, int64_t end) {
     std::vector<float> p(NB * kBlock, 0.f), cdf(NB);
     for (int64_t r = begin; r < end; ++r) {
+      std::fill(p.begin() + V, p.end(), 0.f);  // the padding past V: 0 for every row (a NaN row writes NaN there)
       const T* x = logits + r * V;
       const fVec tv(temperature);
       fVec mv(-INFINITY);
