@@ -1,6 +1,6 @@
 """The CPU decode step's C++ kernels (csrc/cpu_step.cpp), built once per torch install with torch's
 extension builder: the one-token attention over the KV cache as it lies, and the step's elementwise
-work fused into one call each (`fused`).
+work fused into one call each (`module`).
 
 torch's CPU SDPA runs a one-token query through its flash-attention kernel, blocked for long
 queries: at 64 rows it took 47% of a SmolLM2-135M bf16 decode step at 25 GFLOP/s (bench/RESULTS.md).
@@ -14,7 +14,7 @@ The fused calls (`add_rms_norm`: the residual add and transformers' RMSNorm; `ro
 rotary embedding of q and k with k and v written into the cache; `silu_mul`: SiLU(gate) x up) take
 a layer's elementwise work from about a hundred torch calls to three: on a step of a few rows the
 calls, not the arithmetic, were the cost (bench/RESULTS.md). They round to the dtype where
-transformers' separate bf16 operations round (tests/test_cpu_attention.py holds them to those).
+transformers' separate bf16 operations round (tests/test_cpu_fused.py holds them to those).
 
 The build needs a C++ compiler (g++ or clang) and ninja (a dependency); it takes up to a minute the
 first time and lands in the cache (RLAIF_CACHE, default ~/.cache/rlaif: kernels/), where later
@@ -72,15 +72,10 @@ def kernel():
     return None if mod is None else mod.one_token_attention
 
 
-def fused():
-    """The built extension (add_rms_norm, rope_write, silu_mul, one_token_attention), or None where
-    it does not build."""
-    return module()
-
-
 @functools.lru_cache(maxsize=None)
 def module():
-    """The built extension, or None where it does not build (logged once, with the reason)."""
+    """The built extension (one_token_attention, add_rms_norm, rope_write, silu_mul, sample_pick), or
+    None where it does not build (logged once, with the reason)."""
     cap, where = _capability(), build_dir()
     env_path = os.environ.get("PATH", "")
     try:

@@ -265,7 +265,7 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     if seeds is not None and warp is None and temperature is not None:
         if device.type == "cpu" and decode_step != "ours-sdpa" and dtype in (torch.float32, torch.bfloat16):
             from pipeline import cpu_attention
-            mod = cpu_attention.fused()
+            mod = cpu_attention.module()
             fused_pick = mod.sample_pick if mod is not None else None
         warp = lambda z: z / temperature                                    # noqa: E731 (transformers' warper's arithmetic)
     counts["pick"] = "kernel" if fused_pick is not None else "torch"

@@ -166,7 +166,7 @@ class LlamaStep:
                 self.heads, self.kv_heads, self.head_dim, p.dtype):
             self.kernel = cpu_attention.kernel()
         self.attention = "grouped" if p.device.type == "cuda" else "kernel" if self.kernel else "sdpa"
-        # the layers' elementwise work as three C++ calls (cpu_attention.fused), where the kernel built
+        # the layers' elementwise work as three C++ calls (cpu_attention.module), where the kernel built
         # and the model is plain: SiLU, its norms in the step's dtype
         self.fused = None
         # every RMSNorm in order (each layer's two, then the final one): weights and epsilons
@@ -175,7 +175,7 @@ class LlamaStep:
         self._eps = [e for layer in self.layers for e in (layer[1], layer[5])] + [self.norm[1]]
         if (self.kernel is not None and getattr(c, "hidden_act", None) == "silu" and self.head_dim % 2 == 0
                 and all(w.dtype == p.dtype for w in self._norms)):
-            self.fused = cpu_attention.fused()
+            self.fused = cpu_attention.module()
 
     def _rotary(self, x: torch.Tensor, pos: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """cos and the signed sine at positions pos (n,), each (n, 1, d): rotate_half(q) * sin ==

@@ -20,7 +20,7 @@ from tests.test_decode_step import filled_cache, transformers_step
 
 @pytest.fixture(scope="module")
 def fused():
-    f = cpu_attention.fused()
+    f = cpu_attention.module()
     assert f is not None, "the kernels must build where the tests run (a C++ compiler and ninja)"
     return f
 
