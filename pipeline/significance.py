@@ -179,7 +179,9 @@ def draw_variance(draws: Sequence[dict[str, float]]) -> tuple[float, float]:
     means less the mean over problems of each problem's variance across draws over P (which holds
     the shift too: times P / (P - 1) to remove it); 0 when that is negative. Its degrees of freedom
     are Satterthwaite's for that difference, (D - 1) x (estimate / spread of the means)^2: fewer
-    than D - 1 the larger the problems' noise. The paired t over problems cannot see such a shift:
+    than D - 1 the larger the problems' noise, and at least 1 (an estimate barely above 0 would get
+    a fraction of one, and with it a t quantile in the thousands: an interval of +-12 on a pass rate
+    where one seed's HumanEval was nearly all ties). The paired t over problems cannot see such a shift:
     nine draws of the embedded student's base weights on the 188 held-out problems spread 1.7x what
     their problems' own noise predicts (bench/RESULTS.md)."""
     keys = sorted(set(draws[0]).intersection(*draws[1:])) if draws else []
@@ -190,9 +192,9 @@ def draw_variance(draws: Sequence[dict[str, float]]) -> tuple[float, float]:
     spread = float(x.mean(axis=1).var(ddof=1))
     within = float(x.var(axis=0, ddof=1).mean()) / n
     variance = max(spread - within, 0.0) * n / (n - 1)
-    if variance <= 0:
+    if variance <= 1e-9 * spread:                   # 0, or float rounding of it
         return 0.0, 0
-    return variance, (len(draws) - 1) * min(variance / spread, 1.0) ** 2
+    return variance, max((len(draws) - 1) * min(variance / spread, 1.0) ** 2, 1.0)
 
 
 def with_draws(p: Paired, variance: float, df: float, draws_a: int, runs_b: int) -> Paired:

@@ -112,6 +112,27 @@ def test_with_draws_restores_the_null_coverage_under_a_shared_shift():
     assert with_draws(p, 0.0, 4, 5, 1) is p                               # no draw variance: unchanged
 
 
+def test_a_draw_variance_barely_above_zero_keeps_the_interval_bounded():
+    """Five draws whose means spread about as the problems' noise predicts: the estimate is barely
+    above 0 and Satterthwaite's degrees of freedom a small fraction of one; at least 1 keeps the
+    interval a finite width of a pass rate (unfloored, a t quantile in the thousands)."""
+    rng = np.random.default_rng(11)
+    rates = np.r_[np.full(34, 1e-6), rng.uniform(0.05, 0.3, 6)]                # HumanEval-like: mostly 0/8
+    for seed in range(40):
+        base = _shifted_draws(np.random.default_rng(seed), rates, 0.0, 5)
+        variance, df = draw_variance(base)
+        x = np.array([list(d.values()) for d in base])
+        spread = x.mean(axis=1).var(ddof=1)
+        if variance > 0.05 * spread and 4 * (variance / spread) ** 2 < 0.2:
+            break
+    run = _shifted_draws(rng, rates, 0.0, 1)
+    mean = {k: np.mean([d[k] for d in base]) for k in base[0]}
+    p = compare([mean], run, confidence=0.99375)
+    w = with_draws(p, variance, df, 5, 1)
+    assert w.ci[1] - w.ci[0] < 2.0, w.ci                                  # within a pass rate's range
+    assert w.ci[0] < p.ci[0] and w.ci[1] > p.ci[1] and df == 1.0
+
+
 def test_several_seeds_paired_and_stratified():
     rng = np.random.default_rng(3)
     base = {f"p{i}": float(v) for i, v in enumerate(rng.uniform(0, 0.5, 30))}
