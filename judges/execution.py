@@ -46,10 +46,12 @@ from judges import sandbox
 from judges.base import Score
 from judges.pycode import extract_code, static_check
 
-HARNESS_VERSION = "exec-2"
+HARNESS_VERSION = "exec-3"
 """Bump whenever grading changes (harness, comparison, weights' meaning): it is part of the
 judge cache key. exec-2: the problem's `context` runs before the answer and its names count as
-defined in the static check (HumanEval answers using the prompt's `List` or helpers now pass)."""
+defined in the static check (HumanEval answers using the prompt's `List` or helpers pass).
+exec-3: the answer runs with a fixed hash seed (sandbox.PY_ENV): an answer whose output follows
+a set's order gets the same verdict on every judging."""
 
 
 @dataclass(frozen=True)

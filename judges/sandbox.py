@@ -12,8 +12,11 @@ Layers, each stopping something the others do not:
   forks.
 - rlimits (set in the child before exec): address space, CPU seconds, file size, open files,
   and processes (set by the bootstrap inside, see `_BOOTSTRAP`).
-- an empty environment, `python -I`, a fresh temp working directory, a wall-clock timeout
-  after which the whole process group is SIGKILLed, and output read in bounded chunks.
+- an empty environment (a Python script's holds only PYTHONHASHSEED=0: a set's order, and with
+  it whatever an answer computes from one, is the same on every run, so a verdict is a function
+  of the answer), `python -s -P` (no user site, no working directory on the path; `-I` would also
+  ignore PYTHONHASHSEED), a fresh temp working directory, a wall-clock timeout after which the
+  whole process group is SIGKILLed, and output read in bounded chunks.
 
 Without bwrap it falls back to `unshare -rn` (no network only) or to a plain subprocess, and
 warns loudly: those can read the host's files and /proc, and a grandchild that calls
@@ -50,7 +53,9 @@ _EXIT_GRACE_S = 0.3
 # Runs first inside the sandbox: caps the number of processes (inside bwrap's user namespace
 # when not root, or for the dedicated uid when root), then runs the script as __main__.
 _BOOTSTRAP = (
-    "import resource, sys\n"
+    "import sys\n"
+    "sys.path[:] = [p for p in sys.path if p]\n"  # Python 3.10 has no -P: drop the working dir
+    "import resource\n"
     "n, hard = int(sys.argv[2]), resource.getrlimit(resource.RLIMIT_NPROC)[1]\n"
     "n = n if hard == resource.RLIM_INFINITY else min(n, hard)\n"
     "resource.setrlimit(resource.RLIMIT_NPROC, (n, n))\n"
@@ -58,6 +63,14 @@ _BOOTSTRAP = (
     "src = open(path, encoding='utf-8').read()\n"
     "exec(compile(src, path, 'exec'), {'__name__': '__main__', '__file__': path})\n"
 )
+
+# Python's flags for a script: isolated as -I is (no user site, nothing of the working directory on
+# sys.path) but reading the environment, which holds only PY_ENV.
+_PY_FLAGS = ["-s", "-P"] if sys.version_info >= (3, 11) else ["-s"]
+PY_ENV = {"PYTHONHASHSEED": "0"}
+"""A Python script's whole environment: str hashes, and so the iteration order of a set of strings
+(`list(set(s))`), the same in every run instead of a random seed per process (an answer that
+returned a set's order passed 4 of 6 tests in one judging and 2 of 6 in another)."""
 
 # The same cap for any other command (a compiler, a compiled program): set it, then exec.
 _EXEC_BOOTSTRAP = (
@@ -269,8 +282,8 @@ def run_python(script: str, *, stdin: bytes = b"", limits: Limits = Limits(),
     def inner(workdir: str) -> list[str]:
         path = os.path.join(workdir, "main.py")
         Path(path).write_text(script, encoding="utf-8")
-        return [sys.executable, "-I", "-c", _BOOTSTRAP, path, str(limits.max_procs)]
-    return _run(inner, stdin, limits, hide, backend, None, {})
+        return [sys.executable, *_PY_FLAGS, "-c", _BOOTSTRAP, path, str(limits.max_procs)]
+    return _run(inner, stdin, limits, hide, backend, None, dict(PY_ENV))
 
 
 def run_command(argv: Sequence[str], *, workdir: str, stdin: bytes = b"", limits: Limits = Limits(),

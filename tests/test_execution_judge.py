@@ -60,6 +60,17 @@ def test_wrong_answer_loses_the_test_weight():
     assert half.breakdown["passed"] == 3 and half.value == pytest.approx(0.35 + 0.65 * 3 / 4)
 
 
+def test_an_answer_that_returns_a_sets_order_gets_one_verdict():
+    """`list(set(s))` for "the distinct characters, sorted": which tests it passes follows the str
+    hash seed; judged in a fresh process each time, it must still get the same verdict each time."""
+    problem = Problem(id="distinct", prompt="", entry_point="distinct_chars",
+                      tests=[{"input": [w], "output": sorted(set(w))} for w in
+                             ("banana", "cab", "hello", "3121", "zyxwvu", "query", "python")])
+    answer = fenced("def distinct_chars(s):\n    return list(set(reversed(s)))")
+    verdicts = {JUDGE.score(problem, answer).breakdown["passed"] for _ in range(6)}
+    assert len(verdicts) == 1, verdicts
+
+
 def test_syntax_error_scores_structure_only():
     s = JUDGE.score(ADD, fenced("def add(a, b):\n    return a +"))
     assert s.breakdown["static"] == 0 and s.breakdown["static_errors"] is None

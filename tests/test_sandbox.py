@@ -48,6 +48,18 @@ def test_runs_script_with_stdin_and_empty_env(kind, monkeypatch):
     assert b"sk-test" not in res.stdout and b"PATH" not in res.stdout
 
 
+@pytest.mark.parametrize("kind", AVAILABLE)
+def test_a_scripts_hashes_and_set_order_are_the_same_every_run(kind):
+    """The environment holds only PYTHONHASHSEED=0: without it each process draws its own str hash
+    seed, and an answer that returns a set's order passes or fails by chance."""
+    script = ("import os, sys\nprint(os.environ['PYTHONHASHSEED'], set(os.environ) <= {'PYTHONHASHSEED', "
+              "'LC_CTYPE', 'PWD'}, sys.flags.no_user_site, [p for p in sys.path if p in ('', os.getcwd())], "
+              "list(set('abcdefghijklmnop')), hash('abc'))")  # LC_CTYPE: Python's own (PEP 538)
+    outs = {run_python(script, limits=FAST, backend=kind).stdout for _ in range(4)}
+    assert len(outs) == 1, outs
+    assert outs.pop().startswith(b"0 True 1 [] ["), outs
+
+
 def test_reports_the_strongest_backend():
     expected = "bwrap" if "bwrap" in AVAILABLE else ("unshare" if "unshare" in AVAILABLE else "none")
     assert BACKEND == expected
