@@ -62,12 +62,13 @@ def test_wrong_answer_loses_the_test_weight():
 
 def test_an_answer_that_returns_a_sets_order_gets_one_verdict():
     """`list(set(s))` for "the distinct characters, sorted": which tests it passes follows the str
-    hash seed; judged in a fresh process each time, it must still get the same verdict each time."""
+    hash seed; judged in a fresh process each time, it must still get the same verdict each time
+    (with a random seed per process, ten judgings agree about 0.3% of the time)."""
     problem = Problem(id="distinct", prompt="", entry_point="distinct_chars",
                       tests=[{"input": [w], "output": sorted(set(w))} for w in
                              ("banana", "cab", "hello", "3121", "zyxwvu", "query", "python")])
     answer = fenced("def distinct_chars(s):\n    return list(set(reversed(s)))")
-    verdicts = {JUDGE.score(problem, answer).breakdown["passed"] for _ in range(6)}
+    verdicts = {JUDGE.score(problem, answer).breakdown["passed"] for _ in range(10)}
     assert len(verdicts) == 1, verdicts
 
 
