@@ -7,7 +7,7 @@ LR      ?=
 KL      ?=
 ARGS    ?=
 
-.PHONY: setup test test-gpu test-vllm epoch update sweep replay status compare report bench-learning bench-gpu docs clean
+.PHONY: setup test test-kernels test-gpu test-vllm epoch update sweep replay status compare report bench-learning bench-gpu docs clean
 
 setup: .venv/.installed
 
@@ -36,6 +36,16 @@ setup: .venv/.installed
 # one pytest worker per core (pytest-xdist); tests/conftest.py gives each one torch thread
 test: setup
 	$(PY) -m pytest -q -n auto tests
+
+# the numeric tests under another CPU's kernels, so a tolerance checked on one machine holds on the others:
+# an AVX2-only CPU (ATen, oneDNN and MKL at AVX2), then an AVX-512 CPU with bf16 but no AMX (AMD Zen 4);
+# `make test` covers the machine at hand. Each setting changes results bit for bit (softmax, bf16 linears).
+NUMERIC := tests/test_cpu_attention.py tests/test_cpu_fused.py tests/test_decode.py tests/test_decode_step.py \
+           tests/test_device.py tests/test_loss_trl.py tests/test_rl.py tests/test_shared_prompt.py \
+           tests/test_update.py tests/test_bench_decode_levers.py tests/test_tolerance.py
+test-kernels: setup
+	ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 $(PY) -m pytest -q -n auto $(NUMERIC)
+	ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16 MKL_ENABLE_INSTRUCTIONS=AVX512 $(PY) -m pytest -q -n auto $(NUMERIC)
 
 # the CUDA suite (tests_gpu/): what CI cannot run; skips, saying why, where torch sees no GPU
 test-gpu: setup

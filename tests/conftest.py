@@ -129,6 +129,10 @@ def build_brevity_model(out: Path, steps: int = 300, lr: float = 3e-3) -> Path:
 
 @pytest.fixture(scope="session")
 def brevity_model(tmp_path_factory) -> str:
+    return brevity_model_path()
+
+
+def brevity_model_path() -> str:
     from pipeline.model import cache_root
     return str(build_brevity_model(cache_root() / "models" / "tiny-llama-brevity-v1"))
 

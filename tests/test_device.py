@@ -114,11 +114,9 @@ def test_chunked_log_softmax_gives_the_same_values_and_gradients(tiny_model, mon
         logp, ent = forward.token_logprobs(model, batch, 0.7, with_entropy=True)
         (logp * batch["completion_mask"]).sum().backward()
         got.append((logp.detach(), ent, {n: p.grad.clone() for n, p in model.named_parameters() if p.requires_grad}))
-    torch.testing.assert_close(got[1][0], got[0][0])
-    torch.testing.assert_close(got[1][1], got[0][1])
-    for n, g in got[0][2].items():
-        assert g.norm() > 0
-        torch.testing.assert_close(got[1][2][n], g, atol=1e-6, rtol=1e-5)
+    from tests.test_shared_prompt import assert_same_forward
+    batch = forward.collate(rows, 0)     # the head's matmul and the log-softmax cut into other blocks
+    assert_same_forward(model, got[1], got[0], batch, 0.7)
 
 
 def _train_rows(n: int) -> list[dict]:
@@ -149,10 +147,16 @@ def test_token_budget_splits_micro_batches_without_changing_the_update(tiny_mode
     moved = out["auto"][0]
     assert moved.norm() > 0
     # the same steps up to float summation order (Adam's normalisation magnifies that noise on
-    # near-zero gradients, so the whole step is compared, not each element)
-    assert (out[20][0] - moved).norm() / moved.norm() < 1e-4
+    # near-zero gradients, so the whole step is compared, not each element): the derived relative
+    # bound of the training's chain (tests/tolerance.py)
+    from tests.tolerance import adapter_tolerance, gradient_tolerance, tolerance
+    tokens = sum(len(r["prompt_ids"]) + len(r["completion_ids"]) for r in rows)
+    keys = max(len(r["prompt_ids"]) + len(r["completion_ids"]) for r in rows)
+    assert (out[20][0] - moved).norm() / moved.norm() <= adapter_tolerance(model, keys, tokens, 1.0, 1)
+    rel = gradient_tolerance(model, keys, tokens)
     for k in ("loss/total", "kl/k3", "policy/entropy", "optim/grad_norm"):
-        assert out[20][1][k] == pytest.approx(out["auto"][1][k], rel=1e-4, abs=1e-7), k
+        # abs: a figure near 0 (k3 near the reference) is a mean over the tokens of terms up to ~1
+        assert out[20][1][k] == pytest.approx(out["auto"][1][k], rel=rel, abs=tolerance(torch.float32, 1.0, [tokens])), k
 
 
 def test_update_loop_does_not_wait_on_the_device_per_micro_batch(tiny_model, monkeypatch):

@@ -55,6 +55,19 @@ def adapter(edir: Path) -> dict[str, torch.Tensor]:
     return load_file(path)
 
 
+def adapter_bound(a: dict, tokens: int = 400, keys: int = 64) -> float:
+    """The derived bound on two float32 trainings' adapters that differ in summation order only (an
+    all-reduce, a resumed run): adapter_tolerance at the largest parameter, an upper bound on how far
+    any moved (B starts at 0; A's values bound its movement)."""
+    from transformers import AutoConfig
+
+    from tests.conftest import brevity_model_path
+    from tests.tolerance import adapter_tolerance
+    moved = max(float(v.abs().max()) for v in a.values())
+    return adapter_tolerance(AutoConfig.from_pretrained(brevity_model_path()), keys, tokens, moved,
+                             sum(v.numel() for v in a.values()))
+
+
 def max_diff(a: dict, b: dict) -> float:
     assert a.keys() == b.keys()
     return max(float((a[k] - b[k]).abs().max()) for k in a)
@@ -92,15 +105,24 @@ def test_two_processes_make_the_epoch_one_process_makes(one_process, two_process
     # logprobs and the update: float tolerance (gradients all-reduced over the same micro-batches)
     lp1, lp2 = (torch.load(d / "logprobs" / "logprobs.pt") for d in (one_process, two))
     assert lp1["old"].keys() == lp2["old"].keys() and len(lp1["old"]) == 20
-    assert max(float((lp1["old"][i] - lp2["old"][i]).abs().max()) for i in lp1["old"]) < 1e-5
+    from transformers import AutoConfig
+
+    from tests.conftest import brevity_model_path
+    from tests.tolerance import gradient_tolerance, logits_tolerance, tolerance
+    config = AutoConfig.from_pretrained(brevity_model_path())
+    scale = max(float(v.abs().max()) for v in lp1["old"].values())   # the log-softmax's terms reach |logp|
+    bound = logits_tolerance(config, 64, scale, sum(v.numel() for v in lp1["old"].values()), logprobs=True)
+    assert max(float((lp1["old"][i] - lp2["old"][i]).abs().max()) for i in lp1["old"]) <= bound
     f1, f2 = m1[u1]["figures"], m2[u1]["figures"]
     assert f1["optim/steps"] == f2["optim/steps"] == 4
     assert f1["update/trained_tokens"] == f2["update/trained_tokens"]
+    rel = gradient_tolerance(config, 64, 400)   # the figures come out of the forward and backward chain
     for k in ("loss/total", "loss/policy", "kl/k3", "optim/grad_norm", "policy/entropy", "kl/coef"):
-        assert f2[k] == pytest.approx(f1[k], rel=1e-4, abs=1e-7), k
+        # abs: a figure near 0 (k3 near the reference) is a mean over the tokens of terms up to ~1
+        assert f2[k] == pytest.approx(f1[k], rel=rel, abs=tolerance(torch.float32, 1.0, [400])), k
     a1, a2 = adapter(one_process), adapter(two)
     assert max(float(v.abs().max()) for v in a1.values()) > 1e-2  # the adapter really moved
-    assert max_diff(a1, a2) < 1e-5
+    assert max_diff(a1, a2) <= adapter_bound(a1)
 
 
 def test_kill_one_rank_mid_sample_then_mid_update_then_rerun(tmp_path, brevity_model, two_processes):
@@ -128,7 +150,7 @@ def test_kill_one_rank_mid_sample_then_mid_update_then_rerun(tmp_path, brevity_m
     assert got["judge"]["finished_at"] == judged_at  # no judge request repeated
     for name in SHARED_TABLES:
         assert got[name]["files"] == want[name]["files"], name
-    assert max_diff(adapter(edir), adapter(ref)) < 1e-6
+    assert max_diff(adapter(edir), adapter(ref)) <= adapter_bound(adapter(ref))
     assert not list(edir.glob(".ckpt-update-*")) and not list(edir.glob(".tmp-*"))
 
 

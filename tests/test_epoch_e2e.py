@@ -290,9 +290,18 @@ def test_warm_start_runs_before_epoch_one_and_is_the_kl_reference(tiny_run, caps
                 base_lp = token_logprobs(warm, batch, temp)[0][0]
         return i, want, base_lp
 
+    def bound(want):
+        """Two float32 forwards of the same adapter (the stage's batch, this one row): the derived
+        bound, the log-softmax's terms reaching |logp|; other weights differ by far more."""
+        from tests.tolerance import logits_tolerance
+        return logits_tolerance(base.config, 128, float(want.abs().max()), len(want), logprobs=True)
+
+    def differ(a, b) -> bool:
+        return float((a - b).abs().max()) > 10 * bound(b)
+
     i, want, base_lp = warm_and_base(r.epoch_dir(1))
-    assert torch.allclose(lp1["old"][i], want, atol=1e-4)
-    assert not torch.allclose(lp1["old"][i], base_lp, atol=1e-3)
+    assert float((lp1["old"][i] - want).abs().max()) <= bound(want)
+    assert differ(lp1["old"][i], base_lp)
     assert rlaif("status", *over) == 0
     assert re.search(r"epoch +0  prompts:done  teacher:done  update:done ", capsys.readouterr().out)
 
@@ -320,9 +329,9 @@ def test_warm_start_runs_before_epoch_one_and_is_the_kl_reference(tiny_run, caps
     # the reference logprobs are the warm-start adapter's, computed independently here, and not the
     # epoch-1 policy's (old) nor the base model's
     i, want, base_lp = warm_and_base(e2)
-    assert torch.allclose(lp2["ref"][i], want, atol=1e-4)
-    assert not torch.allclose(lp2["ref"][i], base_lp, atol=1e-3)
-    assert not torch.allclose(lp2["ref"][i], lp2["old"][i], atol=1e-3)
+    assert float((lp2["ref"][i] - want).abs().max()) <= bound(want)
+    assert differ(lp2["ref"][i], base_lp)
+    assert differ(lp2["ref"][i], lp2["old"][i])
 
     # update.kl_reference=base: the same epoch, the reference is the base model again (logprobs recomputed)
     assert rlaif("update", "2", *over, "update.kl_reference=base") == 0

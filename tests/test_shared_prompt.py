@@ -8,6 +8,21 @@ import torch
 from pipeline import forward
 from pipeline.config_file import load_config
 from pipeline.model import load_student
+from tests.tolerance import assert_close, gradient_tolerance, logits_tolerance
+
+
+def assert_same_forward(model, got: tuple, want: tuple, batch: dict, temperature: float) -> None:
+    """Log-probabilities, entropies and LoRA gradients of two float32 paths through one batch: each
+    within its derived bound (the logits' magnitude for the log-softmax and the entropy's sums)."""
+    keys, tokens = batch["input_ids"].shape[-1], int(batch["completion_mask"].sum())
+    with torch.no_grad():
+        scale = float(model(input_ids=batch["input_ids"]).logits.abs().max()) / temperature
+    for a, b, what in ((got[0], want[0], "logprobs"), (got[1], want[1], "entropy")):
+        assert_close(a, b, logits_tolerance(model, keys, scale, b.numel(), logprobs=True), what)
+    bound = gradient_tolerance(model, keys, tokens)
+    for n, g in want[2].items():
+        assert g.norm() > 0, n
+        assert (got[2][n] - g).norm() / g.norm() <= bound, n  # float32 summation order differs, no more
 
 
 def test_shared_prompt_forward_gives_the_same_logprobs_and_gradients(tiny_model):
@@ -32,11 +47,7 @@ def test_shared_prompt_forward_gives_the_same_logprobs_and_gradients(tiny_model)
         (logp * batch["completion_mask"]).sum().backward()
         grads = {n: p.grad.clone() for n, p in model.named_parameters() if p.requires_grad}
         got[shared] = (logp.detach() * batch["completion_mask"], ent * batch["completion_mask"], grads)
-    torch.testing.assert_close(got[True][0], got[False][0], atol=1e-4, rtol=1e-4)
-    torch.testing.assert_close(got[True][1], got[False][1], atol=1e-4, rtol=1e-4)
-    for n, g in got[False][2].items():
-        assert g.norm() > 0, n
-        assert (got[True][2][n] - g).norm() / g.norm() < 1e-4, n  # float32 summation order differs, no more
+    assert_same_forward(model, got[True], got[False], forward.collate(rows, 0, share_prompt=False), 0.7)
 
 
 def test_rows_of_distinct_prompts_run_as_one_padded_batch(tiny_model):
@@ -69,8 +80,4 @@ def test_rows_of_distinct_prompts_run_as_one_padded_batch(tiny_model):
         got[path] = (logp.detach() * batch["completion_mask"], ent * batch["completion_mask"], grads, list(calls))
     hook.remove()
     assert got["shared"][3] == [torch.Size([4, 23 + 6])] and len(got["per prompt"][3]) == 8
-    torch.testing.assert_close(got["shared"][0], got["per prompt"][0], atol=1e-4, rtol=1e-4)
-    torch.testing.assert_close(got["shared"][1], got["per prompt"][1], atol=1e-4, rtol=1e-4)
-    for n, g in got["per prompt"][2].items():
-        assert g.norm() > 0, n
-        assert (got["shared"][2][n] - g).norm() / g.norm() < 1e-4, n
+    assert_same_forward(model, got["shared"], got["per prompt"], forward.collate(rows, 0, share_prompt=False), 0.7)
