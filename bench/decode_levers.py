@@ -262,13 +262,14 @@ def main() -> int:
         base = next(iter(r.values()))
         for k, v in r.items():
             print(f"| {k} | {rows} rows, span {span} | {v:.0f} | {v / base:.2f} |")
+    try:    # oneDNN's packed bf16 linear needs AVX512-BW/VL/DQ or AVX-NE-CONVERT (an AVX2 CPU has neither)
+        torch.ops.mkldnn._reorder_linear_weight(torch.zeros(64, 64, dtype=BF), 1)
+    except RuntimeError as e:
+        print(f"\nthe epilogue and shared-prompt levers skipped: this CPU's oneDNN has no packed bf16 linear "
+              f"({str(e).splitlines()[0][:120]})")
+        return 0
     for rows in (1, 8, 64):
-        try:
-            r = epilogues(rows)
-        except RuntimeError as e:   # oneDNN's packed bf16 linear needs AVX512-BW/VL/DQ or AVX-NE-CONVERT
-            print(f"| epilogue levers | {rows} rows | skipped: this CPU's oneDNN has no packed bf16 linear "
-                  f"({str(e).splitlines()[0][:120]}) | - |")
-            continue
+        r = epilogues(rows)
         items = list(r.items())
         for i in range(0, len(items), 2):
             (k0, v0), (k1, v1) = items[i], items[i + 1]

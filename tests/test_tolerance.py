@@ -38,3 +38,18 @@ def test_a_low_precision_store_adds_its_rounding():
     stored = x.to(torch.bfloat16).double()
     assert float((stored - x).abs().max()) <= tolerance(torch.bfloat16, float(x.abs().max()), stores=1,
                                                         elements=1000, accumulate=torch.float32) / 2
+
+
+def test_make_test_kernels_runs_the_numeric_tests_under_two_other_cpus():
+    """`make test-kernels` as typed (a dry run: the real one takes minutes): both forced settings, and
+    every file it names exists."""
+    import subprocess
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(["make", "-n", "test-kernels"], cwd=root, capture_output=True, text=True, check=True).stdout
+    lines = [line for line in out.splitlines() if "pytest" in line]
+    assert len(lines) == 2
+    assert "ATEN_CPU_CAPABILITY=avx2" in lines[0] and "ONEDNN_MAX_CPU_ISA=AVX2" in lines[0]
+    assert "ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16" in lines[1]
+    files = [w for w in lines[0].split() if w.startswith("tests/")]
+    assert "tests/test_decode_step.py" in files and all((root / f).exists() for f in files)

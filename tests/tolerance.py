@@ -99,10 +99,16 @@ def adapter_tolerance(model, keys: int, tokens: int, moved: float, elements: int
 
 
 def assert_same_parameters(got: dict, want: dict, before: dict, model, keys: int, tokens: int) -> None:
-    """Each of `want`'s parameters equals `got`'s within adapter_tolerance at its own movement."""
-    for n, w in want.items():
-        moved = float((w - before[n]).abs().max())
-        assert_close(got[n], w, adapter_tolerance(model, keys, tokens, moved, w.numel()), n)
+    """The training's whole movement the same within adapter_tolerance, relative to its norm. Not element
+    by element: Adam divides each gradient by its own scale, so an element whose gradient cancels to
+    near 0 turns a last-place difference into a step-sized one; the norm weighs the elements by size."""
+    names = list(want)
+    moved = torch.cat([(want[n] - before[n]).flatten() for n in names]).double()
+    diff = torch.cat([(got[n] - want[n]).flatten() for n in names]).double()
+    assert float(moved.norm()) > 0, "nothing moved"
+    rel = float(diff.norm() / moved.norm())
+    bound = adapter_tolerance(model, keys, tokens, 1.0, 1)
+    assert rel <= bound, f"the trainings differ by {rel:.3g} of their movement > derived {bound:.3g}"
 
 
 def llama_stores(layers: int) -> int:
