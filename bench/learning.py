@@ -10,8 +10,9 @@ problems clustered with every seed's difference together: pipeline/significance.
 probability of improvement, won/lost/tied, and one word: "learned" only when the paired interval
 is above 0, "no measurable change" when it holds 0, "worse" when below.
 
-The base model answers D times (--base-draws, default 5, --quick 1: run.seed 0..D-1, each its own
-eval streams) and the trained seeds are compared with the draws averaged: every comparison
+The base model answers D times (--base-draws, default 5, --quick 1: run.seed 101..100+D, each its
+own eval streams; the trained seeds are run.seed 1..S: run.seed 0's eval streams are the calibration
+draw's that chose the bank's held-out problems, bench/bank_rates.py) and the trained seeds are compared with the draws averaged: every comparison
 shares the base's figure, so one lucky or unlucky base draw would move them all (nine draws of
 the base model's pass@1 on the 188 held-out problems spanned 0.187-0.230; bench/RESULTS.md). A
 draw's shift shared by all its problems is more than its problems' own noise predicts (1.7x in SD
@@ -19,12 +20,19 @@ over those nine), which the paired t over problems cannot see: its variance, mea
 draws (significance.draw_variance: needs 2 draws or more), widens every difference's interval
 (significance.with_draws), so the more base draws the narrower and surer the intervals.
 
+The recipe's parts, over the same seeds and paired by problem: the warm-start alone (each seed's
+epoch 0 policy, in every bench), the default (warm-start + RL), and with --ablation RL without the
+warm-start and the default with the plain execution reward; each against the base, and RL's increment
+(the default against its own seed's warm-start) and the teacher ratio's (against the plain reward),
+paired by seed. Every interval is about the recipe: the base draws' shift and, with 3 seeds or more,
+the seeds' own (significance.recipe_interval).
+
 Controls, in the same run (first seed): a negative control (update.lr=0, update.sft_lr=0: nothing
 can be learned; its interval must hold 0, else "bench broken") and a positive control (the same
 compute trained on the held-out problems themselves, those of every held-out Python set in --sets:
 it must move the held-out metric).
 
-    python bench/learning.py [--seeds 3] [--epochs 4] [--samples 8] [--quick] [key.sub=value ...]
+    python bench/learning.py [--seeds 3] [--epochs 4] [--samples 8] [--quick] [--ablation] [key.sub=value ...]
 
 Writes runs/bench-learning/<seed|control>/..., a PNG of the per-seed learning curves, and
 appends the tables to bench/RESULTS.md. Rerunning reuses every finished stage and eval.
@@ -43,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import record  # noqa: E402
 from pipeline.config_file import load_config  # noqa: E402
 from pipeline.runner import Runner  # noqa: E402
-from pipeline.significance import OCAML_PARTS, compare, draw_variance, load_eval, per_problem, with_draws  # noqa: E402
+from pipeline.significance import OCAML_PARTS, compare, load_eval, per_problem, recipe_interval  # noqa: E402
 
 ROOT = Path("runs/bench-learning")  # --root moves it
 CONFIG = "config.yaml"
@@ -64,17 +72,20 @@ def runner(name: str, overrides: list[str], extra: list[str] = ()) -> Runner:
     return Runner(load_config(CONFIG, [f"run.dir={ROOT}", f"run.name={name}", *overrides, *extra]))
 
 
-def sampled_eval(name: str, epoch: int, overrides: list[str], a, log, sets=None) -> dict[str, Path]:
-    """The n-sample eval of a run's epoch on each set (a.sets unless given): {set: eval directory}."""
+def sampled_eval(name: str, epoch: int, overrides: list[str], a, log, sets=None,
+                 warm_start: bool = False) -> dict[str, Path]:
+    """The n-sample eval of a run's epoch on each set (a.sets unless given): {set: eval directory};
+    warm_start: epoch 0's warm-start adapter (the run's own, trained before its epoch 1)."""
     out = {}
     for key in a.sets if sets is None else sets:
         extra = [f"eval.sources=[{SETS[key]}]", f"eval.num_samples={a.samples}", f"eval.temperature={a.temperature}",
                  f"eval.max_problems={a.humaneval if key == 'humaneval' else 0}"]
         r = runner(name, overrides, extra)
         t = time.time()
-        m = r.run_eval(epoch, echo=lambda _: None)
+        m = r.run_eval(epoch, echo=lambda _: None, warm_start=warm_start)
         out[key] = r.epoch_dir(epoch) / f"eval-{m['fingerprint'][:8]}"
-        log(f"  {name} epoch {epoch} sampled eval on {key}: {time.time() - t:.0f}s ({out[key]})")
+        what = "warm-start" if warm_start else f"epoch {epoch}"
+        log(f"  {name} {what} sampled eval on {key}: {time.time() - t:.0f}s ({out[key]})")
     return out
 
 
@@ -123,31 +134,38 @@ def training_reward(runs: dict[str, list[str]], epochs: int) -> tuple[float, flo
     return (*mean_interval(strata, paired=False), sum(map(len, strata)))
 
 
-def comparisons(base: dict[str, Path] | list[dict[str, Path]], trained: list[dict[str, Path]],
-                confidence: float = 0.95) -> dict[str, dict]:
-    """{set: {metric: Paired}} of the trained runs (seeds) against the base model (one eval, or
-    several draws: averaged per problem); with both held-out Python sets, also `heldout+bank`: their
-    problems as one set (the held-out set, 188 problems)."""
-    draws = [base] if isinstance(base, dict) else list(base)
-    out: dict[str, dict] = {}
-    evals: dict[str, tuple[list, list]] = {}
-    for key in draws[0]:
-        if not all(key in t for t in [*trained, *draws]):
+def _evals(sides: list[list[dict[str, Path]]]) -> dict[str, list[list]]:
+    """{set: per side, per run, its eval rows} for the sets every run of every side has; with both
+    held-out Python sets, also `heldout+bank`: their problems as one set (the held-out set, 188)."""
+    evals: dict[str, list[list]] = {}
+    for key in sides[0][0]:
+        if not all(key in run for side in sides for run in side):
             continue  # a set some runs were not evaluated on (the positive control has no validation split)
-        evals[key] = [load_eval(d[key]) for d in draws], [load_eval(t[key]) for t in trained]
+        evals[key] = [[load_eval(run[key]) for run in side] for side in sides]
     if all(k in evals for k in PYTHON_HELDOUT):  # per_problem's keys carry the source: the sets never collide
-        evals["+".join(PYTHON_HELDOUT)] = tuple(
-            [[r for k in PYTHON_HELDOUT for r in evals[k][side][i]] for i in range(n)]
-            for side, n in ((0, len(draws)), (1, len(trained))))
-    for key, (a, bs) in evals.items():
+        evals["+".join(PYTHON_HELDOUT)] = [[[r for k in PYTHON_HELDOUT for r in evals[k][s][i]]
+                                            for i in range(len(side))] for s, side in enumerate(sides)]
+    return evals
+
+
+def comparisons(base: dict[str, Path] | list[dict[str, Path]], trained: list[dict[str, Path]],
+                confidence: float = 0.95, against: list[dict[str, Path]] | None = None) -> dict[str, dict]:
+    """{set: {metric: Paired}} of the trained runs (seeds) against the base model (one eval, or
+    several draws: averaged per problem), or, with `against`, against those runs paired by seed (the
+    same seeds' warm-starts, say). The interval is about the recipe (significance.recipe_interval):
+    the base draws' shift and, with 3 seeds or more, the seeds' own."""
+    draws = [base] if isinstance(base, dict) else list(base)
+    sides = [draws, trained] + ([against] if against is not None else [])
+    out: dict[str, dict] = {}
+    for key, ev in _evals(sides).items():
         out[key] = {}
         for m, hi in (*METRICS, *PARTS.get(key, ())):
-            if not per_problem(a[0], m):
+            if not per_problem(ev[0][0], m):
                 continue
-            draws_m = [per_problem(x, m) for x in a]
-            p = compare([mean_draws(draws_m)], [per_problem(b, m) for b in bs], m, hi, confidence)
-            # each eval's shift shared by all its problems (a random effect per draw), measured on the base draws
-            out[key][m] = with_draws(p, *draw_variance(draws_m), len(draws_m), len(bs))
+            draws_m = [per_problem(x, m) for x in ev[0]]
+            b = [per_problem(x, m) for x in ev[1]]
+            a = [mean_draws(draws_m)] if against is None else [per_problem(x, m) for x in ev[2]]
+            out[key][m] = recipe_interval(compare(a, b, m, hi, confidence), draws_m, a, b, paired=against is not None)
     return out
 
 
@@ -193,6 +211,85 @@ def plot(curves: dict[str, list[dict]], path: Path) -> None:
     plt.close(fig)
 
 
+SEED0 = 1        # run.seed of the first trained seed; run.seed 0's eval streams (eval seed 0) are the calibration
+                 # draw's that kept the bank's held-out problems (bench/bank_rates.py): no eval here reuses them
+BASE_SEED0 = 101  # the base draws' run.seed (eval seeds 101000, ...): streams no trained run's eval uses
+ARMS = {"warm-start": "the warm-start alone (epoch 0's policy)", "default": "the default (warm-start + RL)",
+        "rl-only": "RL without the warm-start (update.warm_start=false)",
+        "plain": "the default with the plain execution reward (reward.kind=direct, TRL's)"}
+
+
+def plan(a, ov: list[str]) -> dict[str, list[str]]:
+    """The bench's training runs: {name: overrides}. seed<s> the default config at run.seed SEED0 + s;
+    with --ablation, rl-only-seed<s> and plain-seed<s> at the same seeds; the controls at the first."""
+    runs = {f"seed{s}": [f"run.seed={SEED0 + s}", *ov] for s in range(a.seeds)}
+    if a.ablation:
+        runs |= {f"rl-only-seed{s}": [f"run.seed={SEED0 + s}", "update.warm_start=false", *ov] for s in range(a.seeds)}
+        runs |= {f"plain-seed{s}": [f"run.seed={SEED0 + s}", "reward.kind=direct", *ov] for s in range(a.seeds)}
+    if not a.no_controls:
+        runs["negative-control"] = [f"run.seed={SEED0}", "update.lr=0", "update.sft_lr=0", *ov]
+        # trained on the held-out problems themselves, all of them (no validation split carved from them)
+        runs["positive-control"] = [f"run.seed={SEED0}", *ov, f"data.source={heldout_source(a.sets, ROOT)}",
+                                    "data.validation_size=0"]
+    return runs
+
+
+def base_plan(a, ov: list[str]) -> dict[str, list[str]]:
+    """The base model's draws: {name: overrides}, each its own eval streams (run.seed BASE_SEED0 + d)."""
+    return {("base" if d == 0 else f"base-draw{d}"): [f"run.seed={BASE_SEED0 + d}", *ov] for d in range(a.base_draws)}
+
+
+def sampled_eval_seeds(a, ov: list[str]) -> dict[str, int]:
+    """{what: eval seed} of every sampled eval the bench runs (its streams: the seed, the problem, the
+    answer's index): the base draws at epoch 0, each run's warm-start at epoch 0 and its final epoch."""
+    from pipeline.stages.eval import eval_seed
+    out = {}
+    for name, o in base_plan(a, ov).items():
+        out[name] = eval_seed(load_config(CONFIG, o), 0)
+    for name, o in plan(a, ov).items():
+        cfg = load_config(CONFIG, o)
+        out[f"{name} epoch {a.epochs}"] = eval_seed(cfg, a.epochs)
+        if cfg.update.warm_start and not name.endswith("control"):
+            out[f"{name} warm-start"] = eval_seed(cfg, 0)
+    return out
+
+
+def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive: dict | None) -> tuple[list[str], list[str]]:
+    """The recipe's parts: each arm against the base, RL's increment (the default against its seeds'
+    warm-starts) and the teacher ratio's (against the plain reward), paired by seed; the table and
+    its sentences."""
+    rows = {f"{ARMS[k]} - base": comparisons(base, v) for k, v in arms.items()}
+    if "warm-start" in arms:
+        rows["RL's increment: default - warm-start alone"] = comparisons(base, arms["default"], against=arms["warm-start"])
+    if "plain" in arms:
+        rows["the teacher ratio's: default - plain reward"] = comparisons(base, arms["default"], against=arms["plain"])
+    lines = ["**The recipe's parts** (paired by problem; every interval about the recipe: the base draws' shift "
+             "and, with 3 seeds or more, the seeds' own)", "",
+             "| comparison | set | pass@1 [95%] | score [95%] | ref NLL [95%] | verdict (pass@1) |", "|---|---|---|---|---|---|"]
+    said = []
+    for what, comp in rows.items():
+        for key, ms in comp.items():
+            if key in PYTHON_HELDOUT and "+".join(PYTHON_HELDOUT) in comp:   # their union is the held-out set
+                continue
+            cell = lambda m: (f"{ms[m].diff:+.4f} [{ms[m].ci[0]:+.4f}, {ms[m].ci[1]:+.4f}]" if m in ms else "-")  # noqa: E731
+            lines.append(f"| {what} | {key} ({ms['pass@1'].problems}) | {cell('pass@1')} | {cell('score')} | "
+                         f"{cell('ref_nll')} | {VERDICT[ms['pass@1'].sign]} |")
+        held = comp.get("+".join(PYTHON_HELDOUT))
+        if held and what.startswith(("RL's", "the teacher")):
+            p = held["pass@1"]
+            said.append(f"{what}, held-out pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}] "
+                        f"({'beyond noise' if p.sign else 'inside the noise'}).")
+    if positive and "default" in arms:
+        mine = rows[f"{ARMS['default']} - base"]
+        key = next((k for k in ("+".join(PYTHON_HELDOUT), *PYTHON_HELDOUT) if k in mine and k in positive), None)
+        if key:
+            d, pc = mine[key]["pass@1"].diff, positive[key]["pass@1"].diff
+            said.append(f"The default reaches {d / pc:.0%} of the positive control's {key} pass@1 gain ({d:+.4f} of "
+                        f"{pc:+.4f})." if pc > 0 else f"The positive control's {key} pass@1 did not rise ({pc:+.4f}): "
+                        "no share of it to report.")
+    return lines + [""], said
+
+
 def main() -> int:
     global ROOT, CONFIG
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -207,10 +304,14 @@ def main() -> int:
                          "tune on), ocaml (ocaml:heldout, 16 problems, with --config configs/ocaml.yaml; also reports "
                          "the shares of well-formed and type-checking answers)")
     ap.add_argument("--base-draws", type=int, default=None, help="the base model's sampled evals, each with its "
-                                                                     "own streams (run.seed 0..D-1), averaged; their "
+                                                                     "own streams (run.seed 101..100+D), averaged; their "
                                                                      "spread measures the draw-level variance (2 or "
                                                                      "more); default 5 (--quick: 1)")
     ap.add_argument("--no-controls", action="store_true", help="skip the negative and positive controls")
+    ap.add_argument("--ablation", action="store_true", help="also train RL without the warm-start and the default "
+                                                            "with the plain execution reward, each over the same "
+                                                            "seeds: the recipe's parts (the warm-start alone is "
+                                                            "in every bench)")
     ap.add_argument("--quick", action="store_true", help="1 seed, no controls, 40 HumanEval problems")
     ap.add_argument("--fresh", action="store_true", help="delete the bench's runs first")
     ap.add_argument("--root", default=str(ROOT), help="where the bench's runs go (default runs/bench-learning)")
@@ -242,24 +343,21 @@ def main() -> int:
         return out
 
     ov = list(a.overrides)
-    runs = {f"seed{s}": [f"run.seed={s}", *ov] for s in range(a.seeds)}
-    if not a.no_controls:
-        runs["negative-control"] = ["run.seed=0", "update.lr=0", "update.sft_lr=0", *ov]
-        # trained on the held-out problems themselves, all of them (no validation split carved from them)
-        runs["positive-control"] = ["run.seed=0", *ov, f"data.source={heldout_source(a.sets, ROOT)}",
-                                    "data.validation_size=0"]
+    runs = plan(a, ov)
     curves = {name: timed("training", lambda: train(name, o, a, log)) for name, o in runs.items()}
     log("base model: sampled evals")
-    # draw d: run.seed=d (eval seed d x 1000, streams no trained run's eval uses); the first keeps its name
-    base = [timed("sampled evals", lambda: sampled_eval("base" if d == 0 else f"base-draw{d}", 0,
-                                                        [f"run.seed={d}", *ov], a, log))
-            for d in range(a.base_draws)]
+    base = [timed("sampled evals", lambda: sampled_eval(name, 0, o, a, log)) for name, o in base_plan(a, ov).items()]
     no_split = [k for k in a.sets if k != "validation"]
     finals = {name: timed("sampled evals", lambda: sampled_eval(name, a.epochs, o, a, log,
                                                                 no_split if name == "positive-control" else None))
               for name, o in runs.items()}
+    warm = [timed("sampled evals", lambda: sampled_eval(f"seed{s}", 0, runs[f"seed{s}"], a, log, warm_start=True))
+            for s in range(a.seeds) if load_config(CONFIG, runs[f"seed{s}"]).update.warm_start]
     seeds = [finals[f"seed{s}"] for s in range(a.seeds)]
     learned = comparisons(base, seeds)
+    arms = {"warm-start": warm, "default": seeds} if warm else {"default": seeds}
+    if a.ablation:
+        arms |= {k: [finals[f"{k}-seed{s}"] for s in range(a.seeds)] for k in ("rl-only", "plain")}
     # the default config's curves are bench/learning_curves.png; another config's carry its name
     png_name = "learning_curves.png" if Path(CONFIG).name == "config.yaml" else f"learning_curves_{Path(CONFIG).stem}.png"
     png = (ROOT / png_name) if a.no_record else Path(__file__).resolve().parent / png_name
@@ -267,7 +365,7 @@ def main() -> int:
 
     lines = table(f"Trained ({a.seeds} seed(s), {a.epochs} epochs) against the base model ({len(base)} draw(s))",
                   learned)
-    paragraphs = []
+    paragraphs, pos = [], None
     for key, ms in learned.items():
         p = ms["pass@1"]
         paragraphs.append(f"{key}: sampled pass@1 {p.mean_a:.4f} -> {p.mean_b:.4f}, paired {p.diff:+.4f} "
@@ -279,10 +377,10 @@ def main() -> int:
         checks = sum(2 + len(PARTS.get(k, ())) for k in a.sets) + 2 * all(k in a.sets for k in PYTHON_HELDOUT)
         neg = comparisons(base, [finals["negative-control"]], 1 - 0.05 / checks)
         pos = comparisons(base, [finals["positive-control"]])
-        lines += table(f"Negative control (update.lr=0, update.sft_lr=0; seed 0): must hold 0 ("
+        lines += table(f"Negative control (update.lr=0, update.sft_lr=0; the first seed): must hold 0 ("
                        f"{100 * (1 - 0.05 / checks):.2f}% intervals: Bonferroni over {checks} checks)", neg,
                        {1: "moved (bench broken)", 0: "holds 0 (ok)", -1: "moved (bench broken)"})
-        lines += table("Positive control (trained on the held-out problems; seed 0): must move", pos,
+        lines += table("Positive control (trained on the held-out problems; the first seed): must move", pos,
                        {1: "moved (ok)", 0: "did not move", -1: "worse"})
         broken = [f"{k} {m}" for k, ms in neg.items() for m, p in ms.items() if m != "ref_nll" and p.sign != 0]
         paragraphs.append("**bench broken**: the negative control moved (" + ", ".join(broken) + ")" if broken
@@ -297,6 +395,9 @@ def main() -> int:
                        "did NOT move: the bench cannot see learning")
             paragraphs.append(f"Positive control, {held} pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]"
                               f" ({verdict}).")
+    arm_lines, arm_said = arms_table(base, arms, None if a.no_controls else pos)
+    lines += arm_lines
+    paragraphs += arm_said
     m, lo, hi, g = training_reward({f"seed{s}": runs[f"seed{s}"] for s in range(a.seeds)}, a.epochs)
     paragraphs.append(f"Training reward (mean over the {a.epochs} epochs' {g} groups, {a.seeds} seed(s)): "
                       f"{m:.4f} [{lo:.4f}, {hi:.4f}].")
@@ -312,7 +413,7 @@ def main() -> int:
     if a.no_record:
         print("\n".join(lines + curve_lines + [""] + paragraphs))
         return 0
-    args = (" --quick" if a.quick else "") + ("" if Path(CONFIG).name == "config.yaml" else f" --config {CONFIG}")
+    args = (" --quick" if a.quick else "") + (" --ablation" if a.ablation else "") + ("" if Path(CONFIG).name == "config.yaml" else f" --config {CONFIG}")
     record(f"learning: {a.seeds} seed(s) x {a.epochs} epochs, paired against the base model (bench/learning.py"
            f"{args})", lines + curve_lines, *paragraphs)
     return 0

@@ -206,17 +206,54 @@ def with_draws(p: Paired, variance: float, df: float, draws_a: int, runs_b: int)
     draws_a draws of A against runs_b runs of B, each carrying its own draw's shift, adds
     variance x (1/draws_a + 1/runs_b) to the squared standard error of the paired t over problems
     (Welch-Satterthwaite degrees of freedom for the sum). B's own seed-to-seed variance beyond a
-    draw's (training luck) is not in it: 3 seeds cannot measure it. p: `compare`'s paired t (its
-    standard error is read back from its interval at P - 1 degrees of freedom)."""
-    if variance <= 0 or df <= 0 or not all(math.isfinite(c) for c in p.ci) or p.problems < 2:
+    draw's (training luck) is not in it: `with_effects` with B's seeds' own variance takes it.
+    p: `compare`'s paired t (its standard error is read back from its interval at P - 1 degrees
+    of freedom)."""
+    return with_effects(p, [(variance, df, 1 / draws_a + 1 / runs_b)])
+
+
+def with_effects(p: Paired, effects: Sequence[tuple[float, float, float]]) -> Paired:
+    """p with random effects in its difference's interval, each (variance, df, weight): a shift per
+    eval shared by all of its problems, its variance estimated with df degrees of freedom
+    (`draw_variance`), entering as variance x weight (1/n for the mean of n evals: 1/draws for the
+    base's draws, 1/seeds for trained seeds, whose shift holds their draw's and their training's
+    luck). Added to the paired t's squared standard error, with Welch-Satterthwaite degrees of
+    freedom for the sum; an effect of 0 variance changes nothing."""
+    effects = [(v, df, w) for v, df, w in effects if v > 0 and df > 0 and w > 0]
+    if not effects or not all(math.isfinite(c) for c in p.ci) or p.problems < 2:
         return p
     from scipy import stats
     q = lambda dof: float(stats.t.ppf(0.5 + p.confidence / 2, dof))  # noqa: E731
     se2 = ((p.ci[1] - p.ci[0]) / 2 / q(p.problems - 1)) ** 2
-    extra = variance * (1 / draws_a + 1 / runs_b)
-    dof = (se2 + extra) ** 2 / (se2 ** 2 / (p.problems - 1) + extra ** 2 / df)
-    half = q(dof) * math.sqrt(se2 + extra)
+    extra = [v * w for v, _, w in effects]
+    dof = (se2 + sum(extra)) ** 2 / (se2 ** 2 / (p.problems - 1) + sum(e ** 2 / df for e, (_, df, _) in
+                                                                         zip(extra, effects)))
+    half = q(dof) * math.sqrt(se2 + sum(extra))
     return dataclasses.replace(p, ci=(p.diff - half, p.diff + half))
+
+
+def recipe_interval(p: Paired, base_draws: Sequence[dict[str, float]], a_runs: Sequence[dict[str, float]],
+                    b_runs: Sequence[dict[str, float]], paired: bool = False) -> Paired:
+    """p (B's runs against A's, `compare`) with the interval about the recipe, not only these seeds:
+    - A the base's draws (one A run: their per-problem mean) and B trained seeds: the base draws'
+      shift (variance over the draws, / draws) and B's seeds' own (variance over B's 3 or more runs,
+      / seeds: a seed's draw and its training luck together); with fewer B runs the base draws'
+      variance stands for B's (a seed's training luck then unmeasured).
+    - paired: A and B trained seeds paired by seed (the same seed's warm-start and its RL, say): the
+      shift of each seed's difference (variance over 3 or more seeds' per-problem differences,
+      / seeds); with fewer seeds, each side's draw shift from the base draws' variance.
+    base_draws: the base model's draws (their variance), a_runs / b_runs: the runs compared."""
+    base_v, base_df = draw_variance(base_draws)
+    if paired:
+        if len(b_runs) < 3:
+            return with_draws(p, base_v, base_df, len(a_runs), len(b_runs))
+        diffs = [{k: b[k] - a[k] for k in set(a) & set(b)} for a, b in zip(a_runs, b_runs)]
+        v, df = draw_variance(diffs)
+        return with_effects(p, [(v, df, 1 / len(b_runs))])
+    if len(b_runs) >= 3:                                   # B's seeds measure their own shift
+        v, df = draw_variance(b_runs)
+        return with_effects(p, [(base_v, base_df, 1 / len(base_draws)), (v, df, 1 / len(b_runs))])
+    return with_draws(p, base_v, base_df, len(base_draws), len(b_runs))
 
 
 def problems_needed(diff: float, diffs: Sequence[float], within: float = 0.0, more_samples: int = 1) -> int | None:

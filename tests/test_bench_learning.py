@@ -12,7 +12,7 @@ def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
     over = [x for x in tiny_config if not x.startswith("run.dir=")]
     cmd = [sys.executable, "bench/learning.py", "--root", str(tmp_path / "bench"), "--no-record", "--seeds", "2",
            "--epochs", "1", "--samples", "2", "--temperature", "1.0", "--humaneval", "3", "--base-draws", "2",
-           "--sets", "heldout,humaneval,validation", *over, "data.validation_size=6"]
+           "--sets", "heldout,humaneval,validation", *over, "data.validation_size=6", "update.warm_start=true"]
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
     out = res.stdout
@@ -22,7 +22,7 @@ def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
     # the validation split (data.validation_size) is a set of its own; the positive control, trained
     # on the held-out problems, has none and is compared on the others
     assert "| validation (6 problems, 2 seed(s)) | pass@1 |" in out
-    pos = out.split("Positive control (trained")[1].split("| run |")[0]
+    pos = out.split("Positive control (trained")[1].split("**The recipe")[0]
     assert "| heldout (29 problems" in pos and "validation" not in pos
     assert any(w in out for w in ("**learned**", "**no measurable change**", "**worse**"))
     # the controls: the negative control (nothing learned) holds 0 exactly here (lr=0: the base's weights)
@@ -34,6 +34,13 @@ def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
     for name in ("seed0", "seed1", "negative-control", "positive-control", "base", "base-draw1"):
         assert (tmp_path / "bench" / name).is_dir(), name
     assert "Wall time" in out and "sampled evals" in out
+    # the recipe's parts: the warm-start alone (each seed's epoch 0) against the base, and RL's increment
+    parts = out.split("**The recipe's parts**")[1].split("| run |")[0]
+    for row in ("| the warm-start alone (epoch 0's policy) - base | heldout (29) |",
+                "| the default (warm-start + RL) - base | heldout (29) |",
+                "| RL's increment: default - warm-start alone | validation (6) |"):
+        assert row in parts, parts
+    assert "of the positive control's heldout pass@1 gain" in out or "The positive control's heldout pass@1 did not" in out
     assert "Training reward (mean over the 1 epochs' " in out and "2 seed(s)): " in out
 
 
@@ -92,3 +99,24 @@ def test_the_two_held_out_sets_are_also_compared_as_one(tmp_path):
 def merged(evals: dict[str, Path]) -> dict[str, float]:
     from pipeline.significance import load_eval, per_problem
     return {k: v for key in ("heldout", "bank") for k, v in per_problem(load_eval(evals[key]), "pass@1").items()}
+
+
+def test_no_sampled_eval_of_the_bench_reuses_a_calibration_draws_streams():
+    """The bank's held-out problems were kept by the base's successes on a calibration draw (eval seed
+    0): an eval on its streams inherits that selection. The full bench's sampled evals (3 seeds, the
+    ablation's arms, the controls, 5 base draws) use none of them, and the base draws and trained
+    seeds draw streams of their own (no two share an eval seed, so their shifts are independent)."""
+    import argparse
+    sys.path.insert(0, str(ROOT))
+    from bench import learning
+    from bench.bank_rates import CALIBRATION_EVAL_SEEDS
+    a = argparse.Namespace(seeds=3, epochs=4, base_draws=5, ablation=True, no_controls=False, sets=["heldout", "bank"])
+    seeds = learning.sampled_eval_seeds(a, [])
+    assert len([k for k in seeds if k.startswith("base")]) == 5 and "seed0 warm-start" in seeds
+    assert not set(seeds.values()) & CALIBRATION_EVAL_SEEDS, seeds
+    base = {v for k, v in seeds.items() if k.startswith("base")}
+    trained = {v for k, v in seeds.items() if not k.startswith("base")}
+    assert len(base) == 5 and not base & trained
+    warm = [v for k, v in seeds.items() if k.endswith("warm-start") and k.startswith("seed")]
+    finals = [v for k, v in seeds.items() if k.startswith("seed") and k.endswith("epoch 4")]
+    assert len(set(warm)) == len(set(finals)) == 3                         # each seed its own streams

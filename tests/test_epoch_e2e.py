@@ -292,12 +292,13 @@ def test_warm_start_runs_before_epoch_one_and_is_the_kl_reference(tiny_run, caps
 
     def bound(want):
         """Two float32 forwards of the same adapter (the stage's batch, this one row): the derived
-        bound, the log-softmax's terms reaching |logp|; other weights differ by far more."""
+        bound, the log-softmax's terms reaching |logp|."""
         from tests.tolerance import logits_tolerance
         return logits_tolerance(base.config, 128, float(want.abs().max()), len(want), logprobs=True)
 
     def differ(a, b) -> bool:
-        return float((a - b).abs().max()) > 10 * bound(b)
+        """Further apart than two forwards of one adapter can be."""
+        return float((a - b).abs().max()) > bound(b)
 
     i, want, base_lp = warm_and_base(r.epoch_dir(1))
     assert float((lp1["old"][i] - want).abs().max()) <= bound(want)

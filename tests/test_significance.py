@@ -212,3 +212,48 @@ def test_compare_evals_adds_ocamls_well_formed_and_type_checking_shares(tmp_path
     assert "typecheck_ok 0.0000 -> 0.1875" in ocaml and "structure_ok 0.5000 -> 0.5000" in ocaml
     python = "\n".join(compare_evals([table("c", "py", zeros)], [table("d", "py", some)]))
     assert "pass@1" in python and "typecheck_ok" not in python and "structure_ok" not in python
+
+
+def _seeded(rng, rates, draw_sd, seed_shifts):
+    """One eval per trained seed: each seed's training shift (on the logit scale) plus its eval draw's."""
+    logit = np.log(rates / (1 - rates))
+    out = []
+    for s in seed_shifts:
+        r = 1 / (1 + np.exp(-(logit + s + rng.normal(0, draw_sd))))
+        out.append({f"p{i}": v for i, v in enumerate(_draw(rng, r, 8))})
+    return out
+
+
+def test_the_recipes_interval_holds_its_coverage_when_seeds_differ():
+    """Three trained seeds of a recipe that changes nothing on average, each shifted by its own training
+    luck (SD 0.6 on the logit scale) and its draw's, against 5 base draws: the base draws' variance
+    alone (with_draws) excludes 0 too often; with the seeds' own variance (recipe_interval) about 5%.
+    Paired by seed (a warm-start and its RL from the same seed, the RL adding only seed luck): the
+    paired t excludes 0 most of the time, recipe_interval about 5%."""
+    from pipeline.significance import recipe_interval
+    rng = np.random.default_rng(21)
+    rates = rng.uniform(0.05, 0.6, 150)
+    reps, today, recipe = 300, 0, 0
+    for _ in range(reps):
+        base = _seeded(rng, rates, 0.3, [0.0] * 5)
+        seeds = _seeded(rng, rates, 0.3, rng.normal(0, 0.6, 3))
+        mean = {k: np.mean([d[k] for d in base]) for k in base[0]}
+        p = compare([mean], seeds)
+        today += with_draws(p, *draw_variance(base), 5, 3).sign != 0
+        r = recipe_interval(p, base, [mean], seeds)
+        assert r.diff == p.diff
+        recipe += r.sign != 0
+    assert today / reps > 0.12, today
+    assert 0.01 <= recipe / reps <= 0.09, recipe
+    paired, covered = 0, 0
+    for _ in range(reps):
+        luck = rng.normal(0, 0.3, 3)
+        warm = _seeded(rng, rates, 0.3, luck)
+        rl = _seeded(rng, rates, 0.3, luck + rng.normal(0, 0.3, 3))
+        p = compare(warm, rl)
+        paired += p.sign != 0
+        covered += recipe_interval(p, warm, warm, rl, paired=True).sign != 0
+    assert paired / reps > 0.3, paired
+    assert 0.01 <= covered / reps <= 0.09, covered
+    two = compare(warm[:2], rl[:2])                                       # 2 seeds measure no seed variance:
+    assert recipe_interval(two, warm, warm[:2], rl[:2], paired=True) == with_draws(two, *draw_variance(warm), 2, 2)
