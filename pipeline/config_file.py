@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from pipeline import trl_names
 from pipeline.config import Config, ConfigError
 
 
@@ -56,11 +57,12 @@ def _format_error(err: ValidationError, source: str) -> str:
     for e in err.errors():
         key = ".".join(str(p) for p in e["loc"]) or "(top level)"
         if e["type"] == "extra_forbidden":
-            lines.append(f"  {key}: unknown key{did_you_mean(key)}; see `rlaif config show --doc` for valid keys")
+            lines.append(f"  {key}: unknown key{trl_names.hint(key) or did_you_mean(key)}; see `rlaif config show "
+                         "--doc` for valid keys")
         elif not e["loc"]:  # a whole-config check: the message names the keys itself
             lines.append(f"  {e['msg'].removeprefix('Value error, ')}")
         else:
-            lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r})")
+            lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r}){trl_names.value_hint(key, e.get('input'))}")
     return "\n".join(lines)
 
 

@@ -121,12 +121,23 @@ def commands_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+def from_trl_page() -> str:
+    """docs/guides/from-trl.md, hand-written but for its table of TRL's names (pipeline/trl_names.py),
+    between the `trl-table` markers."""
+    from pipeline.trl_names import table
+    text = (ROOT / "docs/guides/from-trl.md").read_text()
+    head, rest = text.split("<!-- trl-table -->\n", 1)
+    return head + "<!-- trl-table -->\n" + table() + "\n<!-- /trl-table -->" + rest.split("<!-- /trl-table -->", 1)[1]
+
+
 def pages() -> dict[str, str]:
-    """{path relative to the repository root: text} of every generated page."""
+    """{path relative to the repository root: text} of every generated page (and of the generated part
+    of docs/guides/from-trl.md)."""
     return {
         "docs/reference/config.md": config_page(),
         "docs/reference/metrics.md": metrics_page(),
         "docs/reference/commands.md": commands_page(),
+        "docs/guides/from-trl.md": from_trl_page(),
     }
 
 

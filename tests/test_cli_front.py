@@ -78,6 +78,30 @@ def test_a_misspelled_key_gets_did_you_mean(capsys):
     assert "did you mean sample?" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("typed,want", [
+    ("update.beta=0.1", "update.beta: unknown key (TRL's beta is update.kl_coef here)"),
+    ("update.epsilon=0.3", "update.epsilon: unknown key (TRL's epsilon is update.clip_eps here)"),
+    ("update.learning_rate=1e-5", "update.learning_rate: unknown key (TRL's learning_rate is update.lr here)"),
+    ("sample.num_generations=4", "sample.num_generations: unknown key (TRL's num_generations is sample.num_samples here)"),
+    ("update.num_iterations=2", "update.num_iterations: unknown key (TRL's num_iterations is update.epochs here)"),
+    ("select.scale_rewards=none", "(got 'none'); write select.advantage=mean"),
+    ("update.max_completion_length=64", "(TRL's max_completion_length is sample.max_new_tokens here)")])
+def test_trls_names_typed_as_keys_get_the_key_to_use(typed, want):
+    """As typed: one error on stderr naming the key to use, exit 2."""
+    r = subprocess.run([str(BIN), "config", "show", typed], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and want in r.stderr and not r.stdout, r.stderr
+
+
+def test_the_trl_table_names_real_keys_and_fills_the_docs():
+    from pipeline import trl_names
+    from pipeline.config_file import describe
+    keys = {k for k, _, _ in describe()}
+    assert set(trl_names.names().values()) <= keys
+    assert {"beta", "epsilon", "learning_rate", "num_generations", "num_iterations"} <= set(trl_names.names())
+    page = (Path(__file__).resolve().parents[1] / "docs/guides/from-trl.md").read_text()
+    assert trl_names.table() in page
+
+
 @pytest.mark.parametrize("argv", [["report"], ["status"], ["compare", "99"], ["samples", "1"]])
 def test_reading_a_run_that_does_not_exist_fails_and_creates_nothing(tmp_path, capsys, argv):
     assert main(argv + [f"run.dir={tmp_path}", "run.name=nope"]) == 2
