@@ -51,7 +51,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import record  # noqa: E402
 from pipeline.config_file import load_config  # noqa: E402
 from pipeline.runner import Runner  # noqa: E402
-from pipeline.significance import OCAML_PARTS, compare, load_eval, per_problem, recipe_interval  # noqa: E402
+from bench.learning_tables import (PARTS, PYTHON_HELDOUT, VERDICT, arms_table, comparisons, plot,  # noqa: E402,F401
+                                   table)
 
 ROOT = Path("runs/bench-learning")  # --root moves it
 CONFIG = "config.yaml"
@@ -59,13 +60,7 @@ CONFIG = "config.yaml"
 # held-out set and HumanEval are reported, never tuned on)
 SETS = {"heldout": "builtin:heldout", "bank": "bank:heldout", "humaneval": "humaneval", "validation": "validation",
         "ocaml": "ocaml:heldout"}
-PYTHON_HELDOUT = ("heldout", "bank")  # the held-out Python sets, reported also as one (188 problems)
 HELDOUT = (*PYTHON_HELDOUT, "ocaml")  # the held-out sets: what the positive control trains on
-METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
-# per set, the execution judge's parts reported beside them (the eval table's <part>_ok: the share
-# of a problem's answers with full credit): OCaml's well-formed answers and those that type-check
-PARTS = {"ocaml": OCAML_PARTS}
-VERDICT = {1: "learned", 0: "no measurable change", -1: "worse"}
 
 
 def runner(name: str, overrides: list[str], extra: list[str] = ()) -> Runner:
@@ -134,91 +129,9 @@ def training_reward(runs: dict[str, list[str]], epochs: int) -> tuple[float, flo
     return (*mean_interval(strata, paired=False), sum(map(len, strata)))
 
 
-def _evals(sides: list[list[dict[str, Path]]]) -> dict[str, list[list]]:
-    """{set: per side, per run, its eval rows} for the sets every run of every side has; with both
-    held-out Python sets, also `heldout+bank`: their problems as one set (the held-out set, 188)."""
-    evals: dict[str, list[list]] = {}
-    for key in sides[0][0]:
-        if not all(key in run for side in sides for run in side):
-            continue  # a set some runs were not evaluated on (the positive control has no validation split)
-        evals[key] = [[load_eval(run[key]) for run in side] for side in sides]
-    if all(k in evals for k in PYTHON_HELDOUT):  # per_problem's keys carry the source: the sets never collide
-        evals["+".join(PYTHON_HELDOUT)] = [[[r for k in PYTHON_HELDOUT for r in evals[k][s][i]]
-                                            for i in range(len(side))] for s, side in enumerate(sides)]
-    return evals
-
-
-def comparisons(base: dict[str, Path] | list[dict[str, Path]], trained: list[dict[str, Path]],
-                confidence: float = 0.95, against: list[dict[str, Path]] | None = None) -> dict[str, dict]:
-    """{set: {metric: Paired}} of the trained runs (seeds) against the base model (one eval, or
-    several draws: averaged per problem), or, with `against`, against those runs paired by seed (the
-    same seeds' warm-starts, say). The interval is about the recipe (significance.recipe_interval):
-    the base draws' shift and, with 3 seeds or more, the seeds' own."""
-    draws = [base] if isinstance(base, dict) else list(base)
-    sides = [draws, trained] + ([against] if against is not None else [])
-    out: dict[str, dict] = {}
-    for key, ev in _evals(sides).items():
-        out[key] = {}
-        for m, hi in (*METRICS, *PARTS.get(key, ())):
-            if not per_problem(ev[0][0], m):
-                continue
-            draws_m = [per_problem(x, m) for x in ev[0]]
-            b = [per_problem(x, m) for x in ev[1]]
-            a = [mean_draws(draws_m)] if against is None else [per_problem(x, m) for x in ev[2]]
-            out[key][m] = recipe_interval(compare(a, b, m, hi, confidence), draws_m, a, b, paired=against is not None)
-    return out
-
-
-def mean_draws(draws: list[dict[str, float]]) -> dict[str, float]:
-    """Per problem, the mean over draws of the same model (the problems every draw has)."""
-    keys = set(draws[0]).intersection(*draws[1:])
-    return {k: sum(d[k] for d in draws) / len(draws) for k in keys}
-
-
-def table(title: str, comp: dict[str, dict], word=VERDICT) -> list[str]:
-    level = next((f"{100 * p.confidence:g}%" for ms in comp.values() for p in ms.values()), "95%")
-    lines = [f"**{title}**", "", f"| set | metric | base [{level}] | trained [{level}] | paired diff [{level}] | "
-             "P(improve) | won/lost/tied | verdict |", "|---|---|---|---|---|---|---|---|"]
-    for key, ms in comp.items():
-        for m, p in ms.items():
-            lines.append(f"| {key} ({p.problems} problems, {p.runs} seed(s)) | {m} | {p.mean_a:.4f} "
-                         f"[{p.ci_a[0]:.4f}, {p.ci_a[1]:.4f}] | {p.mean_b:.4f} [{p.ci_b[0]:.4f}, {p.ci_b[1]:.4f}] | "
-                         f"{p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}] | {p.prob_improvement:.2f} | "
-                         f"{p.won}/{p.lost}/{p.tied} | {word[p.sign]} |")
-    return lines + [""]
-
-
-def plot(curves: dict[str, list[dict]], path: Path) -> None:
-    """Per-seed learning curves: training reward/mean and the greedy eval pass@1, per epoch."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    for name, ms in curves.items():
-        style = "--" if name.startswith(("negative", "positive")) else "-"
-        for ax, key in zip(axes, ("reward/mean", "eval/pass@1")):
-            pts = [(m["epoch"], m[key]) for m in ms if isinstance(m.get(key), (int, float))]
-            ax.plot([e for e, _ in pts], [v for _, v in pts], style, marker="o", label=name)
-    axes[0].set_title("training reward/mean")
-    axes[1].set_title("held-out pass@1 (greedy, each epoch)")
-    for ax in axes:
-        ax.set_xlabel("epoch")
-        ax.grid(alpha=0.3)
-    axes[1].legend(fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
 SEED0 = 1        # run.seed of the first trained seed; run.seed 0's eval streams (eval seed 0) are the calibration
                  # draw's that kept the bank's held-out problems (bench/bank_rates.py): no eval here reuses them
 BASE_SEED0 = 101  # the base draws' run.seed (eval seeds 101000, ...): streams no trained run's eval uses
-ARMS = {"warm-start": "the warm-start alone (epoch 0's policy)", "default": "the default (warm-start + RL)",
-        "rl-only": "RL without the warm-start (update.warm_start=false)",
-        "plain": "the default with the plain execution reward (reward.kind=direct, TRL's)"}
-
-
 def plan(a, ov: list[str]) -> dict[str, list[str]]:
     """The bench's training runs: {name: overrides}. seed<s> the default config at run.seed SEED0 + s;
     with --ablation, rl-only-seed<s> and plain-seed<s> at the same seeds; the controls at the first."""
@@ -252,42 +165,6 @@ def sampled_eval_seeds(a, ov: list[str]) -> dict[str, int]:
         if cfg.update.warm_start and not name.endswith("control"):
             out[f"{name} warm-start"] = eval_seed(cfg, 0)
     return out
-
-
-def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive: dict | None) -> tuple[list[str], list[str]]:
-    """The recipe's parts: each arm against the base, RL's increment (the default against its seeds'
-    warm-starts) and the teacher ratio's (against the plain reward), paired by seed; the table and
-    its sentences."""
-    rows = {f"{ARMS[k]} - base": comparisons(base, v) for k, v in arms.items()}
-    if "warm-start" in arms:
-        rows["RL's increment: default - warm-start alone"] = comparisons(base, arms["default"], against=arms["warm-start"])
-    if "plain" in arms:
-        rows["the teacher ratio's: default - plain reward"] = comparisons(base, arms["default"], against=arms["plain"])
-    lines = ["**The recipe's parts** (paired by problem; every interval about the recipe: the base draws' shift "
-             "and, with 3 seeds or more, the seeds' own)", "",
-             "| comparison | set | pass@1 [95%] | score [95%] | ref NLL [95%] | verdict (pass@1) |", "|---|---|---|---|---|---|"]
-    said = []
-    for what, comp in rows.items():
-        for key, ms in comp.items():
-            if key in PYTHON_HELDOUT and "+".join(PYTHON_HELDOUT) in comp:   # their union is the held-out set
-                continue
-            cell = lambda m: (f"{ms[m].diff:+.4f} [{ms[m].ci[0]:+.4f}, {ms[m].ci[1]:+.4f}]" if m in ms else "-")  # noqa: E731
-            lines.append(f"| {what} | {key} ({ms['pass@1'].problems}) | {cell('pass@1')} | {cell('score')} | "
-                         f"{cell('ref_nll')} | {VERDICT[ms['pass@1'].sign]} |")
-        held = comp.get("+".join(PYTHON_HELDOUT))
-        if held and what.startswith(("RL's", "the teacher")):
-            p = held["pass@1"]
-            said.append(f"{what}, held-out pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}] "
-                        f"({'beyond noise' if p.sign else 'inside the noise'}).")
-    if positive and "default" in arms:
-        mine = rows[f"{ARMS['default']} - base"]
-        key = next((k for k in ("+".join(PYTHON_HELDOUT), *PYTHON_HELDOUT) if k in mine and k in positive), None)
-        if key:
-            d, pc = mine[key]["pass@1"].diff, positive[key]["pass@1"].diff
-            said.append(f"The default reaches {d / pc:.0%} of the positive control's {key} pass@1 gain ({d:+.4f} of "
-                        f"{pc:+.4f})." if pc > 0 else f"The positive control's {key} pass@1 did not rise ({pc:+.4f}): "
-                        "no share of it to report.")
-    return lines + [""], said
 
 
 def main() -> int:

@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     with_processes(p)
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("update", help="rerun only epoch N's update into a side-by-side variant"), epoch=True)
+    p.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
     with_processes(p)
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("sweep", help="several update-only variants of epoch N over a grid, in one process"),
@@ -70,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     with_processes(p)
     p.set_defaults(fn=cmd_sweep)
     p = with_overrides(sub.add_parser("replay", help="run epoch N with judge.mode=replay (cache only, offline)"), epoch=True)
+    p.add_argument("--dry-run", action="store_true", help="show what would run and the judgements missing from the "
+                                                          "cache; run nothing")
     with_processes(p)
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("eval", help="evaluate epoch N's chosen policy on held-out problems (0 = base model)"), epoch=True)

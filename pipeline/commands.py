@@ -14,6 +14,8 @@ import yaml
 from pipeline import dist
 from pipeline.config import Config, ConfigError
 from pipeline.config_file import describe, load_config
+from pipeline.errors import RunError
+from pipeline.preflight import check_data, check_engines
 
 log = logging.getLogger("rlaif")
 
@@ -21,28 +23,6 @@ log = logging.getLogger("rlaif")
 def _runner(cfg: Config):
     from pipeline.runner import Runner
     return Runner(cfg)
-
-
-def check_engines(cfg: Config, sampling: bool = True) -> None:
-    """sample.engine / eval.engine = vllm without vLLM installed, or with several processes, fails
-    here, before any work."""
-    if ((sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm") and dist.world_size() > 1:
-        raise ConfigError("sample.engine=vllm / eval.engine=vllm do not run with several processes yet (each rank's "
-                          "engine would take the first GPU); use the hf engine, or one process")
-    if (sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm":
-        from pipeline import engine_vllm
-        engine_vllm.require("sample.engine" if sampling and cfg.sample.engine == "vllm" else "eval.engine")
-
-
-def check_data(cfg: Config) -> None:
-    """data.source, a warm-start or eval source that names a local file that is not there fails here, before the
-    run creates anything (its directory, its lock, an epoch's prompts)."""
-    from data.loaders import check_source
-    check_source(cfg.data.source)
-    for key, sources in (("data.warm_start_sources", cfg.data.warm_start_sources), ("eval.sources", cfg.eval.sources)):
-        for src in sources or []:
-            if src != "validation":  # the problems carved out of data.source, checked above
-                check_source(src, key)
 
 
 def config_file_line(path: str | None) -> str:
@@ -57,6 +37,10 @@ def cmd_epoch(cfg: Config, a) -> int:
     check_engines(cfg, sampling=a.cmd != "update")
     check_data(cfg)
     r = _runner(cfg)
+    if a.cmd == "update" and not any(r.epoch_dir(a.n).glob("*/manifest.json")):
+        raise RunError(f"epoch {a.n} of run {r.run_dir} has not run: `rlaif update {a.n}` reruns the update of an "
+                       f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first "
+                       "(with these settings), then `rlaif update` for other update settings")
     ranks = f" on {dist.world_size()} processes" if dist.world_size() > 1 else ""
     dry_run = getattr(a, "dry_run", False)
     single = a.cmd != "epoch" or a.n <= 1 or getattr(a, "only", None) is not None or getattr(a, "force", False)

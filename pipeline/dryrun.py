@@ -31,6 +31,16 @@ def _prices(model, estimate, missing: list, batch: bool) -> str:
     return f"~${live:.4f} live, {half}{used}"
 
 
+class _NoCache:
+    """The judge cache where none exists yet: every key missing."""
+
+    def get(self, key: str) -> None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
 def estimate(runner, n: int) -> list[str]:
     cfg = runner.cfg
     edir = runner.epoch_dir(n)
@@ -40,7 +50,9 @@ def estimate(runner, n: int) -> list[str]:
         ids, by_id, _, _ = choose_prompts(cfg, runner.run_dir, n)
         problems = [by_id[i] for i in ids]
     lines = []
-    cache = JudgeCache(cache_dir(cfg))
+    # a dry run writes nothing: no cache yet is a cache with nothing in it
+    cached = (Path(cache_dir(cfg)) / "cache.db").exists()
+    cache = JudgeCache(cache_dir(cfg)) if cached else _NoCache()
     try:
         # teacher answers
         teacher_text: dict[str, str | None] = {}
@@ -70,11 +82,14 @@ def estimate(runner, n: int) -> list[str]:
         items += [(p, txt or as_answer("pass"), False, None) for p, txt in
                   ((p, teacher_text.get(p.id)) for p in problems) if cfg.teacher.kind != "none"]
         bound = "" if exact else " at most (samples not drawn yet)"
-        for kind in components(cfg):
+        for kind in components(cfg) if n > 0 else ():     # epoch 0, the warm-start, judges nothing
             if kind == "execution":
-                j = Judging(cfg)
-                missing = sum(j.cache.get(j.key(p, c, tr)) is None for p, c, tr, _ in items)
-                j.cache.close()
+                if cached:
+                    j = Judging(cfg)
+                    missing = sum(j.cache.get(j.key(p, c, tr)) is None for p, c, tr, _ in items)
+                    j.cache.close()
+                else:
+                    missing = len(items)
                 lines.append(f"judge (execution): {missing} of {len(items)} judgements missing{bound}, $0 (local)")
             elif kind in LLM:
                 m = make_model(kind, cfg.judge.model, cfg)

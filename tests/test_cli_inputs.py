@@ -55,9 +55,51 @@ def test_missing_model_fails_the_epoch_cleanly(tmp_path, capsys):
 def test_malformed_dataset_row_names_file_and_line(tmp_path, capsys):
     bad = tmp_path / "p.jsonl"
     bad.write_text('{"id": "a", "prompt": "x", "entry_point": "f", "tests": [{"input": [1], "output": 1}]}\n{oops\n')
-    assert main(["epoch", "1", f"run.dir={tmp_path}", f"data.source={bad}"]) == 2
-    err = capsys.readouterr().err
-    assert "p.jsonl" in err and "line 2" in err
+    runs = tmp_path / "runs"
+    assert main(["epoch", "1", f"run.dir={runs}", f"data.source={bad}"]) == 2
+    cap = capsys.readouterr()
+    assert "p.jsonl" in cap.err and "line 2" in cap.err
+    assert not runs.exists() and "running" not in cap.out   # before any work: no run directory, lock or cache
+
+
+@pytest.mark.parametrize("argv", [["epoch", "1"], ["epoch", "1", "--dry-run"], ["update", "1"], ["replay", "1"],
+                                  ["eval", "0"]])
+def test_a_run_dir_that_is_a_file_is_one_line_before_any_work(tmp_path, capsys, argv, tiny_config):
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    over = [x for x in tiny_config if not x.startswith("run.dir=")]
+    for key, value in (("run.dir", afile), ("run.name", "afile")):
+        extra = [f"run.dir={afile}"] if key == "run.dir" else [f"run.dir={tmp_path}", "run.name=afile"]
+        assert main([*argv, *over, *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{key}: {afile} is a file, not a directory" in err, err
+    assert [p.name for p in tmp_path.iterdir()] == ["afile"]        # nothing written beside it
+
+
+def test_update_of_an_epoch_that_has_not_run_says_to_run_it_first(tmp_path, capsys, tiny_config):
+    runs = tmp_path / "runs"
+    over = [x for x in tiny_config if not x.startswith("run.dir=")]
+    for argv in (["update", "1", "update.lr=1e-5"], ["update", "1", "--dry-run"]):
+        assert main([*argv, *over, f"run.dir={runs}"]) == 2
+        err = capsys.readouterr().err
+        assert "epoch 1 of run" in err and "has not run" in err and "run `rlaif epoch 1` first" in err, err
+    assert not runs.exists()                                   # no lock, no run directory
+
+
+def test_a_dry_run_writes_nothing(tmp_path, capsys, tiny_config):
+    """epoch, update and replay --dry-run: what would run and what is missing from the cache, with no
+    run directory, lock or judge cache made; epoch 0 (the warm-start) lists no judge."""
+    runs = tmp_path / "runs"
+    over = [x for x in tiny_config if not x.startswith("run.dir=")] + [f"run.dir={runs}"]
+    assert main(["epoch", "1", "--dry-run", *over]) == 0
+    out = capsys.readouterr().out
+    assert "to run" in out and "judge (execution):" in out and "judgements missing" in out
+    assert main(["replay", "1", "--dry-run", *over]) == 0
+    assert "to run" in capsys.readouterr().out
+    assert main(["epoch", "0", "--dry-run", *over, "update.warm_start=true"]) == 0
+    out = capsys.readouterr().out
+    assert "teacher  to run" in out and "judge" not in out
+    assert not runs.exists()
 
 
 def test_judge_of_a_missing_completion_file_says_so(tmp_path, capsys):
