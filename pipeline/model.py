@@ -113,6 +113,36 @@ def load_tokenizer(cfg: StudentConfig):
     return tok
 
 
+def check_model(model: str) -> None:
+    """student.model's config and tokenizer can be read (not the weights), in seconds, before any
+    stage: the embedded model and a local directory on disk; a Hub id in the local Hugging Face cache,
+    or with one request a file and no retries (a Hub that cannot be reached fails once, not after
+    minutes of backoff). A ModelError saying what was tried otherwise."""
+    if model == EMBEDDED:
+        return
+    local = Path(model).expanduser()
+    if local.exists():
+        if not (local / "config.json").is_file():
+            raise ModelError(f"student.model={model}: {local.resolve()} has no config.json; point it at a model "
+                             "directory (save_pretrained's output) or a Hub id")
+        return
+    from huggingface_hub import constants, get_hf_file_metadata, hf_hub_url, try_to_load_from_cache
+    from huggingface_hub.errors import HFValidationError
+    try:
+        cached = {name: try_to_load_from_cache(model, name) for name in ("config.json", "tokenizer_config.json")}
+    except HFValidationError:                                  # not a Hub id: a path that is not there
+        raise ModelError(_missing(model, FileNotFoundError(f"no directory {local.resolve()}"))) from None
+    for name in ("config.json", "tokenizer_config.json"):
+        if isinstance(cached[name], str):
+            continue
+        if constants.HF_HUB_OFFLINE:
+            raise ModelError(_missing(model, OSError(f"{name} is not in the local Hugging Face cache")))
+        try:
+            get_hf_file_metadata(hf_hub_url(model, name), timeout=15)
+        except Exception as e:  # noqa: BLE001 - any failure to reach it is the user's to fix, said once
+            raise ModelError(_missing(model, e)) from None
+
+
 def _missing(model: str, err: Exception) -> str:
     local = Path(model).expanduser()
     tried = [f"local path {local.resolve()} (exists: {local.exists()})",

@@ -20,12 +20,19 @@ def check_engines(cfg: Config, sampling: bool = True) -> None:
         engine_vllm.require("sample.engine" if sampling and cfg.sample.engine == "vllm" else "eval.engine")
 
 
+def check_model(cfg: Config) -> None:
+    """student.model's config and tokenizer reachable (pipeline.model.check_model), before any stage."""
+    from pipeline.model import check_model as check
+    check(cfg.student.model)
+
+
 def check_data(cfg: Config) -> None:
     """data.source, a warm-start or eval source that names a local file that is not there, or a row of
     one that does not parse, fails here, before the run creates anything (its directory, its lock, an
     epoch's prompts); so does a run directory or judge cache that would have to be made under a file."""
     from data.loaders import check_source, load_source
     check_paths(cfg)
+    check_model(cfg)
     local = []
     check_source(cfg.data.source)
     local.append((cfg.data.source, cfg.data.mapping or None))

@@ -41,15 +41,14 @@ def test_missing_model_says_what_was_tried(tmp_path):
 
 
 def test_missing_model_fails_the_epoch_cleanly(tmp_path, capsys):
-    rc = main(["epoch", "1", f"run.dir={tmp_path}", f"student.model={tmp_path / 'nope'}", "data.prompts_per_epoch=1"])
+    """A model directory that is not there fails before any stage (its config is checked first), with
+    nothing written."""
+    rc = main(["epoch", "1", f"run.dir={tmp_path / 'runs'}", f"student.model={tmp_path / 'nope'}",
+               "data.prompts_per_epoch=1"])
     assert rc == 2
-    assert "cannot load student.model" in capsys.readouterr().err
-    # the default config warm-starts: the model is first needed by epoch 0's update; what came before is kept
-    assert (tmp_path / "default" / "epoch-000" / "teacher" / "manifest.json").exists()
-    rc = main(["epoch", "1", f"run.dir={tmp_path}", f"student.model={tmp_path / 'nope'}", "data.prompts_per_epoch=1",
-               "update.warm_start=false"])
-    assert rc == 2 and "cannot load student.model" in capsys.readouterr().err
-    assert (tmp_path / "default" / "epoch-001" / "prompts" / "manifest.json").exists()  # earlier stage kept
+    err = capsys.readouterr().err
+    assert "cannot load student.model" in err and "no directory" in err
+    assert not (tmp_path / "runs").exists()
 
 
 def test_malformed_dataset_row_names_file_and_line(tmp_path, capsys):
@@ -171,3 +170,24 @@ def test_a_missing_data_file_fails_before_the_run_exists(tmp_path, capsys, argv,
     err = capsys.readouterr().err
     assert f"{key}={missing}: no such file" in err and ".jsonl" in err, err
     assert not (tmp_path / "runs").exists()
+
+
+def test_a_hub_model_that_cannot_be_reached_fails_in_seconds_before_any_stage(tmp_path):
+    """As typed, with a Hub that refuses connections (HF_ENDPOINT on a closed local port): one error,
+    no retries, in seconds, nothing written; the same offline (HF_HUB_OFFLINE=1, not in the cache)."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+    rlaif = Path(sys.executable).parent / "rlaif"
+    runs = tmp_path / "runs"
+    for env in ({"HF_HUB_OFFLINE": "0", "HF_ENDPOINT": "http://127.0.0.1:9"}, {"HF_HUB_OFFLINE": "1"}):
+        for argv in (["epoch", "1"], ["epoch", "1", "--dry-run"]):
+            t = time.time()
+            r = subprocess.run([str(rlaif), *argv, f"run.dir={runs}", "student.model=no-such-org/no-such-model"],
+                               cwd=tmp_path, capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+            assert r.returncode == 2 and time.time() - t < 30, (r.returncode, r.stderr[-2000:])
+            assert "cannot load student.model='no-such-org/no-such-model'" in r.stderr
+            assert "Retrying" not in r.stderr and r.stderr.count("error:") == 1, r.stderr[-2000:]
+    assert not runs.exists()
