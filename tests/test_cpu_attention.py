@@ -122,3 +122,21 @@ def test_a_build_killed_midway_leaves_no_lock_that_hangs_the_next(kernel, tmp_pa
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert not (where / "lock").exists()
+
+
+def test_make_setup_builds_the_kernels_and_says_a_missing_compiler(tmp_path):
+    """`python -m pipeline.cpu_attention` as `make setup` runs it: built (or found) and ready; with no
+    C++ compiler (CXX pointing nowhere, a fresh cache) it says so and how to fix it, exiting 0."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    ok = subprocess.run([sys.executable, "-m", "pipeline.cpu_attention"], cwd=root, capture_output=True, text=True,
+                        timeout=600)
+    assert ok.returncode == 0 and "ready" in ok.stdout, ok.stdout + ok.stderr[-2000:]
+    none = subprocess.run([sys.executable, "-m", "pipeline.cpu_attention"], cwd=root, capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "CXX": "no-such-compiler", "RLAIF_CACHE": str(tmp_path)})
+    assert none.returncode == 0 and "not built" in none.stdout and "apt-get install g++" in none.stdout
+    assert "no C++ compiler (no-such-compiler)" in none.stdout + none.stderr
+    make = subprocess.run(["make", "-n", "-W", "pyproject.toml", "setup"], cwd=root, capture_output=True, text=True)
+    assert "-m pipeline.cpu_attention" in make.stdout
