@@ -57,11 +57,15 @@ def _fsync_tree(root: Path) -> None:
 def write_json(path: Path, obj: Any) -> None:
     """Atomic small-file write (temp file + fsync + rename)."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    with open(tmp, "w") as f:
-        json.dump(obj, f, indent=2, sort_keys=True, default=str)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w") as f:
+            json.dump(obj, f, indent=2, sort_keys=True, default=str)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:                      # a full disk, Ctrl-C: no temp file left behind
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 @contextmanager

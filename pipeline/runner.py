@@ -24,6 +24,21 @@ from pipeline.stages import Ctx, Stage
 log = logging.getLogger("rlaif")
 
 
+def disk_full(e: BaseException) -> bool:
+    """Whether e (or what caused it) is a full disk or quota: an OSError ENOSPC/EDQUOT from a write, or
+    the message the libraries that write our artifacts give it (Arrow, SQLite, torch.save)."""
+    import errno
+    seen = 0
+    while e is not None and seen < 8:
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        text = str(e)
+        if "No space left on device" in text or "database or disk is full" in text or "Disk quota exceeded" in text:
+            return True
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return False
+
+
 def _resolve(ref: str) -> Callable[[Ctx], None]:
     import importlib
     module, name = ref.split(":")
@@ -239,6 +254,17 @@ class Runner(Lineage):
         return dist.broadcast(None)  # rank 0's manifest
 
     def _run_stage_here(self, st: Stage, n: int, fp: str, d: Path, inputs: dict, input_fps: dict) -> dict:
+        try:
+            return self._write_stage(st, n, fp, d, inputs, input_fps)
+        except Exception as e:
+            if not disk_full(e):
+                raise
+            # the stage's temp directory is gone (atomic_dir), the stages before it are on disk as they were
+            raise RunError(f"no space left on the device writing stage {st.name} of epoch {n} into {d}: free space "
+                           f"there ({e}), then rerun the same command: the finished stages are kept and it resumes "
+                           f"at {st.name}") from None
+
+    def _write_stage(self, st: Stage, n: int, fp: str, d: Path, inputs: dict, input_fps: dict) -> dict:
         t = time.time()
         started = time.time()
         fn = st.fn if callable(st.fn) else _resolve(st.fn)
