@@ -12,7 +12,7 @@ if os.environ.get("RANK", "0") != "0":  # several processes: rank 0's progress b
 from pipeline import dist
 from pipeline.commands import (cmd_cache, cmd_compare, cmd_compare_evals, cmd_config, cmd_epoch, cmd_eval, cmd_judge,
                                cmd_metrics, cmd_promote, cmd_report, cmd_samples, cmd_status, cmd_sweep)
-from pipeline.config import ConfigError
+from pipeline.config_base import ConfigError
 from pipeline.config_file import load_config
 
 

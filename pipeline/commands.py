@@ -12,7 +12,8 @@ from pathlib import Path
 import yaml
 
 from pipeline import dist
-from pipeline.config import Config, ConfigError
+from pipeline.config import Config
+from pipeline.config_base import ConfigError
 from pipeline.config_file import describe, load_config
 from pipeline.errors import RunError
 from pipeline.preflight import check_data, check_engines

@@ -7,27 +7,14 @@ Every field has a type, a default and a one-line doc (`rlaif config show --doc` 
 """
 from __future__ import annotations
 
-import os
 import warnings
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from curriculum.config import CurriculumConfig
-
-
-class ConfigError(ValueError):
-    """A config problem a user can fix; the message names the key and what to do."""
-
-
-class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-RUNTIME = {"runtime": True}
-"""json_schema_extra of a field that changes how fast or where a stage runs, never what it computes
-(beyond float summation order): left out of every fingerprint (`Config.fingerprinted`), so changing
-it, or adding such a key, never makes an artifact recompute."""
+from pipeline.config_base import RUNTIME, HomePath, Section
+from pipeline.config_update import SEQUENCE_CLIP_WARN, UpdateConfig
 
 
 NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "sample.stop_after_code": False,
@@ -36,7 +23,6 @@ NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
 
 
-HomePath = Annotated[str, AfterValidator(os.path.expanduser)]  # a leading ~ is the home directory
 class RunConfig(Section):
     name: str = Field("default", description="Run name; artifacts go to <run.dir>/<run.name>/.")
     dir: HomePath = Field("runs", description="Directory holding all runs (a leading ~ is your home).")
@@ -197,48 +183,6 @@ class SelectConfig(Section):
     advantage: Literal["grpo", "raw", "mean"] = Field("grpo", description="grpo: (r - mean) / (std + eps) per group (GRPO, Shao et al. 2024); raw: r; mean: r - group mean (Dr. GRPO, Liu et al. 2025; TRL's scale_rewards=none).")
     scale_rewards: Literal["group", "batch"] = Field("group", description="advantage=grpo: the std that divides. group: each prompt group's own (TRL's scale_rewards=group); batch: the std of every reward of the epoch's batch (all groups, before drop_zero_std), which keeps a group of nearly equal rewards from being blown up to unit scale (Liu et al. 2025; TRL's scale_rewards=batch, as in \"Tricks or Traps\", Liu et al. 2025b).")
     std: Literal["population", "sample"] = Field("sample", description="The std of advantage=grpo. sample: divide by n - 1 (Bessel's correction, TRL's torch.std); population: by n, advantages x sqrt(n/(n-1)) of sample's, 1.07 at 8 samples, 1.41 at 2. sample is TRL's choice, taken because an A/B of the two found no difference beyond noise (bench/RESULTS.md, update: TRL's choices).")
-
-
-SEQUENCE_CLIP_WARN = 0.01
-"""update.importance_sampling_level=sequence warns above this clip range: between GSPO's ~3e-4 and the
-token-level 0.1-0.3."""
-
-
-class UpdateConfig(Section):
-    algorithm: Literal["grpo", "reinforce"] = Field("grpo", description="grpo: clipped surrogate; reinforce: -logp * A.")
-    lr: float = Field(2e-4, ge=0, description="AdamW peak learning rate (1e-4 to 2e-4 are the usual LoRA rates; full fine-tuning wants ~10x less). 0: nothing is learned (the learning bench's negative control).")
-    kl_coef: float = Field(0.05, ge=0, description="Weight of KL(pi || ref) in the loss (ref: update.kl_reference).")
-    kl_reference: Literal["start", "base"] = Field("start", description="The policy KL is measured against. start: the one RL started from, i.e. the supervised warm-start (epoch 0) when one was run, else the base model (as InstructGPT keeps its RL policy near its SFT model); base: always the base model (the adapter disabled).")
-    kl_estimator: Literal["k1", "k2", "k3"] = Field("k3", description="KL estimator in the loss, per sampled token with d = ref - logp (Schulman 2020, http://joschu.net/blog/kl-approx.html): k1 = -d, k2 = d^2/2, k3 = e^d - d - 1 (never negative). What the penalty's gradient follows, on-policy and in expectation, depends on update.kl_ratio (pipeline/loss.py has the derivation; tests/test_loss_trl.py checks it). With kl_ratio=true (the default): k1 and k3 follow KL(pi || ref), the reverse KL; k2 follows E_pi[(log pi - log ref)^2]/2, no KL (the reverse KL only near ref). With kl_ratio=false: k1's is 0 (the coefficient pulls nowhere); k2 follows the reverse KL; k3 follows KL(ref || pi), the forward KL. For the reverse KL take k3 (or k1) with kl_ratio=true, or k2 with kl_ratio=false. k1 and k3 are both logged whatever the choice.")
-    kl_ratio: bool = Field(True, description="Multiply the KL term by the importance ratio pi / pi_old (TRL's use_bias_correction_kl, its default; DeepSeek-V3.2, arXiv 2512.02556). It turns the penalty's expected gradient into that of E_pi[estimator] itself: with k3 (or k1) the reverse KL, KL(pi || ref), the KL the penalty is meant to be. false: k3 follows the forward KL, KL(ref || pi), k1 nothing, k2 the reverse KL (update.kl_estimator has the table). An A/B of k3 with true against false found no difference beyond noise (bench/RESULTS.md, update: TRL's choices).")
-    loss_type: Literal["grpo", "bnpo", "dapo", "dr_grpo"] = Field("grpo", description="How token losses become the step's loss (TRL's loss_type, same names and sums; pipeline/loss.py, loss_norms). grpo: each completion's mean token loss, averaged over completions (GRPO eq. 3; favours long completions among the wrong ones); bnpo: each micro-batch's token mean; dapo: the optimizer step's token mean, so every token weighs the same (DAPO); dr_grpo: token sums over sample.max_new_tokens (Dr. GRPO).")
-    clip_eps: float = Field(0.2, gt=0, description="PPO clip range for the ratio: clipped to [1 - clip_eps, 1 + clip_eps_high] (TRL's epsilon). Token scale (0.1-0.3) with importance_sampling_level=token; GSPO's sequence ratios want ~3e-4.")
-    clip_eps_high: float | None = Field(None, gt=0, description="Upper clip range (DAPO's clip-higher, Yu et al. 2025: e.g. 0.28 with clip_eps 0.2 lets unlikely tokens gain more per step, against entropy collapse). None: clip_eps. At least clip_eps. TRL's epsilon_high.")
-    importance_sampling_level: Literal["token", "sequence"] = Field("token", description="token: one ratio per token (PPO, GRPO); sequence: one per completion, the geometric mean of its tokens' ratios, clipped as a whole (GSPO, Zheng et al. 2025; clip ranges then much smaller, e.g. clip_eps 3e-4, clip_eps_high 4e-4: a range above 0.01 is warned about, since a sequence's ratio moves far less than a token's and the clip would hardly ever bind). TRL's importance_sampling_level. Needs algorithm=grpo.")
-    mask_truncated_completions: bool = Field(False, description="Completions cut at sample.max_new_tokens (finish_reason length) train nothing, neither policy nor KL (DAPO's overlong filtering; TRL's mask_truncated_completions): a truncated answer's reward says little about its tokens. They still count in their group's advantages.")
-    sampler_correction: Literal["none", "token_truncate", "token_mask", "sequence_truncate", "sequence_mask"] = Field("none", description="Correct for tokens drawn by a sampler that is not the trainer (vLLM's kernels, a bfloat16 sampling copy: logprobs/sampler_gap measures it) by weighing each token's surrogate with pi_old / pi_sampler: per token or per completion (the product of its tokens' ratios), truncated to [sampler_correction_min, sampler_correction_max] (truncate) or left out when outside it (mask). Truncated importance sampling (Yao et al. 2025, \"Your efficient RL framework secretly brings you off-policy RL training\"); TRL's vllm_importance_sampling_correction and _mode (TRL applies sequence_mask by default with vLLM). none: no weight (our engines sample the trained policy, up to sample.dtype's rounding). Rows without the sampler's logprobs get weight 1.")
-    sampler_correction_max: float | None = Field(3.0, gt=0, description="sampler_correction's upper bound C_max (TRL's vllm_importance_sampling_clip_max). None: no upper bound.")
-    sampler_correction_min: float | None = Field(None, ge=0, description="sampler_correction's lower bound C_min (TRL's vllm_importance_sampling_clip_min). None: no lower bound.")
-    epochs: int = Field(1, ge=1, description="Passes over the selected batch.")
-    micro_batch_size: int = Field(4, ge=1, description="Sequences per micro-batch: the loss is their mean, accumulated over grad_accum micro-batches per optimizer step. (A micro-batch longer than max_batch_tokens runs as several forward/backward passes with the same gradients.) With N processes it is the global micro-batch: each rank takes micro_batch_size / N of its rows and the gradients are all-reduced, so the process count changes no result.")
-    share_prompt: bool | Literal["auto"] = Field("auto", description="Run each prompt of a micro-batch through the model once (its keys/values, with their gradients, shared by its completions, in a per-prompt loop) instead of once per completion: the same loss and gradients for fewer tokens. A micro-batch in which no prompt has two rows (the warm-start's, the teacher's answers) runs as one padded batch either way (the loop would make two calls a row: 1.86-1.90x the time of the padded batch on the default warm-start, bench/warm_start.py). auto: on for the CPU (fewer FLOPs win), off for CUDA (one padded batch without the loop wins). Runtime only. Micro-batches hold whole prompt groups either way.", json_schema_extra=RUNTIME)
-    max_batch_tokens: Annotated[int, Field(ge=1)] | Literal["auto"] = Field("auto", description="Padded tokens (rows x longest row) per forward/backward pass of the update and the logprobs stage: a micro-batch above it is split into passes whose gradients add up to the micro-batch's. auto: no limit on the CPU; on CUDA sized from free GPU memory and the model's shape. Runtime only.", json_schema_extra=RUNTIME)
-    activation_checkpointing: bool = Field(False, description="Recompute each decoder layer's activations in the backward pass instead of keeping them (transformers' gradient checkpointing): about a third more update compute for a fraction of the activation memory. Turn on for 3B+ students on one GPU. Runtime only.", json_schema_extra=RUNTIME)
-    grad_accum: int = Field(2, ge=1, description="Micro-batches per optimizer step.")
-    max_grad_norm: float = Field(1.0, gt=0, description="Gradient clipping norm.")
-    weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay.")
-    optimizer_state: Literal["carry", "reset"] = Field("carry", description="carry: one AdamW and one LR schedule over the whole run, as TRL trains: each epoch's update starts from the Adam moments and the schedule position left by the update its policy came from (epoch N-1's chosen variant; the moments travel in its artifact, optimizer.pt), and the schedule spans planned_epochs; the schedule's position (optimizer steps taken in the run) travels beside them (schedule.pt), so an epoch of fewer or more steps than the last continues where it stopped. reset: a fresh AdamW every epoch and a whole schedule (warmup, then the decay to 0) inside each epoch.")
-    planned_epochs: int = Field(4, ge=1, description="carry: the RL epochs the LR schedule spans (its length: planned_epochs x this epoch's optimizer steps; each update continues from the position the previous one left, schedule.pt). A position past that length holds the schedule's end value (cosine, linear, cosine_with_restarts: lr 0, nothing learned; constant: lr), never wraps into another cycle: set it to the number of epochs you mean to run (`rlaif epoch N` warns when N is beyond it).")
-    warmup_steps: int | None = Field(None, ge=0, description="Optimizer steps of linear warmup from lr 0 at the start of the schedule (the run's with carry, each epoch's with reset). None: warmup_ratio x the schedule's steps. (TRL's warmup_steps; it overrides warmup_ratio.)")
-    warmup_ratio: float = Field(0.1, ge=0, lt=1, description="With warmup_steps None: the fraction of the schedule's optimizer steps spent in linear warmup.")
-    scheduler: Literal["cosine", "linear", "constant", "cosine_with_restarts"] = Field("cosine", description="LR schedule after warmup (transformers.get_scheduler's formulas, over the schedule set by optimizer_state).")
-    teacher_sft_coef: float = Field(4.0, ge=0, description="Mix a supervised loss on the teacher's answer (this x its mean token NLL) into the update, for prompts whose best student sample scores below the teacher (0 = off: pure RL). Its logprobs are the model's own (T = 1), as the warm-start fits them, not the sampling temperature's. The teacher's answers are those the reward already fetched: no extra teacher call.")
-    warm_start: bool = Field(False, description="Run the supervised warm-start (epoch 0: a fresh adapter learns every teacher answer of data.difficulties, sft_epochs passes at sft_lr) before epoch 1 and start RL from it: `rlaif epoch 1` runs epoch 0 first when this config's warm-start is not done. false: epoch 1 starts from the base model unless `rlaif epoch 0` was run by hand.")
-    sft_epochs: int = Field(2, ge=1, description="Passes over the teacher answers in the supervised warm-start (`rlaif epoch 0`).")
-    sft_lr: float = Field(1e-4, ge=0, description="Learning rate of the supervised warm-start (`rlaif epoch 0`); 0 learns nothing (the negative control).")
-    kl_mode: Literal["fixed", "adaptive"] = Field("fixed", description="fixed kl_coef, or adaptive: a proportional controller steering KL (k3) toward kl_target (Ziegler et al. 2019).")
-    kl_target: float = Field(0.1, gt=0, description="adaptive: the KL per token to steer toward.")
-    kl_horizon: float = Field(4.0, gt=0, description="adaptive: controller horizon in optimizer steps; each step multiplies kl_coef by 1 + clip(KL/target - 1, -0.2, 0.2) / horizon.")
 
 
 class EvalConfig(Section):

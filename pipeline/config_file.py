@@ -10,7 +10,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from pipeline import trl_names
-from pipeline.config import Config, ConfigError
+from pipeline.config import Config
+from pipeline.config_base import ConfigError
 
 
 def _set_path(d: dict, path: str, value: Any) -> None:

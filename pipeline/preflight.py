@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline import dist
-from pipeline.config import Config, ConfigError
+from pipeline.config import Config
+from pipeline.config_base import ConfigError
 
 
 def check_engines(cfg: Config, sampling: bool = True) -> None:

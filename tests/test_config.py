@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.cli import main
-from pipeline.config import ConfigError
+from pipeline.config_base import ConfigError
 from pipeline.config_file import describe, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
