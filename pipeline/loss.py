@@ -25,12 +25,21 @@ class LossSettings:
     level: str = "token"           # token: one ratio per token (GRPO); sequence: one per completion (GSPO)
     kl_estimator: str = "k3"       # k1 | k2 | k3 (kl_terms)
     kl_ratio: bool = True          # weight the KL term by the ratio (TRL's use_bias_correction_kl; update.kl_ratio's default)
+    surrogate: str = "clip"        # clip: PPO's clipped surrogate; cispo; sapo (update.loss_type names the last two)
+    delta: float | None = None     # clip: the unclipped ratio's ceiling too (two-sided clipping; TRL's delta)
+    sapo_temperature_pos: float = 1.0   # sapo: the gate's temperature where A > 0 (TRL's sapo_temperature_pos)
+    sapo_temperature_neg: float = 1.05  # sapo: where A <= 0 (TRL's sapo_temperature_neg)
+
+
+SURROGATE = {"cispo": "cispo", "sapo": "sapo"}   # loss types that name the surrogate too (the rest: clip)
 
 
 def settings(uc) -> LossSettings:
     return LossSettings(algorithm=uc.algorithm, clip_low=uc.clip_eps,
                         clip_high=uc.clip_eps if uc.clip_eps_high is None else uc.clip_eps_high,
-                        level=uc.importance_sampling_level, kl_estimator=uc.kl_estimator, kl_ratio=uc.kl_ratio)
+                        level=uc.importance_sampling_level, kl_estimator=uc.kl_estimator, kl_ratio=uc.kl_ratio,
+                        surrogate=SURROGATE.get(uc.loss_type, "clip"), delta=uc.delta,
+                        sapo_temperature_pos=uc.sapo_temperature_pos, sapo_temperature_neg=uc.sapo_temperature_neg)
 
 
 def sampler_correction(old: torch.Tensor, sampler: torch.Tensor, mask: torch.Tensor, mode: str,
@@ -84,10 +93,21 @@ def policy_loss(logp: torch.Tensor, old: torch.Tensor, ref: torch.Tensor, advant
     ratio = torch.exp(log_ratio)
 
     # The surrogate: -min(r A, clip(r, 1 - e_low, 1 + e_high) A) (PPO eq. 7; DAPO's clip-higher, Yu et al.
-    # 2025, eq. 10, decouples the two ends), or REINFORCE's -logp A (Williams 1992).
-    if s.algorithm == "grpo":
+    # 2025, eq. 10, decouples the two ends), with delta also capping the unclipped r (two-sided clipping,
+    # INTELLECT-2, Prime Intellect 2025: a negative A's loss cannot grow without bound); or REINFORCE's
+    # -logp A (Williams 1992). CISPO (MiniMax-M1, 2025, eq. 4): -sg(min(r, e_max)) A logp, the weight
+    # clipped and detached, so every token keeps a gradient (e_max: clip_high, TRL's epsilon_high there).
+    # SAPO (Soft Adaptive Policy Optimization, Gao et al. 2025): a soft gate -sigmoid(tau (r - 1)) 4 / tau A
+    # in place of the hard clip, tau sapo_temperature_pos where A > 0, _neg elsewhere.
+    if s.algorithm == "grpo" and s.surrogate == "cispo":
+        pg = -ratio.clamp(max=s.clip_high).detach() * adv * logp
+    elif s.algorithm == "grpo" and s.surrogate == "sapo":
+        tau = torch.where(adv > 0, s.sapo_temperature_pos, s.sapo_temperature_neg).to(ratio.dtype)
+        pg = -torch.sigmoid(tau * (ratio - 1)) * 4 / tau * adv
+    elif s.algorithm == "grpo":
         clipped = ratio.clamp(1 - s.clip_low, 1 + s.clip_high)
-        pg = -torch.min(ratio * adv, clipped * adv)
+        unclipped = ratio if s.delta is None else ratio.clamp(max=s.delta)
+        pg = -torch.min(unclipped * adv, clipped * adv)
     else:
         pg = -logp * adv
     if is_weight is not None:  # the sampler-mismatch correction weighs the surrogate only (TRL: the same)
@@ -139,7 +159,10 @@ def loss_norms(window: list[list[dict]], loss_type: str, max_len: int) -> list[l
     bnpo     each micro-batch's token mean, averaged over the window (TRL's bnpo)
     dr_grpo  token sums over max_len, averaged over rows and micro-batches (Dr. GRPO, Liu et al. 2025)
     dapo     the window's token mean: every token of the step weighs the same (DAPO eq. 8; TRL divides
-             by the window's token count)
+             by the window's token count); cispo the same (TRL aggregates cispo as dapo)
+    sapo     as grpo (TRL aggregates sapo as grpo)
+    luspo    each row's token sum, averaged over the micro-batch and the window's micro-batches (LUSPO:
+             TRL's (loss * mask).sum(-1).mean() / current_gradient_accumulation_steps)
 
     A row's tokens: `trained_len` (0 for a completion masked out, e.g. mask_truncated_completions).
     Teacher rows (`sft`) take their place in the row counts but no part in the token counts (their
@@ -156,13 +179,15 @@ def loss_norms(window: list[list[dict]], loss_type: str, max_len: int) -> list[l
     out = []
     for mb in window:
         b = len(mb)
-        if loss_type == "grpo":
+        if loss_type in ("grpo", "sapo"):
             out.append([max(r["trained_len"], 1) * b * k for r in mb])
+        elif loss_type == "luspo":
+            out.append([float(b * k)] * b)
         elif loss_type == "bnpo":
             out.append([pg_mean(mb) * b * k] * b)
         elif loss_type == "dr_grpo":
             out.append([float(max_len) * b * k] * b)
-        elif loss_type == "dapo":
+        elif loss_type in ("dapo", "cispo"):
             out.append([win_mean * win_rows] * b)
         else:
             raise ValueError(f"unknown loss_type {loss_type!r}")

@@ -11,6 +11,7 @@ for the last, partial window). Also: the clip figures against TRL's clip_ratio/*
 estimator's expected gradient against the table in pipeline/loss.py."""
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 import pytest
@@ -103,6 +104,8 @@ def trl(tr, mbs, loss_type, s: LossSettings, beta: float, truncated: bool, gener
     tr.epsilon_low, tr.epsilon_high = s.clip_low, s.clip_high
     tr.importance_sampling_level = s.level
     tr.args.use_bias_correction_kl = s.kl_ratio
+    tr.args.delta = s.delta
+    tr.args.sapo_temperature_pos, tr.args.sapo_temperature_neg = s.sapo_temperature_pos, s.sapo_temperature_neg
     tr.max_completion_length = T
     tr.current_gradient_accumulation_steps = len(mbs)
     tr.args.steps_per_generation = len(generation or mbs)
@@ -140,6 +143,37 @@ CASES = [(lt, level, high, beta, kl_ratio, truncated)
              ("grpo", "bnpo", "dr_grpo", "dapo"), ("token", "sequence"), (0.2, 0.28), (0.0, 0.04), (False, True),
              (False, True))
          if not (beta == 0.0 and kl_ratio)]
+
+
+OTHER = [(lt, level, high, delta, beta)
+         for lt, level, high, delta, beta in itertools.product(
+             ("cispo", "sapo", "luspo", "grpo", "dapo"), ("token", "sequence"), (0.28, 5.0), (None, 4.0), (0.0, 0.04))
+         if (delta is None or lt in ("grpo", "dapo", "luspo")) and (high == 0.28 or lt == "cispo")]
+
+
+def test_trls_other_loss_types_and_two_sided_clipping(trainer):
+    """TRL 1.16's loss types beyond the four (cispo: the clipped, detached weight on logp, aggregated as
+    dapo; sapo: the soft gate, aggregated as grpo; luspo: sequence sums) and delta (the unclipped ratio's
+    ceiling), token- and sequence-level, KL off and on: loss and gradient equal to TRL's own. The
+    settings reach the loss: each changes it on these inputs."""
+    from pipeline.loss import SURROGATE
+    checked = 0
+    for k, (lt, level, high, delta, beta) in enumerate(OTHER):
+        s = LossSettings(clip_low=0.2, clip_high=high, level=level, surrogate=SURROGATE.get(lt, "clip"), delta=delta,
+                         sapo_temperature_pos=1.0, sapo_temperature_neg=1.05)
+        mbs = window(100 + k, [4, 4, 3], False)
+        for mb in mbs:                                    # ratios far from 1, so delta's cap and the clips bind
+            mb["old"] = torch.where(mb["mask"].bool(), mb["logp"] + 2.0 * torch.randn_like(mb["logp"]), 0.0)
+        a, ga = ours(mbs, lt, s, beta, False)
+        b, gb = trl(trainer, mbs, lt, s, beta, False)
+        assert torch.isfinite(torch.tensor(a))
+        assert_trls(mbs, beta, a, ga, b, gb, (lt, level, high, delta, beta))
+        if delta is not None and level == "token":
+            plain, _ = ours(mbs, lt, dataclasses.replace(s, delta=None), beta, False)
+            assert abs(plain - a) > 1e-6, (lt, "delta changed nothing")
+        checked += 1
+    trainer.args.delta = None
+    assert checked >= 24
 
 
 @pytest.mark.parametrize("sizes", [[4, 4, 3], [4]], ids=["window", "partial"])
