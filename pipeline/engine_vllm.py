@@ -10,7 +10,13 @@ that holds it), so the two engines' tables differ only in which tokens were draw
 carries `sampler_logprobs`: vLLM's logprob of every kept token under the distribution it sampled
 from (`logprobs_mode="processed_logprobs"`: after temperature and top-k/top-p; vLLM's default,
 raw_logprobs, is before the temperature), which the logprobs stage compares with the trainer's
-(`logprobs/sampler_gap`). The update never uses them: it recomputes every logprob itself.
+(`logprobs/sampler_gap`), and which `update.sampler_correction` weighs the surrogate with (pi_old /
+pi_sampler); the update recomputes every other logprob itself.
+
+The engine is built with `generation_config="vllm"`: vLLM's own sampling defaults, never the
+model's generation_config.json (Qwen2.5 Instruct ships repetition_penalty 1.05, top_p, top_k), so
+nothing but the sampling parameters given reaches the sampler and the tokens are drawn from the
+policy the update trains.
 
 Seeds: one per prompt, `seed x 1_000_003 + prompt index x K`; vLLM gives sample j of a request
 with n=K the seed + j (vllm/v1/engine/parallel_sampling.py), so every completion has a seed of
@@ -77,6 +83,9 @@ def _started(cfg: Config, max_model_len: int, max_lora_rank: int):
     llm = LLM(model=resolve(cfg.student.model), dtype=dtype, seed=cfg.run.seed, max_model_len=max_model_len,
               enable_lora=True, max_lora_rank=max_lora_rank, max_loras=1,
               gpu_memory_utilization=memory_share(cfg), enable_prefix_caching=True,
+              # vLLM's defaults, not the model's generation_config.json: no repetition_penalty, top_p or
+              # top_k of the checkpoint's reaches the sampler
+              generation_config="vllm",
               # the logprob of the distribution the token was drawn from (after temperature, top-k, top-p);
               # the default, raw_logprobs, is before the temperature
               logprobs_mode="processed_logprobs")
