@@ -1,6 +1,7 @@
 """bench/learning.py end to end on the tiny model: seeds, controls, paired tables, verdicts, curves."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -120,3 +121,24 @@ def test_no_sampled_eval_of_the_bench_reuses_a_calibration_draws_streams():
     warm = [v for k, v in seeds.items() if k.endswith("warm-start") and k.startswith("seed")]
     finals = [v for k, v in seeds.items() if k.startswith("seed") and k.endswith("epoch 4")]
     assert len(set(warm)) == len(set(finals)) == 3                         # each seed its own streams
+
+
+def test_the_ablation_trains_each_part_of_the_recipe(tiny_config, tmp_path):
+    """`--ablation` as typed: RL without the warm-start and the plain execution reward, at the same
+    seed, each in the recipe's table, with the teacher ratio's difference paired by seed."""
+    over = [x for x in tiny_config if not x.startswith("run.dir=")]
+    cmd = [sys.executable, "bench/learning.py", "--root", str(tmp_path / "bench"), "--no-record", "--seeds", "1",
+           "--epochs", "1", "--samples", "2", "--temperature", "1.0", "--base-draws", "1", "--no-controls",
+           "--ablation", "--sets", "humaneval", "--humaneval", "3", *over, "update.warm_start=true"]
+    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    parts = res.stdout.split("**The recipe's parts**")[1].split("| run |")[0]
+    for row in ("| RL without the warm-start (update.warm_start=false) - base | humaneval (3) |",
+                "| the default with the plain execution reward (reward.kind=direct, TRL's) - base | humaneval (3) |",
+                "| the teacher ratio's: default - plain reward | humaneval (3) |",
+                "| RL's increment: default - warm-start alone | humaneval (3) |"):
+        assert row in parts, parts
+    for name in ("rl-only-seed0", "plain-seed0"):
+        assert (tmp_path / "bench" / name).is_dir(), name
+    cfg = json.loads((tmp_path / "bench" / "plain-seed0" / "epoch-001" / "reward" / "manifest.json").read_text())
+    assert cfg["config"]["reward"]["kind"] == "direct"
