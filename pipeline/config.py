@@ -22,6 +22,12 @@ NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "
 """Stage fields added after runs existed, with the value every earlier run had: a fingerprint leaves
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
 
+NEUTRAL_IN_SECTION: dict[str, Any] = {"update.delta": None, "update.sapo_temperature_pos": 1.0,
+                                      "update.sapo_temperature_neg": 1.05}
+"""The same for fields added to a section that a stage reads whole (the update reads `update`): left
+out of the section's dict while at these values (`Config.fingerprinted`). Fields added before this
+existed stay in (moving them out would move those fingerprints)."""
+
 
 class RunConfig(Section):
     name: str = Field("default", description="Run name; artifacts go to <run.dir>/<run.name>/.")
@@ -331,14 +337,19 @@ class Config(Section):
         obj: Any = self
         for part in path.split("."):
             obj = getattr(obj, part)
-        return _without_runtime(obj) if isinstance(obj, BaseModel) else obj
+        return _without_runtime(obj, path) if isinstance(obj, BaseModel) else obj
 
 
-def _without_runtime(section: BaseModel) -> dict:
+def _without_runtime(section: BaseModel, path: str = "") -> dict:
+    """A section as a fingerprint sees it: no runtime-only field, none at its NEUTRAL_IN_SECTION value."""
     out = {}
     for name, f in type(section).model_fields.items():
         if (f.json_schema_extra or {}).get("runtime"):
             continue
         v = getattr(section, name)
-        out[name] = _without_runtime(v) if isinstance(v, BaseModel) else (v.model_dump() if hasattr(v, "model_dump") else v)
+        key = f"{path}.{name}" if path else name
+        if key in NEUTRAL_IN_SECTION and v == NEUTRAL_IN_SECTION[key]:
+            continue
+        out[name] = (_without_runtime(v, key) if isinstance(v, BaseModel)
+                     else (v.model_dump() if hasattr(v, "model_dump") else v))
     return out

@@ -67,7 +67,8 @@ def test_disk_full_fails_the_stage_cleanly(tiny_config, monkeypatch):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(datasets.Dataset, "save_to_disk", full)
-    with pytest.raises(OSError, match="No space left"):
+    from pipeline.errors import RunError
+    with pytest.raises(RunError, match="no space left on the device writing stage prompts of epoch 1"):
         r.run_epoch(1, echo=lambda _: None, force=True)
     after = {p.name: (p / "manifest.json").read_text() for p in e1.iterdir() if (p / "manifest.json").exists()}
     assert after == before  # the finished stages are intact

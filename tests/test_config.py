@@ -64,3 +64,17 @@ def test_config_reference_documents_every_key():
 def test_config_show_prints_effective_config(capsys):
     assert main(["config", "show", "update.lr=3e-6"]) == 0
     assert "lr: 3.0e-06" in capsys.readouterr().out
+
+
+def test_update_options_added_later_move_no_fingerprint_at_their_defaults():
+    """update.delta and sapo's temperatures, added after runs existed: at their defaults the update's
+    config as its fingerprint hashes it is what it was before them (no key for them), so no finished
+    update recomputes; set, they are in it."""
+    from pipeline.config import NEUTRAL_IN_SECTION
+    from pipeline.config_file import load_config as load
+    from pipeline.stages import STAGES
+    update = next(st for st in STAGES if st.name == "update")
+    plain = load(None, []).stage_config(update.fields)["update"]
+    assert not set(k.split(".", 1)[1] for k in NEUTRAL_IN_SECTION) & set(plain)
+    for key, value in (("delta", 4.0), ("sapo_temperature_neg", 1.2)):
+        assert load(None, [f"update.{key}={value}"]).stage_config(update.fields)["update"][key] == value
