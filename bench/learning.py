@@ -135,12 +135,13 @@ BASE_SEED0 = 101  # the base draws' run.seed (eval seeds 101000, ...): streams n
 def plan(a, ov: list[str]) -> dict[str, list[str]]:
     """The bench's training runs: {name: overrides}. seed<s> the default config at run.seed SEED0 + s;
     with --ablation, rl-only-seed<s> and plain-seed<s> at the same seeds; the controls at the first."""
+    # each arm's own settings come after the user's overrides, which must not undo them
     runs = {f"seed{s}": [f"run.seed={SEED0 + s}", *ov] for s in range(a.seeds)}
     if a.ablation:
-        runs |= {f"rl-only-seed{s}": [f"run.seed={SEED0 + s}", "update.warm_start=false", *ov] for s in range(a.seeds)}
-        runs |= {f"plain-seed{s}": [f"run.seed={SEED0 + s}", "reward.kind=direct", *ov] for s in range(a.seeds)}
+        runs |= {f"rl-only-seed{s}": [f"run.seed={SEED0 + s}", *ov, "update.warm_start=false"] for s in range(a.seeds)}
+        runs |= {f"plain-seed{s}": [f"run.seed={SEED0 + s}", *ov, "reward.kind=direct"] for s in range(a.seeds)}
     if not a.no_controls:
-        runs["negative-control"] = [f"run.seed={SEED0}", "update.lr=0", "update.sft_lr=0", *ov]
+        runs["negative-control"] = [f"run.seed={SEED0}", *ov, "update.lr=0", "update.sft_lr=0"]
         # trained on the held-out problems themselves, all of them (no validation split carved from them)
         runs["positive-control"] = [f"run.seed={SEED0}", *ov, f"data.source={heldout_source(a.sets, ROOT)}",
                                     "data.validation_size=0"]

@@ -123,22 +123,42 @@ def test_no_sampled_eval_of_the_bench_reuses_a_calibration_draws_streams():
     assert len(set(warm)) == len(set(finals)) == 3                         # each seed its own streams
 
 
-def test_the_ablation_trains_each_part_of_the_recipe(tiny_config, tmp_path):
-    """`--ablation` as typed: RL without the warm-start and the plain execution reward, at the same
-    seed, each in the recipe's table, with the teacher ratio's difference paired by seed."""
-    over = [x for x in tiny_config if not x.startswith("run.dir=")]
-    cmd = [sys.executable, "bench/learning.py", "--root", str(tmp_path / "bench"), "--no-record", "--seeds", "1",
-           "--epochs", "1", "--samples", "2", "--temperature", "1.0", "--base-draws", "1", "--no-controls",
-           "--ablation", "--sets", "humaneval", "--humaneval", "3", *over, "update.warm_start=true"]
-    res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert res.returncode == 0, res.stderr[-3000:]
-    parts = res.stdout.split("**The recipe's parts**")[1].split("| run |")[0]
-    for row in ("| RL without the warm-start (update.warm_start=false) - base | humaneval (3) |",
-                "| the default with the plain execution reward (reward.kind=direct, TRL's) - base | humaneval (3) |",
-                "| the teacher ratio's: default - plain reward | humaneval (3) |",
-                "| RL's increment: default - warm-start alone | humaneval (3) |"):
-        assert row in parts, parts
-    for name in ("rl-only-seed0", "plain-seed0"):
-        assert (tmp_path / "bench" / name).is_dir(), name
-    cfg = json.loads((tmp_path / "bench" / "plain-seed0" / "epoch-001" / "reward" / "manifest.json").read_text())
-    assert cfg["config"]["reward"]["kind"] == "direct"
+def test_the_ablation_plans_each_part_of_the_recipe_and_tables_it(tmp_path):
+    """`--ablation`: RL without the warm-start and the plain execution reward at the same seeds, their
+    own settings after the user's overrides (which must not undo them); the recipe's table has each
+    arm against the base, RL's increment and the teacher ratio's, paired by seed. (The warm-start
+    arm and RL's increment run end to end in test_learning_bench_runs_seeds_and_controls.)"""
+    import argparse
+    sys.path.insert(0, str(ROOT))
+    from bench import learning
+    from pipeline.config_file import load_config
+    from pipeline.tables import save_table
+    help_text = subprocess.run([sys.executable, "bench/learning.py", "--help"], cwd=ROOT, capture_output=True,
+                               text=True).stdout
+    assert "--ablation" in help_text
+    a = argparse.Namespace(seeds=2, ablation=True, no_controls=False, sets=["heldout"])
+    runs = learning.plan(a, ["update.warm_start=true", "reward.kind=ratio", "update.lr=1e-3"])
+    assert set(runs) == {"seed0", "seed1", "rl-only-seed0", "rl-only-seed1", "plain-seed0", "plain-seed1",
+                         "negative-control", "positive-control"}
+    got = {k: load_config(None, v) for k, v in runs.items()}
+    assert not got["rl-only-seed1"].update.warm_start and got["seed1"].update.warm_start
+    assert got["plain-seed0"].reward.kind == "direct" and got["seed0"].reward.kind == "ratio"
+    assert got["negative-control"].update.lr == 0 and got["rl-only-seed1"].run.seed == got["seed1"].run.seed
+
+    def evals(name: str, values: list[float]) -> dict[str, Path]:
+        rows = [{"source": "builtin:heldout", "problem_id": f"p{i}", "n": 8, "correct": int(8 * v), "pass@1": v,
+                 "score": v, "ref_nll": 1 - v} for i, v in enumerate(values)]
+        save_table(rows, tmp_path / name)
+        return {"heldout": tmp_path / name}
+
+    base = [evals("base", [0.0, 0.5, 1.0, 0.25])]
+    arms = {k: [evals(f"{k}{i}", [min(1.0, v + 0.125 * (j + i)) for v in (0.0, 0.5, 0.75, 0.25)]) for i in range(2)]
+            for j, k in enumerate(("warm-start", "default", "rl-only", "plain"))}
+    lines, said = learning.arms_table(base, arms, None)
+    text = "\n".join(lines)
+    for row in ("| the warm-start alone (epoch 0's policy) - base | heldout (4) |",
+                "| RL without the warm-start (update.warm_start=false) - base | heldout (4) |",
+                "| the default with the plain execution reward (reward.kind=direct, TRL's) - base | heldout (4) |",
+                "| RL's increment: default - warm-start alone | heldout (4) | +0.1250",
+                "| the teacher ratio's: default - plain reward | heldout (4) | -0."):
+        assert row in text, text
