@@ -50,9 +50,9 @@ def check_data(cfg: Config) -> None:
 def check_paths(cfg: Config) -> None:
     """run.dir, the run's directory (run.dir/run.name) and judge.cache_dir are directories or can be
     made: a file at one of them (or above one) fails here, naming the key, before anything is written."""
-    run_dir = Path(cfg.run.dir).expanduser()
-    cache = Path(cfg.judge.cache_dir).expanduser() if cfg.judge.cache_dir else run_dir / ".judge-cache"
-    for key, path in (("run.dir", run_dir), ("run.name", run_dir / cfg.run.name), ("judge.cache_dir", cache)):
+    from pipeline.judging import cache_dir
+    run_dir = Path(cfg.run.dir)
+    for key, path in (("run.dir", run_dir), ("run.name", run_dir / cfg.run.name), ("judge.cache_dir", cache_dir(cfg))):
         for p in (path, *path.parents):
             if p.exists() and not p.is_dir():
                 raise ConfigError(f"{key}: {p} is a file, not a directory (the run writes under {path}); "
