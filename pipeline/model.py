@@ -97,15 +97,26 @@ def resolve(model: str) -> str:
     return os.path.expanduser(model)
 
 
+_TOKENIZERS: dict[str, object] = {}
+
+
 def load_tokenizer(cfg: StudentConfig):
-    from transformers import AutoTokenizer
+    """student.model's tokenizer, read once a process (each stage asks for it; shared: callers must
+    not change it), left-padded, its pad token the eos where the model has none."""
     name = resolve(cfg.model)
+    if name not in _TOKENIZERS:
+        _TOKENIZERS[name] = _read_tokenizer(cfg.model, name)
+    return _TOKENIZERS[name]
+
+
+def _read_tokenizer(model: str, name: str):
+    from transformers import AutoTokenizer
     try:
         tok = AutoTokenizer.from_pretrained(name)
     except (OSError, ValueError) as e:
-        raise ModelError(_missing(cfg.model, e)) from None
+        raise ModelError(_missing(model, e)) from None
     if tok.chat_template is None:
-        raise ModelError(f"student.model={cfg.model}: the tokenizer has no chat template; "
+        raise ModelError(f"student.model={model}: the tokenizer has no chat template; "
                          "use an instruct/chat model (e.g. smollm2-135m-instruct)")
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token

@@ -55,8 +55,14 @@ def crash_config(root: Path, tiny_model: str) -> list[str]:
             "select.advantage=mean", "reward.none_as=0.0", "update.warm_start=false"]
 
 
-@pytest.mark.parametrize("when", ["random", "before-manifest"])
-@pytest.mark.parametrize("stage", STAGES)
+# a kill at a random point inside every stage; a kill between the last output and the manifest in each
+# kind of writer (every stage writes through runner._write_stage and artifacts.atomic_dir: the table
+# stages as sample and judge do, update an adapter and its optimizer state, eval a suffixed
+# directory); the other table stages would only repeat sample's case, at 20 s each
+WRITERS = ["sample", "judge", "update", "eval"]
+
+
+@pytest.mark.parametrize(("stage", "when"), [(s, "random") for s in STAGES] + [(s, "before-manifest") for s in WRITERS])
 def test_sigkill_inside_each_stage_then_rerun_matches_uninterrupted(stage, when, tmp_path, tiny_model,
                                                                     reference_run):
     """random: SIGKILL 0-300 ms after the stage starts (inside the work for the longer stages);

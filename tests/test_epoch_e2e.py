@@ -215,8 +215,10 @@ def test_kill_during_sample_keeps_earlier_stages_and_resumes(tiny_run, tmp_path,
     assert (e1 / "prompts" / "manifest.json").exists()
     assert not (e1 / "sample").exists()  # a killed stage never looks finished
     before = json.loads((e1 / "prompts" / "manifest.json").read_text())
-    res = subprocess.run([sys.executable, "-m", "pipeline.cli", "epoch", "1", *over], capture_output=True,
-                         text=True, env=env, timeout=300)
+    # the rerun with short answers (sample's key, not prompts'): what it must show is the kept stage
+    # reused, and 18 answers of 300 tokens through the whole epoch cost the suite 40 s
+    res = subprocess.run([sys.executable, "-m", "pipeline.cli", "epoch", "1", *over, "sample.max_new_tokens=24"],
+                         capture_output=True, text=True, env=env, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "prompts  reused" in res.stdout
     assert json.loads((e1 / "prompts" / "manifest.json").read_text()) == before

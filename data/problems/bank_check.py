@@ -25,6 +25,7 @@ import resource
 import runpy
 import signal
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).parent
@@ -87,11 +88,11 @@ def mutants(ref: str) -> list[tuple[str, str]]:
     return out
 
 
-def run_cases(src: str, name: str, cases: list) -> list | None:
-    """The outputs of `name` from `src` on every case, or None when it raises or runs over 0.5 s."""
+def run_cases(src: str, name: str, cases: list, limit: float = 0.5) -> list | None:
+    """The outputs of `name` from `src` on every case, or None when it raises or runs over `limit` s."""
     ns: dict = {}
     signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         exec(compile(src, f"<{name}>", "exec"), ns)
         return [ns[name](*copy.deepcopy(args)) for args, _ in cases]
@@ -117,7 +118,12 @@ def check_problem(p: dict, where: str) -> list[str]:
     name = m.group(1)
     if len(p["cases"]) < MIN_CASES:
         errs.append(f"{where} {name}: {len(p['cases'])} cases, at least {MIN_CASES}")
+    t = time.perf_counter()
     got = run_cases(ref, name, p["cases"])
+    # a wrong edit that loops is killed sooner than the reference's own 0.5 s: at 10x the reference's
+    # time (at least 0.1 s; every other edit ran under 0.05 s here). A shorter limit can only kill
+    # more edits, never keep one alive, so it cannot hide a weak problem's survivors
+    limit = max(0.1, 10 * (time.perf_counter() - t))
     if got is None:
         return errs + [f"{where} {name}: the reference raises or runs over 0.5 s on a case"]
     for (args, expected), g in zip(p["cases"], got):
@@ -126,7 +132,7 @@ def check_problem(p: dict, where: str) -> list[str]:
         elif expected is not ... and not _same(g, expected):
             errs.append(f"{where} {name}{args!r}: the reference gives {g!r}, the hand value is {expected!r}")
     muts = mutants(ref)
-    alive = [d for d, src in muts if (out := run_cases(src, name, p["cases"])) is not None
+    alive = [d for d, src in muts if (out := run_cases(src, name, p["cases"], limit)) is not None
              and all(_same(a, b) for a, b in zip(out, got))]
     allowed = set(p.get("survivors", []))
     unexplained = [d for d in alive if d not in allowed]
