@@ -56,10 +56,12 @@ from bench.learning_tables import (PARTS, PYTHON_HELDOUT, VERDICT, arms_table, c
 
 ROOT = Path("runs/bench-learning")  # --root moves it
 CONFIG = "config.yaml"
-# validation: the data.validation_size problems carved out of the training set (tune on it; the
-# held-out set and HumanEval are reported, never tuned on)
+# validation: the data.validation_size problems carved out of the training set; tune: --tune N problems
+# of bank:train (a fixed draw), which the default config never trains on (its data.source is
+# builtin:train; a config that trains on bank:train is refused an eval of them). Tune on either; the
+# held-out sets and HumanEval are reported, never tuned on
 SETS = {"heldout": "builtin:heldout", "bank": "bank:heldout", "humaneval": "humaneval", "validation": "validation",
-        "ocaml": "ocaml:heldout"}
+        "tune": "bank:train", "ocaml": "ocaml:heldout"}
 HELDOUT = (*PYTHON_HELDOUT, "ocaml")  # the held-out sets: what the positive control trains on
 
 
@@ -74,7 +76,7 @@ def sampled_eval(name: str, epoch: int, overrides: list[str], a, log, sets=None,
     out = {}
     for key in a.sets if sets is None else sets:
         extra = [f"eval.sources=[{SETS[key]}]", f"eval.num_samples={a.samples}", f"eval.temperature={a.temperature}",
-                 f"eval.max_problems={a.humaneval if key == 'humaneval' else 0}"]
+                 f"eval.max_problems={ {'humaneval': a.humaneval, 'tune': a.tune}.get(key, 0)}"]
         r = runner(name, overrides, extra)
         t = time.time()
         m = r.run_eval(epoch, echo=lambda _: None, warm_start=warm_start)
@@ -179,12 +181,13 @@ def main() -> int:
     ap.add_argument("--sets", default="heldout,bank,humaneval",
                     help="comma-separated: heldout (builtin:heldout, 29 problems), bank (bank:heldout, 159), humaneval, "
                          "validation (needs data.validation_size > 0 among the overrides or in --config: the set to "
-                         "tune on), ocaml (ocaml:heldout, 16 problems, with --config configs/ocaml.yaml; also reports "
+                         "tune on), tune (--tune problems of bank:train, a fixed draw: a larger set to tune the default config on), ocaml (ocaml:heldout, 16 problems, with --config configs/ocaml.yaml; also reports "
                          "the shares of well-formed and type-checking answers)")
     ap.add_argument("--base-draws", type=int, default=None, help="the base model's sampled evals, each with its "
                                                                      "own streams (run.seed 101..100+D), averaged; their "
                                                                      "spread measures the draw-level variance (2 or "
                                                                      "more); default 5 (--quick: 1)")
+    ap.add_argument("--tune", type=int, default=100, help="--sets tune: how many problems of bank:train (a fixed draw)")
     ap.add_argument("--no-controls", action="store_true", help="skip the negative and positive controls")
     ap.add_argument("--ablation", action="store_true", help="also train RL without the warm-start and the default "
                                                             "with the plain execution reward, each over the same "
