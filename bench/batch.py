@@ -42,7 +42,8 @@ def ingest(kind: str, url: str, n: int, workdir: Path) -> tuple[float, int]:
     from bench.judge import answers
     from data.loaders import load_builtin
     from judges.anthropic import AnthropicJudge
-    from judges.batch import Journal, _ingest
+    from judges.batch import _ingest
+    from judges.batch_records import Journal
     from judges.cache import JudgeCache
     from judges.cached import RunStats
     from judges.openai import OpenAIJudge
@@ -78,7 +79,7 @@ def epoch_cost(judgements: int) -> list[str]:
     from judges.llm import PRICES as TABLE
     from judges.llm import cost_usd
     from judges.openai import OpenAIJudge
-    from pipeline.judging import as_answer
+    from pipeline.stages.judging import as_answer
     problems = load_builtin("train")
     rows = ["| model | judgements | worst case live | worst case batch | typical live | typical batch |",
             "|---|---|---|---|---|---|"]

@@ -15,7 +15,7 @@ heads, 3 key/value heads of 64, hidden 576, MLP 1536).
   per layer, and over 30 layers with each layer's 9 MB gate_up linear between (the caches cold, as
   in a step);
 - attention's share of the real step (the embedded student's bf16 step, its attention by SDPA, by
-  our kernel (pipeline.cpu_attention) and by none: a copy of the query);
+  our kernel (pipeline.engines.cpu_attention) and by none: a copy of the query);
 - ragged spans: over the sample stage's and the greedy eval's real decode steps (the default
   config), the keys a step reads today (every live row up to the longest, rounded up to 32)
   against reading them per chunk of C slots (each chunk up to its own longest row) and exactly.
@@ -128,14 +128,14 @@ def shared_prompt(groups: int = 8, per: int = 8, prompt: int = 107, completion: 
 
 
 def attention_share() -> list[str]:
-    """The embedded student's bf16 step (pipeline.decode_step) with its one-token attention by SDPA,
-    by our kernel (pipeline.cpu_attention), and replaced by a copy of the query: attention's share of
+    """The embedded student's bf16 step (pipeline.engines.decode_step) with its one-token attention by SDPA,
+    by our kernel (pipeline.engines.cpu_attention), and replaced by a copy of the query: attention's share of
     a real step, caches cold between layers."""
-    from pipeline.config_file import load_config
-    from pipeline.decode import SlotCache, model_shape
-    from pipeline.decode_step import make_step
-    from pipeline.model import student_model
-    from pipeline.sampling_weights import sampling_model
+    from pipeline.config.file import load_config
+    from pipeline.engines.decode import SlotCache, model_shape
+    from pipeline.engines.decode_step import make_step
+    from pipeline.engines.model import student_model
+    from pipeline.engines.sampling_weights import sampling_model
     F = torch.nn.functional
     root = Path(__file__).resolve().parent.parent
     cfg = load_config(root / "config.yaml", [])
@@ -201,13 +201,13 @@ def epilogues(rows: int) -> dict[str, float]:
 
 def ragged_spans() -> list[str]:
     """Keys read by the real decode steps of the sample stage and the greedy eval (default config)."""
-    import pipeline.decode_step as step_mod
+    import pipeline.engines.decode_step as step_mod
     from data.loaders import load_source
-    from pipeline.config_file import load_config
-    from pipeline.engine_hf import chat_prompt, generate, greedy, template_prefix
-    from pipeline.model import load_tokenizer, student_model
-    from pipeline.problems import choose_prompts
-    from pipeline.sampling_weights import sampling_model
+    from pipeline.config.file import load_config
+    from pipeline.engines.hf import chat_prompt, generate, greedy, template_prefix
+    from pipeline.engines.model import load_tokenizer, student_model
+    from pipeline.stages.problems import choose_prompts
+    from pipeline.engines.sampling_weights import sampling_model
     seen: list[list[int]] = []
     orig = step_mod.LlamaStep.__call__
 

@@ -64,7 +64,7 @@ def build_student(shape: str, tok_dir: str | None, out_root: Path, device: str) 
     out = out_root / f"qwen2-{shape}-random"
     if (out / "config.json").exists():
         return out
-    from pipeline.model import embedded_tokenizer_dir
+    from pipeline.engines.model import embedded_tokenizer_dir
     tok = AutoTokenizer.from_pretrained(tok_dir or embedded_tokenizer_dir())
     h, layers, heads, kv, inter = SHAPES[shape]
     conf = Qwen2Config(vocab_size=len(tok), hidden_size=h, num_hidden_layers=layers, num_attention_heads=heads,
@@ -99,7 +99,7 @@ def profiled(runner_cls, path: Path, stages=("sample", "update")) -> None:
     import torch
     from torch.profiler import ProfilerActivity, profile
 
-    import pipeline.decode as dec
+    import pipeline.engines.decode as dec
     cuda = torch.cuda.is_available()
     plain_decode, plain_run = dec.decode, runner_cls._run_stage_here
 
@@ -133,8 +133,8 @@ def profiled(runner_cls, path: Path, stages=("sample", "update")) -> None:
 
 def side_ours(a, model_dir: Path) -> dict:
     import torch
-    from pipeline.config_file import load_config
-    from pipeline.runner import Runner
+    from pipeline.config.file import load_config
+    from pipeline.run.runner import Runner
     if a.profile:
         profiled(Runner, Path(a.profile), tuple(a.profile_stages.split(",")))
     with tempfile.TemporaryDirectory() as runs:
@@ -154,7 +154,7 @@ def side_ours(a, model_dir: Path) -> dict:
 
 
 def prompt_tokens(cfg) -> int:
-    from pipeline.tables import load_table
+    from pipeline.store.tables import load_table
     d = Path(cfg.run.dir) / cfg.run.name / "epoch-001" / "sample"
     return sum(len(r["prompt_ids"]) for r in load_table(d)) if d.exists() else 0
 
@@ -163,8 +163,8 @@ def side_trl(a, model_dir: Path) -> dict:
     import torch
     from bench.helpers import CountingJudge, messages, trl_trainer
     from data.loaders import load_source
-    from pipeline.config_file import load_config
-    from pipeline.problems import pool
+    from pipeline.config.file import load_config
+    from pipeline.stages.problems import pool
     with tempfile.TemporaryDirectory() as runs:
         cfg = load_config(ROOT / "config.yaml", overrides(a, model_dir, runs))
     probs = pool(load_source("builtin:train"), a.prompts, cfg.run.seed)[: a.prompts]

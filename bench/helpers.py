@@ -76,7 +76,7 @@ def peak_rss_mb() -> float:
 
 
 def config(overrides: list[str]):
-    from pipeline.config_file import load_config
+    from pipeline.config.file import load_config
     return load_config(ROOT / "config.yaml", overrides)
 
 
@@ -121,13 +121,13 @@ def grpo_config(cfg, out_dir: str, n_prompts: int, lr: float | None = None, kl: 
 def plain_model_dir(cfg) -> str:
     """The student's weights in a directory TRL accepts.
 
-    The embedded model's safetensors copy (pipeline/model.py) keeps the GGUF `quantization_config`
+    The embedded model's safetensors copy (pipeline/engines/model.py) keeps the GGUF `quantization_config`
     in its config.json although its weights are plain float32 nn.Linear. transformers' Trainer
     then refuses it: "ValueError: The model you are trying to fine-tune is quantized with
     QuantizationMethod.GGUF but that quantization method do not support training". So TRL gets a
     directory of symlinks to the same files with that key dropped: same weights, same compute.
     """
-    from pipeline.model import resolve
+    from pipeline.engines.model import resolve
     src = Path(resolve(cfg.student.model))
     conf = json.loads((src / "config.json").read_text())
     if "quantization_config" not in conf:
@@ -148,7 +148,7 @@ def trl_trainer(cfg, rows: list[dict], reward_funcs, out_dir: str, rollout_func=
     ({"prompt": messages, ...extra columns handed to the reward functions})."""
     from datasets import Dataset
     from trl import GRPOTrainer
-    from pipeline.model import load_tokenizer
+    from pipeline.engines.model import load_tokenizer
     n_prompts = len(rows)
     return GRPOTrainer(model=plain_model_dir(cfg), reward_funcs=reward_funcs,
                        args=grpo_config(cfg, out_dir, n_prompts, lr=learning_rate, kl=beta,
@@ -171,7 +171,7 @@ class CountingJudge:
 
     def __init__(self, cfg, problems: dict, eos_ids: set[int]):
         from judges.execution import ExecutionJudge
-        from pipeline.judging import as_answer, execution_settings
+        from pipeline.stages.judging import as_answer, execution_settings
         self.cfg, self.problems, self.eos_ids = cfg, problems, eos_ids
         self.judge = ExecutionJudge(execution_settings(cfg))
         self.calls, self.secs = 0, 0.0
@@ -186,7 +186,7 @@ class CountingJudge:
         return value
 
     def __call__(self, prompts, completions, completion_ids, problem_id, **_) -> list[float | None]:
-        from pipeline.rl import ratio_reward
+        from pipeline.train.rl import ratio_reward
         out = []
         for c, ids, pid in zip(completions, completion_ids, problem_id):
             text = c[0]["content"] if isinstance(c, list) else c

@@ -44,7 +44,7 @@ def serve(latency: float) -> int:
 
 def answers(problem, tag: str, n: int) -> list[str]:
     """n distinct answers (distinct cache keys) of realistic size: the reference + a marker."""
-    from pipeline.judging import as_answer
+    from pipeline.stages.judging import as_answer
     return [as_answer(f"{problem.reference.rstrip()}\n# {tag}-{i:05d}") for i in range(n)]
 
 

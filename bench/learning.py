@@ -6,7 +6,7 @@ held-out problem n times (sampled, eval.num_samples / eval.temperature) on the h
 (builtin:heldout's 29 problems and the problem bank's 159, bank:heldout: --sets), on HumanEval, or on
 the 16 held-out OCaml problems (--sets ocaml, with their shares of well-formed and type-checking answers). Per set it reports base and trained sampled pass@1, graded score and the NLL of
 the reference answers, each with its 95% interval, the paired difference (B - A per problem,
-problems clustered with every seed's difference together: pipeline/significance.py), the
+problems clustered with every seed's difference together: pipeline/metrics/significance.py), the
 probability of improvement, won/lost/tied, and one word: "learned" only when the paired interval
 is above 0, "no measurable change" when it holds 0, "worse" when below.
 
@@ -49,8 +49,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import record  # noqa: E402
-from pipeline.config_file import load_config  # noqa: E402
-from pipeline.runner import Runner  # noqa: E402
+from pipeline.config.file import load_config  # noqa: E402
+from pipeline.run.runner import Runner  # noqa: E402
 from bench.learning_tables import (PARTS, PYTHON_HELDOUT, VERDICT, arms_table, comparisons, plot,  # noqa: E402,F401
                                    table)
 
@@ -117,8 +117,8 @@ def train(name: str, overrides: list[str], a, log) -> list[dict]:
 def training_reward(runs: dict[str, list[str]], epochs: int) -> tuple[float, float, float, int]:
     """The mean training reward over the runs' E epochs: each group's mean reward (one prompt's
     samples in one epoch), each run (seed) a stratum; (mean, low, high, groups) with its 95% interval."""
-    from pipeline.significance import mean_interval
-    from pipeline.tables import load_table
+    from pipeline.metrics.significance import mean_interval
+    from pipeline.store.tables import load_table
     strata = []
     for name, overrides in runs.items():
         r, groups = runner(name, overrides), []
@@ -223,7 +223,9 @@ def main() -> int:
         times[label] = times.get(label, 0.0) + time.time() - t
         return out
 
-    ov = list(a.overrides)
+    # the LR schedule spans the epochs the bench trains (update.planned_epochs, 4 by default: with
+    # --epochs 8 and no override, epochs 5-8 would run at lr 0); an override of it still wins
+    ov = [f"update.planned_epochs={a.epochs}", *a.overrides]
     runs = plan(a, ov)
     curves = {name: timed("training", lambda: train(name, o, a, log)) for name, o in runs.items()}
     log("base model: sampled evals")
@@ -285,7 +287,7 @@ def main() -> int:
     total = time.time() - t0
     paragraphs.append(f"Wall time {total / 60:.1f} min: " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in times.items())
                       + f". Sampled evals: {a.samples} answers per problem at T={a.temperature}; HumanEval problems: "
-                      f"{a.humaneval or 164}. Overrides: {' '.join(ov) or 'none'}. Curves: bench/{png.name}.")
+                      f"{a.humaneval or 164}. Overrides: {' '.join(a.overrides) or 'none'}. Curves: bench/{png.name}.")
     curve_lines = ["| run | " + " | ".join(f"epoch {m['epoch']}" for m in next(iter(curves.values()))) + " |",
                    "|---" * (a.epochs + 2) + "|"]
     for name, ms in curves.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.significance import OCAML_PARTS, compare, load_eval, per_problem, recipe_interval
+from pipeline.metrics.significance import OCAML_PARTS, compare, load_eval, per_problem, recipe_interval
 
 PYTHON_HELDOUT = ("heldout", "bank")  # the held-out Python sets, reported also as one (188 problems)
 METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))

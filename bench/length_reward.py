@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import epoch_table, record  # noqa: E402
-from pipeline.config_file import load_config  # noqa: E402
-from pipeline.runner import Runner  # noqa: E402
+from pipeline.config.file import load_config  # noqa: E402
+from pipeline.run.runner import Runner  # noqa: E402
 
 COLS = ["reward/mean", "reward/best_of_n", "completion/length_mean", "kl/k3", "kl/k1", "kl/k3_start", "kl/coef",
         "time/epoch_s"]

@@ -52,7 +52,7 @@ def main() -> int:
     ratio = med / cold
     # where a rerun's time goes: bare start-up, the CLI's imports, and what running a stage would import
     imports = {what: statistics.median(run_timed([PY, "-c", what])[0] for _ in range(3))
-               for what in ("pass", "import pipeline.cli", "import pipeline.stages.update")}
+               for what in ("pass", "import pipeline.cli.main", "import pipeline.stages.update")}
     lines = ["| | wall s | in the epoch s (CLI `done in`) |", "|---|---|---|",
              f"| cold `rlaif epoch 1` (fresh run dir, cold judge cache) | {cold:.1f} | {cold_inner:.1f} |"]
     lines += [f"| unchanged rerun {i + 1} (every stage reused) | {w:.2f} | {e:.2f} |"

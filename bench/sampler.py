@@ -1,7 +1,7 @@
 """The sampler, side by side in one run: transformers' generate as the hf engine ran it before the
 decode loop (static batches of 32, float32: sample.engine=generate) against the decode loop
-(pipeline/decode.py) in float32 and in sample.dtype=auto (bf16 on a CPU with avx512_bf16), its
-one-token attention and fused elementwise calls our C++ kernels (pipeline/cpu_attention.py) and, as a
+(pipeline/engines/decode.py) in float32 and in sample.dtype=auto (bf16 on a CPU with avx512_bf16), its
+one-token attention and fused elementwise calls our C++ kernels (pipeline/engines/cpu_attention.py) and, as a
 second arm, torch's SDPA and torch's operations (sample.decode_step=ours-sdpa), on the
 embedded SmolLM2-135M at the default settings, the same prompts and per-completion streams:
 
@@ -111,13 +111,13 @@ def main() -> None:
     if set(only) - set(SCENARIOS):
         ap.error(f"--only: unknown {', '.join(sorted(set(only) - set(SCENARIOS)))}; choose among {', '.join(SCENARIOS)}")
     from data.loaders import load_source
-    from pipeline.config_file import load_config
-    from pipeline.engine_hf import (chat_prompt, generate, greedy, reference_generate, reference_greedy,
+    from pipeline.config.file import load_config
+    from pipeline.engines.hf import (chat_prompt, generate, greedy, reference_generate, reference_greedy,
                                     template_prefix)
-    from pipeline.forward import rollout_logprobs
-    from pipeline.model import load_tokenizer, student_model
-    from pipeline.problems import choose_prompts
-    from pipeline.sampling_weights import sampling_dtype, sampling_model
+    from pipeline.engines.forward import rollout_logprobs
+    from pipeline.engines.model import load_tokenizer, student_model
+    from pipeline.stages.problems import choose_prompts
+    from pipeline.engines.sampling_weights import sampling_dtype, sampling_model
     from pipeline.stages.eval import sampling_config
     root = Path(__file__).resolve().parent.parent
     cfg = load_config(root / "config.yaml", [])
@@ -138,9 +138,9 @@ def main() -> None:
              "sampler gap mean / max (nats) | % of the floor | % of the roofline |", "|---" * 11 + "|"]
     slot_note: list[str] = []
     split: list[str] = []                        # where each loop arm's seconds went
-    import pipeline.decode as decode_mod
-    from pipeline.decode_step import make_step
-    from pipeline import cpu_attention
+    import pipeline.engines.decode as decode_mod
+    from pipeline.engines.decode_step import make_step
+    from pipeline.engines import cpu_attention
     cpu_attention.module()                       # built (once per torch install) before any arm is timed
     rates = {torch.float32: matmul_rate(c, torch.float32), torch.bfloat16: matmul_rate(c, torch.bfloat16)}
     bw = bandwidth()

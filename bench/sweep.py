@@ -36,9 +36,9 @@ from bench.helpers import (PY, RLAIF, ROOT, SMALL, CountingJudge, busy, config, 
 def trl_all(overrides: list[str], grid: list[tuple[float, float]]) -> int:
     """Child process: one GRPOTrainer run (generate, judge, update) per (lr, kl) on epoch 1's prompts."""
     from data.schema import Problem
-    from pipeline.model import load_tokenizer
-    from pipeline.runner import Runner
-    from pipeline.tables import load_table
+    from pipeline.engines.model import load_tokenizer
+    from pipeline.run.runner import Runner
+    from pipeline.store.tables import load_table
     cfg = config(overrides)
     prompts = load_table(Runner(cfg).epoch_dir(1) / "prompts", json_cols=("problem",))
     problems = {p["problem_id"]: Problem.from_json(p["problem"]) for p in prompts}
@@ -84,9 +84,9 @@ def main() -> int:
         return trl_all(a.overrides, grid)
 
     from judges.cache import JudgeCache
-    from pipeline.artifacts import read_manifest
-    from pipeline.runner import Runner
-    from pipeline.judging import cache_dir
+    from pipeline.store.artifacts import read_manifest
+    from pipeline.run.runner import Runner
+    from pipeline.stages.judging import cache_dir
     run_dir = ROOT / "runs" / "bench-sweep"
     shutil.rmtree(run_dir, ignore_errors=True)  # a fresh run and a cold judge cache
     over = [*SMALL, f"run.dir={run_dir}", "run.name=sweep", *a.overrides]

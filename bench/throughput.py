@@ -14,7 +14,7 @@
                            function the fixed rewards; it computes old and reference logprobs
     tokens/s = completion tokens trained / wall seconds of train() (resp. trainer.train());
     model loading is outside the timing on both sides.
-(b) Sampling: generated tokens/s of pipeline.engine_hf.generate against GRPOTrainer._generate
+(b) Sampling: generated tokens/s of pipeline.engines.hf.generate against GRPOTrainer._generate
     (what its training step calls to sample) on the same prompts x num_samples, same
     temperature / top_p / top_k / max_new_tokens, both on the student + a fresh LoRA of our
     settings (the model each one samples from mid-run). One process, one untimed warm-up call
@@ -43,9 +43,9 @@ from bench.helpers import (PY, SMALL, busy, config, last_json, messages, peak_rs
 def problems_and_batch(cfg, tok):
     """(the prompts' problems, fixed rows {prompt_ids, completion_ids, advantage, reward, group})."""
     from data.loaders import load_source
-    from pipeline.rl import advantages
-    from pipeline.engine_hf import chat_prompt
-    from pipeline.judging import as_answer
+    from pipeline.train.rl import advantages
+    from pipeline.engines.hf import chat_prompt
+    from pipeline.stages.judging import as_answer
     k, max_new = cfg.sample.num_samples, cfg.sample.max_new_tokens
     pool = [p for p in load_source("builtin:train") if p.reference and p.difficulty in cfg.data.difficulties]
     prompts, answers = pool[: cfg.data.prompts_per_epoch], pool[: cfg.data.prompts_per_epoch * k]
@@ -64,8 +64,8 @@ def problems_and_batch(cfg, tok):
 def update_side(side: str, overrides: list[str]) -> int:
     """Child process: one update on the fixed batch; prints tokens, seconds, peak RSS."""
     import torch
-    from pipeline.model import load_student, load_tokenizer
-    from pipeline.stages.update import train
+    from pipeline.engines.model import load_student, load_tokenizer
+    from pipeline.stages.update_loop import train
     cfg = config(overrides)
     tok = load_tokenizer(cfg.student)
     prompts, rows = problems_and_batch(cfg, tok)
@@ -113,8 +113,8 @@ def update_side(side: str, overrides: list[str]) -> int:
 def sampling(cfg, rounds: int) -> dict[str, list[tuple[int, float]]]:
     """{side: [(generated tokens, seconds) of each round]}, the sides alternating."""
     import torch
-    from pipeline.model import load_student, load_tokenizer
-    from pipeline.engine_hf import chat_prompt, generate
+    from pipeline.engines.model import load_student, load_tokenizer
+    from pipeline.engines.hf import chat_prompt, generate
     tok = load_tokenizer(cfg.student)
     prompts, _ = problems_and_batch(cfg, tok)
     torch.manual_seed(cfg.run.seed)

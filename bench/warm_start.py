@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def warm_start_rows(cfg, tok) -> list[dict]:
-    from pipeline.engine_hf import chat_prompt
-    from pipeline.problems import warm_start_problems
+    from pipeline.engines.hf import chat_prompt
+    from pipeline.stages.problems import warm_start_problems
     return [{"prompt_ids": chat_prompt(tok, cfg, p.prompt),
              "completion_ids": tok.encode(p.reference, add_special_tokens=False) + [tok.eos_token_id],
              "advantage": 0.0, "sft": True} for p in warm_start_problems(cfg) if p.reference]
@@ -58,11 +58,11 @@ def main() -> int:
     ap.add_argument("--rows", type=int, default=32, help="warm-start rows trained (one pass)")
     ap.add_argument("--rounds", type=int, default=2, help="runs per arm, alternating (the fastest counts)")
     a = ap.parse_args()
-    import pipeline.forward as fw
-    from pipeline.config_file import load_config
-    from pipeline.forward import prompt_ordered
-    from pipeline.model import load_tokenizer, student_model
-    from pipeline.stages.update import train
+    import pipeline.engines.forward as fw
+    from pipeline.config.file import load_config
+    from pipeline.engines.forward import prompt_ordered
+    from pipeline.engines.model import load_tokenizer, student_model
+    from pipeline.stages.update_loop import train
     root = Path(__file__).resolve().parent.parent
     cfg = load_config(root / "config.yaml", [])
     tok = load_tokenizer(cfg.student)

@@ -1,7 +1,7 @@
 """The curriculum's settings: the `curriculum:` section of the pipeline's config.
 
 It lives here, beside the code that reads it, so the curriculum needs nothing from the pipeline;
-`pipeline/config.py` places it in the one config.
+`pipeline/config/schema.py` places it in the one config.
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ Three sources, from weakest to strongest evidence:
    dominates as soon as there is any.
 
 Pure functions; the pipeline gathers teacher scores and per-epoch student means
-(pipeline/history.py).
+(pipeline/store/history.py).
 """
 from __future__ import annotations
 

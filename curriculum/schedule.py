@@ -15,7 +15,7 @@ adaptive: prefer prompts whose recent student success lies in [band_low, band_hi
 oldest first (None where the judge could not score the group). Within every choice, prompts
 seen least often come first, then a seeded shuffle: deterministic in (seed, epoch), and no
 prompt waits long for its turn. Pure functions: the pipeline (`choose_prompts` in
-pipeline/problems.py) loads the scores, and the prompts stage writes the artifacts.
+pipeline/stages/problems.py) loads the scores, and the prompts stage writes the artifacts.
 """
 from __future__ import annotations
 

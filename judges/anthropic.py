@@ -17,7 +17,7 @@ from typing import Any, AsyncIterator, Callable
 import anthropic
 
 from judges import rubric
-from judges.batch import BatchItem, BatchStatus, Outcome, custom_id_of
+from judges.batch_records import BatchItem, BatchStatus, Outcome, custom_id_of
 from judges.llm import APIJudge
 
 

@@ -32,109 +32,15 @@ import asyncio
 import json
 import logging
 import math
-import os
-import re
 import time
 import uuid
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Callable
 
 from judges.cache import JudgeCache
+from judges.batch_records import BatchItem, BatchTimeout, Journal, Outcome
 from judges.cached import BudgetExceeded, RunStats, _cost, run_cached
 
 log = logging.getLogger("rlaif")
-
-
-@dataclass
-class BatchItem:
-    """One request: its cache key (the batch's custom_id), the body live and batch calls both send,
-    whose answer it is (judge | teacher), and the same request made live."""
-    key: str
-    body: dict
-    role: str
-    live: Callable[[], Awaitable[dict]]
-
-
-@dataclass
-class BatchStatus:
-    ended: bool
-    status: str
-    counts: dict[str, int]
-    """The provider's own request counts (Anthropic: processing/succeeded/errored/canceled/expired;
-    OpenAI: completed/failed)."""
-    done: int
-    total: int
-    files: list[str] = field(default_factory=list)
-    """OpenAI: the output and error files to read."""
-    error: str = ""
-    """Why the whole batch failed (OpenAI's validation errors), if it did."""
-
-
-@dataclass
-class Outcome:
-    """One result line."""
-    custom_id: str | None
-    kind: str
-    """succeeded | errored | expired | canceled | malformed"""
-    raw: str
-    """succeeded: the response JSON, read like a live one; otherwise the error or the line itself."""
-    retryable: bool = True
-
-
-_CUSTOM_ID = re.compile(r'"custom_id"\s*:\s*"([A-Za-z0-9_-]{1,64})"')
-
-
-def custom_id_of(line: str) -> str | None:
-    """The custom_id of a result line that is not valid JSON, when it can still be read."""
-    m = _CUSTOM_ID.search(line)
-    return m.group(1) if m else None
-
-
-class BatchTimeout(RuntimeError):
-    def __init__(self, timeout_s: float, pending: list[str], results: list, stats: RunStats):
-        super().__init__(f"batch_timeout={timeout_s:g}s reached with {len(pending)} batches still running "
-                         f"({', '.join(pending)}); {stats.api_calls} answers of this run are in the cache. "
-                         "Rerun the same command to resume polling them (nothing is submitted again)")
-        self.timeout_s, self.pending, self.results, self.stats = timeout_s, pending, results, stats
-
-
-class Journal:
-    """Append-only JSON lines of batch events in a stage's work directory; each line fsynced before
-    `write` returns. Events: submit (keys, before the submission), file (OpenAI upload), created
-    (the batch id), ended (ingested), abandoned (rejected or lost)."""
-
-    def __init__(self, directory: str | Path):
-        self.path = Path(directory) / "batches.jsonl"
-
-    def write(self, record: dict) -> None:
-        new = not self.path.exists()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a") as f:
-            f.write(json.dumps({**record, "t": time.time()}) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        if new:  # the file's directory entry must survive a crash too
-            fd = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-
-    def entries(self) -> dict[str, dict]:
-        """local id -> the merged events of one submission, in journal order."""
-        out: dict[str, dict] = {}
-        if not self.path.exists():
-            return out
-        for line in self.path.read_text().splitlines():
-            try:
-                rec = json.loads(line)
-            except ValueError:  # a line torn by a kill mid-write: its event did not happen
-                continue
-            e = out.setdefault(rec["local"], {})
-            e.update({k: v for k, v in rec.items() if k != "event"})
-            e.setdefault("events", []).append(rec["event"])
-        return out
 
 
 def _chunks(judge: Any, items: list[BatchItem]) -> list[list[BatchItem]]:

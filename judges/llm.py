@@ -21,7 +21,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from data.schema import Problem
 from judges import rubric
 from judges.base import Generation, Score
-from judges.batch import BatchItem, BatchStatus, Outcome
+from judges.batch_records import BatchItem, BatchStatus, Outcome
 from judges.cache import cache_key
 from judges.cached import Job
 from judges.limits import RateLimiter

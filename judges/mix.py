@@ -1,6 +1,6 @@
 """The mix judge: a weighted combination of component judges (e.g. tests 0.65 + rubric 0.35).
 
-Each component is scored and cached on its own (pipeline/judging.py runs them), so changing a
+Each component is scored and cached on its own (pipeline/stages/judging.py runs them), so changing a
 weight re-pays nothing; this is only the arithmetic.
 """
 from __future__ import annotations

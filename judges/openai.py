@@ -15,7 +15,7 @@ from typing import Any, AsyncIterator, Callable
 import openai
 
 from judges import rubric
-from judges.batch import BatchItem, BatchStatus, Outcome, custom_id_of
+from judges.batch_records import BatchItem, BatchStatus, Outcome, custom_id_of
 from judges.llm import APIJudge
 
 ENDPOINT = "/v1/chat/completions"

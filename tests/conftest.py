@@ -7,6 +7,12 @@ from pathlib import Path
 import pytest
 import torch
 
+
+def pytest_collection_modifyitems(config, items):
+    """The slow tests first (stable otherwise): pytest-xdist hands tests out in this order, and a
+    minute-long test handed out last keeps one worker busy after the other has finished."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
 # keep tests off the network and on the machine's cores
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -24,7 +30,7 @@ def _tiny_llama(init: float):
     """(model, tokenizer): a 2-layer, 64-wide Llama with the SmolLM2 tokenizer, seeded."""
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    from pipeline.model import embedded_tokenizer_dir
+    from pipeline.engines.model import embedded_tokenizer_dir
     tok = AutoTokenizer.from_pretrained(embedded_tokenizer_dir())
     cfg = LlamaConfig(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                       num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=1024,
@@ -58,7 +64,7 @@ def build_tiny_model(out: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory) -> str:
-    from pipeline.model import cache_root
+    from pipeline.engines.model import cache_root
     return str(build_tiny_model(cache_root() / "models" / "tiny-llama-smollm2-tok-v2"))
 
 
@@ -88,8 +94,8 @@ def build_brevity_model(out: Path, steps: int = 300, lr: float = 3e-3) -> Path:
     import json
     import random
 
-    from pipeline.config import Config
-    from pipeline.engine_hf import chat_prompt
+    from pipeline.config.schema import Config
+    from pipeline.engines.hf import chat_prompt
     if (out / "config.json").exists():
         return out
     model, tok = _tiny_llama(0.02)
@@ -133,7 +139,7 @@ def brevity_model(tmp_path_factory) -> str:
 
 
 def brevity_model_path() -> str:
-    from pipeline.model import cache_root
+    from pipeline.engines.model import cache_root
     return str(build_brevity_model(cache_root() / "models" / "tiny-llama-brevity-v1"))
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from judges.cache import JudgeCache
-from pipeline.cli import main
-from pipeline.config_file import load_config
-from pipeline.runner import Runner
-from pipeline.tables import load_table
+from pipeline.cli.main import main
+from pipeline.config.file import load_config
+from pipeline.run.runner import Runner
+from pipeline.store.tables import load_table
 from tests.fakeapi import FakeAPI
 
 PRICES = "judge.prices={fake-model: {input: 3.0, output: 15.0}}"
@@ -81,7 +81,7 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
     err = capsys.readouterr().err
     assert "judge.mode=replay" in err and "9 of 12 answers are not in the cache" in err  # the teacher judgements never see a reference
     assert main(["replay", "1", *over, "judge.show_teacher=false", "judge.skip_missing=true",
-                 f"run.name=skipping"]) == 0
+                 "run.name=skipping"]) == 0
 
 
 def test_budget_stops_the_judge_stage_and_keeps_what_was_paid(tiny_config, api, capsys):
@@ -105,6 +105,7 @@ def test_budget_stops_the_judge_stage_and_keeps_what_was_paid(tiny_config, api, 
     assert kept >= first  # every paid answer was cached (plus the sandbox's judgements)
 
 
+@pytest.mark.slow
 def test_kill_during_judge_stage_repeats_no_answered_request(tiny_config, api, tmp_path):
     api.latency = 0.3
     over = api_run(tiny_config, api) + ["judge.max_in_flight=2"]

@@ -6,10 +6,10 @@ import errno
 import json
 import pytest
 
-from pipeline.cli import main
-from pipeline.config_file import load_config
-from pipeline.model import ModelError, load_student, load_tokenizer
-from pipeline.runner import Runner
+from pipeline.cli.main import main
+from pipeline.config.file import load_config
+from pipeline.engines.model import ModelError, load_student, load_tokenizer
+from pipeline.run.runner import Runner
 
 
 def test_model_without_chat_template_is_rejected(tmp_path, tiny_model):
@@ -67,7 +67,7 @@ def test_disk_full_fails_the_stage_cleanly(tiny_config, monkeypatch):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(datasets.Dataset, "save_to_disk", full)
-    from pipeline.errors import RunError
+    from pipeline.config.errors import RunError
     with pytest.raises(RunError, match="no space left on the device writing stage prompts of epoch 1"):
         r.run_epoch(1, echo=lambda _: None, force=True)
     after = {p.name: (p / "manifest.json").read_text() for p in e1.iterdir() if (p / "manifest.json").exists()}

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from judges.anthropic import AnthropicJudge
-from judges.batch import BatchTimeout, Journal, run_batched
+from judges.batch import run_batched
+from judges.batch_records import BatchTimeout, Journal
 from judges.cache import JudgeCache
 from judges.cached import BudgetExceeded, run_cached
 from judges.llm import cost_usd
@@ -214,7 +215,8 @@ def test_a_batch_needs_batch_prices(api):
 
 KILL_SCRIPT = textwrap.dedent("""
     import asyncio, sys
-    from judges.batch import Journal, run_batched
+    from judges.batch import run_batched
+    from judges.batch_records import Journal
     from judges.cache import JudgeCache
     from tests.test_batch import make_for_url, PROBLEM, REF, answer
     kind, url, cache_dir, work, n = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])

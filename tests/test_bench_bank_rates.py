@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipeline.tables import save_table
+from pipeline.store.tables import save_table
 
 ROOT = Path(__file__).resolve().parent.parent
 

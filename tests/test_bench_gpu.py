@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -15,6 +17,7 @@ def test_help():
     assert res.returncode == 0 and "--shapes" in res.stdout and "--profile" in res.stdout
 
 
+@pytest.mark.slow
 def test_the_tiny_smoke_run_on_the_cpu(tmp_path):
     env = {**os.environ, "RLAIF_BENCH_RESULTS": str(tmp_path / "RESULTS.md")}
     cmd = [sys.executable, "bench/gpu.py", "--shapes", "tiny", "--device", "cpu", "--prompts", "2", "--k", "2",

@@ -1,14 +1,16 @@
 """bench/learning.py end to end on the tiny model: seeds, controls, paired tables, verdicts, curves."""
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
     over = [x for x in tiny_config if not x.startswith("run.dir=")]
     cmd = [sys.executable, "bench/learning.py", "--root", str(tmp_path / "bench"), "--no-record", "--seeds", "2",
@@ -66,8 +68,8 @@ def test_the_two_held_out_sets_are_also_compared_as_one(tmp_path):
     and seed, as `compare` pairs one set (its mean is the problems' mean, not the sets' mean)."""
     sys.path.insert(0, str(ROOT))
     from bench.learning import comparisons
-    from pipeline.significance import compare
-    from pipeline.tables import save_table
+    from pipeline.metrics.significance import compare
+    from pipeline.store.tables import save_table
 
     def evals(name: str, values: dict[str, list[float]]) -> dict[str, Path]:
         out = {}
@@ -100,7 +102,7 @@ def test_the_two_held_out_sets_are_also_compared_as_one(tmp_path):
 
 
 def merged(evals: dict[str, Path]) -> dict[str, float]:
-    from pipeline.significance import load_eval, per_problem
+    from pipeline.metrics.significance import load_eval, per_problem
     return {k: v for key in ("heldout", "bank") for k, v in per_problem(load_eval(evals[key]), "pass@1").items()}
 
 
@@ -133,8 +135,8 @@ def test_the_ablation_plans_each_part_of_the_recipe_and_tables_it(tmp_path):
     import argparse
     sys.path.insert(0, str(ROOT))
     from bench import learning
-    from pipeline.config_file import load_config
-    from pipeline.tables import save_table
+    from pipeline.config.file import load_config
+    from pipeline.store.tables import save_table
     help_text = subprocess.run([sys.executable, "bench/learning.py", "--help"], cwd=ROOT, capture_output=True,
                                text=True).stdout
     assert "--ablation" in help_text

@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_warm_start_bench_prints_both_arms_with_the_same_loss():
     res = subprocess.run([sys.executable, "bench/warm_start.py", "--rows", "4", "--rounds", "1"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)

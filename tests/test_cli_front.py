@@ -4,15 +4,14 @@ and the eval on the user's own data."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from pipeline.cli import build_parser, main
-from pipeline.config_file import load_config
+from pipeline.cli.main import build_parser, main
+from pipeline.config.file import load_config
 
 BIN = Path(sys.executable).parent / "rlaif"   # the console script `pip install -e .` puts beside python
 
@@ -93,8 +92,8 @@ def test_trls_names_typed_as_keys_get_the_key_to_use(typed, want):
 
 
 def test_the_trl_table_names_real_keys_and_fills_the_docs():
-    from pipeline import trl_names
-    from pipeline.config_file import describe
+    from pipeline.config import trl_names
+    from pipeline.config.file import describe
     keys = {k for k, _, _ in describe()}
     assert set(trl_names.names().values()) <= keys
     assert {"beta", "epsilon", "learning_rate", "num_generations", "num_iterations"} <= set(trl_names.names())
@@ -137,7 +136,7 @@ def test_the_eval_scores_a_held_out_part_of_the_users_data(tmp_path):
     rows = [{**dataclasses.asdict(p), "id": f"mine-{i:03d}"} for i, p in enumerate(load_builtin("train")[:40])]
     src = tmp_path / "mine.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    from pipeline.problems import training_problems, validation_problems
+    from pipeline.stages.problems import training_problems, validation_problems
     from pipeline.stages.eval import eval_problems
     cfg = load_config(None, [f"data.source={src}"])
     assert cfg.eval.sources == ["validation"] and cfg.data.validation_size == "auto"
@@ -195,7 +194,7 @@ def test_config_show_and_the_epoch_name_the_config_file_read(tmp_path, capsys, m
 def test_the_config_help_names_what_the_built_in_defaults_change():
     """--config's help says how the built-in defaults differ from the shipped config.yaml (the keys
     test_one_set_of_defaults finds), not that they are the same."""
-    from pipeline.cli import CONFIG_HELP
+    from pipeline.cli.main import CONFIG_HELP
     bare, shipped = load_config(None).model_dump(), load_config("config.yaml").model_dump()
     differ = {f"{s}.{k}" for s in bare for k in bare[s] if bare[s][k] != shipped[s][k]}
     assert differ and all(key in CONFIG_HELP for key in differ), CONFIG_HELP
@@ -240,7 +239,7 @@ def _noop(ctx):
 
 def _fake_runner(cfg):
     """The real Runner over stages that do nothing: the epoch loop and its printing, in a second."""
-    from pipeline.runner import Runner
+    from pipeline.run.runner import Runner
     from pipeline.stages import POLICY, Stage
     stages = [Stage(n, "1", (), (), _noop) for n in ("prompts", "sample", "teacher", "judge", "reward", "select",
                                                        "logprobs")]
@@ -256,7 +255,7 @@ def test_a_multi_epoch_run_prints_one_line_per_epoch(tmp_path, capsys, monkeypat
     """`rlaif epoch 3` on a fresh run with the warm-start: one line per epoch (the warm-start's
     included, epoch 1 named once), no stage's running/done lines; --verbose shows those too."""
     import re
-    monkeypatch.setattr("pipeline.commands._runner", _fake_runner)
+    monkeypatch.setattr("pipeline.cli.common.open_runner", _fake_runner)
     over = [f"run.dir={tmp_path}", "update.warm_start=true"]
     assert main(["epoch", "3", *over]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -281,7 +280,7 @@ def test_a_multi_epoch_run_prints_one_line_per_epoch(tmp_path, capsys, monkeypat
 def test_progress_bars_clear_their_line_in_a_multi_epoch_run():
     from tqdm import tqdm
     import io
-    from pipeline.commands import transient_bars
+    from pipeline.cli.common import transient_bars
     with transient_bars():
         bar = tqdm(total=2, file=io.StringIO())
         assert bar.leave is False

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from pipeline.cli import main
-from pipeline.config_file import load_config
-from pipeline.model import ModelError, load_student
+from pipeline.cli.main import main
+from pipeline.config.file import load_config
+from pipeline.engines.model import ModelError, load_student
 
 
 def test_judge_one_answer_prints_json_and_caches(tmp_path, capsys):
@@ -128,7 +128,7 @@ def test_a_tilde_in_a_path_is_the_home_directory(tmp_path, capsys, monkeypatch):
     """data.source=~/x.jsonl, --config=~/my.yaml (no shell expands a ~ after =), an eval source and a
     local student.model under ~ all read from $HOME."""
     from data.loaders import load_source
-    from pipeline.model import resolve
+    from pipeline.engines.model import resolve
     from pipeline.stages.eval import eval_problems
     monkeypatch.setenv("HOME", str(tmp_path))
     (tmp_path / "x.jsonl").write_text(_rows(12))

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cli import main
-from pipeline.config_base import ConfigError
-from pipeline.config_file import describe, load_config
+from pipeline.cli.main import main
+from pipeline.config.base import ConfigError
+from pipeline.config.file import describe, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,13 +52,13 @@ def test_cli_rejects_bad_config_before_work(tmp_path, capsys):
 
 def test_config_reference_documents_every_key():
     """docs/reference/config.md has every key's row as `rlaif config show --doc` describes it
-    (tests/test_docs.py checks the whole page against pipeline/docs_gen.py)."""
-    from pipeline.docs_gen import config_page
+    (tests/test_docs.py checks the whole page against pipeline/cli/docs_gen.py)."""
+    from pipeline.cli.docs_gen import config_page
     page = (ROOT / "docs" / "reference" / "config.md").read_text()
     missing = [k for k, _, _ in describe() if f"| `{k}` |" not in page]
     stale = [row for row in config_page().splitlines() if row.startswith("| `") and row not in page.splitlines()]
     assert not missing and not stale, (f"docs/reference/config.md lacks {missing} and has out-of-date rows {stale}; "
-                                       "run `make docs` or `python -m pipeline.docs_gen`")
+                                       "run `make docs` or `python -m pipeline.cli.docs_gen`")
 
 
 def test_config_show_prints_effective_config(capsys):
@@ -70,8 +70,8 @@ def test_update_options_added_later_move_no_fingerprint_at_their_defaults():
     """update.delta and sapo's temperatures, added after runs existed: at their defaults the update's
     config as its fingerprint hashes it is what it was before them (no key for them), so no finished
     update recomputes; set, they are in it."""
-    from pipeline.config import NEUTRAL_IN_SECTION
-    from pipeline.config_file import load_config as load
+    from pipeline.config.schema import NEUTRAL_IN_SECTION
+    from pipeline.config.file import load_config as load
     from pipeline.stages import STAGES
     update = next(st for st in STAGES if st.name == "update")
     plain = load(None, []).stage_config(update.fields)["update"]

@@ -1,4 +1,4 @@
-"""The CPU decode step's one-token attention kernel (pipeline/cpu_attention.py) against torch's SDPA
+"""The CPU decode step's one-token attention kernel (pipeline/engines/cpu_attention.py) against torch's SDPA
 in float32 on the same cache: every supported head size and group, float32 and bf16, each row at
 its own length, the query a strided view as the step passes it."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 import pytest
 import torch
 
-from pipeline import cpu_attention
+from pipeline.engines import cpu_attention
 from tests.tolerance import assert_close, tolerance
 
 sdpa = torch.nn.functional.scaled_dot_product_attention
@@ -118,25 +118,25 @@ def test_a_build_killed_midway_leaves_no_lock_that_hangs_the_next(kernel, tmp_pa
     where = cpu_attention.build_dir()
     assert (where / f"{where.name}.so").exists(), "the fixture built the kernel"
     (where / "lock").write_text("")                                       # a killed build's leftover
-    code = "from pipeline import cpu_attention; assert cpu_attention.kernel() is not None"
+    code = "from pipeline.engines import cpu_attention; assert cpu_attention.kernel() is not None"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert not (where / "lock").exists()
 
 
 def test_make_setup_builds_the_kernels_and_says_a_missing_compiler(tmp_path):
-    """`python -m pipeline.cpu_attention` as `make setup` runs it: built (or found) and ready; with no
+    """`python -m pipeline.engines.cpu_attention` as `make setup` runs it: built (or found) and ready; with no
     C++ compiler (CXX pointing nowhere, a fresh cache) it says so and how to fix it, exiting 0."""
     import subprocess
     import sys
     from pathlib import Path
     root = Path(__file__).resolve().parents[1]
-    ok = subprocess.run([sys.executable, "-m", "pipeline.cpu_attention"], cwd=root, capture_output=True, text=True,
+    ok = subprocess.run([sys.executable, "-m", "pipeline.engines.cpu_attention"], cwd=root, capture_output=True, text=True,
                         timeout=600)
     assert ok.returncode == 0 and "ready" in ok.stdout, ok.stdout + ok.stderr[-2000:]
-    none = subprocess.run([sys.executable, "-m", "pipeline.cpu_attention"], cwd=root, capture_output=True, text=True,
+    none = subprocess.run([sys.executable, "-m", "pipeline.engines.cpu_attention"], cwd=root, capture_output=True, text=True,
                           timeout=600, env={**os.environ, "CXX": "no-such-compiler", "RLAIF_CACHE": str(tmp_path)})
     assert none.returncode == 0 and "not built" in none.stdout and "apt-get install g++" in none.stdout
     assert "no C++ compiler (no-such-compiler)" in none.stdout + none.stderr
     make = subprocess.run(["make", "-n", "-W", "pyproject.toml", "setup"], cwd=root, capture_output=True, text=True)
-    assert "-m pipeline.cpu_attention" in make.stdout
+    assert "-m pipeline.engines.cpu_attention" in make.stdout

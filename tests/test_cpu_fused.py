@@ -1,4 +1,4 @@
-"""The CPU decode step's fused calls (pipeline/csrc/cpu_step.cpp: add_rms_norm, rope_write, silu_mul,
+"""The CPU decode step's fused calls (pipeline/engines/csrc/cpu_step.cpp: add_rms_norm, rope_write, silu_mul,
 sample_pick) against the operations they replace, transformers' own: LlamaRMSNorm,
 apply_rotary_pos_emb and SiLU x up, and the sampler's softmax and streams.pick. In bf16 they round where those round, so the results are the same numbers; in float32
 the RMSNorm's sum runs in another order (a last-place difference). The real model's shapes (the
@@ -12,8 +12,8 @@ import pytest
 import torch
 from transformers.models.llama.modeling_llama import LlamaRMSNorm, apply_rotary_pos_emb
 
-from pipeline import cpu_attention
-from pipeline.decode_step import make_step
+from pipeline.engines import cpu_attention
+from pipeline.engines.decode_step import make_step
 from tests.test_decode import student  # noqa: F401 (the tiny Llama and Qwen2 fixture)
 from tests.test_decode_step import (assert_logits_close, assert_no_less_accurate, filled_cache, in_float64,
                                     transformers_step)
@@ -93,10 +93,10 @@ def test_silu_mul_is_silu_of_gate_times_up(fused, dtype, n, inner):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("vocab", [49152, 1000, 37])
 def test_sample_pick_draws_streams_pick_from_the_tempered_softmax(fused, dtype, vocab):
-    """The same token as pipeline.streams.pick on softmax(logits / T) at the same uniforms (a
+    """The same token as pipeline.engines.streams.pick on softmax(logits / T) at the same uniforms (a
     rounding tie apart: the target within a float32 rounding of a cumulative boundary), and the log
     of its probability."""
-    from pipeline.streams import pick
+    from pipeline.engines.streams import pick
     gen = torch.Generator().manual_seed(vocab)
     n = 256
     logits = (torch.randn(n, vocab, generator=gen) * torch.rand(n, 1, generator=gen) * 8).to(dtype)
@@ -117,7 +117,7 @@ def test_sample_pick_draws_streams_pick_from_the_tempered_softmax(fused, dtype, 
 def test_a_row_of_nan_logits_leaves_the_other_rows_draws_alone(fused):
     """The rows share a buffer padded past the vocabulary (1000 is no multiple of 256): a row whose
     logits hold a NaN must not leave NaN there for the next rows."""
-    from pipeline.streams import pick
+    from pipeline.engines.streams import pick
     logits = torch.randn(4, 1000, generator=torch.Generator().manual_seed(4))
     u = torch.rand(4, generator=torch.Generator().manual_seed(5))
     alone = fused.sample_pick(logits[1:].contiguous(), 0.7, u[1:].contiguous())[0]
@@ -130,7 +130,7 @@ def test_a_row_of_nan_logits_leaves_the_other_rows_draws_alone(fused):
 def test_a_float16_student_samples_through_torchs_pick(student):  # noqa: F811
     """sample_pick takes float32 and bf16: a float16 student on the CPU draws with torch's softmax
     and streams.pick, and the fused pick with float32, the same tokens."""
-    from pipeline.decode import decode
+    from pipeline.engines.decode import decode
     cfg, tok, model, prompts = student
     seeds = [[7 * g + j for j in range(2)] for g in range(len(prompts))]
     stats: dict = {}

@@ -264,9 +264,9 @@ def test_bad_inputs_are_actionable():
 def test_pool_size_fixes_the_training_subset(tmp_path):
     """data.pool_size: a seeded subset, the same for every epoch and whatever order the loader
     gives; pool_size = prompts_per_epoch makes every epoch revisit the same prompts."""
-    from pipeline.config_file import load_config
-    from pipeline.problems import choose_prompts
-    from pipeline.problems import pool
+    from pipeline.config.file import load_config
+    from pipeline.stages.problems import choose_prompts
+    from pipeline.stages.problems import pool
     probs = [Problem(id=f"p{i:03d}", prompt=f"q{i}", entry_point="f", difficulty="easy") for i in range(40)]
     a = pool(probs, 10, seed=0)
     assert len(a) == 10 and {p.id for p in a} == {p.id for p in pool(list(reversed(probs)), 10, seed=0)}
@@ -290,11 +290,11 @@ def test_validation_split_is_carved_out_of_training(tmp_path):
 
     from data.loaders import split_validation
     from data.rows import DataError
-    from pipeline.config_file import load_config
+    from pipeline.config.file import load_config
     from pipeline.stages.eval import eval_problems
-    from pipeline.runner import Runner
-    from pipeline.problems import choose_prompts
-    from pipeline.problems import training_problems
+    from pipeline.run.runner import Runner
+    from pipeline.stages.problems import choose_prompts
+    from pipeline.stages.problems import training_problems
     probs = [Problem(id=f"{d}{i:02d}", prompt="q", entry_point="f", difficulty=d)
              for d, n in (("easy", 20), ("medium", 15), ("hard", 5)) for i in range(n)]
     train, val = split_validation(probs, 8)

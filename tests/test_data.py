@@ -335,6 +335,7 @@ def judge():
     return execution.ExecutionJudge(execution.ExecutionSettings())
 
 
+@pytest.mark.slow
 def test_every_reference_passes_its_tests_and_a_wrong_answer_fails(judge):
     """Each shipped reference scores full marks in the sandbox; `return None` fails some test."""
     problems = load_builtin()

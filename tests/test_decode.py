@@ -1,4 +1,4 @@
-"""The decode loop (pipeline/decode.py) against transformers' generate (engine_hf.reference_*): the same
+"""The decode loop (pipeline/engines/decode.py) against transformers' generate (engine_hf.reference_*): the same
 tokens from the same streams, whatever the slot count; the sampler's logprobs are the policy's; the
 bf16 sampling copy; one row contract for every engine."""
 from __future__ import annotations
@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from pipeline import engine_hf
-from pipeline.config_file import load_config
-from pipeline.streams import pick
-from pipeline.model import load_student, load_tokenizer
+from pipeline.engines import hf as engine_hf
+from pipeline.config.file import load_config
+from pipeline.engines.streams import pick
+from pipeline.engines.model import load_student, load_tokenizer
 from tests.tolerance import assert_close, logits_tolerance, tolerance
 
 QUESTIONS = ("Add two numbers.", "Hi", "Reverse a string, please.", "Sort a list")
@@ -22,7 +22,7 @@ def build_tiny_qwen2(out: Path) -> Path:
     """A 2-layer Qwen2 (biased q/k/v projections, 4 query heads over 2 KV heads), the SmolLM2 tokenizer."""
     from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
 
-    from pipeline.model import embedded_tokenizer_dir
+    from pipeline.engines.model import embedded_tokenizer_dir
     if (out / "config.json").exists():
         return out
     tok = AutoTokenizer.from_pretrained(embedded_tokenizer_dir())
@@ -37,7 +37,7 @@ def build_tiny_qwen2(out: Path) -> Path:
 
 @pytest.fixture(scope="module", params=["llama", "qwen2"])
 def student(request, tiny_model):
-    from pipeline.model import cache_root
+    from pipeline.engines.model import cache_root
     path = tiny_model if request.param == "llama" else str(build_tiny_qwen2(cache_root() / "models" / "tiny-qwen2-v1"))
     cfg = load_config(None, [f"student.model={path}", "sample.num_samples=4", "sample.max_new_tokens=20",
                              "sample.temperature=1.0", "sample.dtype=float32"])
@@ -51,7 +51,7 @@ def lora_adapter_for(tmp_path):
     def make(cfg) -> Path:
         from peft import get_peft_model
 
-        from pipeline.model import lora_config
+        from pipeline.engines.model import lora_config
         model = get_peft_model(load_student(cfg.student), lora_config(cfg.student))
         torch.manual_seed(1)
         with torch.no_grad():
@@ -161,7 +161,7 @@ def logprob_bound(model, prompts, temperature: float, elements: int, new: int = 
 def test_the_samplers_logprobs_are_the_policys(student):
     """float32: the logprob the loop keeps for each token is log softmax(z / T) of the policy, as the
     logprobs stage recomputes it (logprobs/sampler_gap at rounding level)."""
-    from pipeline.forward import rollout_logprobs
+    from pipeline.engines.forward import rollout_logprobs
     cfg, tok, model, prompts = student
     cfg = with_sample(cfg, temperature=0.7)
     gens = engine_hf.generate(model, tok, prompts, cfg, seed=2)
@@ -224,8 +224,8 @@ def test_bf16_sampling_copy(tiny_model, lora_adapter_for):
     merged weights, the student's own weights are untouched, and the sampler's logprobs stay near the
     float32 policy's (the gap the logprobs stage reports; this random model's logits reach 25, so its
     bf16 rounding is large)."""
-    from pipeline.forward import rollout_logprobs
-    from pipeline.sampling_weights import sampling_model
+    from pipeline.engines.forward import rollout_logprobs
+    from pipeline.engines.sampling_weights import sampling_model
     cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "student.lora.alpha=8",
                              "sample.num_samples=3", "sample.max_new_tokens=16", "sample.temperature=1.0",
                              "sample.dtype=bfloat16"])
@@ -258,7 +258,7 @@ def test_bf16_sampling_copy(tiny_model, lora_adapter_for):
 def test_every_engine_writes_the_same_row(student):
     """The row contract: the loop, transformers' generate and vLLM's row builder (fed a vLLM-shaped
     output) write the same keys, so an engine cannot drift from the others unnoticed."""
-    from pipeline import engine_vllm
+    from pipeline.engines import vllm as engine_vllm
     cfg, tok, model, prompts = student
     ours = engine_hf.generate(model, tok, prompts[:1], cfg, seed=1)[0]
     ref = engine_hf.reference_generate(model, tok, prompts[:1], cfg, seed=1)[0]
@@ -276,7 +276,7 @@ def test_an_epoch_sampled_in_bf16_reports_its_gap(tiny_config):
     the logprobs stage reports their gap to the float32 policy (logprobs/sampler_gap)."""
     import json
 
-    from pipeline.runner import Runner
+    from pipeline.run.runner import Runner
     r = Runner(load_config(None, [*tiny_config, "sample.dtype=bfloat16", "select.drop_zero_std=false"]))
     r.run_epoch(1)
     m = json.loads((r.epoch_dir(1) / "metrics.json").read_text())
@@ -287,7 +287,7 @@ def test_the_embedded_copy_is_a_plain_checkpoint(tmp_path, monkeypatch):
     """The GGUF loader's quantization_config never reaches the safetensors copy's config.json (it made
     transformers attach a GGUF quantizer to plain fp32 weights), and a copy made before is repaired."""
     import json
-    from pipeline import model as model_mod
+    from pipeline.engines import model as model_mod
     monkeypatch.setenv("RLAIF_CACHE", str(tmp_path))
     old = tmp_path / "models" / model_mod.EMBEDDED
     old.mkdir(parents=True)
@@ -308,7 +308,7 @@ def test_generates_sampler_logprobs_are_the_policys_and_reported(student, temper
     drawn token's probability under the warped distribution), cut where the row was cut, so the
     logprobs stage reports its gap to the recomputed logprobs: rounding level in float32, the same
     tokens' logprobs as the loop's where the two engines drew the same row."""
-    from pipeline.forward import rollout_logprobs
+    from pipeline.engines.forward import rollout_logprobs
     from pipeline.stages.logprobs import sampler_gap
     cfg, tok, model, prompts = student
     cfg = with_sample(cfg, temperature=temperature)
@@ -338,7 +338,7 @@ def test_the_template_opening_is_prefilled_once(student):
     plain = engine_hf.greedy(model, tok, prompts, 20, 3, stats=whole)
     assert engine_hf.greedy(model, tok, prompts, 20, 3, stats=once, prefix=prefix) == plain
     assert once["prefill_tokens"] == whole["prefill_tokens"] - (len(prompts) - 1) * len(prefix)
-    from pipeline.decode import decode                                    # through transformers' forward too
+    from pipeline.engines.decode import decode                                    # through transformers' forward too
     slow = [r[0]["ids"] for r in decode(model, tok, prompts, 1, 20, 3, decode_step="transformers")]
     assert [r[0]["ids"] for r in decode(model, tok, prompts, 1, 20, 3, decode_step="transformers", prefix=prefix)] == slow
     other = prompts + [prompts[0][: len(prefix) - 1] + [prompts[0][len(prefix)]] + prompts[0][len(prefix):]]
@@ -349,7 +349,7 @@ def test_grouped_attention_is_sdpa_over_the_cache_views():
     """The CUDA path's one-token attention (two matmuls and a float32 softmax over the cache's strided
     views, query head i on key/value head i // G) computes what SDPA with enable_gqa does, float32
     rounding apart, with rows of different lengths masked."""
-    from pipeline.decode import grouped_attention
+    from pipeline.engines.decode import grouped_attention
     gen = torch.Generator().manual_seed(0)
     n, heads, kv_heads, dim, room, span = 5, 6, 2, 16, 64, 40
     cache_k = torch.randn(8, kv_heads, room, dim, generator=gen)

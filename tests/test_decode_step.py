@@ -1,4 +1,4 @@
-"""The decode loop's own one-token step (pipeline/decode_step.py) against transformers' forward: the
+"""The decode loop's own one-token step (pipeline/engines/decode_step.py) against transformers' forward: the
 same logits on tiny random Llama and Qwen2 models (float32 to rounding, bf16 to bf16's), merged LoRA
 included; the loop's tokens the same either way; models it does not compute exactly are left to
 transformers' forward."""
@@ -9,8 +9,8 @@ import copy
 import pytest
 import torch
 
-from pipeline.decode import SlotCache, decode, model_shape, slot_attention_on
-from pipeline.decode_step import make_step
+from pipeline.engines.decode import SlotCache, decode, model_shape, slot_attention_on
+from pipeline.engines.decode_step import make_step
 from tests.test_decode import student  # noqa: F401 (the tiny Llama and Qwen2 fixture)
 from tests.tolerance import assert_close, logits_tolerance, tolerance, model_chain
 
@@ -127,7 +127,7 @@ def test_the_step_in_bf16_and_with_a_merged_lora(student):  # noqa: F811
     cfg, tok, model, prompts = student
     from peft import get_peft_model
 
-    from pipeline.model import lora_config
+    from pipeline.engines.model import lora_config
     peft = get_peft_model(copy.deepcopy(model), lora_config(cfg.student))
     torch.manual_seed(2)
     with torch.no_grad():
@@ -188,7 +188,7 @@ def test_a_step_reads_no_key_past_the_longest_live_row(student, attention):  # n
     """SDPA reads positions [0, span), span the live rows' longest rounded up to SlotCache.SPAN, not
     the whole room: NaN written past the span (where a longer, finished row left its keys) changes
     nothing, on either step; with the span widened to the room, it poisons the logits. The kernel
-    (pipeline.cpu_attention) reads each row's own positions [0, pos] only: NaN past them, inside the
+    (pipeline.engines.cpu_attention) reads each row's own positions [0, pos] only: NaN past them, inside the
     span too, changes nothing."""
     cfg, tok, model, prompts = student
     cache, ids, pos = filled_cache(model, prompts, [0, 3, 7, 1][: len(prompts)])
@@ -269,8 +269,8 @@ def test_the_padded_step_of_cuda_graphs_keeps_the_live_rows(student, monkeypatch
     """sample.decode_step=graphs pads the live rows to a bucket (8, 16, ... up to the slots) with rows
     in the free slots; run eagerly on the CPU (what a CUDA graph replays), the loop draws what the
     plain step draws: the padding rows' writes land in slots no live row holds."""
-    import pipeline.decode as dec
-    from pipeline.decode_step import GraphedStep
+    import pipeline.engines.decode as dec
+    from pipeline.engines.decode_step import GraphedStep
     cfg, tok, model, prompts = student
     seeds = [[7 * g + j for j in range(4)] for g in range(len(prompts))]
     warp = lambda z: z / 0.8  # noqa: E731

@@ -11,14 +11,16 @@ from pathlib import Path
 import pytest
 import torch
 
-from pipeline import engine_hf, forward
-from pipeline.stages import update
-from pipeline.config_file import load_config
-from pipeline.model import Student, load_student, load_tokenizer, merged, resolve_device, resolve_dtype, student_model
+from pipeline.engines import hf as engine_hf
+
+from pipeline.engines import forward
+from pipeline.stages import update_loop
+from pipeline.config.file import load_config
+from pipeline.engines.model import Student, load_student, load_tokenizer, merged, resolve_device, resolve_dtype, student_model
 
 
 def test_device_and_dtype_resolve_and_a_missing_gpu_fails_before_any_work(tiny_config, tmp_path, capsys):
-    from pipeline.cli import main
+    from pipeline.cli.main import main
     assert resolve_device("cpu").type == "cpu"
     assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
     assert resolve_dtype("auto", torch.device("cpu")) == torch.float32
@@ -37,7 +39,7 @@ def test_device_and_dtype_resolve_and_a_missing_gpu_fails_before_any_work(tiny_c
 
 
 def test_fingerprints_do_not_change_with_device_dtype_or_batch_layout(tiny_config):
-    from pipeline.runner import Runner
+    from pipeline.run.runner import Runner
 
     def fps(*over):
         cfg = load_config(None, [*tiny_config, *over])
@@ -55,7 +57,7 @@ def test_fingerprints_do_not_change_with_device_dtype_or_batch_layout(tiny_confi
 def test_an_epoch_loads_the_weights_once(tiny_config, monkeypatch):
     """rlaif epoch 1 with the warm-start (epoch 0's update, then sample, logprobs, update, eval), and
     an update-only variant after it in the same process: one load of the base weights in all."""
-    from pipeline.runner import Runner
+    from pipeline.run.runner import Runner
     from tests.conftest import count_loads
     loads = count_loads(monkeypatch)
     Student.release()
@@ -141,7 +143,7 @@ def test_token_budget_splits_micro_batches_without_changing_the_update(tiny_mode
         torch.manual_seed(0)
         model = load_student(cfg.student, trainable=True)
         start = lora(model)
-        fig = update.train(model, rows, cfg.update, 1.0, 0, seed=1, show_progress=False)
+        fig = update_loop.train(model, rows, cfg.update, 1.0, 0, seed=1, show_progress=False)
         out[budget] = (lora(model) - start, fig)
     assert forward.split_by_tokens(rows[:4], 20) != [rows[:4]]  # the budget did cut
     moved = out["auto"][0]
@@ -185,7 +187,7 @@ def test_update_loop_does_not_wait_on_the_device_per_micro_batch(tiny_model, mon
         torch.manual_seed(0)
         model = load_student(cfg.student, trainable=True)
         calls["n"] = 0
-        fig = update.train(model, rows, cfg.update, 1.0, 0, seed=1, show_progress=False, fresh_adapter=True)
+        fig = update_loop.train(model, rows, cfg.update, 1.0, 0, seed=1, show_progress=False, fresh_adapter=True)
         assert fig["optim/steps"] == 2
         counts[accum] = calls["n"]
     assert counts[8] == counts[1], counts
@@ -194,7 +196,7 @@ def test_update_loop_does_not_wait_on_the_device_per_micro_batch(tiny_model, mon
 def test_stages_share_one_student_and_switch_adapters(tiny_model, tmp_path):
     """student_model: the same base weights serve the bare model, a fresh trainable LoRA, a saved
     adapter with the KL reference beside it, and the bare model again, each as if loaded alone."""
-    from pipeline.model import save_adapter
+    from pipeline.engines.model import save_adapter
     cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4"])
     ids = torch.tensor([[5, 6, 7, 8, 9]])
     alone = load_student(cfg.student)(ids).logits

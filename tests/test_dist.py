@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from pipeline import dist
+from pipeline.store import dist
 
 SHARED_TABLES = ("prompts", "sample", "teacher", "judge", "reward", "select")
 
@@ -90,6 +90,7 @@ def two_processes(tmp_path_factory, brevity_model) -> tuple[Path, str]:
     return epoch_dir(root), r.stdout
 
 
+@pytest.mark.slow
 def test_two_processes_make_the_epoch_one_process_makes(one_process, two_processes):
     two, out = two_processes
     assert "rank 1/2" in out and "on 2 processes" in out
@@ -125,6 +126,7 @@ def test_two_processes_make_the_epoch_one_process_makes(one_process, two_process
     assert max_diff(a1, a2) <= adapter_bound(a1)
 
 
+@pytest.mark.slow
 def test_kill_one_rank_mid_sample_then_mid_update_then_rerun(tmp_path, brevity_model, two_processes):
     """kill -9 of rank 1 inside sample; rerun, kill -9 of rank 1 after the update's second optimizer
     step; rerun: the same artifacts as the uninterrupted 2-process epoch, the judge not run again."""
@@ -211,7 +213,7 @@ def test_shards_cover_every_item_once_in_order(monkeypatch):
 def test_the_seeded_sampler_draws_from_the_warped_distribution():
     """40,000 rows over one 6-token distribution: frequencies within 4 sigma of softmax(logits / T);
     top-k and top-p never draw outside their set."""
-    from pipeline.engine_hf import SeededSampler
+    from pipeline.engines.hf import SeededSampler
     logits = torch.tensor([2.0, 1.0, 0.5, 0.0, -1.0, -3.0])
     n = 40_000
     scores = logits.expand(n, -1).clone()
@@ -236,9 +238,9 @@ def test_the_seeded_sampler_draws_from_the_warped_distribution():
 def test_a_completion_does_not_depend_on_its_batch_or_its_shard(tiny_model):
     """The same prompts sampled one group per batch, all in one batch, and the last two alone (as a
     second rank would): the same completions, token for token."""
-    from pipeline.config_file import load_config
-    from pipeline.model import load_tokenizer, student_model
-    from pipeline.engine_hf import chat_prompt, generate
+    from pipeline.config.file import load_config
+    from pipeline.engines.model import load_tokenizer, student_model
+    from pipeline.engines.hf import chat_prompt, generate
     cfg = load_config(None, [f"student.model={tiny_model}", "sample.num_samples=3", "sample.max_new_tokens=12",
                              "sample.temperature=1.0"])
     tok = load_tokenizer(cfg.student)

@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from data.loaders import load_source
-from pipeline.config_file import describe, load_config
-from pipeline.docs_gen import pages
+from pipeline.config.file import describe, load_config
+from pipeline.cli.docs_gen import pages
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -46,12 +46,12 @@ def _leaf_paths(d: dict, prefix: str = "") -> list[str]:
 def test_generated_reference_pages_are_up_to_date():
     stale = [rel for rel, text in pages().items()
              if not (ROOT / rel).is_file() or (ROOT / rel).read_text() != text]
-    assert not stale, f"{stale} differ from the code: run `make docs` or `python -m pipeline.docs_gen`"
+    assert not stale, f"{stale} differ from the code: run `make docs` or `python -m pipeline.cli.docs_gen`"
 
 
 def test_reference_pages_hold_every_key_metric_and_command():
-    from pipeline.cli import build_parser
-    from pipeline.metrics_doc import METRICS
+    from pipeline.cli.main import build_parser
+    from pipeline.metrics.doc import METRICS
     text = pages()
     missing = [k for k in KEYS if f"| `{k}` |" not in text["docs/reference/config.md"]]
     missing += [k for k in METRICS if f"| `{k}` |" not in text["docs/reference/metrics.md"]]

@@ -7,14 +7,14 @@ import importlib.util
 import pytest
 import torch
 
-from pipeline.config import ReportConfig
-from pipeline.config_file import load_config
+from pipeline.config.epoch import ReportConfig
+from pipeline.config.file import load_config
 from pipeline.stages.logprobs import sampler_gap
-from pipeline.flags import analyse
+from pipeline.metrics.flags import analyse
 
 
 def test_engine_is_runtime_only(tiny_config):
-    from pipeline.runner import Runner
+    from pipeline.run.runner import Runner
 
     def fps(*over):
         cfg = load_config(None, [*tiny_config, *over])
@@ -29,7 +29,7 @@ def test_engine_is_runtime_only(tiny_config):
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is not None, reason="vLLM is installed here")
 @pytest.mark.parametrize("key,cmd", [("sample.engine", "epoch"), ("eval.engine", "eval")])
 def test_vllm_engine_without_vllm_fails_before_any_work(tiny_config, tmp_path, capsys, key, cmd):
-    from pipeline.cli import main
+    from pipeline.cli.main import main
     rc = main([cmd, "1", *tiny_config, f"{key}=vllm"])
     err = capsys.readouterr().err
     assert rc == 2 and f"{key}=vllm needs vLLM" in err and "pip install -e '.[vllm]'" in err, err
@@ -39,7 +39,7 @@ def test_vllm_engine_without_vllm_fails_before_any_work(tiny_config, tmp_path, c
 def test_update_only_rerun_does_not_need_the_sampling_engine(tiny_config, capsys):
     """`rlaif update` samples nothing: sample.engine=vllm does not stop it (it fails later here only
     because epoch 1 has not run)."""
-    from pipeline.cli import main
+    from pipeline.cli.main import main
     rc = main(["update", "1", *tiny_config, "sample.engine=vllm"])
     assert "needs vLLM" not in capsys.readouterr().err and rc != 0
 
@@ -69,7 +69,7 @@ def test_sampler_gap_and_its_flag():
 def test_select_carries_the_sampler_logprobs(tmp_path):
     from pipeline.stages import select
     from pipeline.stages import Ctx
-    from pipeline.tables import load_table, save_table
+    from pipeline.store.tables import load_table, save_table
     sample_rows = [{"problem_id": "p", "sample_idx": k, "prompt_ids": [1, 2], "completion_ids": [3, 4],
                     "sampler_logprobs": [-0.1 * k, -0.2]} for k in range(2)]
     reward_rows = [{"problem_id": "p", "sample_idx": k, "reward": float(k), "student_score": float(k),

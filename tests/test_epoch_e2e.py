@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from judges.cache import JudgeCache
-from pipeline.cli import main
-from pipeline.config_file import load_config
-from pipeline.runner import Runner
-from pipeline.errors import RunError
+from pipeline.cli.main import main
+from pipeline.config.file import load_config
+from pipeline.run.runner import Runner
+from pipeline.config.errors import RunError
 
 
 def rlaif(*args: str) -> int:
@@ -35,6 +35,7 @@ def tiny_run(tiny_config):
     return over, load_config(None, over)
 
 
+@pytest.mark.slow
 def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     over, cfg = tiny_run
     assert rlaif("--config", "none.yaml", "epoch", "1", *over) == 2  # missing config file: clear error
@@ -185,6 +186,7 @@ def test_run_lock_refuses_second_process(tiny_run):
         a.unlock()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_kill_during_sample_keeps_earlier_stages_and_resumes(tiny_run, tmp_path, sig):
     over, cfg = tiny_run
@@ -258,8 +260,8 @@ def test_warm_start_runs_before_epoch_one_and_is_the_kl_reference(tiny_run, caps
     from peft import PeftModel
     from transformers import AutoModelForCausalLM
 
-    from pipeline.tables import load_table
-    from pipeline.forward import LOGPROBS_FILE, collate, token_logprobs
+    from pipeline.store.tables import load_table
+    from pipeline.engines.forward import LOGPROBS_FILE, collate, token_logprobs
     over, _ = tiny_run
     over = over + ["data.difficulties=[easy]", "update.sft_epochs=1", "update.warm_start=true"]
     assert rlaif("epoch", "1", *over) == 0
@@ -278,7 +280,7 @@ def test_warm_start_runs_before_epoch_one_and_is_the_kl_reference(tiny_run, caps
     cfg = r.cfg
     base = AutoModelForCausalLM.from_pretrained(cfg.student.model, dtype=torch.float32)
     warm = PeftModel.from_pretrained(base, str(sft_dir)).eval()
-    from pipeline.model import load_tokenizer
+    from pipeline.engines.model import load_tokenizer
     pad = load_tokenizer(cfg.student).pad_token_id
 
     def warm_and_base(epoch_dir):
@@ -310,7 +312,7 @@ def test_warm_start_runs_before_epoch_one_and_is_the_kl_reference(tiny_run, caps
 
     # `rlaif eval 0 --warm-start`: the warm-start's adapter, beside the base model's eval; metrics.json
     # and RUN@0 keep meaning the base model
-    from pipeline.significance import resolve_eval
+    from pipeline.metrics.significance import resolve_eval
     assert rlaif("eval", "0", *over) == 0 and rlaif("eval", "0", "--warm-start", *over) == 0
     evals = {m["inputs"]["update"]: p for p in r.epoch_dir(0).glob("eval-*") if (m := json.loads(
         (p / "manifest.json").read_text()))}

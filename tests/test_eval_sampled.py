@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from pipeline.cli import main
-from pipeline.config_file import load_config
-from pipeline.runner import Runner
-from pipeline.significance import load_eval, pass_at_k
+from pipeline.cli.main import main
+from pipeline.config.file import load_config
+from pipeline.run.runner import Runner
+from pipeline.metrics.significance import load_eval, pass_at_k
 
 
 def rlaif(*args: str) -> int:
@@ -61,9 +61,9 @@ def test_n_samples_at_temperature_zero_is_refused(tiny_config, capsys):
 def test_reference_nll_is_the_answers_token_nll(tiny_config):
     """eval/ref_nll against a direct forward pass over prompt + reference answer + eos."""
     from pipeline.stages.eval import eval_problems
-    from pipeline.model import load_tokenizer, student_model
-    from pipeline.engine_hf import chat_prompt
-    from pipeline.judging import as_answer
+    from pipeline.engines.model import load_tokenizer, student_model
+    from pipeline.engines.hf import chat_prompt
+    from pipeline.stages.judging import as_answer
     cfg = load_config(None, tiny_config)
     _, rows, _ = _eval(tiny_config)
     src, p = eval_problems(cfg)[0]

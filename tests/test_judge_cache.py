@@ -11,8 +11,8 @@ import pytest
 
 from data.loaders import load_builtin
 from judges.cache import CacheCorrupted, JudgeCache, cache_key
-from pipeline.config_file import load_config
-from pipeline.judging import Judging, as_answer
+from pipeline.config.file import load_config
+from pipeline.stages.judging import Judging, as_answer
 
 
 def test_key_ignores_dict_order_and_changes_with_each_ingredient():
@@ -92,14 +92,14 @@ def test_execution_judging_is_cached_and_replayable(tmp_path):
     j.cache.close()
     replay = Judging(load_config(None, [f"run.dir={tmp_path}", "judge.mode=replay"]))
     assert [s.value for s in replay.score_all(items)] == [s.value for s in first]
-    from pipeline.errors import RunError
+    from pipeline.config.errors import RunError
     with pytest.raises(RunError, match="1 of 1 judgements are not in the cache"):
         replay.score_all([(p, "```python\ndef other():\n    pass\n```", False)])
     replay.cache.close()
 
 
 def test_export_import_merges_without_overwriting(tmp_path, capsys):
-    from pipeline.cli import main
+    from pipeline.cli.main import main
     a = JudgeCache(tmp_path / "a")
     a.set("k1", {"value": 0.1})
     a.set("k2", {"value": 0.2})
@@ -122,7 +122,7 @@ def test_export_import_merges_without_overwriting(tmp_path, capsys):
 
 
 def test_corrupted_cache_database_is_refused_not_used(tmp_path, capsys):
-    from pipeline.cli import main
+    from pipeline.cli.main import main
     c = JudgeCache(tmp_path / "cache")
     c.set("k", {"value": 1.0})
     c.close()
@@ -140,7 +140,7 @@ def test_cache_keys_of_existing_judgements_never_change(tmp_path):
     or a rerun would pay for them again. A grading change bumps its harness version, and with it
     its key, on purpose (execution: exec-3, the fixed hash seed)."""
     from data.loaders import load_source
-    from pipeline.judging import make_model
+    from pipeline.stages.judging import make_model
     keys = {}
     for path in ("config.yaml", "configs/ocaml.yaml"):
         cfg = load_config(path, [f"run.dir={tmp_path}"])

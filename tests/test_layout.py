@@ -9,6 +9,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("pipeline", "judges", "curriculum", "data")
 MAX_LINES = 400
+# pipeline/'s layers, top to bottom: a module imports from its own layer and those below it, never
+# from one above (docs/layout.md draws this)
+LAYERS = ["cli", "report", "run", "stages", "engines", "train", "metrics", "config", "store"]
 
 
 def _modules() -> dict[str, Path]:
@@ -42,6 +45,44 @@ def test_lower_layers_import_nothing_from_above():
     assert not up, up
 
 
+def _layer(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "pipeline" and len(parts) > 1 else None
+
+
+def test_every_pipeline_module_sits_in_a_layer():
+    loose = [m for m in _modules() if m.startswith("pipeline") and m != "pipeline" and _layer(m) not in LAYERS]
+    assert not loose, f"modules outside the layers {LAYERS}: {loose}"
+    assert sorted(p.name for p in (ROOT / "pipeline").iterdir() if p.is_dir() and p.name != "__pycache__") \
+        == sorted(LAYERS)
+
+
+def test_pipeline_layers_import_only_downward():
+    mods = _modules()
+    rank = {name: i for i, name in enumerate(LAYERS)}
+    up = [f"{m} ({_layer(m)}) -> {d} ({_layer(d)})" for m, f in mods.items() if _layer(m) in rank
+          for d in _imports(f, mods) if _layer(d) in rank and rank[_layer(d)] < rank[_layer(m)]]
+    assert not up, up
+    # nor does pipeline/ import anything but its layers and the packages below it
+    assert all(d.split(".")[0] in PACKAGES and (d.split(".")[0] != "pipeline" or _layer(d) in rank or d == "pipeline")
+               for f in mods.values() for d in _imports(f, mods))
+
+
+def test_no_two_layers_import_each_other():
+    mods = _modules()
+    edges = {(_layer(m), _layer(d)) for m, f in mods.items() for d in _imports(f, mods)
+             if _layer(m) and _layer(d) and _layer(m) != _layer(d)}
+    both = sorted({tuple(sorted(e)) for e in edges if e[::-1] in edges})
+    assert not both, both
+
+
+def test_every_layer_says_what_it_may_import():
+    for name in LAYERS:
+        doc = ast.get_docstring(ast.parse((ROOT / "pipeline" / name / "__init__.py").read_text()))
+        below = LAYERS[LAYERS.index(name) + 1:]
+        assert doc and (all(b in doc for b in below) if below else "no other layer" in doc), (name, doc)
+
+
 def test_no_import_circles():
     mods = _modules()
     graph = {m: _imports(f, mods) - {m} for m, f in mods.items()}
@@ -63,17 +104,25 @@ def test_no_import_circles():
 
 
 def test_stages_never_import_each_other():
+    """The modules of the stage table's stages (not judging.py and problems.py, which they share)."""
+    from pipeline.stages import STAGES, WARM_START
     mods = _modules()
-    stages = {m for m in mods if m.startswith("pipeline.stages.")}
+    stages = {s.fn.split(":")[0] for s in (*STAGES, *WARM_START) if isinstance(s.fn, str)}
+    assert stages and stages <= set(mods), stages
     crossing = [f"{m} -> {d}" for m in stages for d in _imports(mods[m], mods) if d in stages]
     assert not crossing, crossing
 
 
 def test_every_module_reads_in_one_sitting():
+    """400 lines at most, and no module of the packages within 10 of that (the next change would force
+    a split in the middle of other work)."""
     files = [f for pkg in (*PACKAGES, "bench", "tests") for f in (ROOT / pkg).rglob("*.py")
              if f.relative_to(ROOT).parts[:2] != ("data", "problems")]
     long = {str(f.relative_to(ROOT)): n for f in files if (n := len(f.read_text().splitlines())) > MAX_LINES}
     assert not long, long
+    near = {str(f.relative_to(ROOT)): n for f in files if f.relative_to(ROOT).parts[0] in PACKAGES
+            and (n := len(f.read_text().splitlines())) > MAX_LINES - 10}
+    assert not near, near
 
 
 def test_every_package_is_installed():

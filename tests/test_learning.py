@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import statistics
 
+import pytest
+
 import torch
 
-from pipeline import engine_hf, rl
-from pipeline.stages import update
-from pipeline.config_file import load_config
-from pipeline.model import load_student, load_tokenizer
+from pipeline.engines import hf as engine_hf
+
+from pipeline.train import rl
+from pipeline.stages import update_loop
+from pipeline.config.file import load_config
+from pipeline.engines.model import load_student, load_tokenizer
 
 
 def toy_reward(ids: list[int], target: set[int]) -> float:
@@ -17,6 +21,7 @@ def toy_reward(ids: list[int], target: set[int]) -> float:
     return sum(t in target for t in ids) / max(len(ids), 1)
 
 
+@pytest.mark.slow
 def test_twenty_updates_raise_toy_reward(tiny_model):
     cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=8", "student.lora.alpha=16",
                              "sample.num_samples=8", "sample.temperature=1.0", "sample.max_new_tokens=12", "update.lr=3e-2", "update.epochs=2",
@@ -51,7 +56,7 @@ def test_twenty_updates_raise_toy_reward(tiny_model):
     for step in range(20):
         rows, mean_r = rollout(seed=step)
         history.append(mean_r)
-        update.train(model, rows, cfg.update, cfg.sample.temperature, tok.pad_token_id, seed=step, show_progress=False)
+        update_loop.train(model, rows, cfg.update, cfg.sample.temperature, tok.pad_token_id, seed=step, show_progress=False)
     after = statistics.fmean(rollout(seed=1000 + i)[1] for i in range(3))
     before = statistics.fmean(history[:3])
     print("toy reward per update:", [round(h, 3) for h in history], "after:", round(after, 3))

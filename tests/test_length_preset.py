@@ -13,14 +13,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.config_file import load_config
-from pipeline.runner import Runner
-from pipeline.judging import length_score
-from pipeline.tables import load_table
+import pytest
+
+from pipeline.config.file import load_config
+from pipeline.run.runner import Runner
+from pipeline.stages.judging import length_score
+from pipeline.store.tables import load_table
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_length_preset_reward_rises_with_k3_never_negative(tmp_path, brevity_model, monkeypatch):
     monkeypatch.chdir(ROOT)  # the preset names its prompt file relative to the repository
     cfg = load_config(ROOT / "configs/length_reward.yaml", [

@@ -1,4 +1,4 @@
-"""pipeline/loss.py against the field's reference: TRL 1.16's own GRPOTrainer._compute_loss, fed the
+"""pipeline/train/loss.py against the field's reference: TRL 1.16's own GRPOTrainer._compute_loss, fed the
 same token logprobs, old and reference logprobs, advantages and masks, over an accumulation window of
 several micro-batches (and a partial one), for every option both offer. The loss and its gradient
 with respect to the token logprobs agree to 1e-6.
@@ -8,7 +8,7 @@ the same numbers), its generation batch is the window (steps_per_generation = th
 micro-batches, num_items_in_batch = the window's trained tokens, as TRL counts them for dapo), and
 current_gradient_accumulation_steps = the window's micro-batches (what transformers' Trainer sets
 for the last, partial window). Also: the clip figures against TRL's clip_ratio/* metrics, and each KL
-estimator's expected gradient against the table in pipeline/loss.py."""
+estimator's expected gradient against the table in pipeline/train/loss.py."""
 from __future__ import annotations
 
 import dataclasses
@@ -17,7 +17,7 @@ import itertools
 import pytest
 import torch
 
-from pipeline.loss import LossSettings, loss_norms, policy_loss, trained_len
+from pipeline.train.loss import LossSettings, loss_norms, policy_loss, trained_len
 from tests.tolerance import assert_close, tolerance
 
 T = 7
@@ -28,8 +28,8 @@ def trainer(tiny_model, tmp_path_factory):
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
-    from pipeline.model import load_tokenizer
-    from pipeline.config import StudentConfig
+    from pipeline.engines.model import load_tokenizer
+    from pipeline.config.student import StudentConfig
     args = GRPOConfig(output_dir=str(tmp_path_factory.mktemp("trl")), use_cpu=True, bf16=False, report_to="none",
                       save_strategy="no", per_device_train_batch_size=4, num_generations=4, generation_batch_size=4,
                       max_completion_length=T, beta=0.0, disable_tqdm=True)
@@ -156,7 +156,7 @@ def test_trls_other_loss_types_and_two_sided_clipping(trainer):
     dapo; sapo: the soft gate, aggregated as grpo; luspo: sequence sums) and delta (the unclipped ratio's
     ceiling), token- and sequence-level, KL off and on: loss and gradient equal to TRL's own. The
     settings reach the loss: each changes it on these inputs."""
-    from pipeline.loss import SURROGATE
+    from pipeline.train.loss import SURROGATE
     checked = 0
     for k, (lt, level, high, delta, beta) in enumerate(OTHER):
         s = LossSettings(clip_low=0.2, clip_high=high, level=level, surrogate=SURROGATE.get(lt, "clip"), delta=delta,
@@ -216,7 +216,7 @@ def test_the_sampler_correction_is_trls(trainer, mode):
     """update.sampler_correction: the weights pi_old / pi_sampler (TRL's vllm_importance_sampling_mode
     arithmetic) and the loss they weigh, against TRL's _compute_loss with use_vllm and
     vllm_importance_sampling_correction on (it multiplies the surrogate, before the KL term)."""
-    from pipeline.loss import sampler_correction
+    from pipeline.train.loss import sampler_correction
     mbs = window(7, [4, 4, 3], False)
     g = torch.Generator().manual_seed(1)
     for mb in mbs:
@@ -266,7 +266,7 @@ def test_the_sampler_correction_is_trls(trainer, mode):
 def test_the_sampler_corrections_arithmetic():
     """TRL's formulas by hand: the difference counts 0 outside the mask, a sequence's weight is the
     product of its tokens' ratios, truncation clamps, masking zeroes what lies outside [c_min, c_max]."""
-    from pipeline.loss import sampler_correction
+    from pipeline.train.loss import sampler_correction
     old = torch.tensor([[-1.0, -1.0, -1.0]])
     sampler = torch.tensor([[-2.0, -1.0, -0.9]])   # ratios e, 1, e^-0.1
     mask = torch.tensor([[1.0, 1.0, 0.0]])           # the last token is not the completion's
@@ -325,7 +325,7 @@ def test_clipping_is_counted_by_the_advantages_sign():
     ("k1", False, "zero"), ("k2", False, "reverse"), ("k3", False, "forward"),
     ("k1", True, "reverse"), ("k2", True, "k2_mean"), ("k3", True, "reverse")])
 def test_each_kl_estimators_expected_gradient_is_the_documented_one(estimator, kl_ratio, follows):
-    """The table in pipeline/loss.py (and update.kl_estimator's doc), on a categorical distribution of 6
+    """The table in pipeline/train/loss.py (and update.kl_estimator's doc), on a categorical distribution of 6
     tokens: the expected gradient on-policy, sum_x pi(x) grad(kl term at x) with pi_old = pi detached,
     is grad KL(pi || ref) (reverse), grad KL(ref || pi) (forward), 0, or for k2 x ratio the gradient of
     E_pi[(log pi - log ref)^2 / 2], which is none of the others. policy_loss computes it: each token is a
@@ -364,7 +364,7 @@ def test_dapo_over_a_generation_batch_of_several_windows(trainer):
     (grad_accum 2: [4, 4] and the partial [3]): TRL divides each window's token sum by the generation
     batch's tokens x the window's micro-batches / the batch's (num_items_in_batch x
     current_gradient_accumulation_steps / steps_per_generation: the average window's token count);
-    ours by the window's own token count (pipeline/loss.py, loss_norms). So TRL's loss is ours x own / average,
+    ours by the window's own token count (pipeline/train/loss.py, loss_norms). So TRL's loss is ours x own / average,
     and the two agree only where a window holds the average (docs/guides/from-trl.md)."""
     s = LossSettings(clip_low=0.2, clip_high=0.28, kl_ratio=True)
     gen = window(5, [4, 4, 3], False)

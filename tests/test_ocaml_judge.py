@@ -218,9 +218,9 @@ def test_score_many_keeps_order_in_parallel():
 
 
 def test_an_ocaml_epoch_without_a_compiler_stops_before_any_work(monkeypatch, tmp_path):
-    from pipeline.config_file import load_config
-    from pipeline.errors import RunError
-    from pipeline.problems import choose_prompts
+    from pipeline.config.file import load_config
+    from pipeline.config.errors import RunError
+    from pipeline.stages.problems import choose_prompts
     cfg = load_config(None, [f"run.dir={tmp_path}", "data.source=ocaml:train"])
     assert len(choose_prompts(cfg, tmp_path, 1)[0]) == cfg.data.prompts_per_epoch  # with the compiler: fine
     monkeypatch.setattr(ocaml.shutil, "which", lambda name: None)
@@ -244,9 +244,9 @@ def test_the_eval_table_counts_well_formed_and_type_checking_answers():
 def test_an_eval_of_both_languages_keeps_every_part_column(tmp_path):
     """A table's columns are its first row's: an eval whose first problem is Python must still keep
     the OCaml rows' typecheck_ok (None on the Python rows, which compare-evals then skips)."""
-    from pipeline.significance import per_problem
+    from pipeline.metrics.significance import per_problem
     from pipeline.stages.eval import every_part, part_shares
-    from pipeline.tables import load_table, save_table
+    from pipeline.store.tables import load_table, save_table
     py = {"source": "builtin:heldout", "problem_id": "p", "pass@1": 0.0, "structure_ok": 1.0}
     ml = {"source": "ocaml:heldout", "problem_id": "m", "pass@1": 0.0,
           **part_shares("ocaml", [JUDGE.score(ADD, fenced(BODY)), JUDGE.score(ADD, "no code at all")])}

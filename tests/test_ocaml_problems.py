@@ -48,6 +48,7 @@ def test_problems_are_well_formed():
         assert len({json.dumps(t["output"]) for t in p.tests}) >= 2, p.id  # a constant answer cannot pass all
 
 
+@pytest.mark.slow
 def test_every_reference_passes_and_wrong_answers_fail():
     """Each reference scores 1.0 in the sandbox; the builder's small edit of it (a plausible bug) compiles
     and fails at least one test. (A constant answer fails too: test_problems_are_well_formed checks that

@@ -6,16 +6,16 @@ import re
 
 import pytest
 
-from pipeline.artifacts import write_manifest
-from pipeline.config import ReportConfig
-from pipeline.config_file import load_config
-from pipeline.metrics_doc import METRICS, code_diversity, diversity_of_groups
-from pipeline.flags import FLAGS, analyse
-from pipeline.report import samples, status_lines, write_report
+from pipeline.store.artifacts import write_manifest
+from pipeline.config.epoch import ReportConfig
+from pipeline.config.file import load_config
+from pipeline.metrics.doc import METRICS, code_diversity, diversity_of_groups
+from pipeline.metrics.flags import FLAGS, analyse
+from pipeline.report.report import samples, status_lines, write_report
 from pipeline.stages import POLICY, Stage
-from pipeline.errors import RunError
-from pipeline.runner import Runner
-from pipeline.tables import save_table
+from pipeline.config.errors import RunError
+from pipeline.run.runner import Runner
+from pipeline.store.tables import save_table
 
 CFG = ReportConfig()
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline import rl
-from pipeline.config_file import load_config
+from pipeline.train import rl
+from pipeline.config.file import load_config
 
 
 def test_ratio_reward_is_bounded_when_teacher_scores_zero():
@@ -50,7 +50,7 @@ def test_select_advantages_are_trls_arithmetic(tmp_path, scale, std):
     from trl.trainer.utils import nanstd
 
     from pipeline.stages import Ctx, select
-    from pipeline.tables import load_table, save_table
+    from pipeline.store.tables import load_table, save_table
     G = 4
     rewards = torch.tensor([0.0, 1.0, 0.5, 0.5, 2.0, 2.0, 2.0, 2.0, 0.1, 0.9, 0.9, 0.3])
     # TRL: mean per group; std per group (group) or over the batch (batch); (r - mean) / (std + 1e-4)

@@ -1,10 +1,10 @@
 """sample: finish reasons, stop strings, K samples per prompt, seeded."""
 from __future__ import annotations
 
-from pipeline import engine_hf
+from pipeline.engines import hf as engine_hf
 from pipeline.stages import sample as sample_stage
-from pipeline.config_file import load_config
-from pipeline.model import load_student, load_tokenizer
+from pipeline.config.file import load_config
+from pipeline.engines.model import load_student, load_tokenizer
 
 
 def test_finish_reasons(tiny_model):
@@ -62,8 +62,8 @@ def test_seed_per_epoch_false_gives_an_unchanged_policy_the_same_samples(tiny_co
     """sample.seed_per_epoch=false: epochs 1 and 2 draw the same random numbers, so the same policy
     samples the same completions (common random numbers); true (the code default): they differ."""
     from pipeline.stages import Ctx, POLICY
-    from pipeline.runner import Runner
-    from pipeline.tables import load_table
+    from pipeline.run.runner import Runner
+    from pipeline.store.tables import load_table
     got = {}
     for per_epoch in ("true", "false"):
         cfg = load_config(None, [*tiny_config, f"run.name=seed-{per_epoch}", f"sample.seed_per_epoch={per_epoch}"])

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import torch
 
-from pipeline import forward
-from pipeline.config_file import load_config
-from pipeline.model import load_student
+from pipeline.engines import forward
+from pipeline.config.file import load_config
+from pipeline.engines.model import load_student
 from tests.tolerance import assert_close, gradient_tolerance, logits_tolerance
 
 

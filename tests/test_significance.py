@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from pipeline.significance import (compare, draw_variance, ks_for, mean_interval, pass_at_k, per_problem,
+from pipeline.metrics.significance import (compare, draw_variance, ks_for, mean_interval, pass_at_k, per_problem,
                                    problems_needed, resolution_advice, with_draws)
 
 
@@ -197,8 +197,8 @@ def test_per_problem_reads_eval_rows():
 def test_compare_evals_adds_ocamls_well_formed_and_type_checking_shares(tmp_path):
     """An OCaml eval (its rows carry typecheck_ok) is also compared on structure_ok and typecheck_ok;
     a Python eval only on pass@1, score and ref_nll."""
-    from pipeline.significance import compare_evals
-    from pipeline.tables import save_table
+    from pipeline.metrics.significance import compare_evals
+    from pipeline.store.tables import save_table
 
     def table(name: str, source: str, tc: list[float]) -> str:
         rows = [{"source": source, "problem_id": f"p{i}", "n": 8, "correct": 0, "pass@1": 0.0, "score": 0.1 * v,
@@ -230,7 +230,7 @@ def test_the_recipes_interval_holds_its_coverage_when_seeds_differ():
     alone (with_draws) excludes 0 too often; with the seeds' own variance (recipe_interval) about 5%.
     Paired by seed (a warm-start and its RL from the same seed, the RL adding only seed luck): the
     paired t excludes 0 most of the time, recipe_interval about 5%."""
-    from pipeline.significance import recipe_interval
+    from pipeline.metrics.significance import recipe_interval
     rng = np.random.default_rng(21)
     rates = rng.uniform(0.05, 0.6, 150)
     reps, today, recipe = 300, 0, 0

@@ -6,11 +6,14 @@ import copy
 import pytest
 import torch
 
-from pipeline import forward, rl
-from pipeline.stages import update
-from pipeline.config_file import load_config
-from pipeline.errors import RunError
-from pipeline.model import load_student, load_tokenizer
+from pipeline.engines import forward
+
+from pipeline.train import rl
+from pipeline.stages import update, update_loop
+from pipeline.train import optim
+from pipeline.config.file import load_config
+from pipeline.config.errors import RunError
+from pipeline.engines.model import load_student, load_tokenizer
 from tests.tolerance import assert_close, assert_same_parameters, logits_tolerance, tolerance
 
 
@@ -52,9 +55,9 @@ def test_k3_is_never_negative_and_k1_can_be():
 
 
 def test_kl_controller_moves_toward_target():
-    assert update.adapt_kl_coef(1.0, kl=0.5, target=0.1, horizon=4) > 1.0  # KL too high: stronger penalty
-    assert update.adapt_kl_coef(1.0, kl=0.01, target=0.1, horizon=4) < 1.0
-    assert update.adapt_kl_coef(1.0, kl=100.0, target=0.1, horizon=1) == 1.2  # error clipped at 0.2
+    assert update_loop.adapt_kl_coef(1.0, kl=0.5, target=0.1, horizon=4) > 1.0  # KL too high: stronger penalty
+    assert update_loop.adapt_kl_coef(1.0, kl=0.01, target=0.1, horizon=4) < 1.0
+    assert update_loop.adapt_kl_coef(1.0, kl=100.0, target=0.1, horizon=1) == 1.2  # error clipped at 0.2
 
 
 def test_adaptive_kl_coef_recorded(tiny_model):
@@ -65,7 +68,7 @@ def test_adaptive_kl_coef_recorded(tiny_model):
     model = load_student(cfg.student, trainable=True)
     rows = [{"prompt_ids": [5, 6, 7], "completion_ids": [9, 10, 11 + i], "advantage": a}
             for i, a in enumerate([1.0, -1.0, 1.0, -1.0])]
-    fig = update.train(model, rows, cfg.update, 1.0, tok.pad_token_id, show_progress=False, fresh_adapter=True)
+    fig = update_loop.train(model, rows, cfg.update, 1.0, tok.pad_token_id, show_progress=False, fresh_adapter=True)
     assert fig["optim/steps"] == 4 and fig["kl/coef"] > cfg.update.kl_coef  # KL above a ~0 target raised it
 
 
@@ -83,10 +86,10 @@ def test_update_resumes_from_checkpoint_to_the_same_adapter(tiny_model, tmp_path
         return {n: p.detach().clone() for n, p in m.named_parameters() if "lora_" in n}
 
     a = fresh()
-    fig_a = update.train(a, rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False)
+    fig_a = update_loop.train(a, rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False)
 
     calls = {"n": 0}
-    real = update.policy_loss
+    real = update_loop.policy_loss
 
     def crash_on_fifth(*args, **kw):
         calls["n"] += 1
@@ -94,17 +97,17 @@ def test_update_resumes_from_checkpoint_to_the_same_adapter(tiny_model, tmp_path
             raise KeyboardInterrupt  # killed in the middle of pass 2
         return real(*args, **kw)
 
-    monkeypatch.setattr(update, "policy_loss", crash_on_fifth)
+    monkeypatch.setattr(update_loop, "policy_loss", crash_on_fifth)
     ckpt = tmp_path / "ckpt"
     try:
-        update.train(fresh(), rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False,
+        update_loop.train(fresh(), rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False,
                      checkpoint=ckpt, checkpoint_every=1)
     except KeyboardInterrupt:
         pass
     assert (ckpt / "state.pt").exists()
-    monkeypatch.setattr(update, "policy_loss", real)
+    monkeypatch.setattr(update_loop, "policy_loss", real)
     c = fresh()
-    fig_c = update.train(c, rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False,
+    fig_c = update_loop.train(c, rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False,
                          checkpoint=ckpt, checkpoint_every=1)
     assert fig_c["optim/steps"] == fig_a["optim/steps"] == 6
     assert_same_parameters(lora(c), lora(a), lora(fresh()), a, 6, 18)
@@ -115,7 +118,7 @@ def test_loss_norms_per_loss_type():
     5], and for a partial window of one: grpo its own length x rows x micro-batches; bnpo the micro-batch's
     mean policy-gradient length x rows x micro-batches; dapo the window's policy-gradient token mean x
     its rows (teacher rows out of the token counts); dr_grpo a constant x rows x micro-batches."""
-    from pipeline.loss import loss_norms
+    from pipeline.train.loss import loss_norms
     rows = [{"trained_len": n, "sft": s} for n, s in [(2, False), (6, False), (3, True), (5, False)]]
     window = [rows[:2], rows[2:]]
     assert loss_norms(window, "grpo", 160) == [[8, 24], [12, 20]]
@@ -138,7 +141,7 @@ def test_loss_type_reaches_the_loss(tiny_model):
         rows = [{"prompt_ids": [5, 6, 7], "completion_ids": list(range(20, 20 + n)), "advantage": (-1.0) ** i}
                 for i, n in enumerate(lengths)]
         start = torch.cat([p.detach().flatten() for n, p in model.named_parameters() if "lora_" in n])
-        update.train(model, rows, cfg.update, 1.0, 0, seed=3, show_progress=False, max_len=max(lengths))
+        update_loop.train(model, rows, cfg.update, 1.0, 0, seed=3, show_progress=False, max_len=max(lengths))
         return torch.cat([p.detach().flatten() for n, p in model.named_parameters() if "lora_" in n]), start, model
 
     same = [4, 4, 4, 4, 4, 4]
@@ -173,12 +176,12 @@ def test_epoch_2_continues_epoch_1s_adam_state_and_schedule(tiny_model, tmp_path
     lp = forward.rollout_logprobs(fresh(), rows, 1.0, tok.pad_token_id, True)
     kw = dict(temperature=1.0, pad_id=tok.pad_token_id, show_progress=False, logprobs=lp)
     one = fresh()
-    update.train(one, rows, whole, **kw)                                   # one schedule of 4 steps
+    update_loop.train(one, rows, whole, **kw)                                   # one schedule of 4 steps
     a = fresh()
-    fig1 = update.train(a, rows, carry, epoch=1, save_to=tmp_path / "e1" / "adapter", **kw)
-    state = update.carried_optimizer(tmp_path / "e1" / "adapter", carry)
+    fig1 = update_loop.train(a, rows, carry, epoch=1, save_to=tmp_path / "e1" / "adapter", **kw)
+    state = optim.carried_optimizer(tmp_path / "e1" / "adapter", carry)
     assert state is not None and all(int(s["step"]) == 2 for s in state["state"].values())
-    fig2 = update.train(a, rows, carry, epoch=2, optimizer_state=state, **kw)
+    fig2 = update_loop.train(a, rows, carry, epoch=2, optimizer_state=state, **kw)
     # float summation order only: the wrong schedules below differ by > 1e-4
     assert_same_parameters(lora(a), lora(one), lora(fresh()), one, 6, 24)
     assert fig1["optim/lr_last"] > fig2["optim/lr_last"]                    # the cosine fell across both
@@ -186,13 +189,13 @@ def test_epoch_2_continues_epoch_1s_adam_state_and_schedule(tiny_model, tmp_path
     # the same epoch 1, then epoch 2 with a fresh AdamW, or with the schedule restarted (reset)
     for epoch2 in (dict(epoch=2), dict(epoch=None, optimizer_state=state)):
         b = fresh()
-        update.train(b, rows, carry, epoch=1, **kw)
-        update.train(b, rows, carry, **epoch2, **kw)
+        update_loop.train(b, rows, carry, epoch=1, **kw)
+        update_loop.train(b, rows, carry, **epoch2, **kw)
         assert max(float((lora(b)[n] - p).abs().max()) for n, p in lora(one).items()) > 1e-4, epoch2
 
     # reset, or a policy without optimizer.pt (the warm-start's, the base model): nothing carried
-    assert update.carried_optimizer(tmp_path / "e1" / "adapter", carry.model_copy(update={"optimizer_state": "reset"})) is None
-    assert update.carried_optimizer(None, carry) is None
+    assert optim.carried_optimizer(tmp_path / "e1" / "adapter", carry.model_copy(update={"optimizer_state": "reset"})) is None
+    assert optim.carried_optimizer(None, carry) is None
 
 
 def test_a_carried_optimizer_that_does_not_fit_says_so(tiny_model, tmp_path):
@@ -200,12 +203,12 @@ def test_a_carried_optimizer_that_does_not_fit_says_so(tiny_model, tmp_path):
     tok = load_tokenizer(cfg.student)
     rows = [{"prompt_ids": [5, 6], "completion_ids": [9, 10 + i], "advantage": (-1.0) ** i} for i in range(2)]
     torch.manual_seed(0)
-    update.train(load_student(cfg.student, trainable=True), rows, cfg.update, 1.0, tok.pad_token_id,
+    update_loop.train(load_student(cfg.student, trainable=True), rows, cfg.update, 1.0, tok.pad_token_id,
                  show_progress=False, fresh_adapter=True, epoch=1, save_to=tmp_path / "adapter")
-    state = update.carried_optimizer(tmp_path / "adapter", cfg.update)
+    state = optim.carried_optimizer(tmp_path / "adapter", cfg.update)
     wider = load_config(None, [f"student.model={tiny_model}", "student.lora.r=8"])
     with pytest.raises(RunError, match="optimizer_state=reset"):
-        update.train(load_student(wider.student, trainable=True), rows, cfg.update, 1.0, tok.pad_token_id,
+        update_loop.train(load_student(wider.student, trainable=True), rows, cfg.update, 1.0, tok.pad_token_id,
                      show_progress=False, fresh_adapter=True, epoch=2, optimizer_state=state)
 
 
@@ -242,12 +245,12 @@ def test_a_bf16_students_logprobs_come_from_a_float32_head(tiny_model):
 def lrs_of_each_step(monkeypatch) -> list[float]:
     """The learning rate of every optimizer step the updates below take, in order."""
     seen: list[float] = []
-    real = update.lr_schedule
+    real = update_loop.lr_schedule
 
     def recording(optimizer, *a, **kw):
         optimizer.register_step_pre_hook(lambda opt, args, kwargs: seen.append(opt.param_groups[0]["lr"]))
         return real(optimizer, *a, **kw)
-    monkeypatch.setattr(update, "lr_schedule", recording)
+    monkeypatch.setattr(update_loop, "lr_schedule", recording)
     return seen
 
 
@@ -271,22 +274,22 @@ def test_an_epoch_of_other_step_count_continues_the_schedule(tiny_model, tmp_pat
         dummy = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
         return get_scheduler("cosine", dummy, num_warmup_steps=4, num_training_steps=span).lr_lambdas[0]
 
-    update.train(model, rows, uc, epoch=1, fresh_adapter=True, save_to=tmp_path / "e1" / "adapter", **kw)
+    update_loop.train(model, rows, uc, epoch=1, fresh_adapter=True, save_to=tmp_path / "e1" / "adapter", **kw)
     one = list(lrs)
     assert len(one) == 5 and one == pytest.approx([1e-3 * shape(20)(k) for k in range(5)])
-    start = update.carried_schedule(tmp_path / "e1" / "adapter", uc)
+    start = optim.carried_schedule(tmp_path / "e1" / "adapter", uc)
     assert start == 5
-    state = update.carried_optimizer(tmp_path / "e1" / "adapter", uc)
-    update.train(model, rows[:3], uc, epoch=2, optimizer_state=state, schedule_start=start,
+    state = optim.carried_optimizer(tmp_path / "e1" / "adapter", uc)
+    update_loop.train(model, rows[:3], uc, epoch=2, optimizer_state=state, schedule_start=start,
                  save_to=tmp_path / "e2" / "adapter", **kw)
     two = lrs[5:]
     assert two == pytest.approx([1e-3 * shape(12)(k) for k in range(5, 8)])     # this epoch's span: 4 x 3 steps
     assert two[0] > 0.9 * one[-1] and one[-1] > 0.99e-3                          # no second warmup
-    assert update.carried_schedule(tmp_path / "e2" / "adapter", uc) == 8
+    assert optim.carried_schedule(tmp_path / "e2" / "adapter", uc) == 8
     # without schedule.pt: today's estimate, (epoch - 1) x this epoch's steps
     (tmp_path / "e1" / "schedule.pt").unlink()
-    assert update.carried_schedule(tmp_path / "e1" / "adapter", uc) is None
-    update.train(model, rows[:3], uc, epoch=2, optimizer_state=state, **kw)
+    assert optim.carried_schedule(tmp_path / "e1" / "adapter", uc) is None
+    update_loop.train(model, rows[:3], uc, epoch=2, optimizer_state=state, **kw)
     assert lrs[8] == pytest.approx(1e-3 * 3 / 4)
 
 
@@ -298,7 +301,7 @@ def test_a_schedule_position_past_its_end_holds_the_end_value(caplog):
         uc = load_config(None, ["update.planned_epochs=2", "update.warmup_steps=0", f"update.scheduler={name}"]).update
         opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=1.0)
         caplog.clear()
-        sched = update.lr_schedule(opt, uc, 4, epoch=2, start=7)                   # span 8: steps 7..10
+        sched = optim.lr_schedule(opt, uc, 4, epoch=2, start=7)                   # span 8: steps 7..10
         got = []
         for _ in range(4):
             got.append(opt.param_groups[0]["lr"])
@@ -314,14 +317,14 @@ def test_a_policy_without_optimizer_state_still_trains(tiny_model, tmp_path, cap
     import logging
 
     from pipeline.stages import POLICY, Ctx
-    from pipeline.tables import save_table
+    from pipeline.store.tables import save_table
     cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "update.micro_batch_size=2",
                              "update.grad_accum=1", "update.teacher_sft_coef=0", f"run.dir={tmp_path / 'runs'}"])
     tok = load_tokenizer(cfg.student)
     rows = [{"prompt_ids": [5, 6, 7], "completion_ids": [9, 10 + i], "advantage": (-1.0) ** i} for i in range(4)]
     torch.manual_seed(0)
     old = tmp_path / "update-old" / "adapter"
-    update.train(load_student(cfg.student, trainable=True), rows, cfg.update, 1.0, tok.pad_token_id,
+    update_loop.train(load_student(cfg.student, trainable=True), rows, cfg.update, 1.0, tok.pad_token_id,
                  show_progress=False, fresh_adapter=True, save_to=old)       # epoch None: the adapter alone
     assert (old / "adapter_config.json").exists() and not (old.parent / "optimizer.pt").exists()
     (tmp_path / "select").mkdir()
@@ -334,7 +337,7 @@ def test_a_policy_without_optimizer_state_still_trains(tiny_model, tmp_path, cap
     assert "no optimizer.pt beside" in caplog.text and "a fresh AdamW" in caplog.text
     assert ctx.figures["optim/steps"] == 2
     # epoch 2 of 2 steps, without a stored position: from the estimate (2 - 1) x 2, to step 4
-    assert (ctx.out / "optimizer.pt").exists() and update.carried_schedule(ctx.out / "adapter", cfg.update) == 4
+    assert (ctx.out / "optimizer.pt").exists() and optim.carried_schedule(ctx.out / "adapter", cfg.update) == 4
 
 
 def test_the_teacher_term_fits_the_teachers_answers_at_t1(tiny_model):
@@ -348,7 +351,7 @@ def test_the_teacher_term_fits_the_teachers_answers_at_t1(tiny_model):
     rows = [{"prompt_ids": [5, 6, 7], "completion_ids": [9, 10 + i, 11], "advantage": (-1.0) ** i} for i in range(3)]
     torch.manual_seed(0)
     model = load_student(cfg.student, trainable=True)
-    fig = update.train(model, [*rows, teacher], cfg.update, 0.7, tok.pad_token_id, show_progress=False,
+    fig = update_loop.train(model, [*rows, teacher], cfg.update, 0.7, tok.pad_token_id, show_progress=False,
                        fresh_adapter=True, sft_coef=2.0)
     batch = forward.collate([{**teacher, "index": 0}], tok.pad_token_id)
     with torch.no_grad():

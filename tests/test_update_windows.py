@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from pipeline.config_file import load_config
-from pipeline.model import load_student, load_tokenizer
-from pipeline.stages import update
+from pipeline.config.file import load_config
+from pipeline.engines.model import load_student, load_tokenizer
+from pipeline.stages import update_loop
 
 
 def test_every_micro_batch_reaches_a_step_when_grad_accum_does_not_divide_them(tiny_model):
@@ -21,12 +21,12 @@ def test_every_micro_batch_reaches_a_step_when_grad_accum_does_not_divide_them(t
     for seed in range(4):
         torch.manual_seed(0)
         model = load_student(cfg.student, trainable=True)
-        fig = update.train(model, rows, cfg.update, 1.0, tok.pad_token_id, seed=seed, show_progress=False,
+        fig = update_loop.train(model, rows, cfg.update, 1.0, tok.pad_token_id, seed=seed, show_progress=False,
                            fresh_adapter=True)
         assert fig["optim/steps"] == 2
         moved = max(float(p.abs().max()) for n, p in model.named_parameters() if "lora_B" in n)
         assert moved > 0, seed
-    two = update.train(load_student(cfg.student, trainable=True), rows,
+    two = update_loop.train(load_student(cfg.student, trainable=True), rows,
                        cfg.update.model_copy(update={"epochs": 2}), 1.0, tok.pad_token_id, show_progress=False,
                        fresh_adapter=True)
     assert two["optim/steps"] == 4
@@ -52,7 +52,7 @@ def test_the_last_partial_window_is_scaled_by_its_own_size(tiny_model):
             for n, p in model.named_parameters():
                 if "lora_B" in n:
                     p.normal_(0, 0.05)
-        return update.train(model, rows, cfg.update, 1.0, tok.pad_token_id, seed=seed, show_progress=False)["optim/grad_norm"]
+        return update_loop.train(model, rows, cfg.update, 1.0, tok.pad_token_id, seed=seed, show_progress=False)["optim/grad_norm"]
 
     from transformers import AutoConfig
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.config_file import load_config
-from pipeline.errors import RunError
-from pipeline.problems import training_problems, warm_start_problems
+from pipeline.config.file import load_config
+from pipeline.config.errors import RunError
+from pipeline.stages.problems import training_problems, warm_start_problems
 
 
 def test_the_warm_start_learns_the_extra_sets_too():
@@ -50,15 +50,15 @@ def test_unset_it_changes_no_fingerprint():
 
 
 def test_a_missing_file_fails_before_any_work(tmp_path, capsys):
-    from pipeline.cli import main
+    from pipeline.cli.main import main
     rc = main(["epoch", "1", f"run.dir={tmp_path / 'runs'}", f"data.warm_start_sources=[{tmp_path / 'nope.jsonl'}]"])
     assert rc != 0 and "data.warm_start_sources" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
 
 
 def test_the_warm_start_prompts_stage_writes_them(tmp_path, tiny_model):
-    from pipeline.runner import Runner
-    from pipeline.tables import load_table
+    from pipeline.run.runner import Runner
+    from pipeline.store.tables import load_table
     over = [f"run.dir={tmp_path / 'runs'}", f"student.model={tiny_model}", "data.difficulties=[easy]",
             "data.warm_start_sources=[bank:train]", "update.warm_start=true"]
     r = Runner(load_config(None, over))

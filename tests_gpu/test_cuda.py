@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from pipeline import forward
-from pipeline.stages import update
-from pipeline.config_file import load_config
-from pipeline.model import Student, load_student, merged
-from pipeline.runner import Runner
+from pipeline.engines import forward
+from pipeline.stages import update_loop
+from pipeline.config.file import load_config
+from pipeline.engines.model import Student, load_student, merged
+from pipeline.run.runner import Runner
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,7 +115,7 @@ def test_auto_token_budget_split_equals_one_pass(tiny_model):
         torch.manual_seed(0)
         model = load_student(cfg.student, trainable=True, device="cuda")
         start = torch.cat([p.detach().flatten() for n, p in model.named_parameters() if "lora_" in n])
-        fig = update.train(model, rows, cfg.update, 1.0, 0, seed=1, show_progress=False)
+        fig = update_loop.train(model, rows, cfg.update, 1.0, 0, seed=1, show_progress=False)
         moved = torch.cat([p.detach().flatten() for n, p in model.named_parameters() if "lora_" in n]) - start
         out[budget] = (moved, fig)
     assert forward.token_budget(model, "auto", training=True) is not None  # auto sizes a budget on CUDA
@@ -141,11 +141,11 @@ def test_two_processes_make_the_one_process_epoch(cuda_config, tmp_path):
 
 
 def test_the_decode_loop_runs_on_cuda(tiny_model):
-    """The hf engine's decode loop (pipeline/decode.py) on CUDA in bf16: the rows of transformers'
+    """The hf engine's decode loop (pipeline/engines/decode.py) on CUDA in bf16: the rows of transformers'
     generate under the same streams where no rounding tie parts them (most of them), the sampler's
     logprobs near the float32 policy's, and greedy answers of the same shape."""
-    from pipeline import engine_hf
-    from pipeline.model import load_tokenizer
+    from pipeline.engines import hf as engine_hf
+    from pipeline.engines.model import load_tokenizer
     cfg = load_config(None, [f"student.model={tiny_model}", "run.device=cuda", "sample.num_samples=4",
                              "sample.max_new_tokens=16", "sample.temperature=1.0", "student.dtype=bfloat16"])
     tok = load_tokenizer(cfg.student)
@@ -166,7 +166,7 @@ def test_the_loss_on_cuda_in_bf16_with_a_float32_head(coder_model, tmp_path):
     the tiny peaky one's logprobs near -30 part by tenths of a nat in bf16), a finite loss whose
     gradient moves LoRA B, the optimizer state written for the next epoch, and a sampler correction
     and clip-higher that run there too."""
-    from pipeline.model import load_tokenizer
+    from pipeline.engines.model import load_tokenizer
     over = [f"student.model={coder_model}", "run.device=cuda", "student.lora.r=4", "update.micro_batch_size=2",
             "update.grad_accum=1", "update.lr=1e-2", "update.clip_eps_high=0.28",
             "update.sampler_correction=token_truncate", "update.loss_type=dapo"]
@@ -183,7 +183,7 @@ def test_the_loss_on_cuda_in_bf16_with_a_float32_head(coder_model, tmp_path):
     assert a.dtype == torch.float32 and float((a - b).abs().max()) < 0.1 and float((a - b).abs().mean()) < 0.02, \
         (float((a - b).abs().max()), float((a - b).abs().mean()))
     torch.manual_seed(0)
-    fig = update.train(bf16, rows, cfg.update, 0.7, tok.pad_token_id, show_progress=False, fresh_adapter=True,
+    fig = update_loop.train(bf16, rows, cfg.update, 0.7, tok.pad_token_id, show_progress=False, fresh_adapter=True,
                        epoch=1, save_to=tmp_path / "adapter")
     assert all(v == v for v in fig.values() if isinstance(v, float)) and fig["optim/steps"] == 2
     assert "policy/sampler_weight" in fig and (tmp_path / "optimizer.pt").exists()
@@ -196,7 +196,7 @@ def _coder_shaped(out: Path) -> Path:
     the generation_config Qwen2.5-Coder-1.5B-Instruct ships: repetition_penalty 1.1, top_k 20, top_p 0.8."""
     from transformers import AutoTokenizer, GenerationConfig, Qwen2Config, Qwen2ForCausalLM
 
-    from pipeline.model import embedded_tokenizer_dir
+    from pipeline.engines.model import embedded_tokenizer_dir
     from tests.conftest import _save
     if (out / "config.json").exists():
         return out
@@ -216,7 +216,7 @@ def _coder_shaped(out: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def coder_model() -> str:
-    from pipeline.model import cache_root
+    from pipeline.engines.model import cache_root
     return str(_coder_shaped(cache_root() / "models" / "qwen2.5-coder-shaped-2l-random"))
 
 
@@ -227,9 +227,9 @@ def test_sampler_logprobs_match_the_trainers_despite_the_generation_config(coder
     (rollout_logprobs, as the stage calls it) differs by float rounding only, in float32 and in bf16
     (the trainer's LM head in float32). Had the generation_config reached the sampler, top_k 20 over a
     49k vocabulary would part them by nats. The figures go to $RLAIF_GPU_FIGURES/sampler_gap.json."""
-    from pipeline import engine_hf
-    from pipeline.forward import rollout_logprobs
-    from pipeline.model import load_tokenizer
+    from pipeline.engines import hf as engine_hf
+    from pipeline.engines.forward import rollout_logprobs
+    from pipeline.engines.model import load_tokenizer
     cfg = load_config(None, [f"student.model={coder_model}", "run.device=cuda", f"student.dtype={dtype}",
                              "sample.num_samples=8", "sample.max_new_tokens=48", "sample.temperature=0.7"])
     tok = load_tokenizer(cfg.student)
@@ -254,17 +254,17 @@ def test_sampler_logprobs_match_the_trainers_despite_the_generation_config(coder
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 @pytest.mark.parametrize("fast", ["ours", "graphs"])
 def test_our_decode_step_on_cuda_matches_transformers_forward(coder_model, dtype, fast):
-    """sample.decode_step=ours on CUDA (pipeline/decode_step.py with `grouped_attention`), and graphs
+    """sample.decode_step=ours on CUDA (pipeline/engines/decode_step.py with `grouped_attention`), and graphs
     (the same step replayed from CUDA graphs, the live rows padded to their bucket), against the
     decode loop through transformers' forward, on the Qwen2.5-Coder-shaped student: float32 draws the
     same tokens (greedy and sampled) with logprobs within float32 rounding. In bf16 a random-weight
     model's nearly flat distributions part rows at the first rounding difference (on the CPU 0 of 12
     sampled rows stayed whole), so there the logprob of each token ours drew is held to the logprobs
     stage's recomputation, as the sampler-gap test does."""
-    from pipeline.decode import decode
-    from pipeline.decode_step import make_step
-    from pipeline.engine_hf import chat_prompt, row_seed, warpers
-    from pipeline.model import load_tokenizer
+    from pipeline.engines.decode import decode
+    from pipeline.engines.decode_step import make_step
+    from pipeline.engines.hf import chat_prompt, row_seed, warpers
+    from pipeline.engines.model import load_tokenizer
     from types import SimpleNamespace
     cfg = load_config(None, [f"student.model={coder_model}", "run.device=cuda", f"student.dtype={dtype}"])
     tok = load_tokenizer(cfg.student)
@@ -288,7 +288,7 @@ def test_our_decode_step_on_cuda_matches_transformers_forward(coder_model, dtype
     if dtype == "float32":
         assert len(same) == len(ref) and g_ours == g_ref and gap < 1e-3, (len(same), gap)
         return
-    from pipeline.forward import rollout_logprobs
+    from pipeline.engines.forward import rollout_logprobs
     rows = [{"prompt_ids": prompts[i // 4], "completion_ids": r["ids"]} for i, r in enumerate(ours)]
     old, _ = rollout_logprobs(model, rows, 0.7, tok.pad_token_id, policy_is_reference=True)
     d = torch.cat([(torch.tensor(r["logps"]) - old[i].float().cpu()).abs() for i, r in enumerate(ours)])

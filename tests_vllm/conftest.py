@@ -22,7 +22,7 @@ def build_vllm_tiny_model(out: Path) -> Path:
         return out
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    from pipeline.model import embedded_tokenizer_dir
+    from pipeline.engines.model import embedded_tokenizer_dir
     tok = AutoTokenizer.from_pretrained(embedded_tokenizer_dir())
     cfg = LlamaConfig(vocab_size=len(tok), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                       num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=1024,
@@ -39,7 +39,7 @@ def build_vllm_tiny_model(out: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def vllm_tiny_model() -> str:
-    from pipeline.model import cache_root
+    from pipeline.engines.model import cache_root
     return str(build_vllm_tiny_model(cache_root() / "models" / "tiny-llama-hd32-v1"))
 
 
@@ -49,8 +49,8 @@ def lora_adapter(vllm_tiny_model, tmp_path_factory) -> Path:
     would change nothing): strong enough to change the greedy tokens."""
     from peft import get_peft_model
 
-    from pipeline.config_file import load_config
-    from pipeline.model import load_student, lora_config
+    from pipeline.config.file import load_config
+    from pipeline.engines.model import load_student, lora_config
     cfg = load_config(None, [f"student.model={vllm_tiny_model}", "student.lora.r=8", "student.lora.alpha=16"])
     model = get_peft_model(load_student(cfg.student), lora_config(cfg.student))
     torch.manual_seed(1)

@@ -9,13 +9,15 @@ import pytest
 
 pytest.importorskip("vllm", reason="the vLLM tests run in .venv-vllm: `make test-vllm`")
 
-from pipeline import engine_hf, engine_vllm  # noqa: E402
+from pipeline.engines import hf as engine_hf  # noqa: E402
+
+from pipeline.engines import vllm as engine_vllm
 from pipeline.stages import sample as sample_stage  # noqa: E402
-from pipeline.config_file import load_config  # noqa: E402
-from pipeline.engine_hf import greedy as hf_greedy  # noqa: E402
-from pipeline.forward import rollout_logprobs  # noqa: E402
+from pipeline.config.file import load_config  # noqa: E402
+from pipeline.engines.hf import greedy as hf_greedy  # noqa: E402
+from pipeline.engines.forward import rollout_logprobs  # noqa: E402
 from pipeline.stages.logprobs import sampler_gap
-from pipeline.model import load_student, load_tokenizer  # noqa: E402
+from pipeline.engines.model import load_student, load_tokenizer  # noqa: E402
 
 QUESTIONS = ("Add two numbers.", "Hi", "Reverse a string, please.")
 
@@ -111,8 +113,8 @@ def test_sample_and_eval_stages_with_the_vllm_engine(env, vllm_tiny_model, lora_
     default bf16 sampling copy is a nearby policy whose greedy answers part from it)."""
     from pipeline.stages import eval as eval_stage
     from pipeline.stages import Ctx, POLICY
-    from pipeline.runner import Runner
-    from pipeline.tables import load_table
+    from pipeline.run.runner import Runner
+    from pipeline.store.tables import load_table
     over = [f"run.dir={tmp_path / 'runs'}", "data.prompts_per_epoch=2", "eval.max_problems=3",
             "eval.max_new_tokens=16", "judge.execution.timeout_s=5", "sample.dtype=float32"]
     tables, evals = {}, {}

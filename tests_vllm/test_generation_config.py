@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import shutil
 
-from pipeline import engine_hf, engine_vllm
-from pipeline.forward import rollout_logprobs
-from pipeline.model import load_student, load_tokenizer
+from pipeline.engines import hf as engine_hf
+
+from pipeline.engines import vllm as engine_vllm
+from pipeline.engines.forward import rollout_logprobs
+from pipeline.engines.model import load_student, load_tokenizer
 from pipeline.stages.logprobs import sampler_gap
 from tests_vllm.test_engine_vllm import QUESTIONS, config
 

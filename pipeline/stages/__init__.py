@@ -1,9 +1,11 @@
 """The epoch's stages, in order: what each reads (config fields, inputs), its code version, and
 where its code is: one module per stage beside this table (prompts.py, sample.py, teacher.py,
 judge.py, reward.py, select.py, logprobs.py, update.py, eval.py), each with a `run(ctx)`; the
-warm-start's (WARM_START) are prompts.py's and update.py's `run_sft`.
+warm-start's (WARM_START) are prompts.py's and update.py's `run_sft`. Beside them, what the stages
+share: judges and teachers behind the cache (judging.py) and which problems a run trains on and
+holds out (problems.py). This layer may import engines, train, metrics, config, store.
 
-The runner (pipeline/runner.py) wires them; stages never call each other. Stage code is named
+The runner (pipeline/run/runner.py) wires them; stages never call each other. Stage code is named
 as "module:function" and imported only when the stage runs, so a rerun that reuses everything
 never loads torch.
 """
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from pipeline.config import Config
+from pipeline.config.schema import Config
 
 POLICY = "policy"  # the input name for the previous epoch's chosen policy
 REFERENCE = "reference"  # the input name for the KL reference policy (update.kl_reference)
@@ -82,7 +84,7 @@ STAGES = [
     # v6: a bf16/fp16 student's LM head computes in float32 (forward.fp32_head)
     Stage("logprobs", "6", (*STUDENT, "sample.temperature"), ("select", POLICY, REFERENCE), "pipeline.stages.logprobs:run",
           derived=True, every_rank=True),
-    # v5: the loss of pipeline/loss.py (TRL's sums; the last, partial accumulation window weighed by its
+    # v5: the loss of pipeline/train/loss.py (TRL's sums; the last, partial accumulation window weighed by its
     # own size; no NaN from masked positions). v6: the teacher's answers fitted at T = 1; the LR schedule
     # continues from the position the previous epoch's update left (schedule.pt); the bf16 float32 head
     Stage("update", "6", (*STUDENT, "student.lora", "update", "sample.temperature", "run.seed"),

@@ -3,14 +3,14 @@
 Greedy by default (eval.num_samples=1, eval.temperature=0: the epoch loop's cheap check). With
 eval.num_samples=n at eval.temperature>0, each problem gets n sampled answers, each from its own
 random stream keyed by the run's seed, the epoch (eval.seed_per_epoch), the problem and the
-sample's index (pipeline/engine_hf.py's `SeededSampler`): an eval is reproducible and does not depend
+sample's index (pipeline/engines/hf.py's `SeededSampler`): an eval is reproducible and does not depend
 on the batch size or the process count. Per problem: c of n correct, the unbiased pass@k (Chen et
 al. 2021), the mean graded score, and the per-token NLL of the teacher's answer (the reference)
 under the policy: a continuous distillation metric that moves before pass@1 does.
 
 Figures: eval/score, eval/pass@1 (and eval/pass@k for k <= n), eval/ref_nll; per source as
 eval/<source>/... . `rlaif eval 0` measures the base model; `rlaif compare-evals A B` says whether
-two evals differ beyond noise (pipeline/significance.py).
+two evals differ beyond noise (pipeline/metrics/significance.py).
 """
 from __future__ import annotations
 
@@ -18,18 +18,18 @@ import statistics
 
 import torch
 
-from pipeline import dist
-from pipeline.config import Config
-from pipeline.engine_hf import (batch_size, cache_kwargs, chat_prompt, generate, greedy, reference_greedy,
+from pipeline.store import dist
+from pipeline.config.schema import Config
+from pipeline.engines.hf import (batch_size, cache_kwargs, chat_prompt, generate, greedy, reference_greedy,
                                 template_prefix)
-from pipeline.forward import collate, to_device, token_logprobs
-from pipeline.judging import PARTS, Judging, as_answer, execution_parts, full_credit_shares
-from pipeline.model import load_tokenizer, student_model
-from pipeline.problems import eval_problems
-from pipeline.sampling_weights import sampling_model
-from pipeline.significance import ks_for, pass_at_k
+from pipeline.engines.forward import collate, to_device, token_logprobs
+from pipeline.stages.judging import PARTS, Judging, as_answer, execution_parts, full_credit_shares
+from pipeline.engines.model import load_tokenizer, student_model
+from pipeline.stages.problems import eval_problems
+from pipeline.engines.sampling_weights import sampling_model
+from pipeline.metrics.significance import ks_for, pass_at_k
 from pipeline.stages import Ctx
-from pipeline.tables import save_table
+from pipeline.store.tables import save_table
 
 
 def sampled(cfg: Config) -> bool:
@@ -77,8 +77,8 @@ def answer(cfg: Config, ctx: Ctx, tok, prompts: list[list[int]], keys: list[str]
            with_nll: list[str | None] | None):
     """This rank's answers: n (text, finish_reason) per prompt, and the references' NLLs."""
     n, model = cfg.eval.num_samples, None
-    if cfg.eval.engine == "vllm":  # the adapter from disk (pipeline/engine_vllm.py)
-        from pipeline import engine_vllm
+    if cfg.eval.engine == "vllm":  # the adapter from disk (pipeline/engines/vllm.py)
+        from pipeline.engines import vllm as engine_vllm
         engine_vllm.require("eval.engine")
         if not prompts:
             texts = []

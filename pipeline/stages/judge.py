@@ -8,10 +8,10 @@ from data.schema import Problem
 from judges.base import Score
 from judges.cache import JudgeCache
 from judges.mix import combine
-from pipeline.judging import (PARTS, Judging, Sync, batch_figures, batching, cache_dir, components, execution_parts,
+from pipeline.stages.judging import (PARTS, Judging, Sync, batch_figures, batching, cache_dir, components, execution_parts,
                               full_credit_shares, length_score, make_model, run_items, work_dir)
 from pipeline.stages import Ctx
-from pipeline.tables import load_table, save_table
+from pipeline.store.tables import load_table, save_table
 
 
 def breakdown_figures(breakdowns: list[dict]) -> dict[str, float]:

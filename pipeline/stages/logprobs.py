@@ -1,5 +1,5 @@
 """logprobs: per-token log pi(y_t) of the selected completions under the old policy and the KL
-reference, computed once per epoch (pipeline/forward.py) and read by every update variant."""
+reference, computed once per epoch (pipeline/engines/forward.py) and read by every update variant."""
 
 from __future__ import annotations
 
@@ -7,19 +7,19 @@ import math
 
 import torch
 
-from pipeline import dist
-from pipeline.errors import RunError
-from pipeline.forward import rollout_logprobs, save_logprobs
-from pipeline.rl import kl_terms
+from pipeline.store import dist
+from pipeline.config.errors import RunError
+from pipeline.engines.forward import rollout_logprobs, save_logprobs
+from pipeline.train.rl import kl_terms
 from pipeline.stages import POLICY, REFERENCE, Ctx
-from pipeline.tables import load_table
+from pipeline.store.tables import load_table
 
 
 def run(ctx: Ctx) -> None:
     """logprobs: each selected completion's per-token logp under the sampling policy and under the
     reference, computed once per epoch and read by every update variant (a sweep over lr or
     kl_coef pays for these no-grad forward passes once, not once per variant)."""
-    from pipeline.model import load_tokenizer, student_model
+    from pipeline.engines.model import load_tokenizer, student_model
     cfg = ctx.cfg
     rows = load_table(ctx.inputs["select"])
     tok = load_tokenizer(cfg.student)

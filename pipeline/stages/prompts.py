@@ -3,9 +3,9 @@
 Epoch 0 (the supervised warm-start) takes every training problem instead (`run_sft`)."""
 from __future__ import annotations
 
-from pipeline.problems import choose_prompts, require_compilers, training_problems, warm_start_problems
+from pipeline.stages.problems import choose_prompts, require_compilers, warm_start_problems
 from pipeline.stages import Ctx
-from pipeline.tables import save_table
+from pipeline.store.tables import save_table
 
 
 def run(ctx: Ctx) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import statistics
 
-from pipeline.history import score_history
-from pipeline.rl import by_prompt, group_stats, ratio_reward, shaping
+from pipeline.store.history import score_history
+from pipeline.train.rl import by_prompt, group_stats, ratio_reward, shaping
 from pipeline.stages import Ctx
-from pipeline.tables import load_table, save_table
+from pipeline.store.tables import load_table, save_table
 
 
 def run(ctx: Ctx) -> None:

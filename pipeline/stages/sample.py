@@ -1,23 +1,23 @@
 """sample: the student policy of epoch N-1 writes K completions per prompt.
 
 The prompts through the model's chat template, checked against data.max_prompt_tokens and the
-model's context; the generation itself is the hf engine's (pipeline/engine_hf.py: the decode loop
-of pipeline/decode.py, or transformers' generate with `sample.engine=generate`) or, with
-`sample.engine=vllm`, vLLM's (pipeline/engine_vllm.py). Same rows either way; the loop and vLLM
-also keep the sampler's own logprob of each token. With several processes each rank samples its share (pipeline/dist.py);
+model's context; the generation itself is the hf engine's (pipeline/engines/hf.py: the decode loop
+of pipeline/engines/decode.py, or transformers' generate with `sample.engine=generate`) or, with
+`sample.engine=vllm`, vLLM's (pipeline/engines/vllm.py). Same rows either way; the loop and vLLM
+also keep the sampler's own logprob of each token. With several processes each rank samples its share (pipeline/store/dist.py);
 rank 0 writes the rows and the figures (generated tokens, truncation, diversity).
 """
 from __future__ import annotations
 
 import time
 
-from pipeline import dist
-from pipeline.engine_hf import chat_prompt, generate
-from pipeline.errors import RunError
-from pipeline.model import load_tokenizer, resolve, student_model
-from pipeline.sampling_weights import sampling_model
+from pipeline.store import dist
+from pipeline.engines.hf import chat_prompt, generate
+from pipeline.config.errors import RunError
+from pipeline.engines.model import load_tokenizer, resolve, student_model
+from pipeline.engines.sampling_weights import sampling_model
 from pipeline.stages import POLICY, Ctx
-from pipeline.tables import load_table, save_table
+from pipeline.store.tables import load_table, save_table
 
 
 def run(ctx: Ctx) -> None:
@@ -31,8 +31,8 @@ def run(ctx: Ctx) -> None:
                        f"(first: {too_long[0][0]}, {too_long[0][1]} tokens); raise data.max_prompt_tokens "
                        "or drop those problems")
     vllm = cfg.sample.engine == "vllm"
-    if vllm:  # the base model in vLLM, the adapter from disk (pipeline/engine_vllm.py); no HF copy here
-        from pipeline import engine_vllm
+    if vllm:  # the base model in vLLM, the adapter from disk (pipeline/engines/vllm.py); no HF copy here
+        from pipeline.engines import vllm as engine_vllm
         engine_vllm.require("sample.engine")
         from transformers import AutoConfig
         model_config = AutoConfig.from_pretrained(resolve(cfg.student.model))
@@ -69,7 +69,7 @@ def run(ctx: Ctx) -> None:
         return
     rows, secs = dist.merge([r for r, _ in parts]), max(s for _, s in parts)
     save_table(rows, ctx.out)
-    from pipeline.metrics_doc import diversity_of_groups
+    from pipeline.metrics.doc import diversity_of_groups
     groups: dict[str, list[str]] = {}
     for r in rows:
         groups.setdefault(r["problem_id"], []).append(r["text"])

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.rl import advantages, by_prompt, group_stats, select_group
+from pipeline.train.rl import advantages, by_prompt, group_stats, select_group
 from pipeline.stages import Ctx
-from pipeline.tables import load_table, save_table
+from pipeline.store.tables import load_table, save_table
 
 
 def run(ctx: Ctx) -> None:
@@ -42,7 +42,7 @@ def run(ctx: Ctx) -> None:
 def teacher_rows(ctx: Ctx, rewards: list[dict], samples: dict) -> list[dict[str, Any]]:
     """Teacher answers to imitate (update.teacher_sft_coef): prompts whose best student sample
     scores below the teacher's answer."""
-    from pipeline.model import load_tokenizer
+    from pipeline.engines.model import load_tokenizer
     tok = load_tokenizer(ctx.cfg.student)
     teacher = {t["problem_id"]: t["text"] for t in load_table(ctx.inputs["teacher"]) if t["text"]}
     out = []

@@ -7,9 +7,9 @@ from typing import Any
 
 from data.schema import Problem
 from judges.cache import JudgeCache
-from pipeline.judging import Sync, as_answer, batch_figures, batching, cache_dir, make_model, run_items, work_dir
+from pipeline.stages.judging import Sync, as_answer, batch_figures, batching, cache_dir, make_model, run_items, work_dir
 from pipeline.stages import Ctx
-from pipeline.tables import load_table, save_table
+from pipeline.store.tables import load_table, save_table
 
 log = logging.getLogger("rlaif")
 

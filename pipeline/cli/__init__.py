@@ -1,0 +1,1 @@
+"""The command line: `rlaif`'s parser (main.py), what each command does (commands*.py), the generated reference pages (docs_gen.py). May import every layer below: report, run, stages, engines, train, metrics, config, store."""

@@ -1,0 +1,86 @@
+"""The commands that read finished runs: `rlaif compare`, `compare-evals`, `promote`, `status`, `report`,
+`samples`, `metrics`."""
+
+import logging
+
+
+from pipeline.config.schema import Config
+
+from pipeline.cli import common
+from pipeline.cli.common import existing_run
+
+log = logging.getLogger("rlaif")
+
+
+def cmd_compare(cfg: Config, a) -> int:
+    from pipeline.config.errors import RunError
+    r = existing_run(cfg)
+    variants = r.update_variants(a.n)
+    if not variants:
+        raise RunError(f"epoch {a.n} of run {r.run_dir} has no update yet: run `rlaif epoch {a.n}` first")
+    chosen = r.chosen_update(a.n)
+    cols = ["update.lr", "update.kl_coef", "loss/total", "loss/policy", "kl/k3", "kl/k1", "optim/grad_norm",
+            "policy/entropy", "eval/score", "eval/pass@1"]
+    evals, paths = {}, {}
+    for _, m in variants:  # each variant's eval: the one this config asks for, else the epoch loop's
+        found = r.eval_of(a.n, m["fingerprint"])
+        if found:
+            paths[m["fingerprint"]], evals[m["fingerprint"]] = found[0], found[1].get("figures", {})
+    print(f"{'':2}{'variant':<18}" + "".join(f"{c:>16}" for c in cols))
+    for p, m in variants:
+        fig, conf = {**m.get("figures", {}), **evals.get(m["fingerprint"], {})}, m.get("config", {}).get("update", {})
+        vals = [conf.get("lr"), conf.get("kl_coef")] + [fig.get(c) for c in cols[2:]]
+        mark = "*" if chosen and chosen[0] == p else " "
+        print(f"{mark} {p.name:<18}" + "".join(f"{v:>16.4g}" if isinstance(v, (int, float)) else f"{'-':>16}" for v in vals))
+    print("* = chosen policy (the next epoch starts from it); change with `rlaif promote N VARIANT`")
+    from pipeline.report.noise import variant_lines
+    lines = variant_lines(paths.get(chosen[1]["fingerprint"]) if chosen else None,
+                          [(p.name, paths[m["fingerprint"]]) for p, m in variants
+                           if m["fingerprint"] in paths and not (chosen and chosen[0] == p)])
+    if lines:
+        print("eval against the chosen variant's, problem by problem (95% interval over problems; `rlaif compare-evals`):")
+        print("\n".join(lines))
+    return 0
+
+
+def cmd_compare_evals(cfg: Config, a) -> int:
+    from pipeline.config.errors import RunError
+    from pipeline.metrics.significance import compare_evals, resolve_eval
+    try:
+        a_dirs = [resolve_eval(s) for s in a.a.split(",") if s]
+        b_dirs = [resolve_eval(s) for s in a.b.split(",") if s]
+        print("\n".join(compare_evals(a_dirs, b_dirs, a.confidence)))
+    except ValueError as e:
+        raise RunError(str(e)) from None
+    return 0
+
+
+def cmd_promote(cfg: Config, a) -> int:
+    r = common.open_runner(cfg)
+    p = r.promote(a.n, a.variant)
+    print(f"epoch {a.n}: chosen policy is now {p.name}; epoch {a.n + 1} will start from it")
+    return 0
+
+
+def cmd_status(cfg: Config, a) -> int:
+    from pipeline.report.report import status_lines
+    print("\n".join(status_lines(existing_run(cfg))))
+    return 0
+
+
+def cmd_report(cfg: Config, a) -> int:
+    from pipeline.report.report import write_report
+    print(f"wrote {write_report(existing_run(cfg))}")
+    return 0
+
+
+def cmd_samples(cfg: Config, a) -> int:
+    from pipeline.report.report import samples
+    print(samples(existing_run(cfg), a.n, worst=a.worst, best=a.best, prompt=a.prompt))
+    return 0
+
+
+def cmd_metrics(cfg: Config, a) -> int:
+    from pipeline.metrics.doc import metrics_markdown
+    print(metrics_markdown())
+    return 0

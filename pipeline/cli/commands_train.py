@@ -1,0 +1,190 @@
+"""The commands that run stages: `rlaif epoch` (and `update`, `replay`: the same loop over fewer
+stages), `sweep`, `eval`."""
+
+import json
+import logging
+import time
+
+
+from pipeline.store import dist
+from pipeline.config.schema import Config
+from pipeline.config.base import ConfigError
+from pipeline.config.file import load_config
+from pipeline.config.errors import RunError
+from pipeline.run.preflight import check_data, check_engines
+
+from pipeline.cli import common
+from pipeline.cli.commands_read import cmd_compare
+from pipeline.cli.common import config_file_line, duration, say, status, transient_bars
+
+log = logging.getLogger("rlaif")
+
+
+def cmd_epoch(cfg: Config, a) -> int:
+    """`rlaif epoch N`: epochs 1..N, each one's finished stages reused (an epoch done earlier costs a
+    line); `rlaif update N`, `rlaif replay N`, `--only`, `--force`: epoch N alone."""
+    check_engines(cfg, sampling=a.cmd != "update")
+    check_data(cfg)
+    r = common.open_runner(cfg)
+    if a.cmd == "update" and not any(r.epoch_dir(a.n).glob("*/manifest.json")):
+        raise RunError(f"epoch {a.n} of run {r.run_dir} has not run: `rlaif update {a.n}` reruns the update of an "
+                       f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first "
+                       "(with these settings), then `rlaif update` for other update settings")
+    ranks = f" on {dist.world_size()} processes" if dist.world_size() > 1 else ""
+    dry_run = getattr(a, "dry_run", False)
+    single = a.cmd != "epoch" or a.n <= 1 or getattr(a, "only", None) is not None or getattr(a, "force", False)
+    say(config_file_line(a.config))
+    if cfg.update.optimizer_state == "carry" and a.n > cfg.update.planned_epochs and cfg.update.scheduler != "constant":
+        say(f"warning: epoch {a.n} is past update.planned_epochs={cfg.update.planned_epochs}, where the LR schedule "
+            f"ends ({cfg.update.scheduler}: lr 0, nothing more is learned); set update.planned_epochs={a.n}")
+    t = time.time()
+    if single:
+        what = {"update": "update-only rerun of epoch", "replay": "replay of epoch"}.get(a.cmd, "epoch")
+        say(f"{what} {a.n} of run {r.run_dir}{ranks}")
+        res = r.run_epoch(a.n, only=getattr(a, "only", None), force=getattr(a, "force", False),
+                          update_only=a.cmd == "update", dry_run=dry_run,
+                          ignore_early_stop=getattr(a, "ignore_early_stop", False))
+        done = [a.n]
+    else:
+        say(f"epochs 1 to {a.n} of run {r.run_dir}{ranks} (finished stages are reused)")
+        verbose = dry_run or getattr(a, "verbose", False) or cfg.run.log_level.upper() == "DEBUG"
+        done = []
+        with transient_bars(not verbose):
+            for n in range(1, a.n + 1):
+                if dry_run and n > 1 and r.chosen_update(n - 1) is None:
+                    say(f"epochs {n} to {a.n}: to run after epoch {n - 1} (their stages depend on its policy)")
+                    break
+                progress = EpochProgress(r, n, verbose, dry_run)
+                try:
+                    res = r.run_epoch(n, dry_run=dry_run, echo=progress,
+                                      ignore_early_stop=getattr(a, "ignore_early_stop", False))
+                finally:
+                    status("")  # an error's message starts on a clean line
+                progress.finish()
+                done.append(n)
+    if not dist.is_main():
+        return 0
+    if dry_run:
+        from pipeline.run.dryrun import estimate
+        for line in estimate(r, done[0] if single else next((n for n in done if r.chosen_update(n) is None), done[-1])):
+            print("  " + line)
+        return 0
+    if "update" in res:
+        print(f"policy: {res['update'].get('fingerprint', '')[:8]} -> {r.epoch_dir(a.n)}/update-{res['update']['fingerprint'][:8]}/adapter")
+    if single:
+        print(epoch_line(r, a.n))
+    from pipeline.metrics.flags import analyse
+    from pipeline.report.report import load_metrics, run_settings
+    for f in analyse(load_metrics(r), cfg.report, run_settings(r)):
+        if f.epoch in done:
+            print(f"  [{f.severity}] epoch {f.epoch} {f.name}: {f.evidence} -> {f.advice}")
+    print(f"done in {duration(time.time() - t)}")
+    return 0
+
+
+def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float | None = None,
+               name: str | None = None) -> str:
+    """One epoch's line: its headline metrics (and, looping over epochs, what ran, in how long)."""
+    path = r.epoch_dir(n) / "metrics.json"
+    m = json.loads(path.read_text()) if path.exists() else {}
+    keys = ["reward/mean", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean", "score/teacher_mean",
+            "loss/total", "kl/k3", "eval/pass@1", "judge/api_calls", "judge/cache_hits"]
+    figures = "  ".join(f"{k}={m[k]:.4g}" for k in keys if isinstance(m.get(k), (int, float)))
+    if reused is None:
+        return figures
+    how = "(every stage reused)" if not ran else f"in {duration(secs or 0)} ({ran} stages ran, {reused} reused)"
+    return f"{name or f'epoch {n}'} done {how}: {figures}"
+
+
+class EpochProgress:
+    """The runner's stage lines of one epoch of `rlaif epoch N` (N > 1), told as one line per epoch:
+
+        epoch 2 done in 1m52s (9 stages ran, 0 reused): reward/mean=0.55  ...
+
+    and, while a stage runs, one line on the terminal that the next stage (or its progress bar)
+    overwrites. verbose (--verbose, run.log_level=DEBUG, --dry-run): every stage's lines too."""
+
+    def __init__(self, runner, n: int, verbose: bool, dry_run: bool):
+        self.r, self.verbose, self.dry_run = runner, verbose, dry_run
+        self._start(n)
+
+    def _start(self, n: int, header: str | None = None) -> None:
+        self.n, self.ran, self.reused, self.t = n, 0, 0, time.time()
+        self.header = header  # the runner's own, for the warm-start's epoch 0 and the epoch 1 after it
+        self.said_header = False
+
+    def __call__(self, line: str) -> None:
+        words = line.split()
+        if words[0] == "epoch":  # the runner brings in the warm-start (epoch 0) before epoch 1
+            if self.ran or self.reused:
+                self.finish()
+            self._start(int(words[1]), line)
+            return
+        stage, what = words[0], words[1]
+        self.ran += what == "done"
+        self.reused += what == "reused"
+        if self.verbose:
+            if not self.said_header:
+                say(self.header or f"epoch {self.n}")
+                self.said_header = True
+            if what != "reused" or not self.dry_run:
+                say(line)
+        elif what == "running":
+            status(f"epoch {self.n}: {stage} ...")
+
+    def finish(self) -> None:
+        """The epoch's line (not in a dry run: nothing ran)."""
+        status("")
+        if self.dry_run or not dist.is_main():
+            return
+        name = "epoch 0 (the supervised warm-start)" if self.n == 0 else None
+        say(epoch_line(self.r, self.n, self.reused, self.ran, time.time() - self.t, name))
+
+
+def sweep_grid(grid: list[str]) -> list[list[str]]:
+    """`--grid update.lr=5e-5,2e-4 --grid update.kl_coef=0.01,0.1` -> the 4 override lists."""
+    import itertools
+    axes = []
+    for g in grid:
+        key, sep, values = g.partition("=")
+        if not sep or not key.startswith("update.") or not values:
+            raise ConfigError(f"--grid {g}: expected update.KEY=V1,V2,... (a sweep varies only update settings; "
+                              "anything else would change the samples or judgements: run `rlaif epoch` for that)")
+        axes.append([f"{key}={v}" for v in values.split(",")])
+    return [list(c) for c in itertools.product(*axes)]
+
+
+def cmd_sweep(cfg: Config, a) -> int:
+    """Update-only variants of epoch N over a grid, in one process: the samples, judgements and
+    logprobs are read from disk, torch and the libraries are imported once."""
+    if not a.grid:
+        raise ConfigError("rlaif sweep needs at least one --grid update.KEY=V1,V2,...")
+    combos = sweep_grid(a.grid)
+    check_engines(cfg, sampling=False)
+    check_data(cfg)
+    from pipeline.run.runner import Runner
+    t = time.time()
+    for i, combo in enumerate(combos, 1):
+        c = load_config(a.config, a.overrides + combo)
+        r = Runner(c)
+        say(f"[{i}/{len(combos)}] {' '.join(combo)}")
+        t1 = time.time()
+        res = r.run_epoch(a.n, update_only=True)
+        fp = res["update"]["fingerprint"][:8]
+        say(f"  -> update-{fp} ({time.time() - t1:.1f}s)")
+    if not dist.is_main():
+        return 0
+    print(f"sweep of {len(combos)} variants done in {time.time() - t:.1f}s; side by side:")
+    cmd_compare(cfg, a)
+    print(f"choose one with `rlaif promote {a.n} update-<fp8>` (else the last one is chosen)")
+    return 0
+
+
+def cmd_eval(cfg: Config, a) -> int:
+    check_engines(cfg, sampling=False)
+    check_data(cfg)
+    r = common.open_runner(cfg)
+    m = r.run_eval(a.n, warm_start=a.warm_start)
+    fig = m.get("figures", {})
+    say("  ".join(f"{k}={v:.4g}" for k, v in fig.items() if isinstance(v, (int, float))))
+    return 0

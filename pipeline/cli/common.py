@@ -1,0 +1,78 @@
+"""What the commands share: the run a command acts on, and the lines it prints (rank 0 alone; a
+status line that the next replaces; progress bars that clear their line)."""
+
+import functools
+import logging
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+
+from pipeline.store import dist
+from pipeline.config.schema import Config
+
+
+log = logging.getLogger("rlaif")
+
+
+def open_runner(cfg: Config):
+    from pipeline.run.runner import Runner
+    return Runner(cfg)
+
+
+def config_file_line(path: str | None) -> str:
+    """Which config file a command read: --config FILE, else ./config.yaml when it exists."""
+    p = Path(path) if path else None
+    return f"config file: {p.absolute()}" if p is not None and p.exists() else "no config file: built-in defaults"
+
+
+def status(text: str) -> None:
+    """A line on the terminal that the next one replaces (stderr, where the progress bars are);
+    nothing when stderr is not a terminal."""
+    if dist.is_main() and sys.stderr.isatty():
+        sys.stderr.write(f"\r\x1b[K{text}")
+        sys.stderr.flush()
+
+
+@contextmanager
+def transient_bars(on: bool = True):
+    """Every progress bar a stage makes clears its line when done (tqdm's leave=False), so a run of
+    several epochs shows one line per epoch, and during a stage its bar."""
+    if not on:
+        yield
+        return
+    from tqdm import std
+    init = std.tqdm.__dict__["__init__"]
+    std.tqdm.__init__ = functools.partialmethod(init, leave=False)
+    try:
+        yield
+    finally:
+        std.tqdm.__init__ = init
+
+
+def duration(secs: float) -> str:
+    """4.2s, 27s, 1m52s, 2h05m."""
+    if secs < 10:
+        return f"{secs:.1f}s"
+    m, s = divmod(round(secs), 60)
+    if not m:
+        return f"{s}s"
+    return f"{m}m{s:02d}s" if m < 60 else f"{m // 60}h{m % 60:02d}m"
+
+
+def say(text: str) -> None:
+    """print, from rank 0 alone when several processes run the command."""
+    if dist.is_main():
+        print(text, flush=True)
+
+
+def existing_run(cfg: Config):
+    """The run a reading command (report, status, samples, compare) reads: it must exist."""
+    r = open_runner(cfg)
+    if not r.run_dir.is_dir():
+        from pipeline.config.errors import RunError
+        runs = sorted(p.name for p in Path(cfg.run.dir).glob("*") if p.is_dir() and not p.name.startswith("."))
+        raise RunError(f"no run at {r.run_dir} (run.dir={cfg.run.dir}, run.name={cfg.run.name}): start it with "
+                       f"`rlaif epoch 1`" + (f", or name one of the runs there: {', '.join(runs)} (run.name=...)"
+                                             if runs else ""))
+    return r

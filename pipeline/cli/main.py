@@ -1,0 +1,208 @@
+"""`rlaif` command line. Every command takes `--config FILE` and `key.sub=value` overrides."""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+if os.environ.get("RANK", "0") != "0":  # several processes: rank 0's progress bars speak for all
+    os.environ.setdefault("TQDM_DISABLE", "1")  # (tqdm reads it when it is imported)
+
+from pipeline.store import dist
+from pipeline.cli.commands_read import (cmd_compare, cmd_compare_evals, cmd_metrics, cmd_promote, cmd_report,
+                                        cmd_samples, cmd_status)
+from pipeline.cli.commands_tools import cmd_cache, cmd_config, cmd_judge
+from pipeline.cli.commands_train import cmd_epoch, cmd_eval, cmd_sweep
+from pipeline.config.base import ConfigError
+from pipeline.config.file import load_config
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        ours = version("rlaif")
+    except PackageNotFoundError:
+        ours = "unknown (not installed)"
+    ap = argparse.ArgumentParser(prog="rlaif", description="RLAIF teacher distillation with cached judging. "
+                                 "Every command takes --config FILE and key.sub=value overrides; "
+                                 "`rlaif COMMAND --help` for one command.")
+    ap.add_argument("--config", default="config.yaml", help=CONFIG_HELP)
+    ap.add_argument("--version", action="version", version=f"rlaif {ours}")
+    sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
+
+    def with_overrides(p, epoch: bool = False):
+        if epoch:
+            p.add_argument("n", type=int, help="epoch number (1, 2, ...)")
+        p.add_argument("overrides", nargs="*", metavar="key.sub=value", help="config overrides (`rlaif config show --doc` lists every key)")
+        # --config after the command too (`rlaif epoch 2 --config my.yaml`); SUPPRESS keeps the global one otherwise
+        p.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)
+        return p
+
+    def with_processes(p):
+        p.add_argument("--processes", type=int, default=1, metavar="N",
+                       help="run on N processes (one per GPU): launches `accelerate launch --num_processes N` for you")
+        p.add_argument("--accelerate-config", metavar="FILE",
+                       help="with --processes: accelerate's config file (FSDP, DeepSpeed, several machines)")
+        return p
+
+    p = with_overrides(sub.add_parser("epoch", help="bring the run up to epoch N: epochs 1..N, finished stages reused",
+                                      description="Run epochs 1 to N: each epoch's stages whose inputs and settings "
+                                      "are unchanged are reused from disk, the rest run (a killed run resumes where it "
+                                      "stopped). One line per epoch, then the report's flags."), epoch=True)
+    from pipeline.stages import STAGES
+    p.add_argument("--only", choices=[st.name for st in STAGES], metavar="STAGE",
+                   help="run only this stage of epoch N (its inputs must be done): one of "
+                        + ", ".join(st.name for st in STAGES))
+    p.add_argument("--force", action="store_true", help="recompute even if up to date (judge cache still used)")
+    p.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
+    p.add_argument("--ignore-early-stop", action="store_true", help="run even if early stopping says stop")
+    p.add_argument("--verbose", action="store_true",
+                   help="N > 1: every stage's lines (running, done, reused) and progress bars, not one line per "
+                        "epoch (run.log_level=DEBUG does the same)")
+    with_processes(p)
+    p.set_defaults(fn=cmd_epoch)
+    p = with_overrides(sub.add_parser("update", help="rerun only epoch N's update into a side-by-side variant"), epoch=True)
+    p.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
+    with_processes(p)
+    p.set_defaults(fn=cmd_epoch)
+    p = with_overrides(sub.add_parser("sweep", help="several update-only variants of epoch N over a grid, in one process"),
+                       epoch=True)
+    p.add_argument("--grid", action="append", default=[], metavar="update.KEY=V1,V2",
+                   help="an axis of the grid (repeat for more; the variants are every combination)")
+    with_processes(p)
+    p.set_defaults(fn=cmd_sweep)
+    p = with_overrides(sub.add_parser("replay", help="run epoch N with judge.mode=replay (cache only, offline)"), epoch=True)
+    p.add_argument("--dry-run", action="store_true", help="show what would run and the judgements missing from the "
+                                                          "cache; run nothing")
+    with_processes(p)
+    p.set_defaults(fn=cmd_epoch)
+    p = with_overrides(sub.add_parser("eval", help="evaluate epoch N's chosen policy on held-out problems (0 = base model)"), epoch=True)
+    p.add_argument("--warm-start", action="store_true",
+                   help="with N=0: evaluate the supervised warm-start's adapter (`rlaif epoch 0`) instead of the base model")
+    with_processes(p)
+    p.set_defaults(fn=cmd_eval)
+    p = with_overrides(sub.add_parser("compare", help="show epoch N's update variants side by side"), epoch=True)
+    p.set_defaults(fn=cmd_compare)
+    p = sub.add_parser("compare-evals", help="is B better than A beyond noise? paired, with a 95%% interval over problems",
+                       description="Compare two evals of the same problems (A: e.g. the base model, B: a trained "
+                       "policy) problem by problem: the mean paired difference of sampled pass@1, graded score and "
+                       "reference NLL with a t interval over problems, the probability of improvement, won/lost/tied. "
+                       "Several seeds: comma-separated lists, paired by position (one A against several Bs compares "
+                       "each B with it).")
+    p.add_argument("a", help="eval directory (runs/x/epoch-000/eval-1a2b3c4d) or RUN_DIR@N (newest eval of epoch N); "
+                             "comma-separated for several seeds")
+    p.add_argument("b", help="the same, for the other side")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval's confidence level (default 0.95)")
+    with_overrides(p)
+    p.set_defaults(fn=cmd_compare_evals)
+    p = sub.add_parser("promote", help="choose the policy epoch N+1 starts from")
+    p.add_argument("n", type=int, help="epoch number")
+    p.add_argument("variant", help="variant directory name (update-1a2b3c4d) or its fingerprint prefix")
+    with_overrides(p)
+    p.set_defaults(fn=cmd_promote)
+    p = with_overrides(sub.add_parser("judge", help="score one answer and print the JSON"))
+    p.add_argument("--problem", required=True, help="problem id (e.g. py-easy-001)")
+    p.add_argument("--completion", required=True, help="file holding the answer ('-' = stdin)")
+    p.add_argument("--truncated", action="store_true", help="treat the answer as cut off by max_new_tokens")
+    p.set_defaults(fn=cmd_judge)
+    p = with_overrides(sub.add_parser("status", help="epochs, stages, chosen variants, money spent"))
+    p.set_defaults(fn=cmd_status)
+    p = with_overrides(sub.add_parser("report", help="write runs/<run>/report.md: metrics table, health flags, plots, samples"))
+    p.set_defaults(fn=cmd_report)
+    p = with_overrides(sub.add_parser("samples", help="show epoch N's completions with score breakdown and reward"), epoch=True)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--worst", type=int, metavar="K", help="the K lowest-reward completions")
+    g.add_argument("--best", type=int, metavar="K", help="the K highest-reward completions")
+    g.add_argument("--prompt", metavar="ID", help="every completion of one prompt")
+    p.set_defaults(fn=cmd_samples)
+    p = with_overrides(sub.add_parser("metrics", help="every metric: meaning and which way is good"))
+    p.set_defaults(fn=cmd_metrics)
+    p = sub.add_parser("config", help="config commands")
+    csub = p.add_subparsers(dest="what", required=True)
+    p = with_overrides(csub.add_parser("show", help="print the effective config"))
+    p.add_argument("--doc", action="store_true", help="list every key with its default and doc")
+    p.set_defaults(fn=cmd_config)
+    p = sub.add_parser("cache", help="judge cache commands")
+    csub = p.add_subparsers(dest="what", required=True)
+    p = with_overrides(csub.add_parser("stats", help="entries and size of the judge cache"))
+    p.set_defaults(fn=cmd_cache)
+    for what, text in (("export", "write every judgement to FILE (.jsonl or .parquet)"),
+                       ("import", "merge FILE into the cache without overwriting")):
+        p = csub.add_parser(what, help=text)
+        p.add_argument("file")
+        with_overrides(p)
+        p.set_defaults(fn=cmd_cache)
+    return ap
+
+
+CONFIG_HELP = ("YAML config file (default: ./config.yaml when it exists, else the built-in defaults, which differ "
+               "from the shipped config.yaml in data.pool_size (0: every problem), data.difficulties (all three) "
+               "and update.warm_start (false); `rlaif config show` prints the values in effect)")
+
+
+def _quiet_libraries() -> None:
+    """Library warnings users cannot act on; progress bars are silenced when a stage runs
+    (pipeline.run.runner.quiet_libraries), so a rerun that reuses everything imports no torch."""
+    import warnings
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The `rlaif` command. A rank launched with --processes (or accelerate launch) leaves its
+    process group and ends the process itself, with the command's exit code: what the interpreter's
+    exit would then run (the gloo group's C++ destructors) only risks an abort after the work is
+    done and written (pipeline.store.dist.close)."""
+    code = 1
+    try:
+        code = _main(argv) or 0
+    except BaseException:
+        if not dist.joined():
+            raise
+        import traceback
+        traceback.print_exc()
+    if dist.close(ok=code == 0):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(code if isinstance(code, int) else 1)
+    return code
+
+
+def _main(argv: list[str] | None) -> int:
+    from data.rows import DataError
+    from judges.cache import CacheCorrupted
+    from pipeline.config.errors import RunError
+    from pipeline.engines.model import ModelError
+    parser = build_parser()
+    a, extra = parser.parse_known_args(argv)
+    # key=value overrides may stand anywhere (argparse stops filling a positional list at an option)
+    stray = [x for x in extra if "=" not in x or x.startswith("-")]
+    if stray:
+        parser.error(f"unrecognized arguments: {' '.join(stray)}")
+    a.overrides = list(getattr(a, "overrides", [])) + [x for x in extra if x not in stray]
+    if getattr(a, "processes", 1) > 1 and dist.world_size() == 1:
+        return dist.launch(a.processes, a.accelerate_config, sys.argv[1:] if argv is None else argv)
+    _quiet_libraries()
+    overrides = a.overrides
+    a.config = os.path.expanduser(a.config)  # --config=~/my.yaml: no shell expands a ~ after =
+    if a.cmd == "replay":
+        overrides.append("judge.mode=replay")
+    try:
+        cfg = load_config(a.config, overrides)
+        logging.basicConfig(level=cfg.run.log_level, format="%(levelname)s %(message)s")
+        if dist.world_size() > 1:
+            from pipeline.engines.model import resolve_device
+            dist.init(resolve_device(cfg.run.device), cfg.run.dist_timeout_s)
+        return a.fn(cfg, a)
+    except (ConfigError, RunError, ModelError, DataError, CacheCorrupted, dist.RankFailed) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: finished stages are kept; rerun the same command to resume", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

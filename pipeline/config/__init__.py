@@ -1,0 +1,1 @@
+"""The typed config: every key, its default and its doc (schema.py and its sections), config.yaml and key=value overrides (file.py), TRL's names for our keys, the errors a user fixes (errors.py). May import store."""

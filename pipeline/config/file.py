@@ -1,0 +1,116 @@
+"""The config as text: config.yaml and `key.sub=value` overrides read into one validated Config
+(pipeline/config/schema.py), with errors that name the file and the key; and every key's doc written out
+(`rlaif config show --doc`, docs/reference/config.md: `python -m pipeline.cli.docs_gen`)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from pipeline.config import trl_names
+from pipeline.config.schema import Config
+from pipeline.config.base import ConfigError
+
+
+def _set_path(d: dict, path: str, value: Any) -> None:
+    parts = path.split(".")
+    for p in parts[:-1]:
+        if not isinstance(d.get(p), dict):
+            d[p] = {}
+        d = d[p]
+    d[parts[-1]] = value
+
+
+def parse_overrides(items: list[str]) -> dict:
+    out: dict = {}
+    for item in items:
+        if "=" not in item:
+            raise ConfigError(f"override {item!r} is not key.sub=value (e.g. update.lr=5e-6)")
+        key, raw = item.split("=", 1)
+        try:
+            value = yaml.safe_load(raw) if raw != "" else ""
+        except yaml.YAMLError:
+            value = raw
+        _set_path(out, key.strip(), value)
+    return out
+
+
+def _merge(base: dict, over: dict) -> dict:
+    out = dict(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def did_you_mean(key: str) -> str:
+    """' (did you mean update.lr?)' for a misspelled key: the closest valid key, its section's or any."""
+    import difflib
+    keys = [k for k, _, _ in describe()]
+    keys += sorted({k.split(".")[0] for k in keys} | {k.rsplit(".", 1)[0] for k in keys if k.count(".") > 1})
+    close = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _format_error(err: ValidationError, source: str) -> str:
+    lines = [f"invalid config ({source}):"]
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        if e["type"] == "extra_forbidden":
+            lines.append(f"  {key}: unknown key{trl_names.hint(key) or did_you_mean(key)}; see `rlaif config show "
+                         "--doc` for valid keys")
+        elif not e["loc"]:  # a whole-config check: the message names the keys itself
+            lines.append(f"  {e['msg'].removeprefix('Value error, ')}")
+        else:
+            lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r}){trl_names.value_hint(key, e.get('input'))}")
+    return "\n".join(lines)
+
+
+def load_config(path: str | Path | None = "config.yaml", overrides: list[str] | dict | None = None) -> Config:
+    """Read YAML (missing default file = all defaults), apply overrides, validate."""
+    data: dict = {}
+    source = "defaults"
+    if path is not None:
+        p = Path(path)
+        if p.exists():
+            try:
+                data = yaml.safe_load(p.read_text()) or {}
+            except yaml.YAMLError as e:
+                raise ConfigError(f"{p}: not valid YAML: {e}") from None
+            if not isinstance(data, dict):
+                raise ConfigError(f"{p}: top level must be a mapping of sections (run:, student:, ...)")
+            source = str(p)
+        elif str(path) != "config.yaml":
+            raise ConfigError(f"config file {p} does not exist")
+    over = parse_overrides(overrides) if isinstance(overrides, list) else (overrides or {})
+    if over:
+        source += " + command-line overrides"
+    try:
+        return Config.model_validate(_merge(data, over))
+    except ValidationError as e:
+        raise ConfigError(_format_error(e, source)) from None
+
+
+def describe(model: type[BaseModel] = Config, prefix: str = "") -> list[tuple[str, str, str]]:
+    """(key path, default, doc) for every leaf field, for docs and `config show --doc`."""
+    rows = []
+    inst = model()
+    for name, f in model.model_fields.items():
+        ann = f.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            rows += describe(ann, f"{prefix}{name}.")
+        else:
+            rows.append((f"{prefix}{name}", repr(getattr(inst, name)), f.description or ""))
+    return rows
+
+
+def markdown_table() -> str:
+    """The config reference, docs/reference/config.md (`python -m pipeline.config.file` prints it)."""
+    rows = ["| key | default | meaning |", "|---|---|---|"]
+    rows += [f"| `{k}` | `{d}` | {doc} |" for k, d, doc in describe()]
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(markdown_table())

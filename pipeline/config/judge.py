@@ -1,0 +1,82 @@
+"""The config's `teacher` and `judge` sections: who answers beside the student, and who scores
+(the execution judge's sandbox, OCaml's, the LLM rubric, the batch APIs)."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from pipeline.config.base import HomePath, Section
+
+
+class TeacherConfig(Section):
+    kind: Literal["reference", "anthropic", "openai", "hf", "none"] = Field("reference", description="Who writes the teacher answer: the dataset reference, a model, or none (for reward.kind=direct).")
+    model: str = Field("", description="Teacher model id when kind is a model (e.g. claude-sonnet-4-5, gpt-5-mini, or a local path for hf).")
+    base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default).")
+    max_tokens: int = Field(1024, ge=1, description="Length limit of a teacher answer.")
+    temperature: float | None = Field(None, ge=0, description="Teacher sampling temperature (None = the API's default; Anthropic's current API takes none).")
+    batch: bool = Field(False, description="anthropic/openai teachers: send the missing answers through the provider's batch API (half price, done within 24 h; polling and failures as judge.batch_*). Runtime only: a batch answer and a live one are interchangeable.")
+
+
+class ExecutionJudgeConfig(Section):
+    structure_weight: float = Field(0.05, ge=0, description="Weight: answer is well-formed (closed code block / END marker).")
+    static_weight: float = Field(0.20, ge=0, description="Weight: code parses, graduated by static error count.")
+    load_weight: float = Field(0.10, ge=0, description="Weight: module loads and defines the entry point.")
+    tests_weight: float = Field(0.65, ge=0, description="Weight: fraction of test cases passed (only when it loads).")
+    truncation_factor: float = Field(0.3, ge=0, le=1, description="Multiplier for a completion that hit max_new_tokens.")
+    min_lines: int = Field(2, ge=0, description="Completions with fewer non-empty code lines score 0.")
+    timeout_s: float = Field(10.0, gt=0, description="Wall-clock limit per program (all its tests).")
+    memory_mb: int = Field(512, ge=64, description="Address-space limit of the sandboxed program.")
+
+
+class OcamlJudgeConfig(Section):
+    structure_weight: float = Field(0.05, ge=0, description="OCaml weight: answer is well-formed (closed ```ocaml block / END marker).")
+    typecheck_weight: float = Field(0.20, ge=0, description="OCaml weight: `ocamlc -c` accepts the module; else 1 - error_penalty per compiler error (syntax error: 0).")
+    compile_weight: float = Field(0.10, ge=0, description="OCaml weight: links with the test harness into an executable (0.5 when only the module compiles).")
+    tests_weight: float = Field(0.65, ge=0, description="OCaml weight: fraction of test cases passed (only when it compiles).")
+    truncation_factor: float = Field(0.3, ge=0, le=1, description="OCaml: multiplier for a completion that hit max_new_tokens without finishing.")
+    min_lines: int = Field(8, ge=0, description="OCaml: completions with fewer non-empty code lines score 0.")
+    error_penalty: float = Field(0.25, gt=0, le=1, description="OCaml: type-check credit lost per error the compiler reports.")
+    compiler: Literal["ocamlc", "ocamlopt"] = Field("ocamlc", description="ocamlc: bytecode (fast to compile); ocamlopt: native code.")
+    libraries: list[str] = Field(default_factory=list, description="Compiler libraries linked into the program (e.g. [str, unix]); none by default.")
+    compile_timeout_s: float = Field(20.0, gt=0, description="OCaml: wall-clock limit per compiler run.")
+    timeout_s: float = Field(10.0, gt=0, description="OCaml: wall-clock limit per program (all its tests).")
+    memory_mb: int = Field(512, ge=64, description="OCaml: address-space limit of the program (the compiler gets twice this).")
+
+
+class JudgeConfig(Section):
+    kind: Literal["execution", "anthropic", "openai", "hf", "mix", "length"] = Field("execution", description="Which judge scores student and teacher answers (length: the toy 2 - words/16 score of configs/length_reward.yaml).")
+    model: str = Field("", description="Judge model id for LLM judges (e.g. claude-haiku-4-5, gpt-5-mini, or a local path for hf).")
+    base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default).")
+    max_tokens: int = Field(512, ge=1, description="Length limit of an LLM judge's answer.")
+    temperature: float | None = Field(None, ge=0, description="LLM judge temperature (None = the API's default; must stay None for anthropic).")
+    show_teacher: bool = Field(True, description="Show the LLM judge the teacher's answer as a reference.")
+    mix: dict[str, float] = Field(default_factory=lambda: {"execution": 0.65, "anthropic": 0.35}, description="judge.kind=mix: component judge -> weight (execution, anthropic, openai, hf).")
+    prices: dict[str, dict[str, float]] = Field(default_factory=dict, description="Extra/overriding prices, model -> {input: $/Mtok, output: $/Mtok}; merged over the built-in table.")
+    skip_missing: bool = Field(False, description="replay: skip (and count) items missing from the cache instead of failing.")
+    max_in_flight: int = Field(16, ge=1, description="API requests in flight at once. Runtime only.")
+    rpm: float = Field(0, ge=0, description="Requests-per-minute limit (0 = none). Runtime only.")
+    tpm: float = Field(0, ge=0, description="Tokens-per-minute limit (0 = none). Runtime only.")
+    attempts: int = Field(6, ge=1, description="Tries per API request (429/5xx/connection errors retried with jittered backoff honouring retry-after). Runtime only.")
+    timeout_s: float = Field(120.0, gt=0, description="Per-request API timeout. Runtime only.")
+    mode: Literal["live", "replay"] = Field("live", description="live: call judges on cache misses; replay: answer from the cache only (a miss is an error).")
+    budget_usd: float = Field(0.0, ge=0, description="Stop the judge stage before spending more than this (0 = no limit).")
+    cache_dir: HomePath = Field("", description="Judge cache directory ('' = <run.dir>/.judge-cache, shared by runs; a leading ~ is your home).")
+    workers: int = Field(0, ge=0, description="Parallel sandboxed programs (0 = number of cores). Runtime only.")
+    batch: bool = Field(False, description="anthropic/openai judges: send the stage's cache misses through the provider's batch API (half price, done within 24 h; a killed run resumes polling). Runtime only: a batch answer and a live one are interchangeable.")
+    batch_poll_s: float = Field(30.0, gt=0, description="First wait between batch status checks; it grows 1.5x per check up to batch_max_poll_s. Runtime only.")
+    batch_max_poll_s: float = Field(300.0, gt=0, description="Longest wait between batch status checks. Runtime only.")
+    batch_timeout: float = Field(0.0, ge=0, description="Stop waiting for batches after this many seconds (0 = until they end; the providers end them within 24 h). Answers that arrived are kept; the batches keep running, and a rerun resumes polling them. Runtime only.")
+    batch_failed: Literal["live", "batch", "missing"] = Field("live", description="Batch items that come back expired, canceled or with a retryable error: ask them live (live price), in one more batch, or leave them missing and counted. Runtime only.")
+    execution: ExecutionJudgeConfig = Field(default_factory=ExecutionJudgeConfig, description="Execution judge grading.")
+    ocaml: OcamlJudgeConfig = Field(default_factory=OcamlJudgeConfig, description="Execution judge grading of OCaml problems.")
+
+    @field_validator("prices")
+    @classmethod
+    def _price_fields(cls, v: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        for model, p in v.items():
+            bad = set(p) - {"input", "output", "batch_input", "batch_output"}
+            if bad or not {"input", "output"} <= set(p):
+                raise ValueError(f"judge.prices.{model}: give input and output (and for batches batch_input and "
+                                 f"batch_output), $ per million tokens; got {sorted(p)}")
+        return v

@@ -1,0 +1,160 @@
+"""One typed config for the whole pipeline.
+
+Loaded from `config.yaml` (or `--config FILE`) by `load_config` (pipeline/config/file.py),
+overridden from the command line with `key.sub=value`. Unknown keys and invalid values fail
+before any work, naming the key path.
+Every field has a type, a default and a one-line doc (`rlaif config show --doc` prints them).
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from pydantic import BaseModel, Field, model_validator
+
+from curriculum.config import CurriculumConfig
+from pipeline.config.base import Section
+from pipeline.config.epoch import DataConfig, EvalConfig, ReportConfig, RewardConfig, SampleConfig, SelectConfig
+from pipeline.config.judge import JudgeConfig, TeacherConfig
+from pipeline.config.student import RunConfig, StudentConfig
+from pipeline.config.update import SEQUENCE_CLIP_WARN, UpdateConfig
+
+
+NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "sample.stop_after_code": False,
+                           "select.scale_rewards": "group", "select.std": "population", "data.warm_start_sources": []}
+"""Stage fields added after runs existed, with the value every earlier run had: a fingerprint leaves
+such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
+
+NEUTRAL_IN_SECTION: dict[str, Any] = {"update.delta": None, "update.sapo_temperature_pos": 1.0,
+                                      "update.sapo_temperature_neg": 1.05}
+"""The same for fields added to a section that a stage reads whole (the update reads `update`): left
+out of the section's dict while at these values (`Config.fingerprinted`). Fields added before this
+existed stay in (moving them out would move those fingerprints)."""
+
+
+class Config(Section):
+    run: RunConfig = Field(default_factory=RunConfig)
+    student: StudentConfig = Field(default_factory=StudentConfig)
+    teacher: TeacherConfig = Field(default_factory=TeacherConfig)
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
+    data: DataConfig = Field(default_factory=DataConfig)
+    sample: SampleConfig = Field(default_factory=SampleConfig)
+    reward: RewardConfig = Field(default_factory=RewardConfig)
+    select: SelectConfig = Field(default_factory=SelectConfig)
+    curriculum: CurriculumConfig = Field(default_factory=CurriculumConfig)
+    update: UpdateConfig = Field(default_factory=UpdateConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+    report: ReportConfig = Field(default_factory=ReportConfig)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Config":
+        if self.teacher.kind not in ("reference", "none") and not self.teacher.model:
+            raise ValueError(f"teacher.kind={self.teacher.kind} needs teacher.model (e.g. teacher.model=claude-sonnet-4-5)")
+        llm = {"anthropic", "openai", "hf"}
+        if self.judge.kind in llm and not self.judge.model:
+            raise ValueError(f"judge.kind={self.judge.kind} needs judge.model (e.g. judge.model=claude-haiku-4-5)")
+        if self.judge.kind == "mix":
+            bad = set(self.judge.mix) - {"execution"} - llm
+            if bad or not self.judge.mix or sum(self.judge.mix.values()) <= 0:
+                raise ValueError(f"judge.mix={self.judge.mix}: components must be among execution, anthropic, "
+                                 "openai, hf with positive total weight, e.g. {execution: 0.65, anthropic: 0.35}")
+            if set(self.judge.mix) & llm and not self.judge.model:
+                raise ValueError("judge.mix has an LLM component, so judge.model must name its model")
+            if len(set(self.judge.mix) & llm) > 1:
+                raise ValueError("judge.mix takes at most one LLM component (one judge.model)")
+        api = {"anthropic", "openai"}
+        if self.judge.batch and not ({self.judge.kind} | set(self.judge.mix if self.judge.kind == "mix" else ())) & api:
+            raise ValueError(f"judge.batch=true needs an anthropic or openai judge (judge.kind={self.judge.kind}); "
+                             "set judge.kind (or a judge.mix component) to one, or judge.batch=false")
+        if self.teacher.batch and self.teacher.kind not in api:
+            raise ValueError(f"teacher.batch=true needs teacher.kind anthropic or openai (got {self.teacher.kind}); "
+                             "or set teacher.batch=false")
+        if self.judge.kind == "anthropic" and self.judge.temperature is not None:
+            raise ValueError("judge.temperature must stay unset for anthropic (its current API rejects it)")
+        if self.select.top_k == 1 and self.select.advantage != "raw":
+            raise ValueError("select.top_k=1 leaves one completion per prompt, so group advantages are 0; "
+                             "use select.top_k>=2 or select.advantage=raw")
+        if self.eval.num_samples > 1 and self.eval.temperature == 0:
+            raise ValueError(f"eval.num_samples={self.eval.num_samples} with eval.temperature=0 gives the same greedy "
+                             "answer n times; set eval.temperature (e.g. 0.6) or eval.num_samples=1")
+        if self.data.pool_size and self.data.pool_size < self.data.prompts_per_epoch:
+            raise ValueError(f"data.pool_size={self.data.pool_size} is smaller than data.prompts_per_epoch="
+                             f"{self.data.prompts_per_epoch}: every epoch would draw its prompts from "
+                             f"{self.data.pool_size} problems; set data.pool_size=0 (walk the whole data.source) or "
+                             f"at least {self.data.prompts_per_epoch}")
+        builtin = self.data.source.split(":")[0] in ("builtin", "ocaml", "humaneval")
+        if self.data.validation_size == "auto" and builtin:
+            self.data.validation_size = 0  # the built-in sets have held-out problems of their own
+        if self.eval.sources is None:
+            own = {"ocaml": ["ocaml:heldout"]}.get(self.data.source.split(":")[0], ["builtin:heldout"])
+            self.eval.sources = own if builtin else (["validation"] if self.data.validation_size else [])
+        if "validation" in self.eval.sources and not self.data.validation_size:
+            raise ValueError("eval.sources names validation but data.validation_size is 0: set data.validation_size "
+                             "(e.g. 20) to carve that many problems out of data.source, or drop validation")
+        u = self.update
+        if u.clip_eps_high is not None and u.clip_eps_high < u.clip_eps:
+            raise ValueError(f"update.clip_eps_high={u.clip_eps_high} is below update.clip_eps={u.clip_eps}: the ratio's "
+                             "ceiling 1 + clip_eps_high would sit nearer 1 than its floor, the opposite of DAPO's "
+                             f"clip-higher; set update.clip_eps_high to at least {u.clip_eps} (DAPO: 0.28 with clip_eps "
+                             "0.2), or leave it unset (= clip_eps)")
+        if self.update.importance_sampling_level == "sequence" and self.update.algorithm != "grpo":
+            raise ValueError("update.importance_sampling_level=sequence clips a per-sequence ratio, which "
+                             f"update.algorithm={self.update.algorithm} has none of; set update.algorithm=grpo "
+                             "or update.importance_sampling_level=token")
+        if u.importance_sampling_level == "sequence" and max(u.clip_eps, u.clip_eps_high or 0.0) > SEQUENCE_CLIP_WARN:
+            # a warning, not an error: a wide sequence-level range is a legitimate experiment, only an unlikely one
+            warnings.warn(f"update.importance_sampling_level=sequence with update.clip_eps={u.clip_eps}"
+                          + (f", update.clip_eps_high={u.clip_eps_high}" if u.clip_eps_high is not None else "")
+                          + ": a token-level range. A sequence's ratio is the geometric mean of its tokens' ratios and "
+                          "moves far less than one token's, so this clip hardly ever binds and the update runs nearly "
+                          "unclipped. GSPO (Zheng et al. 2025) uses update.clip_eps=3e-4 update.clip_eps_high=4e-4; "
+                          "set those, or keep this range if you mean it (a warning, not an error, for that reason)",
+                          UserWarning)
+        if u.sampler_correction != "none":
+            if u.sampler_correction_min is None and u.sampler_correction_max is None:
+                raise ValueError(f"update.sampler_correction={u.sampler_correction} needs a bound: set "
+                                 "update.sampler_correction_max (e.g. 3.0) and/or update.sampler_correction_min")
+            if (u.sampler_correction_min is not None and u.sampler_correction_max is not None
+                    and u.sampler_correction_min >= u.sampler_correction_max):
+                raise ValueError(f"update.sampler_correction_min={u.sampler_correction_min} must be below "
+                                 f"update.sampler_correction_max={u.sampler_correction_max}")
+        if self.select.scale_rewards == "batch" and self.select.advantage != "grpo":
+            raise ValueError(f"select.scale_rewards=batch divides the advantages by the batch's reward std, which "
+                             f"select.advantage={self.select.advantage} does not do; set select.advantage=grpo "
+                             "(select.advantage=mean is TRL's scale_rewards=none)")
+        if self.reward.kind == "ratio" and self.teacher.kind == "none":
+            raise ValueError("reward.kind=ratio needs a teacher; set teacher.kind=reference (or a model), "
+                             "or reward.kind=direct")
+        return self
+
+    def get(self, path: str) -> Any:
+        obj: Any = self
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        return obj.model_dump() if isinstance(obj, BaseModel) else obj
+
+    def stage_config(self, fields) -> dict[str, Any]:
+        """The config a stage's fingerprint hashes: each field as `fingerprinted` sees it, less those at NEUTRAL."""
+        return {f: v for f in fields if (v := self.fingerprinted(f)) != NEUTRAL.get(f, ...)}
+
+    def fingerprinted(self, path: str) -> Any:
+        """`get(path)` as a fingerprint sees it: a section without its runtime-only fields (RUNTIME)."""
+        obj: Any = self
+        for part in path.split("."):
+            obj = getattr(obj, part)
+        return _without_runtime(obj, path) if isinstance(obj, BaseModel) else obj
+
+
+def _without_runtime(section: BaseModel, path: str = "") -> dict:
+    """A section as a fingerprint sees it: no runtime-only field, none at its NEUTRAL_IN_SECTION value."""
+    out = {}
+    for name, f in type(section).model_fields.items():
+        if (f.json_schema_extra or {}).get("runtime"):
+            continue
+        v = getattr(section, name)
+        key = f"{path}.{name}" if path else name
+        if key in NEUTRAL_IN_SECTION and v == NEUTRAL_IN_SECTION[key]:
+            continue
+        out[name] = (_without_runtime(v, key) if isinstance(v, BaseModel)
+                     else (v.model_dump() if hasattr(v, "model_dump") else v))
+    return out

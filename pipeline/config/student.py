@@ -1,0 +1,37 @@
+"""The config's `run` section (names, seeds, devices) and `student` (the model and its LoRA)."""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from pipeline.config.base import RUNTIME, HomePath, Section
+
+
+class RunConfig(Section):
+    name: str = Field("default", description="Run name; artifacts go to <run.dir>/<run.name>/.")
+    dir: HomePath = Field("runs", description="Directory holding all runs (a leading ~ is your home).")
+    seed: int = Field(0, description="Base seed: prompt order, sampling and the update derive theirs from it and the epoch.")
+    log_level: str = Field("INFO", description="Logging level (runtime only, not fingerprinted).")
+    trackers: list[Literal["tensorboard", "wandb"]] = Field(default_factory=list, description="Also log each epoch's metrics to these trackers (accelerate's; tensorboard writes under <run>/trackers). Runtime only.")
+    checkpoint_every: int = Field(10, ge=0, description="The update saves a resume checkpoint every this many optimizer steps (0 = never). Runtime only.")
+    device: str = Field("auto", pattern=r"^(auto|cpu|cuda(:[0-9]+)?)$", description="Where every model of the run lives (sample, logprobs, update, eval, the warm-start, the hf judge and teacher): auto = the first GPU when torch sees one, else the CPU; cpu; cuda; cuda:N. Runtime only: artifacts and fingerprints do not depend on it. With several processes (`--processes N`, `accelerate launch`), auto and cuda mean each rank's own GPU (cuda:LOCAL_RANK).", json_schema_extra=RUNTIME)
+    dist_timeout_s: float = Field(86400.0, gt=0, description="With several processes: how long a rank waits for the others (e.g. while rank 0 judges through a batch API) before giving up. Runtime only.", json_schema_extra=RUNTIME)
+
+
+class LoraConfig(Section):
+    r: int = Field(16, ge=1, description="LoRA rank.")
+    alpha: int = Field(32, ge=1, description="LoRA alpha (scaling = alpha / r).")
+    dropout: float = Field(0.0, ge=0.0, lt=1.0, description="LoRA dropout. 0 keeps the logprobs of sampling and update identical.")
+    target_modules: list[str] = Field(
+        default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+        description="Module names LoRA adapts (PEFT target_modules).")
+
+
+class StudentConfig(Section):
+    model: str = Field("smollm2-135m-instruct", description="Student model: 'smollm2-135m-instruct' (embedded, no network), a Hub id, or a local path.")
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field("auto", description="Weights dtype. auto: bfloat16 on CUDA (float16 where the GPU has no bf16), float32 on the CPU. Runtime only (not in any fingerprint).", json_schema_extra=RUNTIME)
+    lora: LoraConfig = Field(default_factory=LoraConfig, description="LoRA adapter settings.")
+    system_prompt: str = Field(
+        "You are a helpful Python programmer. Answer with one ```python code block.",
+        description="System message put before every prompt through the chat template ('' for none).")

@@ -1,0 +1,76 @@
+"""TRL's `GRPOConfig` option names and the rlaif keys that do their work: one table, read by the
+config's errors (a TRL name typed as a key gets the key to use) and written into
+docs/guides/from-trl.md by `python -m pipeline.cli.docs_gen` (tests/test_docs.py holds the page to it).
+Defaults as of TRL 1.16 on transformers 5."""
+from __future__ import annotations
+
+# (TRL options, TRL default, rlaif keys, rlaif default): the n-th option maps to the n-th key (or to
+# the only one)
+ROWS: list[tuple[tuple[str, ...], str, tuple[str, ...], str]] = [
+    (("learning_rate",), "`1e-6`", ("update.lr",), "`2e-4` (a LoRA adapter; full fine-tuning wants far less)"),
+    (("beta",), "`0.0`", ("update.kl_coef",), "`0.05`"),
+    (("num_generations",), "`8`", ("sample.num_samples",), "`8`"),
+    (("max_completion_length",), "`512`", ("sample.max_new_tokens",), "`160`"),
+    (("epsilon",), "`0.2`", ("update.clip_eps",), "`0.2`"),
+    (("epsilon_high",), "`None` (= epsilon)", ("update.clip_eps_high",), "`None` (= clip_eps)"),
+    (("num_iterations",), "`1`", ("update.epochs",), "`1`"),
+    (("loss_type",), "`dapo`", ("update.loss_type",), "`grpo` (grpo, bnpo, dapo, dr_grpo, cispo, sapo, luspo)"),
+    (("delta",), "`None`", ("update.delta",), "`None`"),
+    (("sapo_temperature_pos", "sapo_temperature_neg"), "`1.0` / `1.05`",
+     ("update.sapo_temperature_pos", "update.sapo_temperature_neg"), "`1.0` / `1.05`"),
+    (("scale_rewards",), "`group`", ("select.scale_rewards",), "`group` (`none` is `select.advantage: mean`)"),
+    (("importance_sampling_level",), "`token`", ("update.importance_sampling_level",), "`token`"),
+    (("mask_truncated_completions",), "`False`", ("update.mask_truncated_completions",), "`False`"),
+    (("temperature",), "`1.0`", ("sample.temperature",), "`0.7`"),
+    (("top_p", "top_k"), "`1.0`, `0`", ("sample.top_p", "sample.top_k"), "`1.0`, `0`"),
+    (("use_bias_correction_kl",), "`True`", ("update.kl_ratio",), "`True`"),
+    (("report_to",), "`none`", ("run.trackers",), "`[]` (`tensorboard`, `wandb`)"),
+    (("per_device_train_batch_size", "gradient_accumulation_steps"), "`8` / `1`",
+     ("update.micro_batch_size", "update.grad_accum"), "`4` / `2`"),
+    (("warmup_ratio",), "no warmup (transformers 5: a `warmup_steps` below 1 is a ratio)", ("update.warmup_ratio",),
+     "`0.1` (`update.warmup_steps` overrides it)"),
+    (("warmup_steps",), "`0`", ("update.warmup_steps",), "`None` (then `update.warmup_ratio`)"),
+    (("lr_scheduler_type",), "`linear`", ("update.scheduler",), "`cosine`"),
+    (("max_grad_norm",), "`1.0`", ("update.max_grad_norm",), "`1.0`"),
+    (("weight_decay",), "`0.0`", ("update.weight_decay",), "`0.0`"),
+    (("vllm_importance_sampling_correction", "vllm_importance_sampling_mode"), "on with vLLM",
+     ("update.sampler_correction",), "`none`"),
+    (("vllm_importance_sampling_clip_min", "vllm_importance_sampling_clip_max"), "",
+     ("update.sampler_correction_min", "update.sampler_correction_max"), "`None` / `3.0`"),
+    (("seed",), "`42`", ("run.seed",), "`0`"),
+]
+
+# a value of TRL's that rlaif spells with another key: (key, value) -> what to write instead
+VALUES = {("select.scale_rewards", "none"): "select.advantage=mean (TRL's scale_rewards=none: no std division)"}
+
+
+def names() -> dict[str, str]:
+    """{TRL option: rlaif key}."""
+    out = {}
+    for trl, _, keys, _ in ROWS:
+        for i, name in enumerate(trl):
+            out[name] = keys[i] if len(keys) == len(trl) else keys[0]
+    return out
+
+
+def hint(key: str) -> str:
+    """' (TRL's beta is update.kl_coef here)' for an unknown key whose last part is a TRL option
+    (`update.beta`, `beta`, `trainer.num_generations`), else ''."""
+    name = key.rsplit(".", 1)[-1]
+    to = names().get(name)
+    return f" (TRL's {name} is {to} here)" if to and to != key else ""
+
+
+def value_hint(key: str, value) -> str:
+    """' (use select.advantage=mean ...)' for a TRL value rlaif spells with another key, else ''."""
+    to = VALUES.get((key, str(value).lower()))
+    return f"; write {to}" if to else ""
+
+
+def table() -> str:
+    """The Markdown table of docs/guides/from-trl.md."""
+    lines = ["| TRL `GRPOConfig` | TRL default | rlaif key | rlaif default |", "|---|---|---|---|"]
+    for trl, trl_default, keys, default in ROWS:
+        lines.append(f"| {' / '.join(f'`{n}`' for n in trl)} | {trl_default} | "
+                     f"{' / '.join(f'`{k}`' for k in keys)} | {default} |")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""The student and its engines: loading the model and its LoRA (model.py), sampling and greedy decoding with transformers (hf.py, decode.py, decode_step.py, the CPU kernels) or vLLM (vllm.py), token logprobs (forward.py). May import train, metrics, config, store."""

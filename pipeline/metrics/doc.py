@@ -1,0 +1,182 @@
+"""What every per-epoch metric means.
+
+`metrics.json` keys are namespaced like CleanRL's (`loss/policy`, `kl/k3`). METRICS is the
+one place they are documented: the report's glossary, its trend column ("better"/"worse"),
+the health checks (pipeline/metrics/flags.py) and `python -m pipeline.metrics.doc` all read it. Also
+here: `code_diversity`, the measure behind `completion/diversity`.
+"""
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable, Literal
+
+Good = Literal["higher", "lower", "target", ""]
+
+
+@dataclass(frozen=True)
+class Metric:
+    meaning: str
+    good: Good
+    """Which direction is good: higher, lower, target (near a set value), '' (context only)."""
+    stage: str
+    """The stage that records it."""
+
+
+METRICS: dict[str, Metric] = {
+    # reward: ratio reward student / (teacher + eps), DESIGN.md "The epoch"
+    "reward/mean": Metric("mean ratio reward student/(teacher+reward.eps), clipped to [0, reward.clip_max], over scored completions", "higher", "reward"),
+    "reward/std": Metric("population std of the rewards over all completions", "", "reward"),
+    "reward/cv": Metric("std / mean of the rewards over the whole batch: mostly how much prompts differ in difficulty, which GRPO's per-group advantages remove; it matters only with select.advantage=raw", "", "reward"),
+    "reward/best_of_n": Metric("mean over prompts of the best of its K rewards (what best-of-N sampling would earn)", "higher", "reward"),
+    "reward/frac_zero_std": Metric("share of prompt groups whose K rewards are all equal (no GRPO learning signal)", "lower", "reward"),
+    "score/student_mean": Metric("mean judge score (0..1) of the student's completions", "higher", "reward"),
+    "breakdown/structure": Metric("execution judge: mean structure credit of the student's completions (closed code block / END)", "higher", "judge"),
+    "breakdown/static": Metric("Python: mean static-check credit (parses; 1 - 0.25 per pyflakes error)", "higher", "judge"),
+    "breakdown/load": Metric("Python: share of completions whose module loads and defines the entry point", "higher", "judge"),
+    "breakdown/typecheck": Metric("OCaml: mean type-check credit (1 - judge.ocaml.error_penalty per compiler error; syntax error 0)", "higher", "judge"),
+    "breakdown/compile": Metric("OCaml: mean compile credit (1 = links with the test harness, 0.5 = module only)", "higher", "judge"),
+    "breakdown/tests": Metric("execution judge: mean fraction of tests passed", "higher", "judge"),
+    "breakdown/<part>_ok": Metric("share of completions with full credit on that part (typecheck_ok: type-checks; compile_ok: compiles; tests_ok: passes every test)", "higher", "judge"),
+    "score/teacher_mean": Metric("mean judge score of the teacher's answers (the ratio's denominator)", "higher", "reward"),
+    "score/student_unscored": Metric("student completions the judge could not score (value None)", "lower", "reward"),
+    # the update, DESIGN.md "The update"
+    "loss/total": Metric("policy loss + update.kl_coef x KL, mean over tokens and steps", "lower", "update"),
+    "loss/policy": Metric("clipped-surrogate (or REINFORCE) term; near 0 with group-normalised advantages", "", "update"),
+    "loss/kl": Metric("update.kl_coef x KL term of the loss", "lower", "update"),
+    "kl/k3": Metric("KL(pi || ref), k3 estimator exp(ref-logp)-(ref-logp)-1, never negative (Schulman 2020, joschu.net/blog/kl-approx.html)", "target", "update"),
+    "kl/k1": Metric("KL(pi || ref), k1 estimator mean(logp-ref), averaged over the update's steps: once a step moves pi it estimates KL(old || ref) - KL(old || pi), so it can go below 0 without anything wrong (always, at epoch 1 when the reference is the policy that sampled); kl/k1_start is the one that tells a sampling mismatch", "target", "update"),
+    "kl/k3_start": Metric("KL(policy that sampled this epoch || ref), k3, before any update step: where the epoch starts (kl/k3 averages over the update's own steps too)", "target", "logprobs"),
+    "kl/k1_start": Metric("KL(policy that sampled this epoch || ref), k1, before any update step; negative = the sampled tokens were not drawn from that policy at sample.temperature (top_p/top_k, another temperature): the negative_k1 flag", "target", "logprobs"),
+    "kl/coef": Metric("KL coefficient the update ended with (update.kl_coef, or where update.kl_mode=adaptive steered it)", "", "update"),
+    "policy/entropy": Metric("mean token entropy (nats) of the policy in the update's forward pass, over the student's completions at sample.temperature (the warm-start: over the teacher's answers, at T = 1)", "higher", "update"),
+    "policy/clip_ratio": Metric("share of tokens where the clip binds (policy/clip_low + policy/clip_high: a ratio outside [1 - update.clip_eps, 1 + update.clip_eps_high] on the side its advantage pushes it; TRL's clip_ratio/region_mean), each completion's share averaged over the completions (TRL averages over each micro-batch's tokens; the per-token indicators are TRL's, tests/test_loss_trl.py)", "lower", "update"),
+    "policy/clip_low": Metric("share of tokens clipped at 1 - update.clip_eps (ratio below it with a negative advantage: TRL's clip_ratio/low_mean)", "lower", "update"),
+    "policy/clip_high": Metric("share of tokens clipped at 1 + update.clip_eps_high (ratio above it with a positive advantage: TRL's clip_ratio/high_mean)", "lower", "update"),
+    "policy/sampler_weight": Metric("mean update.sampler_correction weight pi_old / pi_sampler over the trained tokens (1: the sampler was the trainer; recorded when the correction is on)", "", "update"),
+    "optim/grad_norm": Metric("gradient norm before clipping, mean over optimizer steps", "", "update"),
+    "optim/lr": Metric("the peak learning rate (update.lr)", "", "update"),
+    "optim/lr_last": Metric("the learning rate of the update's last optimizer step (where the schedule stands: with update.optimizer_state=carry it falls across the run's planned epochs, each epoch continuing from the position the last left, schedule.pt)", "", "update"),
+    "optim/steps": Metric("optimizer steps taken", "", "update"),
+    "update/trained_tokens": Metric("completion tokens the update trained on", "", "update"),
+    "logprobs/tokens": Metric("completion tokens whose sampling-policy and reference logprobs were computed once for every update variant", "", "logprobs"),
+    "logprobs/sampler_gap": Metric("mean |sampler's logprob - trainer's logprob| (nats) of the sampled tokens, both under the policy that sampled at sample.temperature; every engine records its own (hf, generate, vllm). Numerics alone give ~1e-6 in float32 and 0.01-0.02 from a bfloat16 sampling copy (sample.dtype); a different distribution (top-p/top-k, another temperature, a generation_config processor) gives tenths", "lower", "logprobs"),
+    "logprobs/sampler_outside": Metric("share of sampled tokens whose ratio sampler / trainer probability lies outside [0.5, 2] (|delta logp| > ln 2): tokens PPO's clip would treat as off-policy before the update moved anything", "lower", "logprobs"),
+    "logprobs/sampler_gap_max": Metric("largest |sampler's logprob - trainer's logprob| of one sampled token (see logprobs/sampler_gap)", "lower", "logprobs"),
+    "update/tokens_per_s": Metric("update throughput (tokens per second)", "higher", "update"),
+    "update/variant": Metric("the chosen update variant directory (update-<fingerprint8>)", "", "update"),
+    # sampling
+    "completion/length_mean": Metric("mean completion length (tokens)", "", "sample"),
+    "completion/truncated_frac": Metric("share of completions that hit sample.max_new_tokens", "lower", "sample"),
+    "completion/diversity": Metric("1 - mean pairwise token similarity of a prompt's completions, averaged over prompts (code_diversity)", "higher", "reward"),
+    "sample/generated_tokens": Metric("tokens the student generated", "", "sample"),
+    "sample/tokens_per_s": Metric("sampling throughput (tokens per second)", "higher", "sample"),
+    # select
+    "select/kept_frac": Metric("share of completions kept for the update (threshold, best-of-N, zero-spread groups)", "", "select"),
+    "select/groups_dropped_zero_std": Metric("prompt groups dropped because their rewards were all equal", "lower", "select"),
+    # eval and curriculum
+    "eval/score": Metric("mean judge score on held-out problems (of each problem's eval.num_samples answers; greedy by default)", "higher", "eval"),
+    "eval/pass@1": Metric("share of held-out problems whose answer passes every test; with eval.num_samples=n the unbiased pass@1, the mean of c/n (eval/pass@k for k <= n likewise); `rlaif report` says whether a change is beyond noise", "higher", "eval"),
+    "eval/ref_nll": Metric("mean per-token NLL (nats) of the held-out problems' reference answers under the policy: distillation that moves before pass@1 does", "lower", "eval"),
+    "eval/problems": Metric("held-out problems evaluated", "", "eval"),
+    "eval/samples": Metric("answers per held-out problem (eval.num_samples)", "", "eval"),
+    "curriculum/easy": Metric("chosen prompts in the easy difficulty bucket", "", "prompts"),
+    "curriculum/medium": Metric("chosen prompts in the medium bucket", "", "prompts"),
+    "curriculum/hard": Metric("chosen prompts in the hard bucket", "", "prompts"),
+    "curriculum/difficulty_mean": Metric("mean estimated difficulty of the chosen prompts", "", "prompts"),
+    "curriculum/in_band": Metric("chosen prompts whose recent student success lies in [curriculum.band_low, band_high]", "higher", "prompts"),
+    "curriculum/out_of_band": Metric("chosen prompts seen before and outside the learnable band", "", "prompts"),
+    "curriculum/unseen": Metric("chosen prompts the student has not been scored on yet", "", "prompts"),
+    "curriculum/pool_in_band": Metric("prompts of the whole training set inside the band (when it dries up, adaptive explores)", "", "prompts"),
+    "data/prompts": Metric("prompts drawn this epoch", "", "prompts"),
+    "data/easy": Metric("easy prompts drawn this epoch", "", "prompts"),
+    "data/medium": Metric("medium prompts drawn this epoch", "", "prompts"),
+    "data/hard": Metric("hard prompts drawn this epoch", "", "prompts"),
+    # judge and teacher: what they cost
+    "judge/api_calls": Metric("judgements computed (cache misses: API calls or sandbox runs)", "", "judge"),
+    "judge/cache_hits": Metric("judgements answered from the cache, free", "higher", "judge"),
+    "judge/cost_usd": Metric("dollars spent on judge calls this epoch", "lower", "judge"),
+    "judge/saved_usd": Metric("dollars the cache saved this epoch", "higher", "judge"),
+    "judge/parse_failures": Metric("student completions the judge could not score (parse failure, sandbox error)", "lower", "judge"),
+    "teacher/missing": Metric("prompts with no teacher answer", "lower", "teacher"),
+    "judge/batches": Metric("batches submitted to the provider's batch API this epoch (judge.batch)", "", "judge"),
+    "judge/batches_resumed": Metric("batches a killed or timed-out run had submitted, polled again instead of paid again", "", "judge"),
+    "judge/batch_failed": Metric("batch items that came back expired, errored or canceled (then handled per judge.batch_failed)", "lower", "judge"),
+    "teacher/batches": Metric("batches of teacher answers submitted this epoch (teacher.batch)", "", "teacher"),
+    "teacher/batches_resumed": Metric("teacher batches of a killed or timed-out run, polled again", "", "teacher"),
+    "teacher/batch_failed": Metric("teacher batch items that came back expired, errored or canceled", "lower", "teacher"),
+    "teacher/cost_usd": Metric("dollars spent on teacher answers this epoch (model teachers)", "lower", "teacher"),
+    # time
+    "time/<stage>_s": Metric("wall seconds of one stage (as recorded when it ran; a reused stage keeps its time)", "", "runner"),
+    "memory/<stage>_peak_gib": Metric("peak GPU memory allocated by torch during the stage (GiB); recorded only when the stage ran on a GPU", "", "any"),
+    "time/epoch_s": Metric("sum of the stage seconds of the epoch's chosen chain", "lower", "runner"),
+}
+
+
+def metric_info(key: str) -> Metric | None:
+    """The table entry of a key; `time/sample_s` finds the `time/<stage>_s` pattern."""
+    if key in METRICS:
+        return METRICS[key]
+    if key.startswith("breakdown/") and key.endswith("_ok"):
+        return METRICS["breakdown/<part>_ok"]
+    if key.startswith("time/") and key.endswith("_s"):
+        return METRICS["time/<stage>_s"]
+    if key.startswith("memory/") and key.endswith("_peak_gib"):
+        return METRICS["memory/<stage>_peak_gib"]
+    return None
+
+
+def metrics_markdown() -> str:
+    lines = ["| metric | good | stage | meaning |", "|---|---|---|---|"]
+    lines += [f"| `{k}` | {m.good or '-'} | {m.stage} | {m.meaning} |" for k, m in METRICS.items()]
+    return "\n".join(lines)
+
+
+# -- code diversity ----------------------------------------------------------------------
+
+
+# -- helpers ------------------------------------------------------------------------------
+def as_number(v: Any) -> float | None:
+    """A finite number, or None for missing / non-numeric / NaN."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return float(v) if math.isfinite(v) else None
+
+
+def series(epochs: list[dict], key: str) -> list[tuple[int, float]]:
+    return [(int(m["epoch"]), v) for m in epochs if (v := as_number(m.get(key))) is not None]
+
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def _tokens(text: str) -> list[str]:
+    """Identifiers, numbers and single punctuation marks; whitespace is ignored."""
+    return _TOKEN.findall(text)
+
+
+def code_diversity(completions: list[str]) -> float:
+    """1 - mean pairwise similarity of one prompt's completions, in [0, 1].
+
+    Similarity is difflib.SequenceMatcher's ratio (2 x matched / total) over *token* lists
+    (identifiers, numbers, punctuation; whitespace ignored), autojunk off, so it respects
+    order (unlike a Jaccard of token sets) and reformatting does not count as diversity.
+    0 = all completions identical; near 1 = nothing in common. Fewer than 2 completions
+    gives 0.0 (no spread can be measured).
+    """
+    toks = [_tokens(c) for c in completions]
+    sims = [difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+            for i, a in enumerate(toks) for b in toks[i + 1:]]
+    return 1.0 - sum(sims) / len(sims) if sims else 0.0
+
+
+def diversity_of_groups(groups: Iterable[list[str]]) -> float:
+    """Mean code_diversity over prompts (groups of fewer than 2 completions are skipped)."""
+    vals = [code_diversity(g) for g in groups if len(g) >= 2]
+    return sum(vals) / len(vals) if vals else 0.0
+
+
+if __name__ == "__main__":
+    print(metrics_markdown())

@@ -1,0 +1,312 @@
+"""When a run's metrics say it is unhealthy: the report's flags, each with its evidence and advice.
+
+`analyse` is a pure function over the recorded metric dicts (metrics.json per epoch), thresholds
+from `report.*` in the config; each flag names the config keys to change and which way.
+
+Deliberately left out: statistical tests across epochs (a few epochs of a few dozen prompts
+cannot carry them); the thresholds are rules of thumb, tuned in config.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pipeline.config.epoch import ReportConfig
+from pipeline.metrics.doc import as_number, series
+
+# -- health checks ----------------------------------------------------------------------
+SEVERITIES = ("critical", "warning")
+
+FLAGS: dict[str, str] = {
+    "reward_regression": "reward/mean fell by more than report.regression_drop from the previous epoch, and (where "
+                         "both epochs scored the same prompts) the 95% interval of the change, paired by prompt, lies "
+                         "below 0: a fall inside the interval is noise, not a regression",
+    "loss_rising": "loss/total at the highest of the last report.loss_rising_epochs+1 epochs and more than 5% "
+                   "(at least 0.001) above its value report.loss_rising_epochs epochs before",
+    "best_of_n_vs_mean": "reward/best_of_n rose while reward/mean fell by more than report.regression_drop",
+    "no_signal": "score/student_mean below report.min_student_score, or more than half of the first epoch's groups "
+                 "at zero spread: the run cannot learn as configured (replaces mode_collapse at that epoch)",
+    "mode_collapse": "reward/frac_zero_std above report.max_frac_zero_std",
+    "entropy_collapse": "policy/entropy below report.min_entropy, or fallen report.entropy_falls epochs running to more than "
+                        "report.entropy_drop below its highest earlier value (swings that recover are not flagged)",
+    "kl_high": "kl/k3 above report.kl_high x report.kl_target",
+    "kl_exploding": "kl/k3 above report.kl_explode x report.kl_target",
+    "negative_k1": "kl/k1_start (the sampled tokens under the policy that sampled them, against the reference, "
+                   "before any update step; kl/k1 where a run has no kl/k1_start) below report.negative_k1",
+    "sampler_mismatch": "logprobs/sampler_gap above report.max_sampler_gap, or logprobs/sampler_outside above "
+                        "report.max_sampler_outside",
+    "reward_cv_high": "reward/cv above report.max_reward_cv, when select.advantage=raw (grpo/mean advantages are "
+                      "within-group: spread across prompts does not reach the gradient; reward/frac_zero_std is the "
+                      "spread that matters)",
+    "truncation_high": "completion/truncated_frac above report.max_truncated_frac",
+    "judge_parse_failures": "judge/parse_failures above report.max_parse_failure_frac of the epoch's judgements",
+    "judge_cost": "judge/cost_usd above report.max_cost_per_epoch_usd",
+    "teacher_weak": "score/teacher_mean below report.min_teacher_score",
+}
+
+
+@dataclass(frozen=True)
+class Flag:
+    name: str
+    """One of FLAGS."""
+    epoch: int
+    severity: str
+    """critical | warning."""
+    evidence: str
+    """The numbers that raised it."""
+    advice: str
+    """Which config keys to change, and which way."""
+
+
+def _g(v: float | int) -> str:
+    return f"{v:.4g}"
+
+
+def _change(key: str, way: str, settings: dict[str, Any], factor: float = 2.0, default: float | None = None) -> str:
+    """'lower update.lr (e.g. 2e-05 -> 1e-05)' from the run's current value, when known."""
+    cur = as_number(settings.get(key))
+    if cur is None or cur == 0:
+        return f"{way} {key}" + (f" (e.g. {_g(cur or 0)} -> {_g(default)})" if default is not None else "")
+    new = cur / factor if way == "lower" else cur * factor
+    if isinstance(settings.get(key), int):
+        new = max(1, round(new))
+    return f"{way} {key} (e.g. {_g(cur)} -> {_g(new)})"
+
+
+# -- analysis -----------------------------------------------------------------------------
+# what the warm-start did for a run that could not learn, measured here (bench/RESULTS.md)
+WARM_START_MEASURED = (" (OCaml, embedded student, 16 held-out problems, 3 passes, paired 95% intervals: "
+                       "well-formed answers 48% -> 64%, +0.156 [+0.011, +0.301]; cut off 58% -> 27%, -0.313 "
+                       "[-0.462, -0.163]; mean score +0.032 [+0.014, +0.051]; type-check 0% -> 2%, within noise: "
+                       "the form, not yet the language)")
+
+
+def _no_signal(m: dict, first: bool, cfg: ReportConfig, s: dict[str, Any]) -> tuple[str, str] | None:
+    """(evidence, advice) when an epoch's student earns almost nothing, or most of the first epoch's
+    groups have no spread: GRPO then has (almost) no gradient, and more epochs will not change it."""
+    get = lambda key: as_number(m.get(key))  # noqa: E731
+    st, fz = get("score/student_mean"), get("reward/frac_zero_std")
+    if not ((st is not None and st < cfg.min_student_score) or (first and fz is not None and fz > 0.5)):
+        return None
+    parts = [f"{label} {get(k):.0%}" for k, label in (
+        ("breakdown/structure_ok", "well-formed"), ("breakdown/static_ok", "parse"), ("breakdown/typecheck_ok",
+         "type-check"), ("breakdown/compile_ok", "compile"), ("breakdown/tests_ok", "pass every test"))
+        if get(k) is not None]
+    evidence = ", ".join(x for x in (
+        f"score/student_mean {st:.4f}" + (f" < report.min_student_score {cfg.min_student_score}"
+                                           if st < cfg.min_student_score else "") if st is not None else "",
+        f"reward/mean {get('reward/mean'):.4f}" if get("reward/mean") is not None else "",
+        f"reward/frac_zero_std {fz:.2f}: {1 - fz:.0%} of the groups carry a gradient" if fz is not None else "",
+        "answers " + ", ".join(parts) if parts else "") if x)
+    g = int(as_number(s.get("sample.num_samples")) or 4)
+    p = get("breakdown/tests_ok")
+    share = lambda p, g: 1 - p ** g - (1 - p) ** g  # noqa: E731  a group of g pass/fail answers with spread
+    levers = []
+    if not s.get("update.warm_start"):
+        levers.append("update.warm_start=true: a supervised pass over the teacher's answers before RL teaches the "
+                      "answer's form, which the judge's partial credit then grades" + WARM_START_MEASURED)
+    if not as_number(s.get("update.teacher_sft_coef")):
+        levers.append("update.teacher_sft_coef=4.0: each update also imitates the teacher's answer where the "
+                      "student's best scores below it, a gradient that needs no spread in the group")
+    levers.append(f"{_change('sample.num_samples', 'raise', s)}: at a pass rate p a group of G pass/fail answers has "
+                  "spread with probability 1 - p^G - (1-p)^G" + (
+                      f" ({share(p, g):.0%} at p={p:.2f}, G={g}; {share(p, 2 * g):.0%} at G={2 * g})" if p else
+                      f" (no answer passes yet; at p=0.05: {share(0.05, g):.0%} at G={g}, {share(0.05, 2 * g):.0%} at "
+                      f"G={2 * g})"))
+    levers.append("easier problems: data.difficulties=[easy], or curriculum.strategy=adaptive")
+    tr = get("completion/truncated_frac")
+    if tr is not None and tr > 0.1:
+        levers.append(f"{_change('sample.max_new_tokens', 'raise', s)} ({tr:.0%} of answers are cut off and score x "
+                      "the judge's truncation_factor)")
+    return evidence, "the run cannot learn as configured; levers: " + "; ".join(levers)
+
+
+def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | None = None) -> list[Flag]:
+    """Flags raised by the recorded metrics of a run (one dict per epoch, each with "epoch").
+
+    `settings` (flat "section.key" -> value, the run's config) only sharpens the advice
+    ("2e-05 -> 1e-05" instead of "lower update.lr"). Missing metrics skip their checks.
+    """
+    s = settings or {}
+    ms = sorted(epochs, key=lambda m: m["epoch"])
+    flags: list[Flag] = []
+
+    def flag(name: str, epoch: int, evidence: str, advice: str, severity: str = "warning") -> None:
+        flags.append(Flag(name, epoch, severity, evidence, advice))
+
+    lower_lr, raise_kl = _change("update.lr", "lower", s), _change("update.kl_coef", "raise", s, default=0.05)
+
+    # step-to-step checks: reward regression; best-of-N up while the mean falls
+    rewards = series(ms, "reward/mean")
+    bon = dict(series(ms, "reward/best_of_n"))
+    for i in range(1, len(rewards)):
+        (e0, r0), (e1, r1) = rewards[i - 1], rewards[i]
+        ci = ms[[m["epoch"] for m in ms].index(e1)].get("_reward/change_ci")
+        if r1 >= r0 - cfg.regression_drop or (ci is not None and ci[1] >= 0):
+            continue  # not down by the threshold, or down inside its interval (paired by prompt): noise
+        best_e, best_r = max(rewards[:i], key=lambda er: er[1])
+        flag("reward_regression", e1,
+             f"reward/mean {r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}; threshold -{cfg.regression_drop}); "
+             f"best so far {best_r:.4f} at epoch {best_e}",
+             f"{lower_lr} or {raise_kl}; try it as a variant: `rlaif update {e1} update.lr=...`, "
+             f"then `rlaif compare {e1}` and `rlaif promote {e1} VARIANT`",
+             "critical" if r1 < r0 - 5 * cfg.regression_drop else "warning")
+        if e0 in bon and e1 in bon and bon[e1] > bon[e0]:
+            top_k = max(2, int(as_number(s.get("sample.num_samples")) or 4) // 2)
+            flag("best_of_n_vs_mean", e1,
+                 f"reward/best_of_n {bon[e0]:.4f} -> {bon[e1]:.4f} ({bon[e1] - bon[e0]:+.4f}) while reward/mean "
+                 f"{r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}): the best completions improve, the typical one gets worse",
+                 f"train on the best of each group: set select.top_k (e.g. {s.get('select.top_k', 0)} -> {top_k}, "
+                 f"best-of-N filtering) or raise select.min_reward; {lower_lr} or {raise_kl}")
+
+    # loss rising k epochs running. Rule: epoch i is flagged when loss/total is the highest of
+    # epochs i-k..i and more than 5% (at least 0.001) above the loss k epochs before. So a dip
+    # inside the window (0.3853 -> 0.3552 -> 0.4473) does not hide a rise over it, noise on a
+    # flat loss does not count, and a loss that is falling at the latest epoch is not flagged.
+    k = cfg.loss_rising_epochs
+    loss = series(ms, "loss/total")
+    for i in range(k, len(loss)):
+        window = [v for _, v in loss[i - k: i + 1]]
+        start, end = window[0], window[-1]
+        if end == max(window) and end - start > max(0.05 * abs(start), 1e-3):
+            flag("loss_rising", loss[i][0],
+                 f"loss/total over epochs {loss[i - k][0]}..{loss[i][0]}: "
+                 f"{' -> '.join(f'{v:.4f}' for v in window)} ({end - start:+.4f}, {100 * (end - start) / abs(start or 1):+.0f}%)",
+                 f"{lower_lr}; if loss/kl carries the rise, the policy is drifting from the reference: {raise_kl}")
+
+    entropy = series(ms, "policy/entropy")
+    collapsing = set()  # epochs where entropy fell `entropy_falls` times running, far below its earlier peak
+    for i in range(cfg.entropy_falls, len(entropy)):
+        run = [v for _, v in entropy[i - cfg.entropy_falls: i + 1]]
+        peak = max(v for _, v in entropy[:i])
+        if all(b < a for a, b in zip(run, run[1:])) and run[-1] < (1 - cfg.entropy_drop) * peak:
+            collapsing.add(entropy[i][0])
+    raise_t, raise_k = _change("sample.temperature", "raise", s, factor=1.2), _change("sample.num_samples", "raise", s)
+    first_rl = min((int(m["epoch"]) for m in ms if as_number(m.get("reward/frac_zero_std")) is not None), default=None)
+    for m in ms:
+        e = int(m["epoch"])
+        get = lambda key: as_number(m.get(key))  # noqa: E731
+
+        fz = get("reward/frac_zero_std")
+        blind = _no_signal(m, e == first_rl, cfg, s)
+        if blind:
+            flag("no_signal", e, *blind, "critical")
+        elif fz is not None and fz > cfg.max_frac_zero_std:
+            st = get("score/student_mean")
+            why = ("most groups score the same low value, the prompts are too hard: narrow data.difficulties "
+                   "(e.g. drop hard)" if st is not None and st < 0.1 else
+                   "most groups are solved by every sample: add harder prompts (data.difficulties)"
+                   if st is not None and st > 0.9 else "adjust the prompt mix (data.difficulties)")
+            flag("mode_collapse", e,
+                 f"reward/frac_zero_std {fz:.3f} > {cfg.max_frac_zero_std}: {fz:.0%} of prompt groups have all K rewards "
+                 f"equal and give no learning signal" + (f" (score/student_mean {st:.3f})" if st is not None else ""),
+                 f"{raise_t} and {raise_k} so groups spread; if it rose after updates, {lower_lr}; {why}; "
+                 f"curriculum.strategy=adaptive prefers prompts the student solves only sometimes")
+
+        ent = get("policy/entropy")
+        if ent is not None and (ent < cfg.min_entropy or e in collapsing):
+            peak = max((v for ep, v in entropy if ep < e), default=ent)
+            flag("entropy_collapse", e,
+                 f"policy/entropy {ent:.4f} nats (highest earlier {peak:.4f}; floor {cfg.min_entropy}; "
+                 f"fell {cfg.entropy_falls} epochs running by more than {cfg.entropy_drop:.0%}: {e in collapsing})",
+                 f"the policy is becoming deterministic: {raise_t}, {raise_k}, {lower_lr}, {raise_kl}",
+                 "critical" if ent < cfg.min_entropy else "warning")
+
+        k3 = get("kl/k3")
+        if k3 is not None and k3 > cfg.kl_high * cfg.kl_target:
+            explode = k3 > cfg.kl_explode * cfg.kl_target
+            flag("kl_exploding" if explode else "kl_high", e,
+                 f"kl/k3 {k3:.4f} = {k3 / cfg.kl_target:.1f} x report.kl_target {cfg.kl_target} "
+                 f"(flag above {cfg.kl_explode if explode else cfg.kl_high} x)",
+                 f"the policy moves away from the reference too fast: {raise_kl}, {lower_lr}, "
+                 f"or let update.kl_mode=adaptive steer the coefficient toward update.kl_target"
+                 + ("; consider promoting an earlier variant (`rlaif compare N`)" if explode else ""),
+                 "critical" if explode else "warning")
+
+        # Not the update's kl/k1: it averages over the update's steps, and once a step moves the policy
+        # it estimates KL(old || ref) - KL(old || new), below 0 by construction where the reference is
+        # the policy that sampled (epoch 1 after the warm-start: measured -0.0104 with kl/k1_start 0.0).
+        k1_key = "kl/k1_start" if get("kl/k1_start") is not None else "kl/k1"
+        k1 = get(k1_key)
+        if k1 is not None and k1 < cfg.negative_k1:
+            mismatch = []
+            if as_number(s.get("sample.top_p")) not in (None, 1.0):
+                mismatch.append(f"sample.top_p={s['sample.top_p']}")
+            if as_number(s.get("sample.top_k")) not in (None, 0.0):
+                mismatch.append(f"sample.top_k={s['sample.top_k']}")
+            flag("negative_k1", e,
+                 f"{k1_key} {k1:.4f} < {cfg.negative_k1}" + (f" (kl/k3 {k3:.4f})" if k3 is not None else "")
+                 + (f"; this run samples with {', '.join(mismatch)}" if mismatch else ""),
+                 "k1 = mean(log pi - log ref) estimates a KL only when the tokens were drawn from pi; a KL cannot be "
+                 "negative, so the sampled tokens did not come from the distribution the KL is computed on: "
+                 "sampling with top_p/top_k truncation, or at a temperature other than the update's recompute "
+                 "(or LoRA dropout changing the update's logprobs). k3 stays >= 0 and hides this. "
+                 "Set sample.top_p=1 and sample.top_k=0, keep one sample.temperature for sampling and update, "
+                 "student.lora.dropout=0")
+
+        gap, outside = get("logprobs/sampler_gap"), get("logprobs/sampler_outside")
+        if (gap is not None and gap > cfg.max_sampler_gap) or (outside is not None and outside > cfg.max_sampler_outside):
+            flag("sampler_mismatch", e,
+                 f"logprobs/sampler_gap {gap:.4f} nats (report.max_sampler_gap {cfg.max_sampler_gap})"
+                 + (f", largest {get('logprobs/sampler_gap_max'):.3f}" if get("logprobs/sampler_gap_max") is not None else "")
+                 + (f", {outside:.1%} of tokens with a ratio outside [0.5, 2] (report.max_sampler_outside "
+                    f"{cfg.max_sampler_outside:.0%})" if outside is not None else ""),
+                 "the engine that sampled (sample.engine) gave its tokens other probabilities than the update's model "
+                 "does: the update's ratio and KL assume the tokens came from its own distribution (a negative kl/k1_start "
+                 "follows). Likely causes, in order: a truncation the update does not apply (set sample.top_p=1 and "
+                 "sample.top_k=0); a logits processor of the model's generation_config (repetition_penalty, "
+                 "no_repeat_ngram_size: our engines leave them out, so look for rows sampled elsewhere); the dtype "
+                 "(sample.dtype other than student.dtype: set sample.dtype=float32 to sample the trained weights "
+                 "themselves); the engine (vLLM's kernels and merged LoRA: compare with sample.engine=hf on the same epoch)")
+
+        cv = get("reward/cv")
+        if cv is not None and cv > cfg.max_reward_cv and s.get("select.advantage", "grpo") == "raw":
+            mean, std = get("reward/mean"), get("reward/std")
+            flag("reward_cv_high", e,
+                 f"reward/cv {cv:.3f} > {cfg.max_reward_cv}"
+                 + (f" (reward/mean {mean:.4f}, std {std:.4f})" if mean is not None and std is not None else ""),
+                 f"with select.advantage=raw the reward itself is the advantage, so a few outliers carry the "
+                 f"gradient: set select.advantage=grpo (per-group normalisation), or "
+                 f"{_change('reward.clip_max', 'lower', s)} or {_change('reward.eps', 'raise', s)} (a weak teacher "
+                 f"answer inflates the ratio); if most rewards are 0, use easier prompts (data.difficulties)")
+
+        tr = get("completion/truncated_frac")
+        if tr is not None and tr > cfg.max_truncated_frac:
+            flag("truncation_high", e,
+                 f"completion/truncated_frac {tr:.3f} > {cfg.max_truncated_frac}"
+                 + (f" (completion/length_mean {get('completion/length_mean'):.0f} tokens)" if get("completion/length_mean") is not None else ""),
+                 f"{_change('sample.max_new_tokens', 'raise', s)}, or add sample.stop (e.g. the closing code fence) "
+                 f"so answers end after the code block; truncated answers score x judge.execution.truncation_factor")
+
+        pf = get("judge/parse_failures")
+        if pf:
+            n_j = (get("judge/api_calls") or 0) + (get("judge/cache_hits") or 0)
+            frac = pf / n_j if n_j else 1.0
+            if frac > cfg.max_parse_failure_frac:
+                flag("judge_parse_failures", e,
+                     f"judge/parse_failures {pf:.0f} of {n_j:.0f} judgements ({frac:.1%} > {cfg.max_parse_failure_frac:.0%})",
+                     f"look at them: `rlaif samples {e} --worst K`. Sandbox errors: "
+                     f"{_change('judge.execution.timeout_s', 'raise', s)} or {_change('judge.execution.memory_mb', 'raise', s)}; "
+                     f"LLM judges: fix the rubric's output format or the judge.model. reward.none_as decides what an "
+                     f"unscored completion earns (None = dropped from the batch)")
+
+        cost = get("judge/cost_usd")
+        if cost is not None and cost > cfg.max_cost_per_epoch_usd:
+            flag("judge_cost", e,
+                 f"judge/cost_usd ${cost:.2f} > ${cfg.max_cost_per_epoch_usd:.2f} per epoch "
+                 f"(api_calls {get('judge/api_calls') or 0:.0f}, cache_hits {get('judge/cache_hits') or 0:.0f})",
+                 f"cap it with judge.budget_usd; {_change('sample.num_samples', 'lower', s)} or "
+                 f"{_change('data.prompts_per_epoch', 'lower', s)}; use a cheaper judge.model or judge.kind=execution/mix; "
+                 f"reruns and `rlaif replay` answer from the cache for free")
+
+        ts = get("score/teacher_mean")
+        if ts is not None and ts < cfg.min_teacher_score:
+            flag("teacher_weak", e,
+                 f"score/teacher_mean {ts:.3f} < {cfg.min_teacher_score}: reward = student / (teacher + reward.eps) "
+                 f"then mostly measures reward.eps"
+                 + (f"; teacher/missing {get('teacher/missing'):.0f}" if get("teacher/missing") else ""),
+                 f"use a stronger teacher (teacher.kind=anthropic|openai with teacher.model) or check the references; "
+                 f"{_change('reward.eps', 'raise', s, factor=5)} to damp the ratio")
+
+    order = {n: i for i, n in enumerate(FLAGS)}
+    return sorted(flags, key=lambda f: (f.epoch, SEVERITIES.index(f.severity), order[f.name]))

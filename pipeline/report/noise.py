@@ -1,0 +1,106 @@
+"""Reading a run's changes as signal or noise: the intervals `rlaif report` and `rlaif compare` print.
+
+An epoch's eval is compared with the base model's (`rlaif eval 0`), or else with the first epoch
+that has an eval, problem by problem (pipeline/metrics/significance.py); a change whose interval holds 0
+is "within noise". The training reward's epoch-to-epoch change gets the same treatment, paired by
+prompt, and the reward_regression flag is raised only when that interval lies below 0.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pipeline.metrics.significance import Paired, compare, load_eval, per_problem, resolution_advice
+
+if TYPE_CHECKING:
+    from pipeline.run.runner import Runner
+
+REWARD_CI = "_reward/change_ci"  # (low, high) of reward/mean's change from the previous epoch; not shown
+
+
+def eval_dir(runner: "Runner", n: int) -> Path | None:
+    """The directory of epoch n's eval (of its chosen policy; n = 0: the base model's)."""
+    m = runner.epoch_manifests(n).get("eval")
+    return runner.epoch_dir(n) / f"eval-{m['fingerprint'][:8]}" if m else None
+
+
+def _rows(d: Path | None) -> list[dict] | None:
+    try:
+        return load_eval(d) if d is not None else None
+    except (ValueError, OSError):  # an eval of an older version (one row per answer), or none
+        return None
+
+
+def eval_changes(runner: "Runner") -> tuple[list[str], dict[str, str]]:
+    """(lines for the report, {metric key: words} for the last epoch against the baseline)."""
+    evals = [(n, rows) for n in runner.epochs() if (rows := _rows(eval_dir(runner, n)))]
+    if len(evals) < 2:
+        return [], {}
+    (n0, base), lines, last = evals[0], [], {}
+    what = "the base model (epoch 0)" if n0 == 0 else f"epoch {n0}"
+    for n, rows in evals[1:]:
+        for metric, higher in (("pass@1", True), ("score", True)):
+            a, b = per_problem(base, metric), per_problem(rows, metric)
+            try:
+                p = compare([a], [b], f"eval/{metric}", higher)
+            except ValueError:
+                continue
+            lines.append(f"- epoch {n} vs {what}: {_describe(p)}")
+            if n == evals[-1][0]:
+                last[p.metric] = p.words()
+                if metric == "pass@1":
+                    keys = sorted(set(a) & set(b))
+                    advice = resolution_advice(p, [b[k] - a[k] for k in keys], min(r["n"] for r in base),
+                                               [a[k] for k in keys], [b[k] for k in keys], min(r["n"] for r in rows))
+                    if advice:
+                        lines.append(f"  - {advice[0].upper()}{advice[1:]}.")
+    return lines, last
+
+
+def _describe(p: Paired) -> str:
+    return (f"`{p.metric}` {p.mean_a:.4f} -> {p.mean_b:.4f}, paired {p.diff:+.4f} "
+            f"[{p.ci[0]:+.4f}, {p.ci[1]:+.4f}] over {p.problems} problems (won/lost/tied {p.won}/{p.lost}/{p.tied}): "
+            f"**{p.words()}**")
+
+
+def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
+    """Put the interval of reward/mean's change from the previous epoch, paired by prompt, into each
+    epoch's metrics (REWARD_CI), where both epochs share prompts."""
+    from pipeline.store.tables import TABLE, load_table
+    by_epoch = {m["epoch"]: m for m in ms}
+    prev = None
+    for n in sorted(by_epoch):
+        d = runner.epoch_dir(n) / "reward"
+        rows = load_table(d) if (d / TABLE).exists() else None
+        means = None
+        if rows:
+            groups: dict[str, list[float]] = {}
+            for r in rows:
+                if r.get("reward") is not None:
+                    groups.setdefault(r["problem_id"], []).append(float(r["reward"]))
+            means = {k: sum(v) / len(v) for k, v in groups.items()}
+        # only where both epochs scored (nearly) the same prompts (data.pool_size): an interval over a
+        # few shared prompts would hold 0 for any fall and hide a real regression
+        shared = set(means or ()) & set(prev or ())
+        if means and prev and len(shared) >= 0.9 * max(len(means), len(prev)):
+            p = compare([prev], [means], "reward/mean")
+            by_epoch[n][REWARD_CI] = p.ci
+        prev = means
+
+
+def variant_lines(chosen_dir: Path | None, others: list[tuple[str, Path]]) -> list[str]:
+    """`rlaif compare N`: each variant's eval against the chosen variant's, with its interval."""
+    base = _rows(chosen_dir)
+    if not base:
+        return []
+    out = []
+    for name, d in others:
+        rows = _rows(d)
+        if not rows:
+            continue
+        try:
+            p = compare([per_problem(base, "pass@1")], [per_problem(rows, "pass@1")], "eval/pass@1")
+        except ValueError:
+            continue
+        out.append(f"  {name} vs chosen: {_describe(p).replace('**', '')}")
+    return out

@@ -1,0 +1,362 @@
+"""Training-health report: per-epoch table with trends, flags with advice, plots, samples, status.
+
+`write_report` reads every epoch's `metrics.json`, runs the health checks (`analyse`, in
+pipeline/metrics/flags.py, reading the metric table of pipeline/metrics/doc.py) and writes `runs/<run>/report.md`
+with matplotlib plots in `runs/<run>/report/` and the worst/best completions of the last epoch.
+`samples` and `status_lines` are the text of `rlaif samples` and `rlaif status`.
+
+Deliberately left out: tracker logging (TensorBoard / W&B), and interactive plots.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pipeline.store.artifacts import read_manifest
+from pipeline.config.errors import RunError
+from pipeline.metrics.flags import FLAGS, analyse
+from pipeline.metrics.doc import METRICS, as_number, metric_info, metrics_markdown
+from pipeline.report.plots import make_plots, stage_times
+
+if TYPE_CHECKING:
+    from pipeline.run.runner import Runner
+
+# -- reading a run ------------------------------------------------------------------------
+def load_metrics(runner: "Runner") -> list[dict]:
+    """metrics.json of every epoch that has one, in epoch order."""
+    out = []
+    for n in runner.epochs():
+        p = runner.epoch_dir(n) / "metrics.json"
+        if p.exists():
+            m = json.loads(p.read_text())
+            m.setdefault("epoch", n)
+            out.append(m)
+    return out
+
+
+def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict) and k != "mapping":
+            out.update(_flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def run_settings(runner: "Runner") -> dict[str, Any]:
+    """Flat config of the run: the current config, overlaid with what the last epoch's stages used."""
+    s = _flatten(runner.cfg.model_dump())
+    epochs = runner.epochs()
+    if epochs:
+        for m in runner.epoch_manifests(epochs[-1]).values():
+            s.update(_flatten(m.get("config", {})))
+    return s
+
+
+def _table_rows(d: Path, json_cols: tuple[str, ...] = ()) -> list[dict] | None:
+    from pipeline.store.tables import TABLE, load_table
+    return load_table(d, json_cols) if (d / TABLE).exists() else None
+
+
+def epoch_completions(runner: "Runner", n: int) -> list[dict]:
+    """Epoch n's student completions joined with their judge score/breakdown and reward."""
+    edir = runner.epoch_dir(n)
+    sample = _table_rows(edir / "sample")
+    if sample is None:
+        raise RunError(f"epoch {n} has no sample table in {edir / 'sample'}; run `rlaif epoch {n}` first")
+    judged = {(j["problem_id"], j["sample_idx"]): j for j in _table_rows(edir / "judge", ("breakdown",)) or []}
+    rewards = {(r["problem_id"], r["sample_idx"]): r for r in _table_rows(edir / "reward") or []}
+    out = []
+    for s in sample:
+        key = (s["problem_id"], s["sample_idx"])
+        j, r = judged.get(key, {}), rewards.get(key, {})
+        out.append({"problem_id": s["problem_id"], "sample_idx": s["sample_idx"], "text": s.get("text", ""),
+                    "finish_reason": s.get("finish_reason"), "length": s.get("length"),
+                    "score": j.get("value"), "breakdown": j.get("breakdown") or {},
+                    "reward": r.get("reward"), "student_score": r.get("student_score", j.get("value")),
+                    "teacher_score": r.get("teacher_score")})
+    return out
+
+
+# -- rendering ----------------------------------------------------------------------------
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, bool) or isinstance(v, str):
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}" if abs(v) >= 10000 else str(v)
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            return str(v)
+        if v == int(v) and abs(v) < 1e6:
+            return str(int(v))
+        return f"{v:,.0f}" if abs(v) >= 10000 else f"{v:.4g}"
+    return str(v)
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any backtick run inside the text (completions hold ``` fences)."""
+    run = longest = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    return "`" * max(3, longest + 1)
+
+
+def render_completion(c: dict, max_chars: int = 2000) -> str:
+    score = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+    head = (f"#### {c['problem_id']} #{c['sample_idx']}: reward {score(c['reward'])} "
+            f"(student {score(c['student_score'])} / teacher {score(c['teacher_score'])})")
+    bd = " ".join(f"{k}={_fmt(v)}" for k, v in c["breakdown"].items()) or "(no breakdown)"
+    text = c["text"] or ""
+    if len(text) > max_chars:
+        text = text[:max_chars] + f"\n... ({len(c['text']) - max_chars} more characters)"
+    f = _fence(text)
+    return (f"{head}\n\nfinish: {c['finish_reason'] or '-'}, {_fmt(c['length'])} tokens; judge: {bd}\n\n"
+            f"{f}\n{text}\n{f}\n")
+
+
+def _pick(rows: list[dict], worst: int = 0, best: int = 0) -> tuple[list[dict], list[dict]]:
+    """Worst first (unscored completions count as the worst), best from the rest."""
+    order = sorted(rows, key=lambda c: (c["reward"] is not None, c["reward"] or 0.0))
+    lo = order[:worst]
+    rest = [c for c in order if c not in lo and c["reward"] is not None]
+    return lo, list(reversed(rest))[:best]
+
+
+def samples(runner: "Runner", n: int, worst: int | None = None, best: int | None = None,
+            prompt: str | None = None) -> str:
+    """Text for `rlaif samples N [--worst K | --best K | --prompt ID]`; none given = worst and best
+    report.samples_shown each."""
+    rows = epoch_completions(runner, n)
+    rewards = [c["reward"] for c in rows if c["reward"] is not None]
+    head = (f"epoch {n}: {len(rows)} completions of {len({c['problem_id'] for c in rows})} prompts; "
+            f"reward mean {sum(rewards) / len(rewards):.4f}" if rewards else f"epoch {n}: {len(rows)} completions, none scored")
+    parts = [head, ""]
+    if prompt is not None:
+        mine = [c for c in rows if c["problem_id"] == prompt]
+        if not mine:
+            ids = sorted({c["problem_id"] for c in rows})
+            raise RunError(f"epoch {n} has no completions for prompt {prompt!r}; its prompts: {', '.join(ids)}")
+        edir = runner.epoch_dir(n)
+        prob = next((p["problem"] for p in _table_rows(edir / "prompts", ("problem",)) or []
+                     if p["problem_id"] == prompt), None)
+        if prob:
+            parts += [f"### prompt {prompt}", "", prob.get("prompt", ""), ""]
+        teacher = next((t for t in _table_rows(edir / "teacher") or [] if t["problem_id"] == prompt), None)
+        tj = next((j for j in _table_rows(edir / "judge", ("breakdown",)) or []
+                   if j["role"] == "teacher" and j["problem_id"] == prompt), None)
+        if teacher is not None:
+            t_score = f"{tj['value']:.3f}" if tj and tj["value"] is not None else "-"
+            bd = " ".join(f"{k}={_fmt(v)}" for k, v in (tj or {}).get("breakdown", {}).items())
+            f = _fence(teacher["text"])
+            parts += [f"### teacher answer ({teacher.get('source', '?')}): score {t_score} {bd}", "",
+                      f"{f}\n{teacher['text']}\n{f}", ""]
+        parts += [f"### {len(mine)} completions", ""] + [render_completion(c) for c in sorted(mine, key=lambda c: c["sample_idx"])]
+        return "\n".join(parts)
+    if worst is None and best is None:
+        worst = best = runner.cfg.report.samples_shown
+    lo, hi = _pick(rows, worst or 0, best or 0)
+    if lo:
+        parts += [f"### worst {len(lo)}", ""] + [render_completion(c) for c in lo]
+    if hi:
+        parts += [f"### best {len(hi)}", ""] + [render_completion(c) for c in hi]
+    return "\n".join(parts)
+
+
+_SPARK = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: list[float | None]) -> str:
+    nums = [v for v in values if v is not None]
+    if not nums:
+        return ""
+    lo, hi = min(nums), max(nums)
+    return "".join("·" if v is None else _SPARK[3] if hi == lo else _SPARK[round((v - lo) / (hi - lo) * 7)]
+                   for v in values)
+
+
+def trend(key: str, values: list[float | None], words: dict[str, str] | None = None) -> tuple[str, str]:
+    """(sparkline, 'first -> last' change with arrow and better/worse when the metric has a direction;
+    words[key], where given, replaces better/worse: the paired interval's verdict, e.g. within noise)."""
+    nums = [v for v in values if v is not None]
+    if len(nums) < 2:
+        return sparkline(values), "-"
+    a, b = nums[0], nums[-1]
+    if a == b:
+        return sparkline(values), f"flat at {_fmt(a)}"
+    arrow = "↑" if b > a else "↓"
+    pct = f" ({100 * (b - a) / abs(a):+.0f}%)" if a else ""
+    info = metric_info(key)
+    verdict = ""
+    if words and key in words:
+        verdict = f" {words[key]}"
+    elif info and info.good in ("higher", "lower"):
+        verdict = " better" if (b > a) == (info.good == "higher") else " worse"
+    return sparkline(values), f"{_fmt(a)} → {_fmt(b)} {arrow}{pct}{verdict}"
+
+
+def metrics_table(ms: list[dict], max_epochs: int = 12, stage_order: list[str] = (),
+                  words: dict[str, str] | None = None) -> str:
+    """Metrics as rows, epochs as columns (the first and the last max_epochs-1 when there are many).
+    Keys starting with "_" are annotations, not metrics."""
+    keys = [k for k in METRICS if any(k in m for m in ms)]
+    stages = stage_times(ms, stage_order)
+    keys = [k for k in keys if k != "time/epoch_s"] + stages + (["time/epoch_s"] if any("time/epoch_s" in m for m in ms) else [])
+    keys += sorted({k for m in ms for k in m if k != "epoch" and k not in keys and not k.startswith("_")})
+    shown = ms if len(ms) <= max_epochs else [ms[0], *ms[-(max_epochs - 1):]]
+    cols = [str(m["epoch"]) for m in shown]
+    if len(ms) > max_epochs:
+        cols[1] = "… " + cols[1]
+    lines = ["| metric | good | " + " | ".join(cols) + " | trend | first → last |",
+             "|---|---|" + "---:|" * len(cols) + "---|---|"]
+    for k in keys:
+        info = metric_info(k)
+        spark, change = trend(k, [as_number(m.get(k)) for m in ms], words)
+        lines.append(f"| `{k}` | {(info.good if info else '') or '-'} | "
+                     + " | ".join(_fmt(m.get(k)) for m in shown) + f" | {spark or '-'} | {change} |")
+    return "\n".join(lines)
+
+
+# -- money and status ---------------------------------------------------------------------
+def epoch_spend(runner: "Runner", n: int) -> dict[str, float]:
+    """Dollars per figure ('judge/cost_usd', 'teacher/cost_usd', ...) over every finished output
+    of epoch n (chosen or not: money spent is spent), plus 'saved' from the cache."""
+    out: dict[str, float] = {}
+    edir = runner.epoch_dir(n)
+    for p in sorted(edir.iterdir()) if edir.exists() else []:
+        m = read_manifest(p) if p.is_dir() and not p.name.startswith(".") else None
+        for k, v in ((m or {}).get("figures") or {}).items():
+            if (k.endswith("cost_usd") or k.endswith("saved_usd")) and as_number(v) is not None:
+                out[k] = out.get(k, 0.0) + float(v)
+    return out
+
+
+def status_lines(runner: "Runner") -> list[str]:
+    """`rlaif status`: epochs, chosen variants, the state of each stage, money spent."""
+    epochs = runner.epochs()
+    if not epochs:
+        return [f"run {runner.run_dir}: no epochs yet; start with `rlaif epoch 1`"]
+    lines = [f"run {runner.run_dir}: {len(epochs)} epoch(s)"]
+    total: dict[str, float] = {}
+    for n in epochs:
+        ms = runner.epoch_manifests(n)
+        try:
+            planned = {st.name: fp for st, fp, _, _ in runner.plan(n)}
+        except RunError:
+            planned = {}
+        states = []
+        for st in runner.stages_for(n):
+            m = ms.get(st.name)
+            want = planned.get(st.name, (m or {}).get("fingerprint"))
+            if m is None:
+                state = "-"
+            elif want == m.get("fingerprint"):
+                state = "done"
+            elif st.variant:
+                # variants sit side by side: the current config's may exist without being the chosen
+                # one (after a sweep or a promote), or would be added beside the others; nothing is stale
+                made = {m.get("fingerprint") for _, m in runner.variants(n, st.name)}
+                state = "done" if want in made else "new"
+            else:
+                state = "stale"
+            states.append(f"{st.name}:{state}")
+        chosen = runner.chosen_update(n)
+        spend = epoch_spend(runner, n)
+        for k, v in spend.items():
+            total[k] = total.get(k, 0.0) + v
+        cost = sum(v for k, v in spend.items() if k.endswith("cost_usd"))
+        mpath = runner.epoch_dir(n) / "metrics.json"
+        reward = as_number(json.loads(mpath.read_text()).get("reward/mean")) if mpath.exists() else None
+        lines.append(f"  epoch {n:>3}  {'  '.join(states)}  chosen={chosen[0].name if chosen else '-'} "
+                     f"({len(runner.update_variants(n))} variant(s))  reward={_fmt(reward)}  spent=${cost:.4f}"
+                     + ("" if mpath.exists() else "  (no metrics.json: unfinished)"))
+    spent = sum(v for k, v in total.items() if k.endswith("cost_usd"))
+    by = ", ".join(f"{k.split('/')[0]} ${v:.4f}" for k, v in sorted(total.items()) if k.endswith("cost_usd"))
+    lines.append(f"money spent so far: ${spent:.4f}" + (f" ({by})" if by else "")
+                 + (f"; the cache saved ${total['judge/saved_usd']:.4f}" if total.get("judge/saved_usd") else ""))
+    lines.append("stage states: done; stale = finished, but the current config would recompute it; new = the current "
+                 "config's update/eval variant is not run yet (it would go beside the chosen one); - = not run")
+    ms_all = load_metrics(runner)
+    if ms_all:
+        last = ms_all[-1]["epoch"]
+        from pipeline.report.noise import reward_intervals
+        reward_intervals(runner, ms_all)
+        fl = [f for f in analyse(ms_all, runner.cfg.report, run_settings(runner)) if f.epoch == last]
+        lines.append(f"health at epoch {last}: " + (", ".join(f.name for f in fl) + " (see `rlaif report`)" if fl else "no flags"))
+    return lines
+
+
+# -- the report ---------------------------------------------------------------------------
+def write_report(runner: "Runner") -> Path:
+    """Write runs/<run>/report.md (+ PNG plots in runs/<run>/report/); returns the report's path."""
+    cfg = runner.cfg.report
+    ms = load_metrics(runner)
+    settings = run_settings(runner)
+    path = runner.run_dir / "report.md"
+    runner.run_dir.mkdir(parents=True, exist_ok=True)
+    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    out = [f"# Training report: {runner.cfg.run.name}", "",
+           f"Generated {now} from `{runner.run_dir}`: {len(ms)} epoch(s) with metrics.", ""]
+    if not ms:
+        out += ["No epoch has finished yet (no `metrics.json`); run `rlaif epoch 1`."]
+        _write(path, "\n".join(out) + "\n")
+        return path
+    keys = ("student.model", "teacher.kind", "judge.kind", "sample.num_samples", "sample.temperature",
+            "sample.max_new_tokens", "update.lr", "update.kl_coef", "select.top_k")
+    out += ["Settings (last epoch): " + ", ".join(f"`{k}={settings[k]}`" for k in keys if k in settings), ""]
+    chosen = [(m["epoch"], m.get("update/variant")) for m in ms if m.get("update/variant")]
+    if chosen:
+        out += ["Chosen policies: " + ", ".join(f"{e}: `{v}`" for e, v in chosen), ""]
+    spent = sum(v for n in runner.epochs() for k, v in epoch_spend(runner, n).items() if k.endswith("cost_usd"))
+    out += [f"Money spent so far: ${spent:.4f}.", ""]
+
+    from pipeline.report.noise import eval_changes, reward_intervals
+    reward_intervals(runner, ms)
+    flags = analyse(ms, cfg, settings)
+    order = [st.name for st in runner.stages]
+    out += ["## Health", ""]
+    if not flags:
+        out += ["No flags: every check passed (thresholds: `report.*` in the config).", ""]
+    for f in flags:
+        out += [f"- **{f.severity}**, epoch {f.epoch}, `{f.name}`: {f.evidence}.  ", f"  Advice: {f.advice}.", ""]
+
+    changes, words = eval_changes(runner)
+    if changes:
+        out += ["## Eval: signal or noise", "", "Each epoch's eval against the first one, problem by problem, with "
+                "the 95% interval of the paired difference (`rlaif compare-evals`): a change whose "
+                "interval holds 0 is within noise, whichever way it points.", "", *changes, ""]
+    out += ["## Metrics per epoch", "", "Rows are metrics, columns epochs; `good` says which way is better "
+            "(glossary at the end).", "", metrics_table(ms, stage_order=order, words=words), ""]
+
+    plots = make_plots(ms, runner.run_dir / "report", cfg, order)
+    if plots:
+        out += ["## Plots", ""]
+        out += [f"![{title}]({p.relative_to(runner.run_dir).as_posix()})\n" for title, p in plots]
+
+    last = ms[-1]["epoch"]
+    try:
+        text = samples(runner, last, worst=cfg.samples_shown, best=cfg.samples_shown) if cfg.samples_shown else ""
+    except RunError as e:
+        text = f"(no samples: {e})"
+    if text:
+        out += [f"## Completions of epoch {last}", "", f"`rlaif samples {last} --worst K | --best K | --prompt ID` "
+                "shows more.", "", text, ""]
+
+    out += ["## Metric glossary", "", metrics_markdown(), "", "### Flags", ""]
+    out += [f"- `{name}`: {rule}" for name, rule in FLAGS.items()]
+    _write(path, "\n".join(out) + "\n")
+    return path
+
+
+def _write(path: Path, text: str) -> None:
+    """Atomic: a reader never sees half a report."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)

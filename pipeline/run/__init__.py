@@ -1,0 +1,1 @@
+"""The stage runner and a run on disk: which stages are up to date, their manifests and locks (runner.py), the run's epochs and chosen policy (lineage.py), `--dry-run` (dryrun.py), the checks before any work (preflight.py). May import stages, engines, train, metrics, config, store."""

@@ -1,0 +1,213 @@
+"""A run's lineage on disk: its epochs, their update variants, which one is chosen, the policy
+each epoch starts from, the KL reference, and the manifests behind an epoch's metrics.json.
+
+runs/<run.name>/epoch-NNN/<stage>/ (or <stage>-<fp8>/ for the variants: update and eval) each
+hold a manifest.json naming the stage's fingerprint and its inputs' fingerprints; the chain of
+chosen updates (chosen.json, else the last finished one) is the policy lineage.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from pipeline.store.artifacts import epoch_name, fingerprint, read_manifest, write_json
+from pipeline.config.schema import Config
+from pipeline.config.errors import RunError
+from pipeline.stages import POLICY, REFERENCE, STAGES, WARM_START, Stage
+
+log = logging.getLogger("rlaif")
+
+
+class Lineage:
+    def __init__(self, cfg: Config, stages: list[Stage] | None = None):
+        self.cfg = cfg
+        self.stages = stages if stages is not None else STAGES
+        self.warm_start = WARM_START
+        self.run_dir = Path(cfg.run.dir) / cfg.run.name
+
+    def epoch_dir(self, n: int) -> Path:
+        return self.run_dir / epoch_name(n)
+
+    def base_policy_fp(self) -> str:
+        return fingerprint("base", "1", {"student.model": self.cfg.student.model}, {})
+
+    def variants(self, n: int, stage: str = "update") -> list[tuple[Path, dict]]:
+        """Finished `<stage>-<fp8>/` variants of epoch n (update or eval), oldest first."""
+        d = self.epoch_dir(n)
+        out = []
+        for p in sorted(d.glob(f"{stage}-*")) if d.exists() else []:
+            m = read_manifest(p)
+            if m is not None and m.get("stage") == stage:
+                out.append((p, m))
+        return sorted(out, key=lambda pm: pm[1].get("finished_at", 0))
+
+    def update_variants(self, n: int) -> list[tuple[Path, dict]]:
+        """Finished update variants of epoch n, oldest first."""
+        return self.variants(n, "update")
+
+    def chosen_update(self, n: int) -> tuple[Path, dict] | None:
+        """The promoted variant of epoch n, else the last completed one."""
+        variants = self.update_variants(n)
+        chosen_file = self.epoch_dir(n) / "chosen.json"
+        if chosen_file.exists():
+            name = json.loads(chosen_file.read_text()).get("update")
+            for p, m in variants:
+                if p.name == name:
+                    return p, m
+            log.warning("%s names %s, which is not a finished update; using the last completed one", chosen_file, name)
+        return variants[-1] if variants else None
+
+    def policy(self, n: int) -> tuple[str, Path | None]:
+        """(fingerprint, adapter dir) of the policy epoch n+1 samples from: epoch 0 is the
+        supervised warm-start when one was run (`rlaif epoch 0`), else the base model."""
+        if n < 0 or (n == 0 and self.chosen_update(0) is None):
+            return self.base_policy_fp(), None
+        chosen = self.chosen_update(n)
+        if chosen is None:
+            raise RunError(f"epoch {n} has no finished update in {self.epoch_dir(n)}; "
+                           f"run `rlaif epoch {n}` (make epoch N={n}) first")
+        p, m = chosen
+        return m["fingerprint"], p / "adapter"
+
+    def reference(self) -> tuple[str, Path | None]:
+        """(fingerprint, adapter dir) of the KL reference (update.kl_reference): the policy epoch 1
+        started from (the warm-start when one was run), or the base model (adapter None)."""
+        if self.cfg.update.kl_reference == "base":
+            return self.base_policy_fp(), None
+        return self.policy(0)
+
+    def outside_inputs(self, n: int) -> tuple[dict[str, str], dict[str, Path | None]]:
+        """(fingerprints, dirs) of the inputs epoch n's stages take from outside the epoch:
+        POLICY (epoch n-1's chosen policy) and, from epoch 1 on, REFERENCE (the KL reference)."""
+        fps: dict[str, str] = {}
+        dirs: dict[str, Path | None] = {}
+        fps[POLICY], dirs[POLICY] = self.policy(n - 1)
+        if n >= 1:
+            fps[REFERENCE], dirs[REFERENCE] = self.reference()
+        return fps, dirs
+
+    def promote(self, n: int, variant: str) -> Path:
+        names = [p.name for p, _ in self.update_variants(n)]
+        if variant not in names:
+            match = [x for x in names if x.startswith(variant) or x == f"update-{variant}"]
+            if len(match) != 1:
+                raise RunError(f"epoch {n} has no update variant {variant!r}; variants: {', '.join(names) or 'none'}")
+            variant = match[0]
+        write_json(self.epoch_dir(n) / "chosen.json", {"update": variant, "promoted_at": time.time()})
+        self.write_metrics(n)
+        return self.epoch_dir(n) / variant
+
+    def stages_for(self, n: int) -> list[Stage]:
+        return self.warm_start if n == 0 else self.stages
+
+    def early_stop_reason(self, n: int) -> str | None:
+        """Why epoch n should not run (eval.patience epochs without improvement), or None."""
+        ec = self.cfg.eval
+        if ec.patience == 0:
+            return None
+        hist = []
+        for e in range(0, n):
+            p = self.epoch_dir(e) / "metrics.json"
+            if p.exists():
+                v = json.loads(p.read_text()).get(ec.early_stop_metric)
+                if isinstance(v, (int, float)):
+                    hist.append((e, float(v)))
+        if len(hist) <= ec.patience:
+            return None
+        best_e, best = max(hist[: -ec.patience], key=lambda ev: ev[1])
+        recent = hist[-ec.patience:]
+        if all(v < best + ec.min_delta for _, v in recent):
+            return (f"early stop: {ec.early_stop_metric} has not improved by eval.min_delta={ec.min_delta} for "
+                    f"eval.patience={ec.patience} epoch(s) (best {best:.4g} at epoch {best_e}; since then "
+                    + ", ".join(f"{v:.4g}" for _, v in recent) + "). Pass --ignore-early-stop to run anyway, "
+                    "or change eval.patience / eval.min_delta")
+        return None
+
+    def plan(self, n: int, outside: tuple[dict, dict] | None = None) -> list[tuple[Stage, str, Path, dict | None]]:
+        """For each of epoch n's stages: (stage, fingerprint, output dir, None), the fingerprints
+        chained through the stages' inputs; nothing is read or run. outside: `outside_inputs(n)`
+        when the caller already has it (left unchanged)."""
+        fps, dirs = (dict(outside[0]), dict(outside[1])) if outside else self.outside_inputs(n)
+        out = []
+        for st in self.stages_for(n):
+            conf = self.cfg.stage_config(st.fields)
+            fp = fingerprint(st.name, st.version, conf, {i: fps[i] for i in st.inputs})
+            d = self.epoch_dir(n) / (f"{st.name}-{fp[:8]}" if st.variant else st.name)
+            fps[st.name], dirs[st.name] = fp, d
+            out.append((st, fp, d, None))
+        return out
+
+    def eval_fp(self, update_fp: str) -> str:
+        """The fingerprint this config's eval of a policy (its update's fingerprint) has."""
+        st = next(s for s in self.stages if s.name == "eval")
+        return fingerprint(st.name, st.version, self.cfg.stage_config(st.fields), {"update": update_fp})
+
+    def eval_of(self, n: int, update_fp: str) -> tuple[Path, dict] | None:
+        """Epoch n's eval of a policy: the one this config asks for where it exists, else the oldest
+        (the epoch loop's own), never whichever a directory listing gives last: `rlaif eval N` with
+        other settings (a sampled eval, another source) sits beside it."""
+        found = [(p, m) for p in sorted(self.epoch_dir(n).glob("eval-*"))
+                 if (m := read_manifest(p)) and m.get("inputs", {}).get("update") == update_fp]
+        if not found:
+            return None
+        if any(s.name == "eval" for s in self.stages):
+            want = self.eval_fp(update_fp)
+            for p, m in found:
+                if m.get("fingerprint") == want:
+                    return p, m
+        return min(found, key=lambda pm: pm[1].get("started_at", ""))
+
+    def epoch_manifests(self, n: int) -> dict[str, dict]:
+        """Manifests of epoch n's chosen chain (pre-update stages + chosen update and what follows)."""
+        edir = self.epoch_dir(n)
+        out: dict[str, dict] = {}
+        chosen = self.chosen_update(n)
+        if n == 0:  # the warm-start's stages, and the base model's eval (`rlaif eval 0`)
+            for st in self.warm_start:
+                m = chosen[1] if st.variant and chosen else read_manifest(edir / st.name)
+                if m is not None:
+                    out[st.name] = m
+            found = self.eval_of(0, self.base_policy_fp())
+            if found:
+                out["eval"] = found[1]
+            return out
+        for st in self.stages:
+            if st.variant:
+                if st.name == "update":
+                    if chosen:
+                        out["update"] = chosen[1]
+                    continue
+                if "update" in out and st.name == "eval":
+                    found = self.eval_of(n, out["update"]["fingerprint"])
+                    if found:
+                        out["eval"] = found[1]
+                elif "update" in out:  # stages after update: the one fed by the chosen update
+                    for p in edir.glob(f"{st.name}-*"):
+                        m = read_manifest(p)
+                        if m and m.get("inputs", {}).get("update") == out["update"]["fingerprint"]:
+                            out[st.name] = m
+            else:
+                m = read_manifest(edir / st.name)
+                if m is not None:
+                    out[st.name] = m
+        return out
+
+    def write_metrics(self, n: int, wall_s: float | None = None) -> dict:
+        ms = self.epoch_manifests(n)
+        metrics: dict[str, Any] = {"epoch": n}
+        for name, m in ms.items():
+            metrics.update(m.get("figures", {}))
+            metrics[f"time/{name}_s"] = round(m.get("wall_s", 0.0), 3)
+        metrics["time/epoch_s"] = round(sum(m.get("wall_s", 0.0) for m in ms.values()), 3)
+        if "update" in ms:
+            metrics["update/variant"] = f"update-{ms['update']['fingerprint'][:8]}"
+        write_json(self.epoch_dir(n) / "metrics.json", metrics)
+        return metrics
+
+    def epochs(self) -> list[int]:
+        if not self.run_dir.exists():
+            return []
+        return sorted(int(p.name.split("-")[1]) for p in self.run_dir.glob("epoch-[0-9][0-9][0-9]"))

@@ -1,0 +1,59 @@
+"""What a command checks before any work, so that a bad setting, a missing or malformed data file, or
+a path the run cannot write fails in a line, with nothing written: no run directory, lock, cache or
+epoch."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.store import dist
+from pipeline.config.schema import Config
+from pipeline.config.base import ConfigError
+
+
+def check_engines(cfg: Config, sampling: bool = True) -> None:
+    """sample.engine / eval.engine = vllm without vLLM installed, or with several processes, fails
+    here, before any work."""
+    if ((sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm") and dist.world_size() > 1:
+        raise ConfigError("sample.engine=vllm / eval.engine=vllm do not run with several processes yet (each rank's "
+                          "engine would take the first GPU); use the hf engine, or one process")
+    if (sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm":
+        from pipeline.engines import vllm as engine_vllm
+        engine_vllm.require("sample.engine" if sampling and cfg.sample.engine == "vllm" else "eval.engine")
+
+
+def check_model(cfg: Config) -> None:
+    """student.model's config and tokenizer reachable (pipeline.engines.model.check_model), before any stage."""
+    from pipeline.engines.model import check_model as check
+    check(cfg.student.model)
+
+
+def check_data(cfg: Config) -> None:
+    """data.source, a warm-start or eval source that names a local file that is not there, or a row of
+    one that does not parse, fails here, before the run creates anything (its directory, its lock, an
+    epoch's prompts); so does a run directory or judge cache that would have to be made under a file."""
+    from data.loaders import check_source, load_source
+    check_paths(cfg)
+    check_model(cfg)
+    local = []
+    check_source(cfg.data.source)
+    local.append((cfg.data.source, cfg.data.mapping or None))
+    for key, sources in (("data.warm_start_sources", cfg.data.warm_start_sources), ("eval.sources", cfg.eval.sources)):
+        for src in sources or []:
+            if src != "validation":  # the problems carved out of data.source, checked above
+                check_source(src, key)
+                local.append((src, (cfg.data.mapping or None) if key == "data.warm_start_sources" else None))
+    for src, mapping in local:     # the user's own files, read whole: a malformed row names its file and line
+        if Path(src).expanduser().is_file():
+            load_source(src, mapping, cfg.data.language)
+
+
+def check_paths(cfg: Config) -> None:
+    """run.dir, the run's directory (run.dir/run.name) and judge.cache_dir are directories or can be
+    made: a file at one of them (or above one) fails here, naming the key, before anything is written."""
+    from pipeline.stages.judging import cache_dir
+    run_dir = Path(cfg.run.dir)
+    for key, path in (("run.dir", run_dir), ("run.name", run_dir / cfg.run.name), ("judge.cache_dir", cache_dir(cfg))):
+        for p in (path, *path.parents):
+            if p.exists() and not p.is_dir():
+                raise ConfigError(f"{key}: {p} is a file, not a directory (the run writes under {path}); "
+                                  f"choose another {key} or move the file away")

@@ -1,0 +1,284 @@
+"""The stage runner: wires stages, skips what is up to date, records what it ran.
+
+Each stage declares the config fields it reads and its inputs. Its fingerprint hashes the
+stage name, its VERSION, those fields and its inputs' fingerprints, so changing
+`update.lr` re-runs the update (into a side-by-side `update-<fp8>/` variant) and never
+sample or judge. Past epochs are frozen: epoch N starts from epoch N-1's chosen policy.
+"""
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Callable
+
+from pipeline.store import dist
+from pipeline.store.artifacts import atomic_dir, clean_stale, load_complete, write_manifest
+from pipeline.config.schema import Config
+from pipeline.config.errors import RunError
+from pipeline.run.lineage import Lineage
+from pipeline.stages import Ctx, Stage
+
+log = logging.getLogger("rlaif")
+
+
+def disk_full(e: BaseException) -> bool:
+    """Whether e (or what caused it) is a full disk or quota: an OSError ENOSPC/EDQUOT from a write, or
+    the message the libraries that write our artifacts give it (Arrow, SQLite, torch.save)."""
+    import errno
+    seen = 0
+    while e is not None and seen < 8:
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        text = str(e)
+        if "No space left on device" in text or "database or disk is full" in text or "Disk quota exceeded" in text:
+            return True
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return False
+
+
+def _resolve(ref: str) -> Callable[[Ctx], None]:
+    import importlib
+    module, name = ref.split(":")
+    quiet_libraries()
+    return getattr(importlib.import_module(module), name)
+
+
+def quiet_libraries() -> None:
+    """Our own progress bars say what is happening; silence the libraries' per-file ones."""
+    import datasets
+    import transformers
+    datasets.disable_progress_bars()
+    transformers.utils.logging.disable_progress_bar()
+    transformers.utils.logging.set_verbosity_error()
+
+
+def _fault_point(stage: str) -> None:
+    """Fault injection for the crash tests: with RLAIF_STALL_IN=<stage>, stall once the stage's
+    outputs are written but before its manifest, the worst moment to be killed."""
+    if os.environ.get("RLAIF_STALL_IN") == stage:
+        print(f"stalled in {stage}", flush=True)
+        time.sleep(600)
+
+
+def _gpu_peak(stage: str) -> dict[str, float]:
+    """The stage's peak GPU memory (GiB) when it used a GPU; the peak counter starts over for the
+    next stage. Nothing (and no torch import) on the CPU."""
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
+        return {}
+    peak = torch.cuda.max_memory_allocated() / 2**30
+    torch.cuda.reset_peak_memory_stats()
+    return {f"memory/{stage}_peak_gib": round(peak, 3)}
+
+
+def _silent(_: str) -> None:
+    """The echo of ranks other than 0: one process speaks for the run."""
+
+
+class Runner(Lineage):
+    """Runs an epoch's stages that are not up to date (its lineage: pipeline/run/lineage.py)."""
+
+    def __init__(self, cfg: Config, stages: list[Stage] | None = None):
+        super().__init__(cfg, stages)
+        self._lock_fd: int | None = None
+
+    # -- locking --------------------------------------------------------------------------
+    def lock(self) -> None:
+        """Take the run's lock (rank 0 takes it for every rank of a multi-process run, and holds it
+        until they are all done); a second rlaif process on the same run fails here."""
+        dist.on_main(self._lock)
+
+    def _lock(self) -> None:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.run_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            other = os.read(fd, 64).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise RunError(f"another rlaif process (pid {other}) is working on run {self.run_dir}; "
+                           "wait for it to finish, or use another run.name") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._lock_fd = fd
+
+    def unlock(self) -> None:
+        if self._lock_fd is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    # -- the epoch ------------------------------------------------------------------------
+
+    def check_device(self) -> None:
+        """run.device=cuda[:N] where torch sees no such GPU fails here, before any work. (auto and
+        cpu always resolve; checking them would import torch for a rerun that reuses everything.)"""
+        if self.cfg.run.device.startswith("cuda"):
+            from pipeline.engines.model import resolve_device
+            resolve_device(self.cfg.run.device)
+
+    def check_api(self, n: int, update_only: bool = False, only: str | None = None) -> None:
+        """An API teacher or judge this epoch will call (its stage not done) without a price or a key
+        fails here, before any work, dry runs included."""
+        if update_only:
+            return
+        try:
+            plan = self.plan(n)
+        except RunError:
+            return  # the epoch cannot run at all: run_epoch says why
+        todo = {st.name for st, fp, d, _ in plan if load_complete(d, fp, verify=False) is None and only in (None, st.name)}
+        if n == 1 and self.cfg.update.warm_start and only is None:
+            todo |= {"teacher"}  # epoch 0 asks the teacher first
+        if {"teacher", "judge"} & todo:
+            from pipeline.stages.judging import check_api
+            check_api(self.cfg, teacher="teacher" in todo, judge="judge" in todo)
+
+    def run_eval(self, n: int, echo: Callable[[str], None] = print, warm_start: bool = False) -> dict:
+        """The eval stage on epoch n's chosen policy (n = 0: the base model; with warm_start, the
+        supervised warm-start's adapter)."""
+        self.check_device()
+        st = next(s for s in self.stages if s.name == "eval")
+        if warm_start and n != 0:
+            raise RunError(f"--warm-start evaluates epoch 0's warm-start; drop it for epoch {n}")
+        if n == 0 and not warm_start:
+            fp_in, d_in = self.base_policy_fp(), None
+        else:
+            chosen = self.chosen_update(n)
+            if chosen is None:
+                raise RunError(f"epoch {n} has no finished update; run `rlaif epoch {n}` first"
+                               + (" (the supervised warm-start)" if n == 0 else ""))
+            d_in, fp_in = chosen[0], chosen[1]["fingerprint"]
+        fp = self.eval_fp(fp_in)
+        d = self.epoch_dir(n) / f"eval-{fp[:8]}"
+        echo = echo if dist.is_main() else _silent
+        self.lock()
+        try:
+            m = dist.on_main(lambda: load_complete(d, fp))
+            if m is None:
+                echo(f"  eval     running  {d.relative_to(self.run_dir)}")
+                m = self._run_stage(st, n, fp, d, {"update": d_in}, {"update": fp_in})
+            else:
+                echo(f"  eval     reused   {d.relative_to(self.run_dir)}")
+            dist.on_main(lambda: self.write_metrics(n))
+            dist.barrier()
+        finally:
+            self.unlock()
+        return m
+
+    def run_epoch(self, n: int, only: str | None = None, force: bool = False, update_only: bool = False,
+                  dry_run: bool = False, echo: Callable[[str], None] = print,
+                  ignore_early_stop: bool = False) -> dict[str, dict]:
+        if n < 0:
+            raise RunError(f"epochs count from 1 (got {n}); epoch 0 is the optional supervised warm-start")
+        reason = None if (ignore_early_stop or update_only) else self.early_stop_reason(n)
+        if reason and not load_complete(self.epoch_dir(n) / "prompts"):
+            raise RunError(reason)
+        names = [s.name for s in self.stages_for(n)]
+        if only is not None and only not in names:
+            raise RunError(f"--only {only}: no such stage; stages are {', '.join(names)}")
+        echo = echo if dist.is_main() else _silent
+        self.check_device()
+        self.check_api(n, update_only, only)
+        if not dry_run:
+            self.lock()
+        try:
+            if n == 1 and self.cfg.update.warm_start and not update_only and only is None:
+                echo("epoch 0 (supervised warm-start, update.warm_start=true)")
+                self._run_epoch(0, None, False, False, dry_run, echo)
+                echo("epoch 1")
+            results = self._run_epoch(n, only, force, update_only, dry_run, echo)
+            # rank 0 keeps the lock until every rank is done; not after a failure, where the launcher
+            # stops every rank and a barrier could wait for one that is gone
+            dist.barrier()
+            return results
+        finally:
+            self.unlock()
+
+    def _run_epoch(self, n, only, force, update_only, dry_run, echo) -> dict[str, dict]:
+        t0 = time.time()
+        edir = self.epoch_dir(n)
+        if not dry_run:
+            dist.on_main(lambda: clean_stale(edir))
+        fps, dirs = self.outside_inputs(n)
+        plan = self.plan(n, (fps, dirs))
+        results: dict[str, dict] = {}
+        first_variant = next((i for i, (st, *_) in enumerate(plan) if st.variant), len(plan))
+        for i, (st, fp, d, _) in enumerate(plan):
+            fps[st.name], dirs[st.name] = fp, d
+            m = None if (force and (only in (None, st.name))) else dist.on_main(lambda: load_complete(d, fp))
+            if m is not None:
+                echo(f"  {st.name:<8} reused   {d.relative_to(self.run_dir)} ({m.get('rows', 0)} rows)")
+                results[st.name] = m
+                continue
+            if dry_run:
+                echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}")
+                continue
+            if update_only and i < first_variant and not st.derived:
+                raise RunError(f"`rlaif update` reruns only the update, but stage {st.name} of epoch {n} is not "
+                               f"up to date for this config (changed keys among: {', '.join(st.fields) or 'inputs'}); "
+                               f"run `rlaif epoch {n}` with these settings instead")
+            if only is not None and st.name != only:
+                raise RunError(f"--only {only}: its input stage {st.name} of epoch {n} is not done; "
+                               f"run `rlaif epoch {n}` without --only")
+            echo(f"  {st.name:<8} running  {d.relative_to(self.run_dir)}")
+            results[st.name] = self._run_stage(st, n, fp, d, {k: dirs[k] for k in st.inputs},
+                                               {k: fps[k] for k in st.inputs})
+            echo(f"  {st.name:<8} done     {results[st.name]['wall_s']:.1f}s ({results[st.name]['rows']} rows)")
+            if only is not None:
+                break
+        if not dry_run and all(st.name in results for st, *_ in plan):
+            def finish():
+                from pipeline.metrics.trackers import log_epoch
+                log_epoch(self.cfg, self.run_dir, n, self.write_metrics(n, wall_s=time.time() - t0))
+            dist.on_main(finish)
+        return results
+
+    def _run_stage(self, st: Stage, n: int, fp: str, d: Path, inputs: dict, input_fps: dict) -> dict:
+        """Run one stage into d; its manifest. With several processes: rank 0 alone, or every rank
+        (Stage.every_rank: the others work in a scratch directory that is thrown away; rank 0's
+        output is the stage's), and every rank gets rank 0's manifest."""
+        if not st.every_rank or dist.world_size() == 1:  # rank 0 alone; the others get its manifest or error
+            return dist.on_main(lambda: self._run_stage_here(st, n, fp, d, inputs, input_fps))
+        # every rank: the others may be inside one of the stage's collectives, so a failure here is not
+        # broadcast; the failing process exits and the launcher stops every rank
+        if dist.is_main():
+            return dist.broadcast(self._run_stage_here(st, n, fp, d, inputs, input_fps))
+        import tempfile
+        fn = st.fn if callable(st.fn) else _resolve(st.fn)
+        with tempfile.TemporaryDirectory(prefix=f"rlaif-{st.name}-rank{dist.rank()}-") as tmp:
+            fn(Ctx(cfg=self.cfg, epoch=n, out=Path(tmp), inputs=inputs, run_dir=self.run_dir, fingerprint=fp))
+        return dist.broadcast(None)  # rank 0's manifest
+
+    def _run_stage_here(self, st: Stage, n: int, fp: str, d: Path, inputs: dict, input_fps: dict) -> dict:
+        try:
+            return self._write_stage(st, n, fp, d, inputs, input_fps)
+        except Exception as e:
+            if not disk_full(e):
+                raise
+            # the stage's temp directory is gone (atomic_dir), the stages before it are on disk as they were
+            raise RunError(f"no space left on the device writing stage {st.name} of epoch {n} into {d}: free space "
+                           f"there ({e}), then rerun the same command: the finished stages are kept and it resumes "
+                           f"at {st.name}") from None
+
+    def _write_stage(self, st: Stage, n: int, fp: str, d: Path, inputs: dict, input_fps: dict) -> dict:
+        t = time.time()
+        started = time.time()
+        fn = st.fn if callable(st.fn) else _resolve(st.fn)
+        with atomic_dir(d) as tmp:
+            ctx = Ctx(cfg=self.cfg, epoch=n, out=tmp, inputs=inputs, run_dir=self.run_dir, fingerprint=fp)
+            fn(ctx)
+            ctx.figures.update(_gpu_peak(st.name))
+            _fault_point(st.name)
+            manifest = write_manifest(tmp, {
+                "stage": st.name, "epoch": n, "fingerprint": fp, "inputs": input_fps,
+                "config": {f: self.cfg.get(f) for f in st.fields}, "version": st.version,
+                "started_at": started, "wall_s": time.time() - t, "rows": ctx.rows,
+                "figures": ctx.figures,
+            })
+        for fn in ctx.on_success:
+            fn()
+        return manifest

@@ -1,0 +1,110 @@
+"""Which problems a run trains on and which it holds out: data.source's problems of
+data.difficulties, less the validation split (data.validation_size), the fixed training pool
+(data.pool_size), the epoch's choice among them (the curriculum's schedule: `choose_prompts`,
+for the prompts stage and `--dry-run`), and the compiler check before any OCaml work."""
+from __future__ import annotations
+
+import random
+
+from pipeline.config.errors import RunError
+from pipeline.store.history import score_history
+
+
+def training_problems(cfg) -> list:
+    """data.source's problems of data.difficulties, less the validation split (data.validation_size)."""
+    from data.loaders import load_source, split_validation
+    dc = cfg.data
+    try:
+        train, _ = split_validation(load_source(dc.source, dc.mapping or None, dc.language), dc.validation_size)
+    except ValueError as e:
+        raise RunError(str(e)) from None
+    return [p for p in train if p.difficulty in dc.difficulties]
+
+
+def warm_start_problems(cfg) -> list:
+    """What the supervised warm-start learns: the training problems, then those of
+    data.warm_start_sources (of data.difficulties) that are not among them already (by id). A
+    problem of an eval source or of the validation split among the extra ones is refused: the
+    warm-start must not see what the eval scores or what the recipe is tuned on."""
+    from data.loaders import load_source
+    dc = cfg.data
+    out = training_problems(cfg)
+    if not dc.warm_start_sources:
+        return out
+    scored = {p.id: src for src, p in eval_problems(cfg, sample=False)}
+    scored.update({p.id: "validation (data.validation_size)" for p in validation_problems(cfg)} if dc.validation_size else {})
+    seen = {p.id for p in out}
+    for src in dc.warm_start_sources:
+        try:
+            extra = load_source(src, dc.mapping or None, dc.language)
+        except ValueError as e:
+            raise RunError(f"data.warm_start_sources: {e}") from None
+        for p in extra:
+            if p.id in scored:
+                raise RunError(f"data.warm_start_sources: {src} holds problem {p.id!r}, which the eval scores "
+                               f"(eval.sources: {scored[p.id]}); the warm-start must not learn a problem the eval "
+                               "scores: name a training split (bank:train, not bank) or take it out of eval.sources")
+            if p.difficulty in dc.difficulties and p.id not in seen:
+                seen.add(p.id)
+                out.append(p)
+    return out
+
+
+def eval_problems(cfg, sample: bool = True) -> list:
+    """(source, problem) of every eval source (validation: the problems carved out of
+    data.source), each source cut to eval.max_problems by a fixed draw when `sample` (what the eval
+    stage scores); every problem of every source when not (what the warm-start must stay clear of)."""
+    from data.loaders import load_source
+    out = []
+    for src in cfg.eval.sources or []:
+        probs = validation_problems(cfg) if src == "validation" else load_source(src)
+        if sample and cfg.eval.max_problems and len(probs) > cfg.eval.max_problems:
+            probs = random.Random(0).sample(probs, cfg.eval.max_problems)
+        out += [(src, p) for p in probs]
+    return out
+
+
+def validation_problems(cfg) -> list:
+    """The problems data.validation_size carves out of data.source (the eval source `validation`)."""
+    from data.loaders import load_source, split_validation
+    dc = cfg.data
+    return split_validation(load_source(dc.source, dc.mapping or None, dc.language), dc.validation_size)[1]
+
+
+def require_compilers(cfg, problems: list) -> None:
+    """Fail before any work when OCaml problems are to be judged and the compiler is missing."""
+    if any(p.language == "ocaml" for p in problems):
+        from judges.ocaml import CompilerMissing, compiler_path
+        try:
+            compiler_path(cfg.judge.ocaml.compiler)
+        except CompilerMissing as e:
+            raise RunError(str(e)) from None
+
+
+def pool(problems: list, size: int, seed: int) -> list:
+    """The fixed training subset of data.pool_size problems (all when 0 or not fewer): seeded,
+    independent of the order the loader returned them in, the same for every epoch."""
+    if not size or size >= len(problems):
+        return problems
+    ordered = sorted(problems, key=lambda p: p.id)
+    keep = set(random.Random(f"pool:{seed}").sample(range(len(ordered)), size))
+    return [p for i, p in enumerate(ordered) if i in keep]
+
+
+def choose_prompts(cfg, run_dir, epoch: int):
+    """(chosen ids, problems by id, figures, schedule rows) for the epoch: the curriculum
+    schedule (curriculum.strategy) over the training set, from each prompt's tier, teacher
+    score and the student's score history of earlier epochs."""
+    from curriculum import schedule as cur
+    dc = cfg.data
+    problems = training_problems(cfg)
+    require_compilers(cfg, problems)
+    if not problems:
+        raise RunError(f"data.source={dc.source} has no problems with difficulty in {dc.difficulties}"
+                       + (f" outside its validation split (data.validation_size={dc.validation_size})"
+                          if dc.validation_size else ""))
+    problems = pool(problems, dc.pool_size, cfg.run.seed)
+    history, teacher = score_history(run_dir, epoch)
+    ids = cur.schedule(problems, history, teacher, epoch, dc.prompts_per_epoch, cfg.curriculum, cfg.run.seed)
+    rows = {r["problem_id"]: r for r in cur.rows(ids, problems, history, teacher, cfg.curriculum)}
+    return ids, {p.id: p for p in problems}, cur.figures(ids, problems, history, teacher, cfg.curriculum), rows

@@ -1,0 +1,1 @@
+"""What is on disk: fingerprints, atomic stage directories and manifests (artifacts.py), stage tables (tables.py), score history (history.py), several processes sharing the work (dist.py). Imports no other layer of pipeline/."""

@@ -1,0 +1,1 @@
+"""The update's arithmetic: rewards, advantages and KL estimators (rl.py), the policy-gradient loss checked against TRL's (loss.py), the optimizer across steps and epochs (optim.py). May import metrics, config, store."""
