@@ -32,7 +32,7 @@ STAGES = ("prompts", "sample", "teacher", "judge", "reward", "select", "logprobs
 
 def model_path(name: str) -> str:
     if name == "tiny":  # the tests' 2-layer Llama with the SmolLM2 tokenizer (built once, cached)
-        from pipeline.engines.model import cache_root
+        from pipeline.store.paths import cache_root
         from tests.conftest import build_tiny_model
         return str(build_tiny_model(cache_root() / "models" / "tiny-llama-smollm2-tok-v2"))
     return name

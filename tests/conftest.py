@@ -64,7 +64,7 @@ def build_tiny_model(out: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_model(tmp_path_factory) -> str:
-    from pipeline.engines.model import cache_root
+    from pipeline.store.paths import cache_root
     return str(build_tiny_model(cache_root() / "models" / "tiny-llama-smollm2-tok-v2"))
 
 
@@ -139,7 +139,7 @@ def brevity_model(tmp_path_factory) -> str:
 
 
 def brevity_model_path() -> str:
-    from pipeline.engines.model import cache_root
+    from pipeline.store.paths import cache_root
     return str(build_brevity_model(cache_root() / "models" / "tiny-llama-brevity-v1"))
 
 

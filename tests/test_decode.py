@@ -37,7 +37,7 @@ def build_tiny_qwen2(out: Path) -> Path:
 
 @pytest.fixture(scope="module", params=["llama", "qwen2"])
 def student(request, tiny_model):
-    from pipeline.engines.model import cache_root
+    from pipeline.store.paths import cache_root
     path = tiny_model if request.param == "llama" else str(build_tiny_qwen2(cache_root() / "models" / "tiny-qwen2-v1"))
     cfg = load_config(None, [f"student.model={path}", "sample.num_samples=4", "sample.max_new_tokens=20",
                              "sample.temperature=1.0", "sample.dtype=float32"])

@@ -216,7 +216,7 @@ def _coder_shaped(out: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def coder_model() -> str:
-    from pipeline.engines.model import cache_root
+    from pipeline.store.paths import cache_root
     return str(_coder_shaped(cache_root() / "models" / "qwen2.5-coder-shaped-2l-random"))
 
 

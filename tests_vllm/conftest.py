@@ -39,7 +39,7 @@ def build_vllm_tiny_model(out: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def vllm_tiny_model() -> str:
-    from pipeline.engines.model import cache_root
+    from pipeline.store.paths import cache_root
     return str(build_vllm_tiny_model(cache_root() / "models" / "tiny-llama-hd32-v1"))
 
 

@@ -59,7 +59,7 @@ def _capability() -> str:
 def build_dir() -> Path:
     """Where this torch install's build of the kernel lies: one per torch version, CPU capability
     and install (its headers' path is in the build's commands: another install rebuilds)."""
-    from pipeline.engines.model import cache_root
+    from pipeline.store.paths import cache_root
     where_torch = hashlib.sha256(str(Path(torch.__file__).resolve()).encode()).hexdigest()[:8]
     return cache_root() / "kernels" / ("rlaif_cpu_step_" + re.sub(
         r"\W", "_", f"{torch.__version__}_{_capability()}_{where_torch}"))

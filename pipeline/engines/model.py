@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pipeline.config.student import StudentConfig
+from pipeline.store.paths import cache_root
 
 log = logging.getLogger("rlaif")
 
@@ -23,10 +24,6 @@ _GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 class ModelError(RuntimeError):
     pass
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get("RLAIF_CACHE", Path.home() / ".cache" / "rlaif"))
 
 
 def _gguf_dir() -> Path:
