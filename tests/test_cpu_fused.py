@@ -16,7 +16,7 @@ from pipeline.engines import cpu_attention
 from pipeline.engines.decode_step import make_step
 from tests.test_decode import student  # noqa: F401 (the tiny Llama and Qwen2 fixture)
 from tests.test_decode_step import (assert_logits_close, assert_no_less_accurate, filled_cache, in_float64,
-                                    transformers_step)
+                                    transformers_prefill, transformers_step)
 from tests.tolerance import assert_close, tolerance
 
 
@@ -158,17 +158,24 @@ def test_bad_input_is_refused_by_name(fused):
         fused.add_rms_norm(torch.zeros(2, 8), None, torch.ones(9), 1e-5)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-def test_the_fused_step_gives_transformers_logits_with_norms_that_differ(student, dtype):  # noqa: F811
-    """Every RMSNorm weight its own random numbers (a fresh model's are all ones, which would hide a
-    norm applied in the wrong place): the step with the fused calls against transformers' forward."""
-    cfg, tok, model, prompts = student
+def norms_that_differ(model, dtype):
+    """A copy of the model in dtype whose every RMSNorm weight is its own random numbers (a fresh
+    model's are all ones, which would hide a norm applied in the wrong place)."""
     model = copy.deepcopy(model).to(dtype)
     gen = torch.Generator().manual_seed(3)
     with torch.no_grad():
         for name, p in model.named_parameters():
             if "norm" in name:
                 p.copy_(torch.rand(p.shape, generator=gen) + 0.5)
+    return model
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_the_fused_step_gives_transformers_logits_with_norms_that_differ(student, dtype):  # noqa: F811
+    """Every RMSNorm weight its own random numbers (a fresh model's are all ones, which would hide a
+    norm applied in the wrong place): the step with the fused calls against transformers' forward."""
+    cfg, tok, model, prompts = student
+    model = norms_that_differ(model, dtype)
     cache, ids, pos = filled_cache(model, prompts, [0, 3, 7, 1])
     other = copy.deepcopy(cache)
     model64, cache64 = in_float64(model, cache)
@@ -181,3 +188,30 @@ def test_the_fused_step_gives_transformers_logits_with_norms_that_differ(student
     else:   # bf16 rounds in another order: no less accurate than transformers' against float64
         assert_no_less_accurate(ours, ref, transformers_step(model64, cache64, ids, pos), "logits")
     assert float(ref.float().std()) > 0.1
+
+
+def test_the_bf16_prefill_through_the_fused_norms_is_no_less_accurate_than_transformers(student):  # noqa: F811
+    """The bf16 prefill adds each residual and norms it in one fused call (`_add_norm`): its keys,
+    values and last logits, whole and continuing from a prefix, no further from the float64
+    computation than transformers' bf16 forward is."""
+    cfg, tok, model, prompts = student
+    model = norms_that_differ(model, torch.bfloat16)
+    model64 = copy.deepcopy(model).double()
+    step = make_step(model, 200)
+    assert step.fused is not None, "the fused calls must run for this model"
+    calls = []
+    real = step.fused
+    step.fused = type("Counting", (), {"__getattr__": lambda _, n: getattr(real, n),
+                                       "add_rms_norm": lambda _, *a: calls.append(1) or real.add_rms_norm(*a)})()
+    for ids in prompts:
+        ref_kv, ref_logits = transformers_prefill(model, ids)
+        exact_kv, exact_logits = transformers_prefill(model64, ids)
+        head, _ = step.prefill(torch.tensor(ids[:7]))
+        for kv, logits in (step.prefill(torch.tensor(ids)), step.prefill(torch.tensor(ids[7:]), 7, head)):
+            assert logits.dtype == torch.bfloat16
+            assert_no_less_accurate(logits, ref_logits, exact_logits, "logits")
+            for layer, ((k, v), (rk, rv), (ek, ev)) in enumerate(zip(kv, ref_kv, exact_kv)):
+                assert_no_less_accurate(k, rk, ek, f"k{layer}")
+                assert_no_less_accurate(v, rv, ev, f"v{layer}")
+    assert len(calls) >= 2 * len(step.layers) + 1    # every norm of a prefill went through the fused call
+    assert float(ref_logits.float().std()) > 0.1
