@@ -56,12 +56,12 @@ from bench.learning_tables import (PARTS, PYTHON_HELDOUT, VERDICT, arms_table, c
 
 ROOT = Path("runs/bench-learning")  # --root moves it
 CONFIG = "config.yaml"
-# validation: the data.validation_size problems carved out of the training set; tune: --tune N problems
-# of bank:train (a fixed draw), which the default config never trains on (its data.source is
-# builtin:train; a config that trains on bank:train is refused an eval of them). Tune on either; the
-# held-out sets and HumanEval are reported, never tuned on
+# validation: the data.validation_size problems carved out of the training set; tune: the problem
+# bank's tuning split (bank:tune), written at the embedded student's level like bank:heldout and
+# split from it by task, which no split-named source trains on (--tune N: a fixed draw of N). Tune on
+# either; the held-out sets and HumanEval are reported, never tuned on
 SETS = {"heldout": "builtin:heldout", "bank": "bank:heldout", "humaneval": "humaneval", "validation": "validation",
-        "tune": "bank:train", "ocaml": "ocaml:heldout"}
+        "tune": "bank:tune", "ocaml": "ocaml:heldout"}
 HELDOUT = (*PYTHON_HELDOUT, "ocaml")  # the held-out sets: what the positive control trains on
 
 
@@ -181,13 +181,13 @@ def main() -> int:
     ap.add_argument("--sets", default="heldout,bank,humaneval",
                     help="comma-separated: heldout (builtin:heldout, 29 problems), bank (bank:heldout, 159), humaneval, "
                          "validation (needs data.validation_size > 0 among the overrides or in --config: the set to "
-                         "tune on), tune (--tune problems of bank:train, a fixed draw: a larger set to tune the default config on), ocaml (ocaml:heldout, 16 problems, with --config configs/ocaml.yaml; also reports "
+                         "tune on), tune (bank:tune, the problem bank's tuning split: a larger set to tune the recipe on, at the student's level), ocaml (ocaml:heldout, 16 problems, with --config configs/ocaml.yaml; also reports "
                          "the shares of well-formed and type-checking answers)")
     ap.add_argument("--base-draws", type=int, default=None, help="the base model's sampled evals, each with its "
                                                                      "own streams (run.seed 101..100+D), averaged; their "
                                                                      "spread measures the draw-level variance (2 or "
                                                                      "more); default 5 (--quick: 1)")
-    ap.add_argument("--tune", type=int, default=100, help="--sets tune: how many problems of bank:train (a fixed draw)")
+    ap.add_argument("--tune", type=int, default=0, help="--sets tune: how many problems of bank:tune (a fixed draw; 0 = all)")
     ap.add_argument("--no-controls", action="store_true", help="skip the negative and positive controls")
     ap.add_argument("--ablation", action="store_true", help="also train RL without the warm-start and the default "
                                                             "with the plain execution reward, each over the same "

@@ -7,6 +7,7 @@
     load_source("hf:org/name:test", {"id": "task_id"})      # a Hub dataset (needs network)
     load_source("ocaml:train")               # the shipped OCaml set (data/problems/ocaml.jsonl)
     load_source("bank:heldout")              # the problem bank (data/problems/bank.jsonl), one split
+    load_source("bank:tune")                 # the bank's tuning split: no split-named source trains on it
     load_source("my.jsonl", language="ocaml")  # rows without a `language` field are OCaml
 
 A mapping maps our field name to the source's column name; columns that map to no field are
@@ -35,10 +36,10 @@ BUILTIN = Path(__file__).with_name("problems") / "problems.jsonl"
 OCAML = Path(__file__).with_name("problems") / "ocaml.jsonl"
 BANK = Path(__file__).with_name("problems") / "bank.jsonl"
 SOURCES_HELP = ('"builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", '
-                '"bank", "bank:train", "bank:heldout", '
+                '"bank", "bank:train", "bank:heldout", "bank:tune", '
                 '"humaneval", "hf:<name>[:split]" or a path to a .jsonl, .jsonl.gz, .json or .parquet file')
 FIXED = ("builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", "bank", "bank:train",
-         "bank:heldout", "humaneval")
+         "bank:heldout", "bank:tune", "humaneval")
 
 HUMANEVAL_INSTRUCTION = ("Complete the Python function below. Return the whole function, with any "
                          "imports it needs, in a ```python code block.")
@@ -117,7 +118,7 @@ def split_validation(problems: list[Problem], size: int | str) -> tuple[list[Pro
 
 def load_builtin(split: str | None = None, path: Path = BUILTIN) -> list[Problem]:
     """A problem set shipped with the project (the Python one, or `OCAML`), optionally one split
-    ("train" or "heldout")."""
+    ("train", "heldout", or the bank's "tune")."""
     if split is not None and split not in SPLITS:
         raise DataError(f"unknown split {split!r} for the builtin set; use one of {', '.join(SPLITS)}.")
     problems = load_problems(path)

@@ -16,7 +16,7 @@ from data.schema import LANGUAGES, Problem
 FIELDS = tuple(f.name for f in dataclasses.fields(Problem))
 REQUIRED = ("id", "prompt", "entry_point")
 DIFFICULTIES = ("easy", "medium", "hard")
-SPLITS = ("train", "heldout")
+SPLITS = ("train", "heldout", "tune")  # tune: the problem bank's set to tune a recipe on (bank:tune)
 
 
 class DataError(ValueError):

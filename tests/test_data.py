@@ -93,7 +93,7 @@ def test_builtin_jsonl_matches_its_generator():
 
 def test_problem_bank_parts_pass_their_checker():
     """data/problems/bank_*.py: every reference agrees with its hand values and its cases catch its
-    wrong edits (data/problems/bank_check.py); 759 problems, 159 of them held out."""
+    wrong edits (data/problems/bank_check.py); 892 problems, 159 of them held out, 133 the tuning split."""
     result = subprocess.run([sys.executable, "data/problems/bank_check.py"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     counts = [line for line in result.stdout.splitlines() if line.startswith("bank_")]
@@ -157,7 +157,10 @@ def test_load_source_dispatch(tmp_path):
     assert {p.split for p in load_source("builtin:train")} == {"train"}
     bank = load_source("bank")
     assert {p.split for p in load_source("bank:heldout")} == {"heldout"} and len(bank) > len(load_builtin())
-    assert len(load_source("bank:train")) + len(load_source("bank:heldout")) == len(bank)
+    assert {p.split for p in load_source("bank:tune")} == {"tune"}
+    splits = [{p.id for p in load_source(f"bank:{s}")} for s in ("train", "heldout", "tune")]
+    assert sum(map(len, splits)) == len(bank) == len(set().union(*splits))   # every problem in one split
+    assert len(splits[1]) == 159 and len(splits[2]) == 133
     assert len(load_source("humaneval")) == 164
     path = _jsonl(tmp_path, [_row(1), _row(2)])
     assert [p.id for p in load_source(str(path))] == ["p1", "p2"]

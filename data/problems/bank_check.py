@@ -7,7 +7,7 @@ A part is plain data: `PROBLEMS = [dict(split=..., difficulty=..., task=..., ref
 `task` completing "Write a Python function `def ...:` that ...", `ref` the reference solution, `cases`
 a list of (args, expected) with `...` for "trust the reference". For every problem this checks:
 the reference runs and agrees with every hand-written expected value; outputs survive a JSON round
-trip; at least 5 cases; split in {train, heldout}, difficulty in {easy, medium, hard}; entry points
+trip; at least 5 cases; split in {train, heldout, tune}, difficulty in {easy, medium, hard}; entry points
 unique across problems.jsonl and every part; and the cases kill the reference's wrong edits: each
 single mutation of the reference (a comparison flipped or loosened, + and - swapped, an integer
 constant moved by one, and/or swapped, a `not` dropped, a returned value replaced by its
@@ -107,8 +107,8 @@ def check_problem(p: dict, where: str) -> list[str]:
     known = {"split", "difficulty", "task", "ref", "cases", "survivors"}
     if set(p) - known:
         errs.append(f"{where}: unknown fields {sorted(set(p) - known)}")
-    if p.get("split") not in ("train", "heldout"):
-        errs.append(f"{where}: split must be train or heldout")
+    if p.get("split") not in ("train", "heldout", "tune"):
+        errs.append(f"{where}: split must be train, heldout or tune")
     if p.get("difficulty") not in ("easy", "medium", "hard"):
         errs.append(f"{where}: difficulty must be easy, medium or hard")
     ref = p["ref"].strip("\n") + "\n"
@@ -163,8 +163,8 @@ def main(paths: list[str]) -> int:
             errs.append(f"{part.name}: entry point {n} is not unique (problems.jsonl or another part has it)")
         for k, p in enumerate(rows):
             errs += check_problem(p, f"{part.name}#{k}")
-        splits = {s: sum(p["split"] == s for p in rows) for s in ("train", "heldout")}
-        print(f"{part.name}: {len(rows)} problems ({splits['train']} train, {splits['heldout']} heldout)")
+        splits = {s: sum(p["split"] == s for p in rows) for s in ("train", "heldout", "tune")}
+        print(f"{part.name}: {len(rows)} problems (" + ", ".join(f"{n} {s}" for s, n in splits.items() if n) + ")")
     for e in errs:
         print(e)
     print(f"{len(errs)} failures" if errs else "all good")

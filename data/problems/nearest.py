@@ -1,5 +1,6 @@
-"""Is a held-out problem a variant of a training one? For every held-out problem of problems.jsonl
-and bank.jsonl, its nearest training problem by reference solution and by task text.
+"""Is a held-out problem a variant of a training one, or a tuning problem one of a held-out one? For
+every held-out problem of problems.jsonl and bank.jsonl, its nearest training problem, and for every
+problem of the bank's tuning split its nearest held-out problem, by reference solution and by task text.
 
     python data/problems/nearest.py [--top 25]
 
@@ -47,26 +48,37 @@ def words(prompt: str) -> set[str]:
                                                                              "returns", "the", "and"}
 
 
+def nearest(rows: list[dict], others: list[dict]) -> list[tuple]:
+    """(reference ratio, task Jaccard, row, nearest other by reference, nearest other by task) per row."""
+    oshape = [(r, shape(r["reference"])) for r in others]
+    owords = [(r, words(r["prompt"])) for r in others]
+    pairs = []
+    for h in rows:
+        hs, hw = shape(h["reference"]), words(h["prompt"])
+        ref_best = max(((difflib.SequenceMatcher(None, hs, ts, autojunk=False).ratio(), t) for t, ts in oshape),
+                       key=lambda x: x[0])
+        txt_best = max(((len(hw & tw) / max(len(hw | tw), 1), t) for t, tw in owords), key=lambda x: x[0])
+        pairs.append((ref_best[0], txt_best[0], h, ref_best[1], txt_best[1]))
+    return pairs
+
+
 def main(top: int) -> None:
     rows = [json.loads(line) for f in ("problems.jsonl", "bank.jsonl") if (HERE / f).exists()
             for line in (HERE / f).open()]
-    train = [r for r in rows if r["split"] == "train"]
-    held = [r for r in rows if r["split"] == "heldout"]
-    tshape = [(r, shape(r["reference"])) for r in train]
-    twords = [(r, words(r["prompt"])) for r in train]
-    pairs = []
-    for h in held:
-        hs, hw = shape(h["reference"]), words(h["prompt"])
-        ref_best = max(((difflib.SequenceMatcher(None, hs, ts, autojunk=False).ratio(), t) for t, ts in tshape),
-                       key=lambda x: x[0])
-        txt_best = max(((len(hw & tw) / max(len(hw | tw), 1), t) for t, tw in twords), key=lambda x: x[0])
-        pairs.append((ref_best[0], txt_best[0], h, ref_best[1], txt_best[1]))
-    print(f"{len(held)} held-out problems, {len(train)} training problems")
-    for label, k in (("reference", 0), ("task text", 1)):
-        print(f"\nclosest by {label}:")
-        for p in sorted(pairs, key=lambda x: -x[k])[:top]:
-            other = p[3] if k == 0 else p[4]
-            print(f"  {p[k]:.2f}  {p[2]['id']} {p[2]['entry_point']}  ~  {other['id']} {other['entry_point']}")
+    by = {s: [r for r in rows if r["split"] == s] for s in ("train", "heldout", "tune")}
+    # a held-out problem near a training one is learned, not generalised to; a tuning problem near a
+    # held-out one would tune the recipe on the held-out set
+    for what, mine, other in (("held-out", "heldout", "train"), ("tuning", "tune", "heldout")):
+        if not by[mine]:
+            continue
+        pairs = nearest(by[mine], by[other])
+        print(f"{len(by[mine])} {what} problems against {len(by[other])} {other} problems")
+        for label, k in (("reference", 0), ("task text", 1)):
+            print(f"\nclosest by {label}:")
+            for p in sorted(pairs, key=lambda x: -x[k])[:top]:
+                o = p[3] if k == 0 else p[4]
+                print(f"  {p[k]:.2f}  {p[2]['id']} {p[2]['entry_point']}  ~  {o['id']} {o['entry_point']}")
+        print()
 
 
 if __name__ == "__main__":
