@@ -125,6 +125,8 @@ def test_no_sampled_eval_of_the_bench_reuses_a_calibration_draws_streams():
     warm = [v for k, v in seeds.items() if k.endswith("warm-start") and k.startswith("seed")]
     finals = [v for k, v in seeds.items() if k.startswith("seed") and k.endswith("epoch 4")]
     assert len(set(warm)) == len(set(finals)) == 3                         # each seed its own streams
+    # the negative control trains and is evaluated at epoch 1 (at lr 0 each later epoch repeats it), the rest at 4
+    assert "negative-control epoch 1" in seeds and "positive-control epoch 4" in seeds and "rl-only-seed2 epoch 4" in seeds
 
 
 def test_the_ablation_plans_each_part_of_the_recipe_and_tables_it(tmp_path):
