@@ -2,11 +2,11 @@
 spread than their problems' own noise predicts, and how far up does a draw whose problems were kept
 for its own successes sit?
 
-    python bench/base_draws.py runs/bench-learning/base/epoch-000/eval-* runs/bench-learning/base-draw1/... \
-        [--selected py-basics-] [--record]
+    python bench/base_draws.py runs/bench-learning/base/epoch-000/eval-A,runs/bench-learning/base/epoch-000/eval-B \
+        runs/bench-learning/base-draw1/epoch-000/eval-C,... [--selected py-basics-] [--record]
 
-Each argument is one sampled eval of the same weights (each with its own eval seed), in the order the
-draws ran. Over the problems every draw has, it prints:
+Each argument is one draw of the same weights (each with its own eval seed), in the order the draws
+ran: its sampled eval folder, or the folders of its evals of several sets joined by commas. Over the problems every draw has, it prints:
 - each draw's pass@1, and the trend over run order: Kendall's tau between run order and pass@1 with
   its exact permutation p (every order of the draws equally likely when the order does not matter);
 - the SD of the draws' means against the SD each problem's own sampling noise predicts (the mean over
@@ -89,12 +89,13 @@ def analyse(draws: list[list[dict]], selected: str) -> tuple[list[str], list[str
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("evals", nargs="+", type=Path, help="sampled eval folders of the same weights, in run order")
+    ap.add_argument("evals", nargs="+", help="sampled eval folders of the same weights, in run order; one draw's "
+                                             "evals of several sets joined by commas (its heldout and bank evals)")
     ap.add_argument("--selected", default="py-basics-", help="id prefix of the problems a calibration draw "
                                                                "kept for its own successes ('' for none)")
     ap.add_argument("--record", action="store_true", help="append to bench/RESULTS.md")
     a = ap.parse_args()
-    lines, said = analyse([load_eval(d) for d in a.evals], a.selected)
+    lines, said = analyse([[r for d in draw.split(",") for r in load_eval(d)] for draw in a.evals], a.selected)
     said.append("From " + ", ".join(str(d) for d in a.evals) + ".")
     if a.record:
         record("base draws: run order, spread and the calibration draw's lift (bench/base_draws.py)", lines, *said)
