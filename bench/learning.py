@@ -15,8 +15,9 @@ own eval streams; the trained seeds are run.seed 1..S: run.seed 0's eval streams
 draw's that chose the bank's held-out problems, bench/bank_rates.py) and the trained seeds are compared with the draws averaged: every comparison
 shares the base's figure, so one lucky or unlucky base draw would move them all (nine draws of
 the base model's pass@1 on the 188 held-out problems spanned 0.187-0.230; bench/RESULTS.md). A
-draw's shift shared by all its problems is more than its problems' own noise predicts (1.7x in SD
-over those nine), which the paired t over problems cannot see: its variance, measured on the base
+draw's shift shared by all its problems, beyond its problems' own noise (1.7x in SD over those nine,
+the first of them the calibration draw; 1.05x over five fresh ones: bench/base_draws.py), is what the
+paired t over problems cannot see: its variance, measured on the base
 draws (significance.draw_variance: needs 2 draws or more), widens every difference's interval
 (significance.with_draws), so the more base draws the narrower and surer the intervals.
 

@@ -184,8 +184,10 @@ def draw_variance(draws: Sequence[dict[str, float]]) -> tuple[float, float]:
     the thousands (+-12.9 on a pass rate, one seed's HumanEval nearly all ties). The floor costs a
     little coverage (a review's simulation, 600 repetitions, a small true shift of SD 0.1 on the
     logit scale, 150 problems: false exclusions of 0 at 95% 5.3% -> 7.0% with 5 draws, 7.0% ->
-    9.5% with 3). The paired t over problems cannot see such a shift: nine draws of the embedded student's base weights on the 188 held-out problems spread 1.7x what
-    their problems' own noise predicts (bench/RESULTS.md)."""
+    9.5% with 3). The paired t over problems cannot see such a shift: nine draws of the embedded
+    student's base weights on the 188 held-out problems spread 1.7x what their problems' own noise
+    predicts, the first of them a calibration draw lifted by its selection; five fresh draws 1.05x
+    (bench/RESULTS.md, bench/base_draws.py)."""
     keys = sorted(set(draws[0]).intersection(*draws[1:])) if draws else []
     if len(draws) < 2 or len(keys) < 2:
         return 0.0, 0
