@@ -28,12 +28,19 @@ warm-start and the default with the plain execution reward; each against the bas
 paired by seed. Every interval is about the recipe: the base draws' shift and, with 3 seeds or more,
 the seeds' own (significance.recipe_interval).
 
+Levers (--lever NAME KEY=VALUE ...): a candidate change to the default trained over the same seeds
+(runs NAME-seed<s>, each starting from its seed's warm-start when the change leaves it as it was: the
+stages' fingerprints decide) and reported against the default, paired by seed and problem. Tune on
+--sets tune (bank:tune) or validation, never on the held-out sets: a lever is adopted only when its
+interval against the default there is above 0.
+
 Controls, in the same run (first seed): a negative control (update.lr=0, update.sft_lr=0, one epoch:
 nothing can be learned; its interval must hold 0, else "bench broken") and a positive control (the same
 compute trained on the held-out problems themselves, those of every held-out Python set in --sets:
 it must move the held-out metric).
 
     python bench/learning.py [--seeds 3] [--epochs 4] [--samples 8] [--quick] [--ablation] [key.sub=value ...]
+    python bench/learning.py --sets tune --no-controls --lever pool24 data.pool_size=0 data.prompts_per_epoch=24
 
 Writes runs/bench-learning/<seed|control>/..., a PNG of the per-seed learning curves, and
 appends the tables to bench/RESULTS.md. Rerunning reuses every finished stage and eval.
@@ -42,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import time
@@ -51,6 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import record  # noqa: E402
 from pipeline.config.file import load_config  # noqa: E402
+from pipeline.config.base import ConfigError  # noqa: E402
 from pipeline.run.runner import Runner  # noqa: E402
 from bench.learning_tables import (PARTS, PYTHON_HELDOUT, VERDICT, arms_table, comparisons, plot,  # noqa: E402,F401
                                    table)
@@ -111,8 +120,19 @@ def final_epoch(name: str, a) -> int:
     return 1 if name == "negative-control" else a.epochs
 
 
+def share_warm_start(name: str) -> None:
+    """An arm's run at seed s (NAME-seed<s>) starts from a copy of seed<s>'s epoch 0 (its warm-start,
+    its base evals) when it has none: what the arm's settings leave as it was is reused, the rest
+    (a stage whose fingerprint differs) reruns, so the copy saves a warm-start and never changes one."""
+    m = re.fullmatch(r"(.+)-seed(\d+)", name)
+    src, dst = ROOT / f"seed{m[2]}" / "epoch-000" if m else None, ROOT / name / "epoch-000"
+    if m and src.is_dir() and not dst.exists():
+        shutil.copytree(src, dst)
+
+
 def train(name: str, overrides: list[str], a, log) -> list[dict]:
     """The run's epochs (final_epoch; greedy eval each epoch: the learning curve); metrics per epoch."""
+    share_warm_start(name)
     r = runner(name, overrides)
     t = time.time()
     r.run_eval(0, echo=lambda _: None)
@@ -144,12 +164,15 @@ SEED0 = 1        # run.seed of the first trained seed; run.seed 0's eval streams
 BASE_SEED0 = 101  # the base draws' run.seed (eval seeds 101000, ...): streams no trained run's eval uses
 def plan(a, ov: list[str]) -> dict[str, list[str]]:
     """The bench's training runs: {name: overrides}. seed<s> the default config at run.seed SEED0 + s;
-    with --ablation, rl-only-seed<s> and plain-seed<s> at the same seeds; the controls at the first."""
+    with --ablation, rl-only-seed<s> and plain-seed<s> at the same seeds, each --lever's NAME-seed<s>
+    too; the controls at the first."""
     # each arm's own settings come after the user's overrides, which must not undo them
     runs = {f"seed{s}": [f"run.seed={SEED0 + s}", *ov] for s in range(a.seeds)}
     if a.ablation:
         runs |= {f"rl-only-seed{s}": [f"run.seed={SEED0 + s}", *ov, "update.warm_start=false"] for s in range(a.seeds)}
         runs |= {f"plain-seed{s}": [f"run.seed={SEED0 + s}", *ov, "reward.kind=direct"] for s in range(a.seeds)}
+    for name, *lever in getattr(a, "lever", None) or []:
+        runs |= {f"{name}-seed{s}": [f"run.seed={SEED0 + s}", *ov, *lever] for s in range(a.seeds)}
     if not a.no_controls:
         runs["negative-control"] = [f"run.seed={SEED0}", *ov, "update.lr=0", "update.sft_lr=0"]
         # trained on the held-out problems themselves, all of them (no validation split carved from them)
@@ -201,6 +224,11 @@ def main() -> int:
                                                             "with the plain execution reward, each over the same "
                                                             "seeds: the recipe's parts (the warm-start alone is "
                                                             "in every bench)")
+    ap.add_argument("--lever", nargs="+", action="append", default=[], metavar=("NAME", "KEY=VALUE"),
+                    help="a candidate change to the default: NAME, then its overrides (key.sub=value ...); trained over "
+                         "the same seeds (runs NAME-seed<s>) and reported against the default, paired by seed. "
+                         "Repeatable; put the bench's own overrides before it. Tune with --sets tune or validation, "
+                         "never on the held-out sets")
     ap.add_argument("--quick", action="store_true", help="1 seed, no controls, 40 HumanEval problems")
     ap.add_argument("--fresh", action="store_true", help="delete the bench's runs first")
     ap.add_argument("--root", default=str(ROOT), help="where the bench's runs go (default runs/bench-learning)")
@@ -218,6 +246,18 @@ def main() -> int:
         a.base_draws = 1 if a.quick else 5
     if a.base_draws < 1:
         ap.error("--base-draws: 1 or more")
+    taken = {"seed", "rl-only", "plain", "base", "base-draw", "negative-control", "positive-control"}
+    for name, *lever in a.lever:
+        if not re.fullmatch(r"[A-Za-z0-9_.]+", name) or name in taken:
+            ap.error(f"--lever {name}: a name first (letters, digits, _ or .; not {', '.join(sorted(taken))}), "
+                     "then its overrides, e.g. --lever pool24 data.pool_size=0 data.prompts_per_epoch=24")
+        if not lever or any("=" not in o for o in lever):
+            ap.error(f"--lever {name}: each override is key.sub=value (got {' '.join(lever) or 'none'})")
+        try:
+            load_config(CONFIG, [*a.overrides, *lever])
+        except ConfigError as e:
+            ap.error(f"--lever {name}: {e}")
+        taken.add(name)
     if a.fresh and ROOT.exists():
         shutil.rmtree(ROOT)
     t0, times = time.time(), {}
@@ -249,6 +289,7 @@ def main() -> int:
     arms = {"warm-start": warm, "default": seeds} if warm else {"default": seeds}
     if a.ablation:
         arms |= {k: [finals[f"{k}-seed{s}"] for s in range(a.seeds)] for k in ("rl-only", "plain")}
+    arms |= {name: [finals[f"{name}-seed{s}"] for s in range(a.seeds)] for name, *_ in a.lever}
     # the default config's curves are bench/learning_curves.png; another config's carry its name
     png_name = "learning_curves.png" if Path(CONFIG).name == "config.yaml" else f"learning_curves_{Path(CONFIG).stem}.png"
     png = (ROOT / png_name) if a.no_record else Path(__file__).resolve().parent / png_name
@@ -286,7 +327,8 @@ def main() -> int:
                        "did NOT move: the bench cannot see learning")
             paragraphs.append(f"Positive control, {held} pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]"
                               f" ({verdict}).")
-    arm_lines, arm_said = arms_table(base, arms, None if a.no_controls else pos)
+    arm_lines, arm_said = arms_table(base, arms, None if a.no_controls else pos,
+                                     {name: " ".join(lever) for name, *lever in a.lever})
     lines += arm_lines
     paragraphs += arm_said
     m, lo, hi, g = training_reward({f"seed{s}": runs[f"seed{s}"] for s in range(a.seeds)}, a.epochs)
@@ -304,7 +346,8 @@ def main() -> int:
     if a.no_record:
         print("\n".join(lines + curve_lines + [""] + paragraphs))
         return 0
-    args = (" --quick" if a.quick else "") + (" --ablation" if a.ablation else "") + ("" if Path(CONFIG).name == "config.yaml" else f" --config {CONFIG}")
+    args = (" --quick" if a.quick else "") + (" --ablation" if a.ablation else "") + "".join(
+        f" --lever {' '.join(lever)}" for lever in a.lever) + ("" if Path(CONFIG).name == "config.yaml" else f" --config {CONFIG}")
     record(f"learning: {a.seeds} seed(s) x {a.epochs} epochs, paired against the base model (bench/learning.py"
            f"{args})", lines + curve_lines, *paragraphs)
     return 0

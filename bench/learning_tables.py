@@ -72,15 +72,21 @@ def table(title: str, comp: dict[str, dict], word=VERDICT) -> list[str]:
     return lines + [""]
 
 
-def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive: dict | None) -> tuple[list[str], list[str]]:
+def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive: dict | None,
+               levers: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
     """The recipe's parts: each arm against the base, RL's increment (the default against its seeds'
-    warm-starts) and the teacher ratio's (against the plain reward), paired by seed; the table and
+    warm-starts) and the teacher ratio's (against the plain reward), paired by seed; each lever
+    ({name: its overrides}, an arm of `arms` too) against the default, paired by seed; the table and
     its sentences."""
-    rows = {f"{ARMS[k]} - base": comparisons(base, v) for k, v in arms.items()}
+    levers = levers or {}
+    named = ARMS | {k: f"lever {k} ({v})" for k, v in levers.items()}
+    rows = {f"{named[k]} - base": comparisons(base, v) for k, v in arms.items()}
     if "warm-start" in arms:
         rows["RL's increment: default - warm-start alone"] = comparisons(base, arms["default"], against=arms["warm-start"])
     if "plain" in arms:
         rows["the teacher ratio's: default - plain reward"] = comparisons(base, arms["default"], against=arms["plain"])
+    for k in levers:
+        rows[f"lever {k}: {k} - default"] = comparisons(base, arms[k], against=arms["default"])
     lines = ["**The recipe's parts** (paired by problem; every interval about the recipe: the base draws' shift "
              "and, with 3 seeds or more, the seeds' own)", "",
              "| comparison | set | pass@1 [95%] | score [95%] | ref NLL [95%] | verdict (pass@1) |", "|---|---|---|---|---|---|"]
@@ -92,6 +98,10 @@ def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive: dict | No
             cell = lambda m: (f"{ms[m].diff:+.4f} [{ms[m].ci[0]:+.4f}, {ms[m].ci[1]:+.4f}]" if m in ms else "-")  # noqa: E731
             lines.append(f"| {what} | {key} ({ms['pass@1'].problems}) | {cell('pass@1')} | {cell('score')} | "
                          f"{cell('ref_nll')} | {VERDICT[ms['pass@1'].sign]} |")
+        if what.startswith("lever "):   # said on every set: a lever is judged on the tuning sets
+            said += [f"{what}, {key} pass@1: {ms['pass@1'].diff:+.4f} [{ms['pass@1'].ci[0]:+.4f}, "
+                     f"{ms['pass@1'].ci[1]:+.4f}] ({'beyond noise' if ms['pass@1'].sign else 'inside the noise'})."
+                     for key, ms in comp.items() if not (key in PYTHON_HELDOUT and "+".join(PYTHON_HELDOUT) in comp)]
         held = comp.get("+".join(PYTHON_HELDOUT))
         if held and what.startswith(("RL's", "the teacher")):
             p = held["pass@1"]

@@ -17,7 +17,9 @@ def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
            "--epochs", "1", "--samples", "2", "--temperature", "1.0", "--humaneval", "3", "--base-draws", "2",
            "--sets", "heldout,humaneval,validation", *over, "data.validation_size=6", "update.warm_start=true",
            # the warm-starts on the easy problems, one pass: 40 s instead of 90 s of the suite
-           "data.difficulties=[easy]", "update.sft_epochs=1"]
+           "data.difficulties=[easy]", "update.sft_epochs=1",
+           # a lever: trained over the same seeds from each seed's own warm-start (update.lr leaves it as it was)
+           "--lever", "lr3", "update.lr=3e-4"]
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
     out = res.stdout
@@ -45,6 +47,11 @@ def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
                 "| the default (warm-start + RL) - base | heldout (29) |",
                 "| RL's increment: default - warm-start alone | validation (6) |"):
         assert row in parts, parts
+    # the lever against the default, paired by seed, on every set; its runs reused each seed's warm-start
+    assert "| lever lr3: lr3 - default | validation (6) |" in parts and "lever lr3: lr3 - default, validation pass@1: " in out
+    for s in (0, 1):
+        ours = {d.name for d in (tmp_path / "bench" / f"lr3-seed{s}" / "epoch-000").glob("update-*")}
+        assert ours == {d.name for d in (tmp_path / "bench" / f"seed{s}" / "epoch-000").glob("update-*")} and len(ours) == 1
     assert "of the positive control's heldout pass@1 gain" in out or "The positive control's heldout pass@1 did not" in out
     assert "Training reward (mean over the 1 epochs' " in out and "2 seed(s)): " in out
 
@@ -127,6 +134,47 @@ def test_no_sampled_eval_of_the_bench_reuses_a_calibration_draws_streams():
     assert len(set(warm)) == len(set(finals)) == 3                         # each seed its own streams
     # the negative control trains and is evaluated at epoch 1 (at lr 0 each later epoch repeats it), the rest at 4
     assert "negative-control epoch 1" in seeds and "positive-control epoch 4" in seeds and "rl-only-seed2 epoch 4" in seeds
+
+
+def test_a_lever_trains_over_the_same_seeds_and_is_tabled_against_the_default(tmp_path):
+    """--lever NAME KEY=VALUE ...: NAME-seed<s> at the default's seeds, its overrides after the user's;
+    the recipe's table has it against the base and against the default, paired by seed; a bad lever
+    is refused before any work, naming it."""
+    import argparse
+    sys.path.insert(0, str(ROOT))
+    from bench import learning
+    from pipeline.config.file import load_config
+    from pipeline.store.tables import save_table
+    a = argparse.Namespace(seeds=2, ablation=False, no_controls=True, sets=["tune"],
+                           lever=[["pool24", "data.pool_size=0", "data.prompts_per_epoch=24"]])
+    runs = learning.plan(a, ["data.pool_size=8", "update.lr=1e-3"])
+    assert set(runs) == {"seed0", "seed1", "pool24-seed0", "pool24-seed1"}
+    got = {k: load_config(None, v) for k, v in runs.items()}
+    assert got["pool24-seed1"].data.pool_size == 0 and got["seed1"].data.pool_size == 8
+    assert got["pool24-seed1"].data.prompts_per_epoch == 24 and got["pool24-seed1"].update.lr == 1e-3
+    assert got["pool24-seed0"].run.seed == got["seed0"].run.seed != got["seed1"].run.seed
+
+    def evals(name: str, values: list[float]) -> dict[str, Path]:
+        rows = [{"source": "bank:tune", "problem_id": f"p{i}", "n": 8, "correct": int(8 * v), "pass@1": v,
+                 "score": v, "ref_nll": 1 - v} for i, v in enumerate(values)]
+        save_table(rows, tmp_path / name)
+        return {"tune": tmp_path / name}
+
+    base = [evals("base", [0.0, 0.5, 0.5, 0.25])]
+    arms = {"default": [evals(f"d{i}", [0.125 * i, 0.5, 0.625, 0.25]) for i in range(2)],
+            "pool24": [evals(f"p{i}", [0.125 * i + 0.25, 0.75, 0.75, 0.5]) for i in range(2)]}
+    lines, said = learning.arms_table(base, arms, None, {"pool24": "data.pool_size=0 data.prompts_per_epoch=24"})
+    text = "\n".join(lines)
+    assert "| lever pool24 (data.pool_size=0 data.prompts_per_epoch=24) - base | tune (4) |" in text, text
+    assert "| lever pool24: pool24 - default | tune (4) | +0.2188" in text, text     # mean of .25, .25, .125, .25
+    assert any(x.startswith("lever pool24: pool24 - default, tune pass@1: +0.2188 [") for x in said), said
+    for bad, says in ((["--lever", "seed", "update.lr=1e-3"], "--lever seed: a name first"),
+                      (["--lever", "x"], "--lever x: each override is key.sub=value"),
+                      (["--lever", "x", "update.lrr=1"], "update.lrr: unknown key")):
+        res = subprocess.run([sys.executable, "bench/learning.py", "--root", str(tmp_path / "r"), "--sets", "tune", *bad],
+                             cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert res.returncode == 2 and says in res.stderr, res.stderr
+    assert not (tmp_path / "r").exists()                               # refused before any work
 
 
 def test_the_ablation_plans_each_part_of_the_recipe_and_tables_it(tmp_path):
