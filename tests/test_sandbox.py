@@ -53,11 +53,23 @@ def test_a_scripts_hashes_and_set_order_are_the_same_every_run(kind):
     """The environment holds only PYTHONHASHSEED=0: without it each process draws its own str hash
     seed, and an answer that returns a set's order passes or fails by chance."""
     script = ("import os, sys\nprint(os.environ['PYTHONHASHSEED'], set(os.environ) <= {'PYTHONHASHSEED', "
-              "'LC_CTYPE', 'PWD'}, sys.flags.no_user_site, [p for p in sys.path if p in ('', os.getcwd())], "
+              "'LC_CTYPE', 'PWD'}, sys.flags.no_site, [p for p in sys.path if p in ('', os.getcwd())], "
               "list(set('abcdefghijklmnop')), hash('abc'))")  # LC_CTYPE: Python's own (PEP 538)
     outs = {run_python(script, limits=FAST, backend=kind).stdout for _ in range(4)}
     assert len(outs) == 1, outs
     assert outs.pop().startswith(b"0 True 1 [] ["), outs
+
+
+@pytest.mark.parametrize("kind", AVAILABLE)
+def test_a_script_starts_without_site_yet_imports_what_the_environment_installs(kind):
+    """`python -S`: no .pth file read, no user site, no sitecustomize (a quarter of the start-up);
+    the interpreter's site-packages are still on the path, and exit()/quit() still exit."""
+    import site
+    script = ("import sys, numpy, site\nprint(sys.flags.no_site, numpy.__name__, "
+              "any(p.startswith(site.USER_BASE or '~') for p in sys.path),)\nquit(3)")
+    res = run_python(script, limits=FAST, backend=kind)
+    assert res.stdout == b"1 numpy False\n" and res.returncode == 3, res
+    assert set(site.getsitepackages()) & set(sandbox._site_dirs().split(":"))
 
 
 def test_reports_the_strongest_backend():
