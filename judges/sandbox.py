@@ -10,8 +10,8 @@ Layers, each stopping something the others do not:
   does not bind root, so without it a fork bomb could fill the host's PID table until the wall
   timeout. Each concurrent run gets its own uid, so one run's fork bomb cannot starve another's
   forks.
-- rlimits (set in the child before exec): address space, CPU seconds, file size, open files,
-  and processes (set by the bootstrap inside, see `_BOOTSTRAP`).
+- rlimits (set by the bootstrap inside, before the program: see `_LIMITS`): processes, address
+  space, CPU seconds, file size, open files.
 - an empty environment (a Python script's holds only PYTHONHASHSEED=0: a set's order, and with
   it whatever an answer computes from one, is the same on every run, so a verdict is a function
   of the answer), `python -S -P` (no `site`: the interpreter's site-packages go on the path as
@@ -29,7 +29,6 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import resource
 import selectors
 import shutil
 import signal
@@ -51,18 +50,28 @@ Backend = Literal["bwrap", "unshare", "none"]
 # After the main process exits, how long surviving grandchildren may keep our pipes open.
 _EXIT_GRACE_S = 0.3
 
-# Runs first inside the sandbox: caps the number of processes (inside bwrap's user namespace
-# when not root, or for the dedicated uid when root), then runs the script as __main__.
+# The limits, set first inside the sandbox by the program's bootstrap (not between fork and exec:
+# a preexec_fn makes Popen fork, copying the page tables of the whole parent, some 100 ms from a
+# process holding a model: without one Popen uses vfork): argv "nproc,as,cpu,fsize,nofile,core", each
+# capped at the hard limit inherited. RLIMIT_NPROC binds inside bwrap's user namespace when not root,
+# or for the dedicated uid when root.
+_LIMITS = (
+    "import resource\n"
+    "for r, v in zip((resource.RLIMIT_NPROC, resource.RLIMIT_AS, resource.RLIMIT_CPU, resource.RLIMIT_FSIZE,\n"
+    "                 resource.RLIMIT_NOFILE, resource.RLIMIT_CORE), map(int, sys.argv[LIMITS].split(','))):\n"
+    "    hard = resource.getrlimit(r)[1]\n"
+    "    v = v if hard == resource.RLIM_INFINITY else min(v, hard)\n"
+    "    resource.setrlimit(r, (v, v))\n"
+)
+
+# Runs first inside the sandbox: sets the limits, then runs the script as __main__.
 _BOOTSTRAP = (
     "import sys\n"
+    + _LIMITS.replace("LIMITS", "2") +
     "sys.path[:] = [p for p in sys.path if p]\n"  # Python 3.10 has no -P: drop the working dir
     "sys.path += [p for p in sys.argv[3].split(':') if p]\n"  # site-packages, without `site` (_site_dirs)
     "import builtins\n"
     "builtins.exit = builtins.quit = sys.exit\n"  # what `site` would have defined
-    "import resource\n"
-    "n, hard = int(sys.argv[2]), resource.getrlimit(resource.RLIMIT_NPROC)[1]\n"
-    "n = n if hard == resource.RLIM_INFINITY else min(n, hard)\n"
-    "resource.setrlimit(resource.RLIMIT_NPROC, (n, n))\n"
     "path = sys.argv[1]; sys.argv = [path]\n"
     "src = open(path, encoding='utf-8').read()\n"
     "exec(compile(src, path, 'exec'), {'__name__': '__main__', '__file__': path})\n"
@@ -88,12 +97,10 @@ PY_ENV = {"PYTHONHASHSEED": "0"}
 (`list(set(s))`), the same in every run instead of a random seed per process (an answer that
 returned a set's order passed 4 of 6 tests in one judging and 2 of 6 in another)."""
 
-# The same cap for any other command (a compiler, a compiled program): set it, then exec.
+# The same limits for any other command (a compiler, a compiled program): set them, then exec.
 _EXEC_BOOTSTRAP = (
-    "import os, resource, sys\n"
-    "n, hard = int(sys.argv[1]), resource.getrlimit(resource.RLIMIT_NPROC)[1]\n"
-    "n = n if hard == resource.RLIM_INFINITY else min(n, hard)\n"
-    "resource.setrlimit(resource.RLIMIT_NPROC, (n, n))\n"
+    "import os, sys\n"
+    + _LIMITS.replace("LIMITS", "1") +
     "os.execv(sys.argv[2], sys.argv[2:])\n"
 )
 
@@ -207,14 +214,11 @@ def _command(kind: Backend, inner: list[str], workdir: str, limits: Limits,
             "--inh-caps=-all", "--bounding-set=-all", *inner]
 
 
-def _set_rlimits(limits: Limits) -> None:
-    # Runs in the child between fork and exec: keep it to plain syscalls (no locks, no logging).
-    for res, value in ((resource.RLIMIT_AS, limits.memory_mb << 20),
-                       (resource.RLIMIT_CPU, int(limits.timeout_s) + 1),
-                       (resource.RLIMIT_FSIZE, limits.file_size_mb << 20),
-                       (resource.RLIMIT_NOFILE, limits.max_open_files),
-                       (resource.RLIMIT_CORE, 0)):
-        resource.setrlimit(res, (value, value))
+def _limits_arg(limits: Limits) -> str:
+    """The bootstrap's limits argument (_LIMITS): processes, address space, CPU seconds, file size,
+    open files, core size."""
+    return ",".join(map(str, (limits.max_procs, limits.memory_mb << 20, int(limits.timeout_s) + 1,
+                              limits.file_size_mb << 20, limits.max_open_files, 0)))
 
 
 def _exited(pid: int) -> bool:
@@ -298,7 +302,7 @@ def run_python(script: str, *, stdin: bytes = b"", limits: Limits = Limits(),
     def inner(workdir: str) -> list[str]:
         path = os.path.join(workdir, "main.py")
         Path(path).write_text(script, encoding="utf-8")
-        return [sys.executable, *_PY_FLAGS, "-c", _BOOTSTRAP, path, str(limits.max_procs), _site_dirs()]
+        return [sys.executable, *_PY_FLAGS, "-c", _BOOTSTRAP, path, _limits_arg(limits), _site_dirs()]
     return _run(inner, stdin, limits, hide, backend, None, dict(PY_ENV))
 
 
@@ -311,7 +315,7 @@ def run_command(argv: Sequence[str], *, workdir: str, stdin: bytes = b"", limits
     whole environment (default empty). Same containment and errors as `run_python`."""
     if not os.path.isabs(argv[0]):
         raise SandboxError(f"run_command needs an absolute program path, got {argv[0]!r}")
-    inner = [sys.executable, "-I", "-S", "-c", _EXEC_BOOTSTRAP, str(limits.max_procs), *argv]
+    inner = [sys.executable, "-I", "-S", "-c", _EXEC_BOOTSTRAP, _limits_arg(limits), *argv]
     return _run(lambda _: inner, stdin, limits, hide, backend, workdir, env or {})
 
 
@@ -331,8 +335,7 @@ def _run(inner, stdin: bytes, limits: Limits, hide: Sequence[str], backend: Back
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, env=env, cwd=workdir,
-                                    start_new_session=True,
-                                    preexec_fn=functools.partial(_set_rlimits, limits))
+                                    start_new_session=True)
         except OSError as e:
             raise SandboxError(f"could not start the {kind} sandbox ({cmd[0]}): {e}") from e
         try:
