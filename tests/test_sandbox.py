@@ -94,6 +94,26 @@ def test_megabytes_of_output_are_capped_not_buffered(kind):
     assert len(res.stdout) == 1 << 16 and res.truncated
 
 
+@pytest.mark.parametrize("kind", AVAILABLE)
+def test_the_program_runs_under_every_limit_and_the_parent_spawns_it_without_forking(kind, monkeypatch):
+    """The bootstrap sets the limits before the program runs (a preexec_fn would make Popen fork
+    the judging process, page tables and all: bench/execution_judge.py)."""
+    import resource
+    seen = []
+    popen = subprocess.Popen
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **kw: seen.append(kw) or popen(*a, **kw))
+    lim = Limits(timeout_s=3, memory_mb=300, file_size_mb=5, max_open_files=40, max_procs=7)
+    names = ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CORE", "RLIMIT_NPROC")
+    res = run_python("import resource\nprint([resource.getrlimit(getattr(resource, n)) for n in %r])" % (names,),
+                     limits=lim, backend=kind)
+    want = [300 << 20, 4, 5 << 20, 40, 0, 7]
+    got = eval(res.stdout)
+    for n, w, g in zip(names, want, got):
+        hard = resource.getrlimit(getattr(resource, n))[1]
+        assert g == (w, w) or (hard != resource.RLIM_INFINITY and g == (hard, hard) and hard < w), (n, g)
+    assert seen and all(kw.get("preexec_fn") is None for kw in seen)
+
+
 def test_ten_gigabyte_allocation_fails():
     res = run_python("x = bytearray(10 * 1024**3)\nprint('allocated')", limits=FAST)
     assert b"MemoryError" in res.stderr and b"allocated" not in res.stdout
