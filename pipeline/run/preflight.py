@@ -31,7 +31,7 @@ def check_data(cfg: Config) -> None:
     """data.source, a warm-start or eval source that names a local file that is not there, or a row of
     one that does not parse, fails here, before the run creates anything (its directory, its lock, an
     epoch's prompts); so does a run directory or judge cache that would have to be made under a file."""
-    from data.loaders import check_source, load_source
+    from data.loaders import check_source, file_split, load_source
     check_paths(cfg)
     check_model(cfg)
     local = []
@@ -43,7 +43,7 @@ def check_data(cfg: Config) -> None:
                 check_source(src, key)
                 local.append((src, (cfg.data.mapping or None) if key == "data.warm_start_sources" else None))
     for src, mapping in local:     # the user's own files, read whole: a malformed row names its file and line
-        if Path(src).expanduser().is_file():
+        if Path(file_split(src)[0]).expanduser().is_file():
             load_source(src, mapping, cfg.data.language)
 
 
