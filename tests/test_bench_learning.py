@@ -136,6 +136,14 @@ def test_no_sampled_eval_of_the_bench_reuses_a_calibration_draws_streams():
     assert "negative-control epoch 1" in seeds and "positive-control epoch 4" in seeds and "rl-only-seed2 epoch 4" in seeds
 
 
+def eval_dirs(path: Path, key: str, source: str, values: list[float]) -> dict[str, Path]:
+    """{key: an eval table at path}: one row per problem of `source`, pass@1 (and score) as given."""
+    from pipeline.store.tables import save_table
+    save_table([{"source": source, "problem_id": f"p{i}", "n": 8, "correct": int(8 * v), "pass@1": v, "score": v,
+                 "ref_nll": 1 - v} for i, v in enumerate(values)], path)
+    return {key: path}
+
+
 def test_a_lever_trains_over_the_same_seeds_and_is_tabled_against_the_default(tmp_path):
     """--lever NAME KEY=VALUE ...: NAME-seed<s> at the default's seeds, its overrides after the user's;
     the recipe's table has it against the base and against the default, paired by seed; a bad lever
@@ -144,7 +152,6 @@ def test_a_lever_trains_over_the_same_seeds_and_is_tabled_against_the_default(tm
     sys.path.insert(0, str(ROOT))
     from bench import learning
     from pipeline.config.file import load_config
-    from pipeline.store.tables import save_table
     a = argparse.Namespace(seeds=2, ablation=False, no_controls=True, sets=["tune"],
                            lever=[["pool24", "data.pool_size=0", "data.prompts_per_epoch=24"]])
     runs = learning.plan(a, ["data.pool_size=8", "update.lr=1e-3"])
@@ -155,10 +162,7 @@ def test_a_lever_trains_over_the_same_seeds_and_is_tabled_against_the_default(tm
     assert got["pool24-seed0"].run.seed == got["seed0"].run.seed != got["seed1"].run.seed
 
     def evals(name: str, values: list[float]) -> dict[str, Path]:
-        rows = [{"source": "bank:tune", "problem_id": f"p{i}", "n": 8, "correct": int(8 * v), "pass@1": v,
-                 "score": v, "ref_nll": 1 - v} for i, v in enumerate(values)]
-        save_table(rows, tmp_path / name)
-        return {"tune": tmp_path / name}
+        return eval_dirs(tmp_path / name, "tune", "bank:tune", values)
 
     base = [evals("base", [0.0, 0.5, 0.5, 0.25])]
     arms = {"default": [evals(f"d{i}", [0.125 * i, 0.5, 0.625, 0.25]) for i in range(2)],
@@ -186,7 +190,6 @@ def test_the_ablation_plans_each_part_of_the_recipe_and_tables_it(tmp_path):
     sys.path.insert(0, str(ROOT))
     from bench import learning
     from pipeline.config.file import load_config
-    from pipeline.store.tables import save_table
     help_text = subprocess.run([sys.executable, "bench/learning.py", "--help"], cwd=ROOT, capture_output=True,
                                text=True).stdout
     assert "--ablation" in help_text
@@ -200,10 +203,7 @@ def test_the_ablation_plans_each_part_of_the_recipe_and_tables_it(tmp_path):
     assert got["negative-control"].update.lr == 0 and got["rl-only-seed1"].run.seed == got["seed1"].run.seed
 
     def evals(name: str, values: list[float]) -> dict[str, Path]:
-        rows = [{"source": "builtin:heldout", "problem_id": f"p{i}", "n": 8, "correct": int(8 * v), "pass@1": v,
-                 "score": v, "ref_nll": 1 - v} for i, v in enumerate(values)]
-        save_table(rows, tmp_path / name)
-        return {"heldout": tmp_path / name}
+        return eval_dirs(tmp_path / name, "heldout", "builtin:heldout", values)
 
     base = [evals("base", [0.0, 0.5, 1.0, 0.25])]
     arms = {k: [evals(f"{k}{i}", [min(1.0, v + 0.125 * (j + i)) for v in (0.0, 0.5, 0.75, 0.25)]) for i in range(2)]
