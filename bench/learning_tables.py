@@ -85,8 +85,13 @@ def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive: dict | No
         rows["RL's increment: default - warm-start alone"] = comparisons(base, arms["default"], against=arms["warm-start"])
     if "plain" in arms:
         rows["the teacher ratio's: default - plain reward"] = comparisons(base, arms["default"], against=arms["plain"])
+    judged = set()   # the lever rows said on every set: a lever is judged on the tuning sets
     for k in levers:
+        judged.add(f"lever {k}: {k} - default")
         rows[f"lever {k}: {k} - default"] = comparisons(base, arms[k], against=arms["default"])
+        if "warm-start" in arms:  # its RL's increment (over the default's warm-start: the lever's own unless it changes it)
+            judged.add(f"lever {k}: {k} - warm-start alone")
+            rows[f"lever {k}: {k} - warm-start alone"] = comparisons(base, arms[k], against=arms["warm-start"])
     lines = ["**The recipe's parts** (paired by problem; every interval about the recipe: the base draws' shift "
              "and, with 3 seeds or more, the seeds' own)", "",
              "| comparison | set | pass@1 [95%] | score [95%] | ref NLL [95%] | verdict (pass@1) |", "|---|---|---|---|---|---|"]
@@ -98,7 +103,7 @@ def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive: dict | No
             cell = lambda m: (f"{ms[m].diff:+.4f} [{ms[m].ci[0]:+.4f}, {ms[m].ci[1]:+.4f}]" if m in ms else "-")  # noqa: E731
             lines.append(f"| {what} | {key} ({ms['pass@1'].problems}) | {cell('pass@1')} | {cell('score')} | "
                          f"{cell('ref_nll')} | {VERDICT[ms['pass@1'].sign]} |")
-        if what.startswith("lever "):   # said on every set: a lever is judged on the tuning sets
+        if what in judged:
             said += [f"{what}, {key} pass@1: {ms['pass@1'].diff:+.4f} [{ms['pass@1'].ci[0]:+.4f}, "
                      f"{ms['pass@1'].ci[1]:+.4f}] ({'beyond noise' if ms['pass@1'].sign else 'inside the noise'})."
                      for key, ms in comp.items() if not (key in PYTHON_HELDOUT and "+".join(PYTHON_HELDOUT) in comp)]

@@ -172,6 +172,11 @@ def test_a_lever_trains_over_the_same_seeds_and_is_tabled_against_the_default(tm
     assert "| lever pool24 (data.pool_size=0 data.prompts_per_epoch=24) - base | tune (4) |" in text, text
     assert "| lever pool24: pool24 - default | tune (4) | +0.2188" in text, text     # mean of .25, .25, .125, .25
     assert any(x.startswith("lever pool24: pool24 - default, tune pass@1: +0.2188 [") for x in said), said
+    assert not any(" - base" in x for x in said), said                         # only the lever's own comparisons
+    arms["warm-start"] = [evals(f"w{i}", [0.125 * i, 0.5, 0.5, 0.25]) for i in range(2)]
+    lines, said = learning.arms_table(base, arms, None, {"pool24": "data.pool_size=0 data.prompts_per_epoch=24"})
+    assert "| lever pool24: pool24 - warm-start alone | tune (4) | +0.2500" in "\n".join(lines)
+    assert any(x.startswith("lever pool24: pool24 - warm-start alone, tune pass@1: +0.2500 [") for x in said), said
     for bad, says in ((["--lever", "seed", "update.lr=1e-3"], "--lever seed: a name first"),
                       (["--lever", "x"], "--lever x: each override is key.sub=value"),
                       (["--lever", "x", "update.lrr=1"], "update.lrr: unknown key")):
