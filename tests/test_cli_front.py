@@ -117,17 +117,17 @@ def test_compare_of_an_epoch_without_an_update_fails_on_stderr(tmp_path, capsys)
 
 
 def test_a_pool_smaller_than_an_epoch_is_refused(capsys):
-    assert main(["config", "show", "data.prompts_per_epoch=32"]) == 2  # config.yaml: data.pool_size 8
+    assert main(["config", "show", "data.pool_size=8", "data.prompts_per_epoch=32"]) == 2
     err = capsys.readouterr().err
     assert "data.pool_size=8 is smaller than data.prompts_per_epoch=32" in err and "data.pool_size=0" in err
 
 
 def test_one_set_of_defaults():
     """Without a config file a user gets the recommended values: config.yaml sets only what the
-    embedded default needs (a pool of 8 easy and medium problems, the warm-start)."""
+    embedded default needs (24 prompts an epoch of the easy and medium problems, the warm-start)."""
     bare, shipped = load_config(None).model_dump(), load_config("config.yaml").model_dump()
     differ = {f"{s}.{k}" for s in bare for k in bare[s] if bare[s][k] != shipped[s][k]}
-    assert differ == {"data.pool_size", "data.difficulties", "update.warm_start"}
+    assert differ == {"data.prompts_per_epoch", "data.difficulties", "update.warm_start"}
 
 
 def test_the_eval_scores_a_held_out_part_of_the_users_data(tmp_path):

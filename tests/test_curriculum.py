@@ -321,10 +321,11 @@ def test_validation_split_is_carved_out_of_training(tmp_path):
         load_config(None, ["eval.sources=[validation]"])
     # fingerprints: the default config's, as pinned before data.validation_size existed (the select's and
     # all after it moved with select.std=sample and update.kl_ratio=true, TRL's defaults; the rest did not;
-    # logprobs v6 and update v6 moved those two and eval)
-    r = Runner(load_config("config.yaml", [f"run.dir={tmp_path}"]))
+    # logprobs v6 and update v6 moved those two and eval), with the pool of 8 it had then
+    r = Runner(load_config("config.yaml", [f"run.dir={tmp_path}", "data.pool_size=8", "data.prompts_per_epoch=8"]))
     assert [x[1][:8] for x in r.plan(1)] == [
         "64cbf429", "65decba7", "9ba61350", "b613dfe7", "049cbc4f", "4916efd9", "006b97f5", "3fa7e865", "22289c81"]
     assert [x[1][:8] for x in r.plan(0)] == ["be555660", "d3a1c013", "6b5e33a3"]
-    split = Runner(load_config("config.yaml", [f"run.dir={tmp_path}", "data.validation_size=20"]))
+    split = Runner(load_config("config.yaml", [f"run.dir={tmp_path}", "data.pool_size=8", "data.prompts_per_epoch=8",
+                                               "data.validation_size=20"]))
     assert all(x[1] != y[1] for x, y in zip(r.plan(1), split.plan(1)))  # prompts (and all after) change

@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 CONFIG_HELP = ("YAML config file (default: ./config.yaml when it exists, else the built-in defaults, which differ "
-               "from the shipped config.yaml in data.pool_size (0: every problem), data.difficulties (all three) "
+               "from the shipped config.yaml in data.prompts_per_epoch (8), data.difficulties (all three) "
                "and update.warm_start (false); `rlaif config show` prints the values in effect)")
 
 
