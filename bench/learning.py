@@ -346,7 +346,10 @@ def main() -> int:
     if a.no_record:
         print("\n".join(lines + curve_lines + [""] + paragraphs))
         return 0
-    args = (" --quick" if a.quick else "") + (" --ablation" if a.ablation else "") + "".join(
+    sets = ",".join(a.sets)
+    args = (" --quick" if a.quick else "") + (" --ablation" if a.ablation else "") + (
+        "" if sets == "heldout,bank,humaneval" else f" --sets {sets}") + (" --no-controls" if a.no_controls and not a.quick
+                                                                          else "") + "".join(
         f" --lever {' '.join(lever)}" for lever in a.lever) + ("" if Path(CONFIG).name == "config.yaml" else f" --config {CONFIG}")
     record(f"learning: {a.seeds} seed(s) x {a.epochs} epochs, paired against the base model (bench/learning.py"
            f"{args})", lines + curve_lines, *paragraphs)
