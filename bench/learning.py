@@ -349,7 +349,8 @@ def main() -> int:
     sets = ",".join(a.sets)
     args = (" --quick" if a.quick else "") + (" --ablation" if a.ablation else "") + (
         "" if sets == "heldout,bank,humaneval" else f" --sets {sets}") + (" --no-controls" if a.no_controls and not a.quick
-                                                                          else "") + "".join(
+                                                                          else "") + (
+        f" --base-draws {a.base_draws}" if a.base_draws != (1 if a.quick else 5) else "") + "".join(
         f" --lever {' '.join(lever)}" for lever in a.lever) + ("" if Path(CONFIG).name == "config.yaml" else f" --config {CONFIG}")
     record(f"learning: {a.seeds} seed(s) x {a.epochs} epochs, paired against the base model (bench/learning.py"
            f"{args})", lines + curve_lines, *paragraphs)
