@@ -120,20 +120,28 @@ def final_epoch(name: str, a) -> int:
     return 1 if name == "negative-control" else a.epochs
 
 
-def share_warm_start(name: str) -> None:
-    """An arm's run at seed s (NAME-seed<s>) starts from a copy of seed<s>'s epoch 0 (its warm-start,
-    its base evals) when it has none: what the arm's settings leave as it was is reused, the rest
-    (a stage whose fingerprint differs) reruns, so the copy saves a warm-start and never changes one."""
+def share_warm_start(name: str, r: Runner) -> bool:
+    """An arm's run at seed s (NAME-seed<s>, its Runner r) starts from a copy of seed<s>'s epoch 0 (its
+    warm-start, its base evals) when it has none, runs the warm-start (update.warm_start) and its
+    warm-start's fingerprint is the one seed<s> trained: the copy saves a warm-start and never changes
+    one. Never for a run without the warm-start (RL alone: an epoch 0 holding a warm-start's adapter
+    would be its starting policy) nor for one whose settings change the warm-start. True when copied."""
     m = re.fullmatch(r"(.+)-seed(\d+)", name)
-    src, dst = ROOT / f"seed{m[2]}" / "epoch-000" if m else None, ROOT / name / "epoch-000"
-    if m and src.is_dir() and not dst.exists():
-        shutil.copytree(src, dst)
+    dst = ROOT / name / "epoch-000"
+    if not m or dst.exists() or not r.cfg.update.warm_start:
+        return False
+    src = ROOT / f"seed{m[2]}" / "epoch-000"
+    fp = next(fp for st, fp, *_ in r.plan(0) if st.name == "update")
+    if not (src / f"update-{fp[:8]}").is_dir():
+        return False
+    shutil.copytree(src, dst)
+    return True
 
 
 def train(name: str, overrides: list[str], a, log) -> list[dict]:
     """The run's epochs (final_epoch; greedy eval each epoch: the learning curve); metrics per epoch."""
-    share_warm_start(name)
     r = runner(name, overrides)
+    share_warm_start(name, r)
     t = time.time()
     r.run_eval(0, echo=lambda _: None)
     for n in range(1, final_epoch(name, a) + 1):

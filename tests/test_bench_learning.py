@@ -186,6 +186,24 @@ def test_a_lever_trains_over_the_same_seeds_and_is_tabled_against_the_default(tm
     assert not (tmp_path / "r").exists()                               # refused before any work
 
 
+def test_an_arm_reuses_its_seeds_warm_start_only_where_it_would_train_the_same_one(tmp_path, monkeypatch):
+    """A lever that leaves the warm-start alone starts from a copy of its seed's epoch 0; RL without the
+    warm-start never does (epoch 0's adapter would become its starting policy), nor does a lever that
+    changes the warm-start (update.sft_lr), nor another seed's."""
+    sys.path.insert(0, str(ROOT))
+    from bench import learning
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setattr(learning, "ROOT", tmp_path)
+    base = [f"run.seed={learning.SEED0}", "update.warm_start=true"]
+    fp = next(fp for st, fp, *_ in learning.runner("seed0", base).plan(0) if st.name == "update")
+    (tmp_path / "seed0" / "epoch-000" / f"update-{fp[:8]}" / "adapter").mkdir(parents=True)
+    for name, extra, copied in (("lr3-seed0", ["update.lr=3e-4"], True), ("rl-only-seed0", ["update.warm_start=false"], False),
+                                ("sft-seed0", ["update.sft_lr=3e-4"], False), ("lr3-seed1", ["update.lr=3e-4"], False)):
+        over = [f"run.seed={learning.SEED0 + int(name[-1])}", *base[1:], *extra]
+        assert learning.share_warm_start(name, learning.runner(name, over)) is copied, name
+        assert (tmp_path / name / "epoch-000" / f"update-{fp[:8]}").is_dir() is copied, name
+
+
 def test_the_ablation_plans_each_part_of_the_recipe_and_tables_it(tmp_path):
     """`--ablation`: RL without the warm-start and the plain execution reward at the same seeds, their
     own settings after the user's overrides (which must not undo them); the recipe's table has each
