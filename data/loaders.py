@@ -94,7 +94,7 @@ def check_source(spec: str, key: str = "data.source") -> None:
     (the named sets and Hub datasets are checked when they load)."""
     if spec in FIXED or spec.startswith(("builtin:", "ocaml:", "bank:", "hf:")):
         return
-    name, split = file_split(spec)
+    name = file_split(spec)[0]
     path = Path(name).expanduser()
     if not path.is_file():
         where = f" (looked for {path.absolute()})" if str(path.absolute()) != name else ""
