@@ -8,7 +8,9 @@
 # with sample.decode_step=graphs: the decode step replayed from CUDA graphs), step (ours at 1.5b
 # with sample.decode_step=ours: our decode step against transformers' forward, side by side), profile (ours at
 # 1.5b, its update stage under torch.profiler; the decode loop's counts), 3b (ours, 8 prompts x 8
-# samples x 512 tokens in 4 optimizer steps of 16 rows: that it fits), 0.5b (ours and TRL). A section starts only while 30 s of SECONDS are left, and
+# samples x 512 tokens in 4 optimizer steps of 16 rows: that it fits), 0.5b (ours and TRL), update (bench/update_profile.py:
+# one micro-batch of the 1.5b widths at 2 and 4 layers, ours against TRL, kernel launches, syncs and seconds
+# each). A section starts only while 30 s of SECONDS are left, and
 # is stopped at the end of them. Logs and figures go to $OUT (default /tmp/gpu-check): setup.log,
 # tests.log, bench.log (every bench section's), profile-1.5b.txt, sampler_gap.json and bench/RESULTS.md
 # with the new tables appended (6 files: a device call returns 8 at most). Needs .whl (from
@@ -16,7 +18,7 @@
 set -u
 budget=${1:-480}
 shift || true
-sections=${*:-"tests 1.5b graphs step profile 3b 0.5b"}
+sections=${*:-"tests 1.5b update graphs step profile 3b 0.5b"}
 end=$(($(date +%s) + budget))
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
@@ -50,6 +52,8 @@ for s in $sections; do
     3b)    timeout "$l" python3 bench/gpu.py --shapes 3b --prompts 8 --k 8 --new 512 --steps 4 --skip-trl --models /tmp/students >"$log" 2>&1
            echo "rc $?" ;;
     0.5b)  timeout "$l" python3 bench/gpu.py --shapes 0.5b --models /tmp/students >"$log" 2>&1; echo "rc $?" ;;
+    update) timeout "$l" python3 bench/update_profile.py --device cuda --new 256 --models /tmp/students >"$log" 2>&1
+           echo "rc $?"; grep -E "^\| (ours|trl) \||^(ours|trl):" "$log" ;;
     *)     echo "unknown section $s" ;;
   esac
   if [ -f "$log" ]; then

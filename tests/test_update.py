@@ -6,7 +6,7 @@ import copy
 import pytest
 import torch
 
-from pipeline.engines import forward
+from pipeline.engines import forward, head
 
 from pipeline.train import rl
 from pipeline.stages import update, update_loop
@@ -214,7 +214,7 @@ def test_a_carried_optimizer_that_does_not_fit_says_so(tiny_model, tmp_path):
 
 def test_a_bf16_students_logprobs_come_from_a_float32_head(tiny_model):
     """student.dtype=bfloat16 (a GPU's default): the logprobs stage and the update compute the LM
-    head in float32 (forward.fp32_head) from the bf16 hidden states, so the logprobs are the float32
+    head in float32 (head.fp32_head) from the bf16 hidden states, so the logprobs are the float32
     softmax of those, not of bf16-rounded logits; the head's own forward is back afterwards."""
     cfg = load_config(None, [f"student.model={tiny_model}", "student.dtype=bfloat16"])
     model = load_student(cfg.student)
@@ -232,14 +232,36 @@ def test_a_bf16_students_logprobs_come_from_a_float32_head(tiny_model):
     rounded = torch.log_softmax(z16.float() / 0.7, -1).gather(-1, target[..., None])[..., 0]
     scale = float(z32.abs().max()) / 0.7
     # the same bf16 hidden states, a float32 head and log-softmax: the head's and the vocabulary's sums
-    head = tolerance(torch.float32, scale, [model.config.hidden_size, model.config.vocab_size], elements=4)
-    assert_close(lp, want, head)
+    head_tol = tolerance(torch.float32, scale, [model.config.hidden_size, model.config.vocab_size], elements=4)
+    assert_close(lp, want, head_tol)
     # the shared-prompt path: other bf16 layers' roundings; no less accurate against float64 than the
     # padded batch's path (twice its error, another rounding order) plus the float32 head's bound
     exact = forward.token_logprobs(copy.deepcopy(model).double(), batch, 0.7)[0].double()
-    assert float((shared - exact).abs().max()) <= 2 * float((lp - exact).abs().max()) + head
-    assert float((rounded - want).abs().max()) > head                       # the bf16 head would differ
+    assert float((shared - exact).abs().max()) <= 2 * float((lp - exact).abs().max()) + head_tol
+    assert float((rounded - want).abs().max()) > head_tol                    # the bf16 head would differ
     assert z16.dtype == torch.bfloat16 and "forward" not in vars(model.get_output_embeddings())
+
+
+def test_the_cuda_heads_tf32_function_is_the_float32_linear_on_the_cpu():
+    """head.ExactTF32Linear (fp32_head's on CUDA): on the CPU, where the TF32 switch reaches no
+    kernel, the same logits and the same gradient with respect to the hidden states as the float32
+    linear, bit for bit, over (B, K, H) hidden states; the switch is back as it was after the forward,
+    the backward, and a failing call. On CUDA: tests_gpu/test_cuda.py."""
+    g = torch.Generator().manual_seed(0)
+    h = torch.randn(2, 5, 16, generator=g).bfloat16().requires_grad_(True)
+    w = torch.randn(40, 16, generator=g).bfloat16().float()
+    b = torch.randn(40, generator=g).bfloat16().float()
+    up = torch.randn(2, 5, 40, generator=g)
+    before = torch.backends.cuda.matmul.allow_tf32
+    y = head.ExactTF32Linear.apply(h.float(), w, b)
+    (y * up).sum().backward()
+    got, h.grad = h.grad, None
+    want = torch.nn.functional.linear(h.float(), w, b)
+    (want * up).sum().backward()
+    assert torch.equal(y, want) and torch.equal(got, h.grad) and got.dtype == torch.bfloat16
+    with pytest.raises(RuntimeError):
+        head.ExactTF32Linear.apply(h.float(), w[:, :3], None)   # mismatched shapes
+    assert torch.backends.cuda.matmul.allow_tf32 == before
 
 
 def lrs_of_each_step(monkeypatch) -> list[float]:

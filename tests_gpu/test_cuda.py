@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from pipeline.engines import forward
+from pipeline.engines import forward, head
 from pipeline.stages import update_loop
 from pipeline.config.file import load_config
 from pipeline.engines.model import Student, load_student, merged
@@ -161,7 +161,7 @@ def test_the_decode_loop_runs_on_cuda(tiny_model):
 
 
 def test_the_loss_on_cuda_in_bf16_with_a_float32_head(coder_model, tmp_path):
-    """The update on CUDA in bf16: logprobs from a float32 LM head (forward.fp32_head) within bf16
+    """The update on CUDA in bf16: logprobs from a float32 LM head (head.fp32_head) within bf16
     rounding of the float32 model's (on the Qwen2.5-Coder-shaped student: a real model's scales, where
     the tiny peaky one's logprobs near -30 part by tenths of a nat in bf16), a finite loss whose
     gradient moves LoRA B, the optimizer state written for the next epoch, and a sampler correction
@@ -188,6 +188,31 @@ def test_the_loss_on_cuda_in_bf16_with_a_float32_head(coder_model, tmp_path):
     assert all(v == v for v in fig.values() if isinstance(v, float)) and fig["optim/steps"] == 2
     assert "policy/sampler_weight" in fig and (tmp_path / "optimizer.pt").exists()
     assert max(float(p.abs().max()) for n, p in bf16.named_parameters() if "lora_B" in n) > 0
+
+
+def test_the_float32_head_on_tf32_cores_keeps_float32_accuracy():
+    """head.ExactTF32Linear, the float32 head's matmul on CUDA: hidden states and weights holding
+    bf16 values give the float32 GEMM's logits within float32 summation error (TF32 holds them
+    exactly), and a gradient within TF32's rounding of the float32 one, which the bf16 cast back into
+    the model rounds further anyway; the TF32 switch is off again afterwards."""
+    from tests.tolerance import tolerance
+    g = torch.Generator(device="cuda").manual_seed(0)
+    h = torch.randn(4, 64, 1536, device="cuda", generator=g).bfloat16().float().requires_grad_(True)
+    w = (0.02 * torch.randn(49152, 1536, device="cuda", generator=g)).bfloat16().float()
+    up = torch.randn(4, 64, 49152, device="cuda", generator=g)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    y = head.ExactTF32Linear.apply(h, w, None)
+    (y * up).sum().backward()
+    got, h.grad = h.grad, None
+    want = torch.nn.functional.linear(h, w)
+    (want * up).sum().backward()
+    assert torch.backends.cuda.matmul.allow_tf32 is False
+    mag = float((h.detach().abs() @ w.abs().T).max())
+    assert float((y - want).abs().max()) <= tolerance(torch.float32, mag, [1536], elements=y.numel())
+    gmag = float((up.abs() @ w.abs()).max())
+    tf32_u = 2.0 ** -11   # TF32's unit roundoff (10 mantissa bits): the gradient's one extra rounding
+    assert float((got - h.grad).abs().max()) <= 2 * tf32_u * gmag + tolerance(torch.float32, gmag, [49152],
+                                                                              elements=got.numel())
 
 
 def _coder_shaped(out: Path) -> Path:

@@ -28,6 +28,7 @@ from pathlib import Path
 import torch
 from torch.utils.checkpoint import checkpoint
 
+from pipeline.engines.head import fp32_head
 from pipeline.engines.hf import left_pad
 from pipeline.config.errors import RunError
 
@@ -147,32 +148,6 @@ def bytes_per_token(c, elem: int, training: bool, checkpointing: bool = False) -
     if checkpointing:
         return layers * h * elem + layer + 2 * c.vocab_size * logit
     return layers * layer + 2 * c.vocab_size * logit
-
-
-@contextmanager
-def fp32_head(model):
-    """While the model runs, its LM head computes in float32 when its weights are bf16/fp16: the
-    hidden states and a float32 copy of the head's weights (kept on the module, refreshed when the
-    weights change) give float32 logits. bf16 logits round every logprob by ~1e-2 and bias the
-    entropy low; ScaleRL (Khatri et al. 2025) and TRL's cast_lm_head_to_fp32 compute the head in
-    float32 for the same reason. The weights themselves stay as they are (a tied embedding too), so
-    the sampler, which runs outside this, is untouched. Costs vocab x hidden x 4 bytes (0.9 GB for
-    Qwen2.5-1.5B). A float32 model, or a head that carries a LoRA adapter, runs as it is."""
-    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
-    if not isinstance(head, torch.nn.Linear) or head.weight.dtype not in (torch.bfloat16, torch.float16):
-        yield
-        return
-    w = head.weight
-    key = (w.data_ptr(), w._version)
-    if getattr(head, "_fp32_key", None) != key:
-        head._fp32 = (w.detach().float(), None if head.bias is None else head.bias.detach().float())
-        head._fp32_key = key
-    w32, b32 = head._fp32
-    head.forward = lambda h: torch.nn.functional.linear(h.float(), w32, b32)
-    try:
-        yield
-    finally:
-        del head.forward  # back to the class's own
 
 
 def _logp_piece(logits: torch.Tensor, target: torch.Tensor, temperature: float) -> torch.Tensor:

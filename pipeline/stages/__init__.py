@@ -81,7 +81,7 @@ STAGES = [
     # batch layout (update.micro_batch_size, update.share_prompt) is runtime only: it moves logprobs by
     # float32 summation order, no more (tests/test_update.py), so update variants never recompute them
     # the reference is the policy KL is measured against (update.kl_reference): the warm-start or the base
-    # v6: a bf16/fp16 student's LM head computes in float32 (forward.fp32_head)
+    # v6: a bf16/fp16 student's LM head computes in float32 (head.fp32_head)
     Stage("logprobs", "6", (*STUDENT, "sample.temperature"), ("select", POLICY, REFERENCE), "pipeline.stages.logprobs:run",
           derived=True, every_rank=True),
     # v5: the loss of pipeline/train/loss.py (TRL's sums; the last, partial accumulation window weighed by its
