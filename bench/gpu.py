@@ -222,10 +222,11 @@ def floors(a, model_dir: Path, ours: dict, device_name: str) -> dict:
     return out
 
 
-def child(a) -> int:
-    model_dir = Path(a.model_dir)
-    res = side_ours(a, model_dir) if a.side == "ours" else side_trl(a, model_dir)
-    print(json.dumps(res), flush=True)
+def child(a, sides: dict | None = None) -> int:
+    """A side's process (--side): its figures as one JSON line. sides: name -> function(a, model_dir)
+    (default this bench's own, ours and TRL)."""
+    side = (sides or {"ours": side_ours, "trl": side_trl})[a.side]
+    print(json.dumps(side(a, Path(a.model_dir))), flush=True)
     return 0
 
 

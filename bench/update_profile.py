@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import record  # noqa: E402
-from bench.gpu import PEAK_BF16, SHAPES  # noqa: E402
+from bench.gpu import PEAK_BF16, SHAPES, child  # noqa: E402
 
 METADATA = {  # leaf ATen calls that launch no kernel: views, allocations, metadata
     "aten::view", "aten::as_strided", "aten::_reshape_alias", "aten::reshape", "aten::expand", "aten::slice",
@@ -227,13 +227,6 @@ def measure(a, one) -> dict:
     return per
 
 
-def child(a) -> int:
-    model_dir = Path(a.model_dir)
-    res = side_ours(a, model_dir) if a.side == "ours" else side_trl(a, model_dir)
-    print(json.dumps(res), flush=True)
-    return 0
-
-
 def worked_out(a, per_layer: dict, fixed: dict) -> list[str]:
     """Per micro-batch at the real depth: passes under max_batch_tokens auto, padding against TRL's
     layout, log-softmax chunks, FLOPs of the body and of the head, on a GPU's peaks."""
@@ -309,7 +302,7 @@ def main() -> int:
     if a.rows % a.k:
         ap.error(f"--rows {a.rows} is not a multiple of --k {a.k}: a micro-batch holds whole prompt groups")
     if a.side:
-        return child(a)
+        return child(a, {"ours": side_ours, "trl": side_trl})
     res: dict = {}
     for layers in (a.layers, a.layers2):
         model_dir = student(a.shape, layers, Path(a.models))
