@@ -346,9 +346,11 @@ def _run(inner, stdin: bytes, limits: Limits, hide: Sequence[str], backend: Back
             proc.wait()
             for f in (proc.stdin, proc.stdout, proc.stderr):
                 f.close()
+        elapsed = time.monotonic() - start
+        # past its wall-clock limit is timed out, also where it ended before the watchdog next looked
+        timed_out = timed_out or elapsed > limits.timeout_s
         clean = not timed_out and proc.returncode is not None and proc.returncode >= 0
-        return SandboxResult(proc.returncode, out, err, timed_out, truncated,
-                             time.monotonic() - start, kind)
+        return SandboxResult(proc.returncode, out, err, timed_out, truncated, elapsed, kind)
     finally:
         if own_dir:
             shutil.rmtree(workdir, ignore_errors=True)
