@@ -57,23 +57,27 @@ def gpu_spec(name: str, table: dict) -> float | None:
     return next((v for k, v in table.items() if k in name), None)
 
 
-def build_student(shape: str, tok_dir: str | None, out_root: Path, device: str) -> Path:
-    """A random-weight Qwen2 of the shape with the embedded tokenizer, saved once under out_root."""
+def build_student(shape: str, tok_dir: str | None, out_root: Path, device: str, layers: int | None = None,
+                  bf16: bool | None = None) -> Path:
+    """A random-weight Qwen2 of the shape with the embedded tokenizer, saved once under out_root.
+    layers: decoder layers other than the shape's (its widths kept); bf16: the weights' dtype (default:
+    bf16 off the CPU, float32 on it)."""
     import torch
     from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
-    out = out_root / f"qwen2-{shape}-random"
+    bf16 = device != "cpu" if bf16 is None else bf16
+    out = out_root / (f"qwen2-{shape}-random" if layers is None else f"qwen2-{shape}-{layers}l-{'bf16' if bf16 else 'fp32'}")
     if (out / "config.json").exists():
         return out
     from pipeline.engines.model import embedded_tokenizer_dir
     tok = AutoTokenizer.from_pretrained(tok_dir or embedded_tokenizer_dir())
-    h, layers, heads, kv, inter = SHAPES[shape]
-    conf = Qwen2Config(vocab_size=len(tok), hidden_size=h, num_hidden_layers=layers, num_attention_heads=heads,
+    h, depth, heads, kv, inter = SHAPES[shape]
+    conf = Qwen2Config(vocab_size=len(tok), hidden_size=h, num_hidden_layers=depth if layers is None else layers, num_attention_heads=heads,
                        num_key_value_heads=kv, intermediate_size=inter, max_position_embeddings=4096,
                        tie_word_embeddings=shape in ("tiny", "0.5b", "1.5b"), bos_token_id=tok.bos_token_id,
                        eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id, torch_dtype="bfloat16")
     torch.manual_seed(0)
     with torch.device(device):
-        model = Qwen2ForCausalLM(conf).to(torch.bfloat16 if device != "cpu" else torch.float32)
+        model = Qwen2ForCausalLM(conf).to(torch.bfloat16 if bf16 else torch.float32)
     tmp = out.with_name(out.name + ".tmp")
     model.save_pretrained(tmp)
     tok.save_pretrained(tmp)

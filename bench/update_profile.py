@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import subprocess
 import sys
 import tempfile
@@ -47,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import record  # noqa: E402
-from bench.gpu import PEAK_BF16, SHAPES, child  # noqa: E402
+from bench.gpu import PEAK_BF16, SHAPES, build_student, child  # noqa: E402
 
 METADATA = {  # leaf ATen calls that launch no kernel: views, allocations, metadata
     "aten::view", "aten::as_strided", "aten::_reshape_alias", "aten::reshape", "aten::expand", "aten::slice",
@@ -68,30 +67,6 @@ FP32_PEAK = {"H100": 67e12, "H200": 67e12, "A100": 19.5e12, "L40S": 91.6e12}
 """Dense float32 (no TF32) FLOP/s by GPU name (NVIDIA data sheets, SXM parts)."""
 TF32_PEAK = {"H100": 495e12, "H200": 495e12, "A100": 156e12, "L40S": 183e12}
 """Dense TF32 tensor-core FLOP/s by GPU name (the same data sheets)."""
-
-
-def student(shape: str, layers: int, root: Path) -> Path:
-    """bench/gpu.py's random student of `shape` with `layers` decoder layers, bf16, saved once."""
-    import torch
-    from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
-
-    from pipeline.engines.model import embedded_tokenizer_dir
-    out = root / f"qwen2-{shape}-{layers}l-bf16"
-    if (out / "config.json").exists():
-        return out
-    tok = AutoTokenizer.from_pretrained(embedded_tokenizer_dir())
-    h, _, heads, kv, inter = SHAPES[shape]
-    conf = Qwen2Config(vocab_size=len(tok), hidden_size=h, num_hidden_layers=layers, num_attention_heads=heads,
-                       num_key_value_heads=kv, intermediate_size=inter, max_position_embeddings=4096,
-                       tie_word_embeddings=shape in ("tiny", "0.5b", "1.5b"), bos_token_id=tok.bos_token_id,
-                       eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
-    torch.manual_seed(0)
-    model = Qwen2ForCausalLM(conf).to(torch.bfloat16)
-    tmp = out.with_name(out.name + ".tmp")
-    model.save_pretrained(tmp)
-    tok.save_pretrained(tmp)
-    os.replace(tmp, out)
-    return out
 
 
 def rows_for(a, n_mb: int, vocab: int, seed: int = 0) -> list[dict]:
@@ -234,13 +209,15 @@ def worked_out(a, per_layer: dict, fixed: dict) -> list[str]:
 
     from pipeline.engines.forward import LOGIT_CHUNK_ELEMS, bytes_per_token
     h, layers, heads, kv, inter = SHAPES[a.shape]
-    c = AutoConfig.from_pretrained(student(a.shape, a.layers, Path(a.models)))
+    c = AutoConfig.from_pretrained(build_student(a.shape, None, Path(a.models), "cpu", layers=a.layers, bf16=True))
     c.num_hidden_layers = layers
     v = c.vocab_size
     seq = a.prompt + a.new
     tokens = a.rows * seq
     notes = []
-    weights = 2 * (layers * (2 * h * h + 2 * h * kv * h // heads + 3 * h * inter) + v * h) + 4 * v * h  # + fp32 head
+    body = layers * (2 * h * h + 2 * h * kv * h // heads + 3 * h * inter)  # matmul parameters of the decoder layers
+    head = v * h
+    weights = 2 * (body + head) + 4 * head  # bf16, and fp32_head's float32 copy
     free = a.gpu_gib * 2**30 - weights
     budget = max(256, int(0.6 * free / bytes_per_token(c, 2, True)))
     passes = math.ceil(a.rows / max(1, budget // seq))
@@ -259,8 +236,6 @@ def worked_out(a, per_layer: dict, fixed: dict) -> list[str]:
                  f"({'one piece, no recompute' if chunks == 1 else 'each recomputed in the backward pass'}); "
                  f"our logits (B x {a.new + 1} x {v}, float32) {a.rows * (a.new + 1) * v * 4 / 2**30:.2f} GiB a "
                  f"micro-batch, TRL's fused head none (tiles of its chunked kernel)")
-    body = layers * (2 * h * h + 2 * h * kv * h // heads + 3 * h * inter)
-    head = v * h
     gpu = "H100"
     flops_body = 4 * body * tokens  # LoRA: forward 2N, backward activation gradients 2N a token
     flops_head = 4 * head * a.rows * a.new  # completion positions only (logits_to_keep)
@@ -305,7 +280,7 @@ def main() -> int:
         return child(a, {"ours": side_ours, "trl": side_trl})
     res: dict = {}
     for layers in (a.layers, a.layers2):
-        model_dir = student(a.shape, layers, Path(a.models))
+        model_dir = build_student(a.shape, None, Path(a.models), "cpu", layers=layers, bf16=True)
         for side in ("ours", "trl"):
             cmd = [sys.executable, __file__, "--side", side, "--model-dir", str(model_dir), "--shape", a.shape,
                    "--rows", str(a.rows), "--k", str(a.k), "--prompt", str(a.prompt), "--new", str(a.new),
