@@ -23,8 +23,9 @@ draws (significance.draw_variance: needs 2 draws or more), widens every differen
 
 The recipe's parts, over the same seeds and paired by problem: the warm-start alone (each seed's
 epoch 0 policy, in every bench), the default (warm-start + RL), and with --ablation RL without the
-warm-start and the default with the plain execution reward; each against the base, and RL's increment
-(the default against its own seed's warm-start) and the teacher ratio's (against the plain reward),
+warm-start and the default with the plain execution reward and no teacher rows in its RL epochs (what
+TRL's GRPOTrainer trains); each against the base, and RL's increment (the default against its own
+seed's warm-start) and the teacher's part in RL (the default against the plain reward),
 paired by seed. Every interval is about the recipe: the base draws' shift and, with 3 seeds or more,
 the seeds' own (significance.recipe_interval).
 
@@ -178,7 +179,11 @@ def plan(a, ov: list[str]) -> dict[str, list[str]]:
     runs = {f"seed{s}": [f"run.seed={SEED0 + s}", *ov] for s in range(a.seeds)}
     if a.ablation:
         runs |= {f"rl-only-seed{s}": [f"run.seed={SEED0 + s}", *ov, "update.warm_start=false"] for s in range(a.seeds)}
-        runs |= {f"plain-seed{s}": [f"run.seed={SEED0 + s}", *ov, "reward.kind=direct"] for s in range(a.seeds)}
+        # the teacher's whole part in the RL epochs: its ratio and its answers' supervised rows (a ratio
+        # alone, against a teacher that scores 1.0 on every problem, is the plain reward over 1 + eps,
+        # a scale the group-normalised advantage takes out)
+        runs |= {f"plain-seed{s}": [f"run.seed={SEED0 + s}", *ov, "reward.kind=direct", "update.teacher_sft_coef=0"]
+                 for s in range(a.seeds)}
     for name, *lever in getattr(a, "lever", None) or []:
         runs |= {f"{name}-seed{s}": [f"run.seed={SEED0 + s}", *ov, *lever] for s in range(a.seeds)}
     if not a.no_controls:
@@ -229,7 +234,8 @@ def main() -> int:
     ap.add_argument("--tune", type=int, default=0, help="--sets tune: how many problems of bank:tune (a fixed draw; 0 = all)")
     ap.add_argument("--no-controls", action="store_true", help="skip the negative and positive controls")
     ap.add_argument("--ablation", action="store_true", help="also train RL without the warm-start and the default "
-                                                            "with the plain execution reward, each over the same "
+                                                            "with the plain execution reward and no teacher rows "
+                                                            "in RL (TRL's GRPOTrainer's), each over the same "
                                                             "seeds: the recipe's parts (the warm-start alone is "
                                                             "in every bench)")
     ap.add_argument("--lever", nargs="+", action="append", default=[], metavar=("NAME", "KEY=VALUE"),

@@ -14,7 +14,7 @@ PARTS = {"ocaml": OCAML_PARTS}
 VERDICT = {1: "learned", 0: "no measurable change", -1: "worse"}
 ARMS = {"warm-start": "the warm-start alone (epoch 0's policy)", "default": "the default (warm-start + RL)",
         "rl-only": "RL without the warm-start (update.warm_start=false)",
-        "plain": "the default with the plain execution reward (reward.kind=direct, TRL's)"}
+        "plain": "the plain reward, no teacher in RL (reward.kind=direct, update.teacher_sft_coef=0: TRL's)"}
 
 
 
@@ -75,7 +75,7 @@ def table(title: str, comp: dict[str, dict], word=VERDICT) -> list[str]:
 def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive: dict | None,
                levers: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
     """The recipe's parts: each arm against the base, RL's increment (the default against its seeds'
-    warm-starts) and the teacher ratio's (against the plain reward), paired by seed; each lever
+    warm-starts) and the teacher's part in RL (against the plain reward), paired by seed; each lever
     ({name: its overrides}, an arm of `arms` too) against the default, paired by seed; the table and
     its sentences."""
     levers = levers or {}
@@ -84,7 +84,7 @@ def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive: dict | No
     if "warm-start" in arms:
         rows["RL's increment: default - warm-start alone"] = comparisons(base, arms["default"], against=arms["warm-start"])
     if "plain" in arms:
-        rows["the teacher ratio's: default - plain reward"] = comparisons(base, arms["default"], against=arms["plain"])
+        rows["the teacher's part in RL: default - plain reward"] = comparisons(base, arms["default"], against=arms["plain"])
     judged = set()   # the lever rows said on every set: a lever is judged on the tuning sets
     for k in levers:
         judged.add(f"lever {k}: {k} - default")

@@ -207,7 +207,7 @@ def test_an_arm_reuses_its_seeds_warm_start_only_where_it_would_train_the_same_o
 def test_the_ablation_plans_each_part_of_the_recipe_and_tables_it(tmp_path):
     """`--ablation`: RL without the warm-start and the plain execution reward at the same seeds, their
     own settings after the user's overrides (which must not undo them); the recipe's table has each
-    arm against the base, RL's increment and the teacher ratio's, paired by seed. (The warm-start
+    arm against the base, RL's increment and the teacher's part in RL, paired by seed. (The warm-start
     arm and RL's increment run end to end in test_learning_bench_runs_seeds_and_controls.)"""
     import argparse
     sys.path.insert(0, str(ROOT))
@@ -223,6 +223,7 @@ def test_the_ablation_plans_each_part_of_the_recipe_and_tables_it(tmp_path):
     got = {k: load_config(None, v) for k, v in runs.items()}
     assert not got["rl-only-seed1"].update.warm_start and got["seed1"].update.warm_start
     assert got["plain-seed0"].reward.kind == "direct" and got["seed0"].reward.kind == "ratio"
+    assert got["plain-seed0"].update.teacher_sft_coef == 0 < got["seed0"].update.teacher_sft_coef
     assert got["negative-control"].update.lr == 0 and got["rl-only-seed1"].run.seed == got["seed1"].run.seed
 
     def evals(name: str, values: list[float]) -> dict[str, Path]:
@@ -235,7 +236,7 @@ def test_the_ablation_plans_each_part_of_the_recipe_and_tables_it(tmp_path):
     text = "\n".join(lines)
     for row in ("| the warm-start alone (epoch 0's policy) - base | heldout (4) |",
                 "| RL without the warm-start (update.warm_start=false) - base | heldout (4) |",
-                "| the default with the plain execution reward (reward.kind=direct, TRL's) - base | heldout (4) |",
+                "| the plain reward, no teacher in RL (reward.kind=direct, update.teacher_sft_coef=0: TRL's) - base | heldout (4) |",
                 "| RL's increment: default - warm-start alone | heldout (4) | +0.1250",
-                "| the teacher ratio's: default - plain reward | heldout (4) | -0."):
+                "| the teacher's part in RL: default - plain reward | heldout (4) | -0."):
         assert row in text, text
