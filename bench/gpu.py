@@ -64,14 +64,16 @@ def build_student(shape: str, tok_dir: str | None, out_root: Path, device: str, 
     bf16 off the CPU, float32 on it)."""
     import torch
     from transformers import AutoTokenizer, Qwen2Config, Qwen2ForCausalLM
+    usual = layers is None and bf16 in (None, device != "cpu")  # the shape's depth in the device's dtype
     bf16 = device != "cpu" if bf16 is None else bf16
-    out = out_root / (f"qwen2-{shape}-random" if layers is None else f"qwen2-{shape}-{layers}l-{'bf16' if bf16 else 'fp32'}")
+    depth = SHAPES[shape][1] if layers is None else layers
+    out = out_root / (f"qwen2-{shape}-random" if usual else f"qwen2-{shape}-{depth}l-{'bf16' if bf16 else 'fp32'}")
     if (out / "config.json").exists():
         return out
     from pipeline.engines.model import embedded_tokenizer_dir
     tok = AutoTokenizer.from_pretrained(tok_dir or embedded_tokenizer_dir())
-    h, depth, heads, kv, inter = SHAPES[shape]
-    conf = Qwen2Config(vocab_size=len(tok), hidden_size=h, num_hidden_layers=depth if layers is None else layers, num_attention_heads=heads,
+    h, _, heads, kv, inter = SHAPES[shape]
+    conf = Qwen2Config(vocab_size=len(tok), hidden_size=h, num_hidden_layers=depth, num_attention_heads=heads,
                        num_key_value_heads=kv, intermediate_size=inter, max_position_embeddings=4096,
                        tie_word_embeddings=shape in ("tiny", "0.5b", "1.5b"), bos_token_id=tok.bos_token_id,
                        eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id, torch_dtype="bfloat16")
