@@ -341,7 +341,7 @@ def main() -> int:
                        "did NOT move: the bench cannot see learning")
             paragraphs.append(f"Positive control, {held} pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]"
                               f" ({verdict}).")
-    arm_lines, arm_said = arms_table(base, arms, None if a.no_controls else pos,
+    arm_lines, arm_said = arms_table(base, arms, None if a.no_controls else finals["positive-control"],
                                      {name: " ".join(lever) for name, *lever in a.lever})
     lines += arm_lines
     paragraphs += arm_said

@@ -2,9 +2,10 @@
 recipe: significance.recipe_interval), their tables, the recipe's parts and the learning curves."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
-from pipeline.metrics.significance import OCAML_PARTS, compare, load_eval, per_problem, recipe_interval
+from pipeline.metrics.significance import OCAML_PARTS, compare, load_eval, per_problem, recipe_interval, share_interval
 
 PYTHON_HELDOUT = ("heldout", "bank")  # the held-out Python sets, reported also as one (188 problems)
 METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
@@ -72,13 +73,14 @@ def table(title: str, comp: dict[str, dict], word=VERDICT) -> list[str]:
     return lines + [""]
 
 
-def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive: dict | None,
+def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive_run: dict[str, Path] | None,
                levers: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
     """The recipe's parts: each arm against the base, RL's increment (the default against its seeds'
     warm-starts) and the teacher's part in RL (against the plain reward), paired by seed; each lever
     ({name: its overrides}, an arm of `arms` too) against the default, paired by seed; the table and
-    its sentences."""
+    its sentences; with the positive control's run ({set: eval}), the default's share of its gain."""
     levers = levers or {}
+    positive = comparisons(base, [positive_run]) if positive_run else None
     named = ARMS | {k: f"lever {k} ({v})" for k, v in levers.items()}
     rows = {f"{named[k]} - base": comparisons(base, v) for k, v in arms.items()}
     if "warm-start" in arms:
@@ -117,10 +119,24 @@ def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive: dict | No
         key = next((k for k in ("+".join(PYTHON_HELDOUT), *PYTHON_HELDOUT) if k in mine and k in positive), None)
         if key:
             d, pc = mine[key]["pass@1"].diff, positive[key]["pass@1"].diff
-            said.append(f"The default reaches {d / pc:.0%} of the positive control's {key} pass@1 gain ({d:+.4f} of "
-                        f"{pc:+.4f})." if pc > 0 else f"The positive control's {key} pass@1 did not rise ({pc:+.4f}): "
-                        "no share of it to report.")
+            if pc > 0:
+                share, lo, hi = positive_share(base, arms["default"], positive_run, key)
+                bounds = (f"[{lo:.0%}, {hi:.0%}]" if math.isfinite(lo) else
+                          "(no bounded interval: the positive control's gain is not clear of 0)")
+                said.append(f"The default reaches {share:.0%} {bounds} of the positive control's {key} pass@1 gain "
+                            f"({d:+.4f} of {pc:+.4f}; Fieller's 95% interval for the ratio).")
+            else:
+                said.append(f"The positive control's {key} pass@1 did not rise ({pc:+.4f}): no share of it to report.")
     return lines + [""], said
+
+
+def positive_share(base, trained: list[dict[str, Path]], positive_run: dict[str, Path], key: str,
+                   metric: str = "pass@1") -> tuple[float, float, float]:
+    """(share, low, high): the trained runs' gain over the base on set `key` as a share of the positive
+    control's, with its interval (significance.share_interval: Fieller's, the same random effects)."""
+    draws = [base] if isinstance(base, dict) else list(base)
+    ev = _evals([draws, trained, [positive_run]])[key]
+    return share_interval(*([per_problem(x, metric) for x in side] for side in ev))
 
 
 def plot(curves: dict[str, list[dict]], path: Path) -> None:

@@ -1,10 +1,12 @@
 """bench/learning.py end to end on the tiny model: seeds, controls, paired tables, verdicts, curves."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,7 +54,9 @@ def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
     for s in (0, 1):
         ours = {d.name for d in (tmp_path / "bench" / f"lr3-seed{s}" / "epoch-000").glob("update-*")}
         assert ours == {d.name for d in (tmp_path / "bench" / f"seed{s}" / "epoch-000").glob("update-*")} and len(ours) == 1
-    assert "of the positive control's heldout pass@1 gain" in out or "The positive control's heldout pass@1 did not" in out
+    assert re.search(r"The default reaches -?\d+% (\[-?\d+%, -?\d+%\]|\(no bounded interval: the positive control's gain "
+                     r"is not clear of 0\)) of the positive control's heldout pass@1 gain", out) or \
+        "The positive control's heldout pass@1 did not" in out
     assert "Training reward (mean over the 1 epochs' " in out and "2 seed(s)): " in out
 
 
@@ -240,3 +244,29 @@ def test_the_ablation_plans_each_part_of_the_recipe_and_tables_it(tmp_path):
                 "| RL's increment: default - warm-start alone | heldout (4) | +0.1250",
                 "| the teacher's part in RL: default - plain reward | heldout (4) | -0."):
         assert row in text, text
+
+
+def test_the_defaults_share_of_the_positive_controls_gain_carries_its_interval(tmp_path):
+    """With the positive control's run, the recipe's sentences say the default's share of its held-out
+    gain with Fieller's interval (significance.share_interval over the same evals); a positive control
+    whose gain is not clear of 0 gets no bounds."""
+    sys.path.insert(0, str(ROOT))
+    from bench import learning
+    from pipeline.metrics.significance import load_eval, per_problem, share_interval
+
+    def evals(name: str, values) -> dict[str, Path]:
+        return eval_dirs(tmp_path / name, "heldout", "builtin:heldout", [min(1.0, max(0.0, v)) for v in values])
+
+    rng = np.random.default_rng(3)
+    rates = rng.uniform(0.1, 0.5, 40)
+    draw = lambda lift: np.round(8 * (rates + lift + rng.normal(0, 0.05, 40)).clip(0, 1)) / 8  # noqa: E731
+    base = [evals(f"base{i}", draw(0.0)) for i in range(3)]
+    arms = {"default": [evals(f"d{i}", draw(0.1)) for i in range(3)]}
+    pos = evals("pos", draw(0.25))
+    _, said = learning.arms_table(base, arms, pos)
+    line = next(x for x in said if x.startswith("The default reaches "))
+    rows = lambda d: per_problem(load_eval(d["heldout"]), "pass@1")  # noqa: E731
+    share, lo, hi = share_interval([rows(b) for b in base], [rows(d) for d in arms["default"]], [rows(pos)])
+    assert 0 < lo < share < hi and f"reaches {share:.0%} [{lo:.0%}, {hi:.0%}] of the positive control's heldout" in line, line
+    _, said = learning.arms_table(base, arms, evals("flat", draw(0.02)))
+    assert any("no bounded interval" in x or "did not rise" in x for x in said), said
