@@ -259,35 +259,41 @@ def test_the_recipes_interval_holds_its_coverage_when_seeds_differ():
     assert recipe_interval(two, warm, warm[:2], rl[:2], paired=True) == with_draws(two, *draw_variance(warm), 2, 2)
 
 
-def test_the_share_of_the_positive_controls_gain_holds_its_coverage():
-    """The default's gain as a share of the positive control's: 3 seeds with a modest lift (logit +0.5)
-    and their own training luck (SD 0.3), 1 positive-control run with a large one (+1.5), 5 base draws,
-    every eval shifted by its draw (SD 0.15): Fieller's interval covers the true share (the ratio of the
-    expected gains) about 95% of the time (284 of 300 when written); with no noise at all it is the
-    point; over a positive control that did not rise beyond noise it is unbounded."""
+@pytest.mark.parametrize("draw_sd, luck, lift, unbounded_at_most", [(0.15, 0.3, 0.5, 0), (0.3, 0.01, 1.0, 90)])
+def test_the_share_of_the_positive_controls_gain_holds_its_coverage(draw_sd, luck, lift, unbounded_at_most):
+    """The default's gain as a share of the positive control's: 3 seeds with a lift (logit `lift`) and
+    their own training luck (SD `luck`), 1 positive-control run with a larger one (+1.5 / +1.2), 5 base
+    draws, every eval shifted by its draw (SD `draw_sd`): Fieller's interval covers the true share (the
+    ratio of the expected gains) about 95% of the time (283 and 290 of 300 when written): where the seeds'
+    luck dominates, and where the base draws' shift does (the share near 1, the control's one run then
+    not always clear of 0: its interval unbounded, 51 of 300). With no noise at all it is the point;
+    over a positive control that did not rise beyond noise it is unbounded."""
     from pipeline.metrics.significance import share_interval
     rng = np.random.default_rng(31)
     rates = rng.uniform(0.05, 0.6, 150)
     logit = np.log(rates / (1 - rates))
     expected = lambda lift, luck: float(np.mean([np.mean(1 / (1 + np.exp(-(logit + lift + s))))  # noqa: E731
                                                 for s in rng.normal(0, luck, 4000)]))
-    base_rate = expected(0.0, 0.15)
-    truth = (expected(0.5, math.hypot(0.3, 0.15)) - base_rate) / (expected(1.5, 0.15) - base_rate)
+    top = 1.5 if lift < 1 else 1.2
+    base_rate = expected(0.0, draw_sd)
+    truth = (expected(lift, math.hypot(luck, draw_sd)) - base_rate) / (expected(top, draw_sd) - base_rate)
     reps, covered, widths, unbounded = 300, 0, [], 0
     for _ in range(reps):
-        base = _seeded(rng, rates, 0.15, [0.0] * 5)
-        seeds = _seeded(rng, rates, 0.15, 0.5 + rng.normal(0, 0.3, 3))
-        pos = _seeded(rng, rates, 0.15, [1.5])
+        base = _seeded(rng, rates, draw_sd, [0.0] * 5)
+        seeds = _seeded(rng, rates, draw_sd, lift + rng.normal(0, luck, 3))
+        pos = _seeded(rng, rates, draw_sd, [top])
         share, lo, hi = share_interval(base, seeds, pos)
         assert lo < share < hi
         covered += lo <= truth <= hi
-        unbounded += not math.isfinite(hi - lo)
-        widths.append(hi - lo)
+        if math.isfinite(hi - lo):
+            widths.append(hi - lo)
+        else:
+            unbounded += 1
     assert 0.90 <= covered / reps <= 0.99, (covered, truth)
-    assert unbounded <= 0.05 * reps, unbounded
-    assert 0.1 < np.median(widths) < 2.5, np.median(widths)  # one positive-control run: wide (about 0.9)
+    assert unbounded <= unbounded_at_most, unbounded
+    assert 0.1 < np.median(widths) < 2.5, np.median(widths)  # one positive-control run: wide (0.9-1.8)
     same = {f"p{i}": 0.25 * (i % 4) for i in range(20)}
     lifted = {k: v + 0.1 for k, v in same.items()}
     assert share_interval([same, same], [lifted], [{k: v + 0.2 for k, v in same.items()}]) == (0.5, 0.5, 0.5)
-    flat = _seeded(rng, rates, 0.15, [0.0])
+    flat = _seeded(rng, rates, draw_sd, [0.0])
     assert share_interval(base, seeds, flat)[1:] == (-math.inf, math.inf)

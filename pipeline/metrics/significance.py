@@ -268,7 +268,8 @@ def share_interval(base_draws: Sequence[dict[str, float]], a_runs: Sequence[dict
     differences / P) and through the base draws' shared shift (its variance / draws, in both). Each
     side's gain carries the random effects of `recipe_interval`: the base draws' shift, and its own
     seeds' variance with 3 or more seeds, else the base draws' variance standing in for a seed's.
-    Degrees of freedom: Welch-Satterthwaite's for each side's variance, the smaller of the two. The
+    Degrees of freedom: Welch-Satterthwaite's for a - R b at the point estimate (its independent
+    estimates: the problems', the base draws', each side's seeds' with 3 or more). The
     interval is unbounded (-inf, inf) where B's gain is not itself clear of 0 at that level (a ratio
     over a denominator that may be 0 has no finite bound); low and high are the roots otherwise.
     tests/test_significance.py simulates its coverage."""
@@ -283,22 +284,25 @@ def share_interval(base_draws: Sequence[dict[str, float]], a_runs: Sequence[dict
         return share, -math.inf, math.inf
     base_v, base_df = draw_variance(base_draws)
     shared = base_v / len(base_draws)
-
-    def side(d: np.ndarray, runs) -> tuple[float, float]:
-        """(variance of the side's mean gain, its Welch-Satterthwaite degrees of freedom)."""
-        seed_v, seed_df = draw_variance(runs) if len(runs) >= 3 else (base_v, base_df)
-        parts = [(float(d.var(ddof=1)) / n, n - 1), (shared, base_df), (seed_v / len(runs), seed_df)]
-        parts = [(v, df) for v, df in parts if v > 0 and df > 0]
-        total = sum(v for v, _ in parts)
-        return total, (total ** 2 / sum(v ** 2 / df for v, df in parts) if total > 0 else math.inf)
-
-    va, dfa = side(da, a_runs)
-    vb, dfb = side(db, b_runs)
+    own = [draw_variance(runs) if len(runs) >= 3 else None for runs in (a_runs, b_runs)]  # each side's seeds
+    va, vb = (float(d.var(ddof=1)) / n + shared + (o[0] if o else base_v) / len(runs)
+              for d, o, runs in ((da, own[0], a_runs), (db, own[1], b_runs)))
     cov = float(np.cov(da, db, ddof=1)[0, 1]) / n + shared
     if vb == 0 and va == 0:
         return share, share, share
+    # degrees of freedom of Fieller's statistic at R = the share, a - R b (Welch-Satterthwaite over its
+    # independent estimates): the problems' part; the base draws' variance wherever it enters (the shared
+    # shift, which a - R b holds (1 - R) times, and a side with fewer than 3 runs, whose seeds' variance it
+    # stands for: one estimate, one term); and each side's seeds' own with 3 or more runs
+    r = share if math.isfinite(share) else 0.0
+    weight = (1 - r) ** 2 / len(base_draws) + (0 if own[0] else 1 / len(a_runs)) + (0 if own[1] else r * r / len(b_runs))
+    parts = [(float((da - r * db).var(ddof=1)) / n, n - 1), (base_v * weight, base_df)]
+    parts += [(o[0] * w / len(runs), o[1]) for o, w, runs in ((own[0], 1.0, a_runs), (own[1], r * r, b_runs)) if o]
+    parts = [(v, df) for v, df in parts if v > 0 and df > 0]
+    total = sum(v for v, _ in parts)
+    dof = total ** 2 / sum(v ** 2 / df for v, df in parts) if total > 0 else math.inf
     from scipy import stats
-    t2 = float(stats.t.ppf(0.5 + confidence / 2, max(min(dfa, dfb), 1.0))) ** 2
+    t2 = float(stats.t.ppf(0.5 + confidence / 2, max(dof, 1.0))) ** 2
     # (a - R b)^2 <= t^2 (va - 2 R cov + R^2 vb): a quadratic in R, bounded where b^2 > t^2 vb
     qa, qb, qc = b * b - t2 * vb, a * b - t2 * cov, a * a - t2 * va
     disc = qb * qb - qa * qc
