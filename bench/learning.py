@@ -168,6 +168,7 @@ def training_reward(runs: dict[str, list[str]], epochs: int) -> tuple[float, flo
     return (*mean_interval(strata, paired=False), sum(map(len, strata)))
 
 
+SAMPLES, TEMPERATURE = 8, 0.6  # the final evals' answers per problem and their temperature
 SEED0 = 1        # run.seed of the first trained seed; run.seed 0's eval streams (eval seed 0) are the calibration
                  # draw's that kept the bank's held-out problems (bench/bank_rates.py): no eval here reuses them
 BASE_SEED0 = 101  # the base draws' run.seed (eval seeds 101000, ...): streams no trained run's eval uses
@@ -214,13 +215,29 @@ def sampled_eval_seeds(a, ov: list[str]) -> dict[str, int]:
     return out
 
 
+def heading(a) -> str:
+    """The record's heading: the command as run, every option that differs from its default."""
+    sets = ",".join(a.sets)
+    flags = [("--quick", a.quick), ("--ablation", a.ablation),
+             (f"--sets {sets}", sets != "heldout,bank,humaneval"),
+             (f"--humaneval {a.humaneval}", "humaneval" in a.sets and a.humaneval != (40 if a.quick else 0)),
+             (f"--tune {a.tune}", "tune" in a.sets and a.tune != 0),
+             (f"--samples {a.samples}", a.samples != SAMPLES), (f"--temperature {a.temperature}", a.temperature != TEMPERATURE),
+             ("--no-controls", a.no_controls and not a.quick),
+             (f"--base-draws {a.base_draws}", a.base_draws != (1 if a.quick else 5)),
+             *((f"--lever {' '.join(lever)}", True) for lever in a.lever),
+             (f"--config {CONFIG}", Path(CONFIG).name != "config.yaml")]
+    return (f"learning: {a.seeds} seed(s) x {a.epochs} epochs, paired against the base model (bench/learning.py"
+            + "".join(f" {flag}" for flag, on in flags if on) + ")")
+
+
 def main() -> int:
     global ROOT, CONFIG
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=3, help="training seeds (run.seed 0..S-1)")
     ap.add_argument("--epochs", type=int, default=4)
-    ap.add_argument("--samples", type=int, default=8, help="sampled answers per problem in the final evals")
-    ap.add_argument("--temperature", type=float, default=0.6, help="their temperature (DeepSeek-R1's pass@1 protocol)")
+    ap.add_argument("--samples", type=int, default=SAMPLES, help="sampled answers per problem in the final evals")
+    ap.add_argument("--temperature", type=float, default=TEMPERATURE, help="their temperature (DeepSeek-R1's pass@1 protocol)")
     ap.add_argument("--humaneval", type=int, default=0, help="HumanEval problems evaluated (0 = all 164; a fixed subset)")
     ap.add_argument("--sets", default="heldout,bank,humaneval",
                     help="comma-separated: heldout (builtin:heldout, 29 problems), bank (bank:heldout, 159), humaneval, "
@@ -360,14 +377,7 @@ def main() -> int:
     if a.no_record:
         print("\n".join(lines + curve_lines + [""] + paragraphs))
         return 0
-    sets = ",".join(a.sets)
-    args = (" --quick" if a.quick else "") + (" --ablation" if a.ablation else "") + (
-        "" if sets == "heldout,bank,humaneval" else f" --sets {sets}") + (" --no-controls" if a.no_controls and not a.quick
-                                                                          else "") + (
-        f" --base-draws {a.base_draws}" if a.base_draws != (1 if a.quick else 5) else "") + "".join(
-        f" --lever {' '.join(lever)}" for lever in a.lever) + ("" if Path(CONFIG).name == "config.yaml" else f" --config {CONFIG}")
-    record(f"learning: {a.seeds} seed(s) x {a.epochs} epochs, paired against the base model (bench/learning.py"
-           f"{args})", lines + curve_lines, *paragraphs)
+    record(heading(a), lines + curve_lines, *paragraphs)
     return 0
 
 

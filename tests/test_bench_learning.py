@@ -270,3 +270,22 @@ def test_the_defaults_share_of_the_positive_controls_gain_carries_its_interval(t
     assert 0 < lo < share < hi and f"reaches {share:.0%} [{lo:.0%}, {hi:.0%}] of the positive control's heldout" in line, line
     _, said = learning.arms_table(base, arms, evals("flat", draw(0.02)))
     assert any("no bounded interval" in x or "did not rise" in x for x in said), said
+
+
+def test_the_records_heading_names_every_option_that_differs_from_its_default():
+    import argparse
+    sys.path.insert(0, str(ROOT))
+    from bench import learning
+
+    def a(**kw):
+        base = dict(seeds=3, epochs=4, quick=False, ablation=False, sets=["heldout", "bank", "humaneval"], humaneval=0,
+                    tune=0, samples=8, temperature=0.6, no_controls=False, base_draws=5, lever=[])
+        return argparse.Namespace(**(base | kw))
+    assert learning.heading(a()).endswith("(bench/learning.py)")
+    assert learning.heading(a(humaneval=40)).endswith("(bench/learning.py --humaneval 40)")
+    assert learning.heading(a(quick=True, seeds=1, humaneval=40, no_controls=True, base_draws=1)).endswith(
+        "(bench/learning.py --quick)")
+    got = learning.heading(a(sets=["tune"], tune=60, no_controls=True, base_draws=1, samples=4,
+                             lever=[["t1", "sample.temperature=1.0"]]))
+    assert got.endswith("(bench/learning.py --sets tune --tune 60 --samples 4 --no-controls --base-draws 1 "
+                        "--lever t1 sample.temperature=1.0)"), got
