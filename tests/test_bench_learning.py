@@ -289,3 +289,7 @@ def test_the_records_heading_names_every_option_that_differs_from_its_default():
                              lever=[["t1", "sample.temperature=1.0"]]))
     assert got.endswith("(bench/learning.py --sets tune --tune 60 --samples 4 --no-controls --base-draws 1 "
                         "--lever t1 sample.temperature=1.0)"), got
+    got = learning.heading(a(ablation=True, temperature=1.0, humaneval=40))
+    assert got.endswith("(bench/learning.py --ablation --humaneval 40 --temperature 1.0)"), got
+    assert "--config" not in got and learning.heading(a(sets=["heldout"], humaneval=40)).endswith(
+        "(bench/learning.py --sets heldout)")                              # no HumanEval, no --humaneval
