@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from pipeline.metrics.significance import OCAML_PARTS, compare, load_eval, per_problem, recipe_interval, share_interval
+from pipeline.metrics.ratio import share_interval
+from pipeline.metrics.significance import OCAML_PARTS, compare, load_eval, per_problem, recipe_interval
 
 PYTHON_HELDOUT = ("heldout", "bank")  # the held-out Python sets, reported also as one (188 problems)
 METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
@@ -133,7 +134,7 @@ def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive_run: dict[
 def positive_share(base, trained: list[dict[str, Path]], positive_run: dict[str, Path], key: str,
                    metric: str = "pass@1") -> tuple[float, float, float]:
     """(share, low, high): the trained runs' gain over the base on set `key` as a share of the positive
-    control's, with its interval (significance.share_interval: Fieller's, the same random effects)."""
+    control's, with its interval (pipeline.metrics.ratio.share_interval: Fieller's, the same random effects)."""
     draws = [base] if isinstance(base, dict) else list(base)
     ev = _evals([draws, trained, [positive_run]])[key]
     return share_interval(*([per_problem(x, metric) for x in side] for side in ev))

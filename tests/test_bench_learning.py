@@ -248,11 +248,12 @@ def test_the_ablation_plans_each_part_of_the_recipe_and_tables_it(tmp_path):
 
 def test_the_defaults_share_of_the_positive_controls_gain_carries_its_interval(tmp_path):
     """With the positive control's run, the recipe's sentences say the default's share of its held-out
-    gain with Fieller's interval (significance.share_interval over the same evals); a positive control
+    gain with Fieller's interval (pipeline.metrics.ratio.share_interval over the same evals); a positive control
     whose gain is not clear of 0 gets no bounds."""
     sys.path.insert(0, str(ROOT))
     from bench import learning
-    from pipeline.metrics.significance import load_eval, per_problem, share_interval
+    from pipeline.metrics.ratio import share_interval
+    from pipeline.metrics.significance import load_eval, per_problem
 
     def evals(name: str, values) -> dict[str, Path]:
         return eval_dirs(tmp_path / name, "heldout", "builtin:heldout", [min(1.0, max(0.0, v)) for v in values])

@@ -268,7 +268,7 @@ def test_the_share_of_the_positive_controls_gain_holds_its_coverage(draw_sd, luc
     luck dominates, and where the base draws' shift does (the share near 1, the control's one run then
     not always clear of 0: its interval unbounded, 47 of 300). With no noise at all it is the point;
     over a positive control that did not rise beyond noise it is unbounded."""
-    from pipeline.metrics.significance import share_interval
+    from pipeline.metrics.ratio import share_interval
     rng = np.random.default_rng(31)
     rates = rng.uniform(0.05, 0.6, 150)
     logit = np.log(rates / (1 - rates))

@@ -1,0 +1,65 @@
+"""A gain as a share of another's (the default's held-out gain as a share of the positive control's),
+with Fieller's interval for the ratio of two means, the random effects of `significance.recipe_interval`
+in both gains."""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from pipeline.metrics.significance import CONFIDENCE, MIN_VALUES, draw_variance
+
+
+def share_interval(base_draws: Sequence[dict[str, float]], a_runs: Sequence[dict[str, float]],
+                   b_runs: Sequence[dict[str, float]], confidence: float = CONFIDENCE) -> tuple[float, float, float]:
+    """(share, low, high): A's gain over the base as a share of B's (the default's of the positive
+    control's, say), each run a {problem: value} and the base's draws averaged per problem, with
+    Fieller's interval for a ratio of two means (Fieller 1954): the shares R for which A's gain - R x
+    B's holds 0 at `confidence`. Both gains are means over the same problems of per-problem
+    differences from the same base, so they covary: over problems (the sample covariance of the two
+    differences / P) and through the base draws' shared shift (its variance / draws, in both). Each
+    side's gain carries the random effects of `recipe_interval`: the base draws' shift, and its own
+    seeds' variance with 3 or more seeds, else the base draws' variance standing in for a seed's.
+    Degrees of freedom: Welch-Satterthwaite's for a - R b at the point estimate (its independent
+    estimates: the problems', the base draws', each side's seeds' with 3 or more). The
+    interval is unbounded (-inf, inf) where B's gain is not itself clear of 0 at that level (a ratio
+    over a denominator that may be 0 has no finite bound); low and high are the roots otherwise.
+    tests/test_significance.py simulates its coverage."""
+    keys = sorted(set(base_draws[0]).intersection(*base_draws[1:], *a_runs, *b_runs))
+    n = len(keys)
+    base = np.array([[d[k] for k in keys] for d in base_draws], dtype=float).mean(axis=0)
+    da = np.array([[r[k] for k in keys] for r in a_runs], dtype=float).mean(axis=0) - base
+    db = np.array([[r[k] for k in keys] for r in b_runs], dtype=float).mean(axis=0) - base
+    a, b = float(da.mean()), float(db.mean())
+    share = a / b if b else math.nan
+    if n < MIN_VALUES:
+        return share, -math.inf, math.inf
+    base_v, base_df = draw_variance(base_draws)
+    shared = base_v / len(base_draws)
+    own = [draw_variance(runs) if len(runs) >= 3 else None for runs in (a_runs, b_runs)]  # each side's seeds
+    va, vb = (float(d.var(ddof=1)) / n + shared + (o[0] if o else base_v) / len(runs)
+              for d, o, runs in ((da, own[0], a_runs), (db, own[1], b_runs)))
+    cov = float(np.cov(da, db, ddof=1)[0, 1]) / n + shared
+    if vb == 0 and va == 0:
+        return share, share, share
+    # degrees of freedom of Fieller's statistic at R = the share, a - R b (Welch-Satterthwaite over its
+    # independent estimates): the problems' part; the base draws' variance wherever it enters (the shared
+    # shift, which a - R b holds (1 - R) times, and a side with fewer than 3 runs, whose seeds' variance it
+    # stands for: one estimate, one term); and each side's seeds' own with 3 or more runs
+    r = share if math.isfinite(share) else 0.0
+    weight = (1 - r) ** 2 / len(base_draws) + (0 if own[0] else 1 / len(a_runs)) + (0 if own[1] else r * r / len(b_runs))
+    parts = [(float((da - r * db).var(ddof=1)) / n, n - 1), (base_v * weight, base_df)]
+    parts += [(o[0] * w / len(runs), o[1]) for o, w, runs in ((own[0], 1.0, a_runs), (own[1], r * r, b_runs)) if o]
+    parts = [(v, df) for v, df in parts if v > 0 and df > 0]
+    total = sum(v for v, _ in parts)
+    dof = total ** 2 / sum(v ** 2 / df for v, df in parts) if total > 0 else math.inf
+    from scipy import stats
+    t2 = float(stats.t.ppf(0.5 + confidence / 2, max(dof, 1.0))) ** 2
+    # (a - R b)^2 <= t^2 (va - 2 R cov + R^2 vb): a quadratic in R, bounded where b^2 > t^2 vb
+    qa, qb, qc = b * b - t2 * vb, a * b - t2 * cov, a * a - t2 * va
+    disc = qb * qb - qa * qc
+    if qa <= 0 or disc < 0:
+        return share, -math.inf, math.inf
+    root = math.sqrt(disc)
+    return share, (qb - root) / qa, (qb + root) / qa
