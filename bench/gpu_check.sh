@@ -4,10 +4,11 @@
 #
 #   bash bench/gpu_check.sh SECONDS [SECTION ...]
 #
-# Sections (default: all, in this order): tests, 1.5b (ours and TRL, 32 x 8 x 256), graphs (ours at 1.5b
-# with sample.decode_step=graphs: the decode step replayed from CUDA graphs), step (ours at 1.5b
-# with sample.decode_step=ours: our decode step against transformers' forward, side by side), profile (ours at
-# 1.5b, its update stage under torch.profiler; the decode loop's counts), 3b (ours, 8 prompts x 8
+# Sections (default: all, in this order): tests, 1.5b (ours and TRL, 32 x 8 x 256; ours with sample.decode_step
+# auto, on CUDA graphs: the decode step replayed from CUDA graphs), step (ours at 1.5b with
+# sample.decode_step=ours: the same step, eager), transformers (ours at 1.5b with
+# sample.decode_step=transformers: the model's own forward), profile (ours at
+# 1.5b, its update stage under torch.profiler; the decode loop's counts), 3b (ours and TRL, 8 prompts x 8
 # samples x 512 tokens in 4 optimizer steps of 16 rows: that it fits), 0.5b (ours and TRL), update (bench/update_profile.py:
 # one micro-batch of the 1.5b widths at 2 and 4 layers, ours against TRL, kernel launches, syncs and seconds
 # each). A section starts only while 30 s of SECONDS are left, and
@@ -18,7 +19,7 @@
 set -u
 budget=${1:-480}
 shift || true
-sections=${*:-"tests 1.5b update graphs step profile 3b 0.5b"}
+sections=${*:-"tests 1.5b update step transformers 3b 0.5b profile"}
 end=$(($(date +%s) + budget))
 out=${OUT:-/tmp/gpu-check}
 mkdir -p "$out"
@@ -43,13 +44,13 @@ for s in $sections; do
     tests) timeout "$l" make -o .venv/.installed test-gpu PY=python3 >"$out/tests.log" 2>&1
            echo "rc $?"; grep -E "passed|failed|error|SKIP" "$out/tests.log" | tail -8 ;;
     1.5b)  timeout "$l" python3 bench/gpu.py --shapes 1.5b --models /tmp/students >"$log" 2>&1; echo "rc $?" ;;
-    graphs) timeout "$l" python3 bench/gpu.py --shapes 1.5b --skip-trl --models /tmp/students sample.decode_step=graphs >"$log" 2>&1
+    transformers) timeout "$l" python3 bench/gpu.py --shapes 1.5b --skip-trl --models /tmp/students sample.decode_step=transformers >"$log" 2>&1
            echo "rc $?" ;;
     step)  timeout "$l" python3 bench/gpu.py --shapes 1.5b --skip-trl --models /tmp/students sample.decode_step=ours >"$log" 2>&1
            echo "rc $?" ;;
     profile) timeout "$l" python3 bench/gpu.py --shapes 1.5b --skip-trl --profile "$out/profile-1.5b.txt" --models /tmp/students >"$log" 2>&1
            echo "rc $?"; grep -E "decode loop|== stage" "$out/profile-1.5b.txt" | cut -c1-400 ;;
-    3b)    timeout "$l" python3 bench/gpu.py --shapes 3b --prompts 8 --k 8 --new 512 --steps 4 --skip-trl --models /tmp/students >"$log" 2>&1
+    3b)    timeout "$l" python3 bench/gpu.py --shapes 3b --prompts 8 --k 8 --new 512 --steps 4 --models /tmp/students >"$log" 2>&1
            echo "rc $?" ;;
     0.5b)  timeout "$l" python3 bench/gpu.py --shapes 0.5b --models /tmp/students >"$log" 2>&1; echo "rc $?" ;;
     update) timeout "$l" python3 bench/update_profile.py --device cuda --new 256 --models /tmp/students >"$log" 2>&1

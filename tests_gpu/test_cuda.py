@@ -141,13 +141,15 @@ def test_two_processes_make_the_one_process_epoch(cuda_config, tmp_path):
 
 
 def test_the_decode_loop_runs_on_cuda(tiny_model):
-    """The hf engine's decode loop (pipeline/engines/decode.py) on CUDA in bf16: the rows of transformers'
-    generate under the same streams where no rounding tie parts them (most of them), the sampler's
-    logprobs near the float32 policy's, and greedy answers of the same shape."""
+    """The hf engine's decode loop (pipeline/engines/decode.py, sample.decode_step's default there) on CUDA
+    in float32: the rows of transformers' generate under the same streams where no rounding tie parts
+    them (most of them), and greedy answers of the same shape. In bf16 a random-weight model's nearly
+    flat distributions part rows at the first rounding difference (on an H200 0 of 12 stayed whole):
+    there the sampler-gap test holds each drawn token's logprob to the logprobs stage's."""
     from pipeline.engines import hf as engine_hf
     from pipeline.engines.model import load_tokenizer
     cfg = load_config(None, [f"student.model={tiny_model}", "run.device=cuda", "sample.num_samples=4",
-                             "sample.max_new_tokens=16", "sample.temperature=1.0", "student.dtype=bfloat16"])
+                             "sample.max_new_tokens=16", "sample.temperature=1.0", "student.dtype=float32"])
     tok = load_tokenizer(cfg.student)
     model = load_student(cfg.student, device="cuda")
     prompts = [engine_hf.chat_prompt(tok, cfg, q) for q in ("Add two numbers.", "Hi", "Reverse a string.")]

@@ -235,7 +235,7 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     decode_step is ours-sdpa (torch's operations throughout). stats, when given, receives the steps,
     row-steps and prefilled tokens computed, and which step ran. decode_step (`sample.decode_step`): ours
     (pipeline.engines.decode_step: Llama-family models, fewer and larger calls, where it supports the model),
-    transformers (the model's own forward), auto (ours on the CPU, transformers' forward elsewhere),
+    transformers (the model's own forward), auto (ours on the CPU, graphs on CUDA),
     graphs (ours, on CUDA replayed from CUDA graphs: `GraphedStep`; on the CPU ours).
     prefix: the first tokens of every chat prompt (`engine_hf.template_prefix`), prefilled once; a
     prompt that starts with them continues from their keys and values, any other is prefilled whole."""
@@ -252,6 +252,8 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     counts = {"slots": slots, "steps": 0, "row_steps": 0, "prefill_tokens": 0, "forward_s": 0.0, "choose_s": 0.0}
     bar = tqdm(total=len(prompts) * k, desc=desc, unit="seq", dynamic_ncols=True)
     longest = max((len(p) for p in prompts), default=0) + max_new
+    if decode_step == "auto":                # measured: bench/RESULTS.md, "gpu ... on NVIDIA H200"
+        decode_step = "graphs" if device.type == "cuda" else "ours"
     step = None if decode_step == "transformers" else make_step(
         model, longest, slots, ("cpu", "cuda") if decode_step in ("ours", "ours-sdpa", "graphs") else ("cpu",),
         attention="sdpa" if decode_step == "ours-sdpa" else "kernel")
