@@ -19,7 +19,7 @@ dense peak (a LoRA backward computes activation gradients, 2N a token, and no we
 the frozen base); the floors: decode bound by memory (every step reads the weights and the KV
 cache once) and the update bound by FLOPs.
 
-    python bench/gpu.py [--shapes 0.5b,1.5b,3b] [--prompts 32] [--k 8] [--new 256] [--device cuda]
+    python bench/gpu.py [--shapes 0.5b,1.5b,3b] [--prompts 32] [--k 8] [--new 256] [--device cuda] [--repeats 3]
     python bench/gpu.py --shapes tiny --device cpu --prompts 2 --k 2 --new 8    # smoke test, any machine
 
 Appends a table to bench/RESULTS.md with the device's name. Goals (issue: the epoch on a GPU):
@@ -29,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -228,6 +230,23 @@ def floors(a, model_dir: Path, ours: dict, device_name: str) -> dict:
     return out
 
 
+def run_label(i: int, repeats: int) -> str:
+    return f" #{i + 1}" if repeats > 1 else ""
+
+
+def ratio_text(ratios: list[float]) -> str:
+    """One ratio as "1.59x"; several (one per pair of runs) as their geometric mean with its 95%
+    t-interval over the log ratios, and the pairs' own."""
+    if len(ratios) == 1:
+        return f"{ratios[0]:.2f}x"
+    logs = [math.log(r) for r in ratios]
+    m, sd = statistics.fmean(logs), statistics.stdev(logs)
+    from scipy.stats import t as student_t
+    h = student_t.ppf(0.975, len(logs) - 1) * sd / math.sqrt(len(logs))
+    each = ", ".join(f"{r:.2f}" for r in ratios)
+    return f"{math.exp(m):.2f}x [{math.exp(m - h):.2f}, {math.exp(m + h):.2f}] ({len(ratios)} pairs: {each})"
+
+
 def child(a, sides: dict | None = None) -> int:
     """A side's process (--side): its figures as one JSON line. sides: name -> function(a, model_dir)
     (default this bench's own, ours and TRL)."""
@@ -247,6 +266,10 @@ def main() -> int:
     ap.add_argument("--tok", default=None, help="tokenizer directory (default: the embedded one)")
     ap.add_argument("--models", default=str(ROOT / "runs" / ".bench-gpu"), help="where the random students go")
     ap.add_argument("--skip-trl", action="store_true")
+    ap.add_argument("--repeats", type=int, default=1, help="run each side this many times, the sides alternating "
+                    "(ours, TRL, ours, ...), each in a process of its own; the ratios are then each pair's, "
+                    "summarised as a geometric mean with its 95%% interval (a run's time on a GPU machine moved by "
+                    "up to 2.3x between runs of the same work)")
     ap.add_argument("--profile", metavar="FILE", help="run our --profile-stages under torch.profiler and append their "
                     "operator tables to FILE, and the decode loop's counts (the profiler's cost inflates our times: "
                     "the sample stage's 255 decode steps at 1.5B took 310 s under it, 27.5 s without)")
@@ -263,47 +286,55 @@ def main() -> int:
     device_name = "CPU"
     for shape in a.shapes.split(","):
         model_dir = build_student(shape, a.tok, Path(a.models), "cpu" if a.device == "cpu" else "cuda")
-        res = {}
-        for side in ("ours",) + (() if a.skip_trl else ("trl",)):
-            cmd = [sys.executable, __file__, "--side", side, "--model-dir", str(model_dir), "--prompts", str(a.prompts),
-                   "--k", str(a.k), "--new", str(a.new), "--steps", str(a.steps), "--device", a.device,
-                   *(["--profile", a.profile, "--profile-stages", a.profile_stages] if a.profile and side == "ours" else []),
-                   *a.extra]
-            p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-            if p.returncode != 0:
-                notes.append(f"{shape} {side}: failed ({p.returncode}): {p.stderr.strip().splitlines()[-1:]}")
-                print(p.stdout[-3000:], p.stderr[-5000:], file=sys.stderr)
-                continue
-            res[side] = json.loads(p.stdout.strip().splitlines()[-1])
-            print(shape, side, res[side], flush=True)
-        if "ours" in res:
-            o = res["ours"]
+        runs: dict[str, list[dict]] = {"ours": [], "trl": []}
+        for rep in range(max(1, a.repeats)):
+            for side in ("ours",) + (() if a.skip_trl else ("trl",)):
+                cmd = [sys.executable, __file__, "--side", side, "--model-dir", str(model_dir), "--prompts",
+                       str(a.prompts), "--k", str(a.k), "--new", str(a.new), "--steps", str(a.steps), "--device", a.device,
+                       *(["--profile", a.profile, "--profile-stages", a.profile_stages]
+                         if a.profile and side == "ours" and rep == 0 else []),
+                       *a.extra]
+                p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+                if p.returncode != 0:
+                    notes.append(f"{shape} {side}: failed ({p.returncode}): {p.stderr.strip().splitlines()[-1:]}")
+                    print(p.stdout[-3000:], p.stderr[-5000:], file=sys.stderr)
+                    continue
+                runs[side].append(json.loads(p.stdout.strip().splitlines()[-1]))
+                print(shape, side, runs[side][-1], flush=True)
+        for i, o in enumerate(runs["ours"]):
             device_name = o["device"]
             st = o["stages"]
-            lines.append(f"| {shape} | ours | {o['wall']:.1f} | {st.get('sample', 0):.1f} | {st.get('judge', 0):.1f} | "
-                         f"{st.get('logprobs', 0):.1f} | {st.get('update', 0):.1f} | {o['gen_tps']:.0f} | "
-                         f"{o['train_tps']:.0f} | {o['steps']} | {o['peak_gib']:.1f} |")
+            lines.append(f"| {shape} | ours{run_label(i, a.repeats)} | {o['wall']:.1f} | {st.get('sample', 0):.1f} | "
+                         f"{st.get('judge', 0):.1f} | {st.get('logprobs', 0):.1f} | {st.get('update', 0):.1f} | "
+                         f"{o['gen_tps']:.0f} | {o['train_tps']:.0f} | {o['steps']} | {o['peak_gib']:.1f} |")
+        if runs["ours"]:
+            by_update = sorted(runs["ours"], key=lambda r: r["stages"].get("update", 0))
+            o = by_update[(len(by_update) - 1) // 2]                           # the median run (the lower of two)
+            update_s = o["stages"].get("update", 0)
+            sample_s = statistics.median(r["stages"].get("sample", 0) for r in runs["ours"])
             f = floors(a, model_dir, o, device_name)
+            which = "" if len(runs["ours"]) == 1 else " (the median run's)"
             if "mfu" in f:
-                notes.append(f"{shape}: update MFU {100 * f['mfu']:.1f}% (4 x {f['params'] / 1e9:.2f}B matmul parameters "
-                             f"x tokens); FLOP floor of the update {f['update_floor_s']:.2f} s against "
-                             f"{st.get('update', 0):.1f} s ({st.get('update', 0) / f['update_floor_s']:.0f}x off)")
+                notes.append(f"{shape}: update MFU {100 * f['mfu']:.1f}%{which} (4 x {f['params'] / 1e9:.2f}B matmul "
+                             f"parameters x tokens); FLOP floor of the update {f['update_floor_s']:.2f} s against "
+                             f"{update_s:.1f} s ({update_s / f['update_floor_s']:.0f}x off)")
             if "decode_floor_s" in f:
                 notes.append(f"{shape}: decode floor (memory-bound, batch of all {a.prompts * a.k} sequences) "
-                             f"{f['decode_floor_s']:.2f} s against our sample stage {st.get('sample', 0):.1f} s "
-                             f"({st.get('sample', 0) / f['decode_floor_s']:.0f}x off)")
-        if "trl" in res:
-            t = res["trl"]
+                             f"{f['decode_floor_s']:.2f} s against our sample stage {sample_s:.1f} s{which} "
+                             f"({sample_s / f['decode_floor_s']:.0f}x off)")
+        for i, t in enumerate(runs["trl"]):
             st = t["stages"]
-            lines.append(f"| {shape} | TRL | {t['wall']:.1f} | {st['generate']:.1f} | {st['judge']:.1f} | - | "
-                         f"{st['train']:.1f} | {t['gen_tps']:.0f} | {t['train_tps']:.0f} | {t['steps']} | "
-                         f"{t['peak_gib']:.1f} |")
-        if "ours" in res and "trl" in res:
-            o, t = res["ours"], res["trl"]
-            notes.append(f"{shape}: epoch ours/TRL speed **{t['wall'] / o['wall']:.2f}x** (goal >= 2); sampling "
-                         f"**{o['gen_tps'] / max(t['gen_tps'], 1e-9):.2f}x** TRL's generation (goal >= 3); update "
-                         f"{o['train_tps']:.0f} trained tokens/s (goal >= 12k at 1.5B), "
-                         f"{o['train_tps'] / max(t['train_tps'], 1e-9):.2f}x TRL's")
+            lines.append(f"| {shape} | TRL{run_label(i, a.repeats)} | {t['wall']:.1f} | {st['generate']:.1f} | "
+                         f"{st['judge']:.1f} | - | {st['train']:.1f} | {t['gen_tps']:.0f} | {t['train_tps']:.0f} | "
+                         f"{t['steps']} | {t['peak_gib']:.1f} |")
+        pairs = list(zip(runs["ours"], runs["trl"]))
+        if pairs:
+            epoch = ratio_text([t["wall"] / o["wall"] for o, t in pairs])
+            gen = ratio_text([o["gen_tps"] / max(t["gen_tps"], 1e-9) for o, t in pairs])
+            upd = ratio_text([o["train_tps"] / max(t["train_tps"], 1e-9) for o, t in pairs])
+            tps = statistics.median(o["train_tps"] for o, _ in pairs)
+            notes.append(f"{shape}: epoch ours/TRL speed **{epoch}** (goal >= 2); sampling **{gen}** TRL's generation "
+                         f"(goal >= 3); update {tps:.0f} trained tokens/s (goal >= 12k at 1.5B), {upd} TRL's")
     setup = (f"{a.prompts} prompts x {a.k} samples x {a.new} new tokens, {a.steps} optimizer steps, LoRA and lr of "
              f"config.yaml, random-weight Qwen2 shapes with the SmolLM2 tokenizer (vocabulary 49,152), device "
              f"{device_name}. Our epoch: sample + teacher + judge + reward + select + logprobs + update, one weight "

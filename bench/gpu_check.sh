@@ -4,7 +4,8 @@
 #
 #   bash bench/gpu_check.sh SECONDS [SECTION ...]
 #
-# Sections (default: all, in this order): tests, 1.5b (ours and TRL, 32 x 8 x 256; ours with sample.decode_step
+# Sections (default: all, in this order): tests, 1.5b (ours and TRL, 32 x 8 x 256, three runs each, the sides
+# alternating, so that each ratio carries its interval; ours with sample.decode_step
 # auto, on CUDA graphs: the decode step replayed from CUDA graphs), step (ours at 1.5b with
 # sample.decode_step=ours: the same step, eager), transformers (ours at 1.5b with
 # sample.decode_step=transformers: the model's own forward), profile (ours at
@@ -43,7 +44,7 @@ for s in $sections; do
   case $s in
     tests) timeout "$l" make -o .venv/.installed test-gpu PY=python3 >"$out/tests.log" 2>&1
            echo "rc $?"; grep -E "passed|failed|error|SKIP" "$out/tests.log" | tail -8 ;;
-    1.5b)  timeout "$l" python3 bench/gpu.py --shapes 1.5b --models /tmp/students >"$log" 2>&1; echo "rc $?" ;;
+    1.5b)  timeout "$l" python3 bench/gpu.py --shapes 1.5b --repeats 3 --models /tmp/students >"$log" 2>&1; echo "rc $?" ;;
     transformers) timeout "$l" python3 bench/gpu.py --shapes 1.5b --skip-trl --models /tmp/students sample.decode_step=transformers >"$log" 2>&1
            echo "rc $?" ;;
     step)  timeout "$l" python3 bench/gpu.py --shapes 1.5b --skip-trl --models /tmp/students sample.decode_step=ours >"$log" 2>&1

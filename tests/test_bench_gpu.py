@@ -2,6 +2,7 @@
 the table and the ratios print, and the record lands where RLAIF_BENCH_RESULTS says."""
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -14,7 +15,18 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_help():
     res = subprocess.run([sys.executable, "bench/gpu.py", "--help"], cwd=ROOT, capture_output=True, text=True)
-    assert res.returncode == 0 and "--shapes" in res.stdout and "--profile" in res.stdout
+    assert res.returncode == 0 and "--shapes" in res.stdout and "--profile" in res.stdout and "--repeats" in res.stdout
+
+
+def test_ratio_text_gives_the_pairs_geometric_mean_and_its_interval():
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gpu
+    assert gpu.ratio_text([1.59]) == "1.59x"
+    text = gpu.ratio_text([1.0, 2.0, 4.0])                  # logs 0, ln2, 2 ln2: mean ln2, sd ln2
+    assert text.startswith("2.00x [") and text.endswith("(3 pairs: 1.00, 2.00, 4.00)")
+    lo, hi = (float(x) for x in text.split("[")[1].split("]")[0].split(", "))
+    h = 4.302653 * math.log(2) / math.sqrt(3)              # t(0.975, 2) x sd / sqrt(n)
+    assert lo == pytest.approx(2 * math.exp(-h), abs=0.006) and hi == pytest.approx(2 * math.exp(h), abs=0.006)
 
 
 @pytest.mark.slow
