@@ -139,12 +139,36 @@ def profiled(runner_cls, path: Path, stages=("sample", "update")) -> None:
     dec.decode, runner_cls._run_stage_here = decode, run
 
 
+def decode_counts() -> dict:
+    """The sample stage's decode-loop counts, summed over its calls (steps, row-steps, prefilled
+    tokens, and the seconds the host spent launching the step, `forward_s`, and choosing the tokens,
+    `choose_s`, which on CUDA includes waiting for the step's kernels): filled in as the epoch runs."""
+    import pipeline.engines.decode as dec
+    plain, total = dec.decode, {}
+
+    def decode(*args, **kw):
+        stats = kw["stats"] = {} if kw.get("stats") is None else kw["stats"]
+        t = time.perf_counter()
+        out = plain(*args, **kw)
+        if kw.get("desc", "sample") == "sample":
+            stats = {**stats, "wall_s": time.perf_counter() - t}
+            for k, v in stats.items():
+                if isinstance(v, (int, float)) and k != "slots":
+                    total[k] = total.get(k, 0) + v
+                elif k in ("slots", "step", "attention", "pick"):
+                    total[k] = v
+        return out
+    dec.decode = decode
+    return total
+
+
 def side_ours(a, model_dir: Path) -> dict:
     import torch
     from pipeline.config.file import load_config
     from pipeline.run.runner import Runner
     if a.profile:
         profiled(Runner, Path(a.profile), tuple(a.profile_stages.split(",")))
+    loop = decode_counts()
     with tempfile.TemporaryDirectory() as runs:
         cfg = load_config(ROOT / "config.yaml", overrides(a, model_dir, runs))
         t = time.perf_counter()
@@ -157,7 +181,7 @@ def side_ours(a, model_dir: Path) -> dict:
             "gen_tps": fig.get("sample/tokens_per_s", 0.0), "trained": fig.get("update/trained_tokens", 0),
             "train_tps": fig.get("update/tokens_per_s", 0.0), "steps": fig.get("optim/steps", 0),
             "peak_gib": max([v for k, v in fig.items() if k.startswith("memory/")] + [0.0]),
-            "prompt_tokens": prompts, "figures": fig,
+            "prompt_tokens": prompts, "figures": fig, "decode": loop,
             "device": torch.cuda.get_device_name() if torch.cuda.is_available() and a.device != "cpu" else "CPU"}
 
 
@@ -318,6 +342,14 @@ def main() -> int:
                 notes.append(f"{shape}: update MFU {100 * f['mfu']:.1f}%{which} (4 x {f['params'] / 1e9:.2f}B matmul "
                              f"parameters x tokens); FLOP floor of the update {f['update_floor_s']:.2f} s against "
                              f"{update_s:.1f} s ({update_s / f['update_floor_s']:.0f}x off)")
+            d = o.get("decode") or {}
+            if d.get("steps"):
+                rest = d["wall_s"] - d.get("forward_s", 0) - d.get("choose_s", 0)
+                notes.append(f"{shape}: the decode loop ({d.get('step')}, {d.get('slots')} slots) ran {d['steps']} steps "
+                             f"({d['row_steps']} row-steps, {d.get('prefill_tokens', 0)} prefill tokens) in "
+                             f"{d['wall_s']:.1f} s: launching the step {d.get('forward_s', 0):.1f} s, choosing the "
+                             f"tokens (waiting for the step on CUDA) {d.get('choose_s', 0):.1f} s, the rest (prefill, "
+                             f"bookkeeping, stop checks) {rest:.1f} s; {1e3 * d['wall_s'] / d['steps']:.1f} ms a step")
             if "decode_floor_s" in f:
                 notes.append(f"{shape}: decode floor (memory-bound, batch of all {a.prompts * a.k} sequences) "
                              f"{f['decode_floor_s']:.2f} s against our sample stage {sample_s:.1f} s{which} "

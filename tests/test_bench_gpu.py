@@ -38,6 +38,7 @@ def test_the_tiny_smoke_run_on_the_cpu(tmp_path):
     assert res.returncode == 0, res.stderr[-3000:]
     record = (tmp_path / "RESULTS.md").read_text()
     assert "| tiny | ours |" in record and "| tiny | TRL |" in record and "TRL's generation (goal >= 3)" in record
+    assert "tiny: the decode loop (" in record and " ms a step" in record   # where the sample stage goes
     rows = [line for line in record.splitlines() if line.startswith("| tiny |")]
     assert all(float(line.split("|")[3]) > 0 for line in rows)           # epoch seconds measured on both sides
     prof = (tmp_path / "prof.txt").read_text()
