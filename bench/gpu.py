@@ -347,7 +347,7 @@ def main() -> int:
                 rest = d["wall_s"] - d.get("forward_s", 0) - d.get("choose_s", 0)
                 notes.append(f"{shape}: the decode loop ({d.get('step')}, {d.get('slots')} slots) ran {d['steps']} steps "
                              f"({d['row_steps']} row-steps, {d.get('prefill_tokens', 0)} prefill tokens) in "
-                             f"{d['wall_s']:.1f} s: launching the step {d.get('forward_s', 0):.1f} s, choosing the "
+                             f"{d['wall_s']:.1f} s of the sample stage's {o['stages'].get('sample', 0):.1f} s: launching the step {d.get('forward_s', 0):.1f} s, choosing the "
                              f"tokens (waiting for the step on CUDA) {d.get('choose_s', 0):.1f} s, the rest (prefill, "
                              f"bookkeeping, stop checks) {rest:.1f} s; {1e3 * d['wall_s'] / d['steps']:.1f} ms a step")
             if "decode_floor_s" in f:
