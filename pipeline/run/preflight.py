@@ -37,11 +37,12 @@ def check_data(cfg: Config) -> None:
     local = []
     check_source(cfg.data.source)
     local.append((cfg.data.source, cfg.data.mapping or None))
-    for key, sources in (("data.warm_start_sources", cfg.data.warm_start_sources), ("eval.sources", cfg.eval.sources)):
+    for key, sources in (("data.warm_start_sources", cfg.data.warm_start_sources),
+                         ("data.rl_sources", cfg.data.rl_sources), ("eval.sources", cfg.eval.sources)):
         for src in sources or []:
             if src != "validation":  # the problems carved out of data.source, checked above
                 check_source(src, key)
-                local.append((src, (cfg.data.mapping or None) if key == "data.warm_start_sources" else None))
+                local.append((src, (cfg.data.mapping or None) if key != "eval.sources" else None))
     for src, mapping in local:     # the user's own files, read whole: a malformed row names its file and line
         if Path(file_split(src)[0]).expanduser().is_file():
             load_source(src, mapping, cfg.data.language)

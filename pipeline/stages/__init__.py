@@ -67,7 +67,7 @@ SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.
 
 STAGES = [
     Stage("prompts", "2", ("data.source", "data.mapping", "data.language", "data.prompts_per_epoch", "data.pool_size", "data.difficulties", "run.seed",
-                           "curriculum", "data.validation_size"), (POLICY,), "pipeline.stages.prompts:run"),
+                           "curriculum", "data.validation_size", "data.rl_sources"), (POLICY,), "pipeline.stages.prompts:run"),
     # v3: each completion samples from a random stream of its own (seeded by the prompt and its index),
     # so the samples do not depend on the batch or the process count
     Stage("sample", "3", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), "pipeline.stages.sample:run",

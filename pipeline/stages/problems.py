@@ -26,23 +26,37 @@ def warm_start_problems(cfg) -> list:
     data.warm_start_sources (of data.difficulties) that are not among them already (by id). A
     problem of an eval source or of the validation split among the extra ones is refused: the
     warm-start must not see what the eval scores or what the recipe is tuned on."""
+    return training_problems(cfg) + extra_problems(cfg, "data.warm_start_sources", "the warm-start")
+
+
+def rl_problems(cfg) -> list:
+    """What RL draws its prompts from: the training problems, then those of data.rl_sources (of
+    data.difficulties) not among them already (by id), refused as the warm-start's extra ones are."""
+    return training_problems(cfg) + extra_problems(cfg, "data.rl_sources", "RL")
+
+
+def extra_problems(cfg, key: str, who: str) -> list:
+    """The problems of the sources `key` names (data.warm_start_sources, data.rl_sources), of
+    data.difficulties, not among the training problems already nor named twice (by id); a problem
+    an eval source scores or the validation split holds fails, naming the key."""
     from data.loaders import load_source
     dc = cfg.data
-    out = training_problems(cfg)
-    if not dc.warm_start_sources:
-        return out
+    sources = cfg.get(key)
+    if not sources:
+        return []
     scored = {p.id: src for src, p in eval_problems(cfg, sample=False)}
     scored.update({p.id: "validation (data.validation_size)" for p in validation_problems(cfg)} if dc.validation_size else {})
-    seen = {p.id for p in out}
-    for src in dc.warm_start_sources:
+    seen = {p.id for p in training_problems(cfg)}
+    out = []
+    for src in sources:
         try:
             extra = load_source(src, dc.mapping or None, dc.language)
         except ValueError as e:
-            raise RunError(f"data.warm_start_sources: {e}") from None
+            raise RunError(f"{key}: {e}") from None
         for p in extra:
             if p.id in scored:
-                raise RunError(f"data.warm_start_sources: {src} holds problem {p.id!r}, which the eval scores "
-                               f"(eval.sources: {scored[p.id]}); the warm-start must not learn a problem the eval "
+                raise RunError(f"{key}: {src} holds problem {p.id!r}, which the eval scores "
+                               f"(eval.sources: {scored[p.id]}); {who} must not learn a problem the eval "
                                "scores: name a training split (bank:train, not bank) or take it out of eval.sources")
             if p.difficulty in dc.difficulties and p.id not in seen:
                 seen.add(p.id)
@@ -93,11 +107,11 @@ def pool(problems: list, size: int, seed: int) -> list:
 
 def choose_prompts(cfg, run_dir, epoch: int):
     """(chosen ids, problems by id, figures, schedule rows) for the epoch: the curriculum
-    schedule (curriculum.strategy) over the training set, from each prompt's tier, teacher
+    schedule (curriculum.strategy) over the training set (and data.rl_sources'), from each prompt's tier, teacher
     score and the student's score history of earlier epochs."""
     from curriculum import schedule as cur
     dc = cfg.data
-    problems = training_problems(cfg)
+    problems = rl_problems(cfg)
     require_compilers(cfg, problems)
     if not problems:
         raise RunError(f"data.source={dc.source} has no problems with difficulty in {dc.difficulties}"
