@@ -27,6 +27,18 @@ def test_judge_one_answer_prints_json_and_caches(tmp_path, capsys):
     assert wrong["value"] < 0.3 and wrong["breakdown"]["truncated"]
     assert main(["judge", "--problem", "no-such-id", "--completion", str(good), f"run.dir={tmp_path}"]) == 2
     assert "no-such-id" in capsys.readouterr().err
+    # a problem of data.rl_sources (here the bank's) is found too, and the error names the key
+    from data.loaders import load_source
+    b = load_source("bank:train")[0]
+    (tmp_path / "bank.md").write_text(f"```python\n{b.reference}\n```\n")
+    assert main(["judge", "--problem", b.id, "--completion", str(tmp_path / "bank.md"), f"run.dir={tmp_path}"]) == 2
+    capsys.readouterr()
+    assert main(["judge", "--problem", b.id, "--completion", str(tmp_path / "bank.md"), f"run.dir={tmp_path}",
+                 "data.rl_sources=[bank:train]"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == 1.0
+    assert main(["judge", "--problem", "no-such-id", "--completion", str(good), f"run.dir={tmp_path}",
+                 "data.rl_sources=[bank:train]"]) == 2
+    assert "data.rl_sources=['bank:train']" in capsys.readouterr().err
 
 
 def test_missing_model_says_what_was_tried(tmp_path):

@@ -29,11 +29,14 @@ def cmd_judge(cfg: Config, a) -> int:
             why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             raise RunError(f"--completion {a.completion}: cannot read it ({why}); give the file holding the "
                            "answer to score, or - to read it from stdin") from None
-    problems = {p.id: p for src in dict.fromkeys((cfg.data.source, "builtin", "ocaml"))
-                for p in load_source(src, (cfg.data.mapping or None) if src == cfg.data.source else None, cfg.data.language)}
+    own = (cfg.data.source, *cfg.data.rl_sources, *cfg.data.warm_start_sources)   # data.mapping applies to these
+    problems = {p.id: p for src in dict.fromkeys((*own, "builtin", "ocaml"))
+                for p in load_source(src, (cfg.data.mapping or None) if src in own else None, cfg.data.language)}
     if a.problem not in problems:
-        print(f"error: no problem {a.problem!r} in data.source={cfg.data.source} or the builtin sets (Python, OCaml)",
-              file=sys.stderr)
+        print(f"error: no problem {a.problem!r} in data.source={cfg.data.source}"
+              + "".join(f", {k}={v}" for k, v in (("data.rl_sources", cfg.data.rl_sources),
+                                                  ("data.warm_start_sources", cfg.data.warm_start_sources)) if v)
+              + " or the builtin sets (Python, OCaml)", file=sys.stderr)
         return 2
     j = Judging(cfg)
     score = j.score_all([(problems[a.problem], completion, a.truncated)])[0]
