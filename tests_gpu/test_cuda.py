@@ -153,7 +153,9 @@ def test_the_decode_loop_runs_on_cuda(tiny_model):
     tok = load_tokenizer(cfg.student)
     model = load_student(cfg.student, device="cuda")
     prompts = [engine_hf.chat_prompt(tok, cfg, q) for q in ("Add two numbers.", "Hi", "Reverse a string.")]
-    ours = engine_hf.generate(model, tok, prompts, cfg, seed=2)
+    stats: dict = {}
+    ours = engine_hf.generate(model, tok, prompts, cfg, seed=2, stats=stats)
+    assert stats["step"] == "decode_step+graphs"           # sample.decode_step=auto on CUDA: CUDA graphs
     ref = engine_hf.reference_generate(model, tok, prompts, cfg, seed=2)
     same = sum(a["completion_ids"] == b["completion_ids"] for a, b in zip(ours, ref))
     assert len(ours) == 12 and same >= 6, same
