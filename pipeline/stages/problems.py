@@ -26,18 +26,20 @@ def warm_start_problems(cfg) -> list:
     data.warm_start_sources (of data.difficulties) that are not among them already (by id). A
     problem of an eval source or of the validation split among the extra ones is refused: the
     warm-start must not see what the eval scores or what the recipe is tuned on."""
-    return training_problems(cfg) + extra_problems(cfg, "data.warm_start_sources", "the warm-start")
+    train = training_problems(cfg)
+    return train + extra_problems(cfg, "data.warm_start_sources", "the warm-start", train)
 
 
 def rl_problems(cfg) -> list:
     """What RL draws its prompts from: the training problems, then those of data.rl_sources (of
     data.difficulties) not among them already (by id), refused as the warm-start's extra ones are."""
-    return training_problems(cfg) + extra_problems(cfg, "data.rl_sources", "RL")
+    train = training_problems(cfg)
+    return train + extra_problems(cfg, "data.rl_sources", "RL", train)
 
 
-def extra_problems(cfg, key: str, who: str) -> list:
+def extra_problems(cfg, key: str, who: str, train: list) -> list:
     """The problems of the sources `key` names (data.warm_start_sources, data.rl_sources), of
-    data.difficulties, not among the training problems already nor named twice (by id); a problem
+    data.difficulties, not among the training problems `train` already nor named twice (by id); a problem
     an eval source scores or the validation split holds fails, naming the key."""
     from data.loaders import load_source
     dc = cfg.data
@@ -46,7 +48,7 @@ def extra_problems(cfg, key: str, who: str) -> list:
         return []
     scored = {p.id: src for src, p in eval_problems(cfg, sample=False)}
     scored.update({p.id: "validation (data.validation_size)" for p in validation_problems(cfg)} if dc.validation_size else {})
-    seen = {p.id for p in training_problems(cfg)}
+    seen = {p.id for p in train}
     out = []
     for src in sources:
         try:
