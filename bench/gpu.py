@@ -254,6 +254,13 @@ def floors(a, model_dir: Path, ours: dict, device_name: str) -> dict:
     return out
 
 
+def paired(by_rep: dict[str, dict[int, dict]], profiled: bool, repeats: int) -> list[tuple[dict, dict]]:
+    """(ours, TRL) of each repeat whose two runs both finished, in repeat order: a failed run drops its
+    repeat, never shifts the pairing; a profiled run (repeat 0 of ours) is no pair when others are."""
+    return [(by_rep["ours"][r], by_rep["trl"][r]) for r in sorted(by_rep["ours"])
+            if r in by_rep["trl"] and not (profiled and r == 0 and repeats > 1)]
+
+
 def run_label(i: int, repeats: int) -> str:
     return f" #{i + 1}" if repeats > 1 else ""
 
@@ -261,8 +268,8 @@ def run_label(i: int, repeats: int) -> str:
 def ratio_text(ratios: list[float]) -> str:
     """One ratio as "1.59x"; several (one per pair of runs) as their geometric mean with its 95%
     t-interval over the log ratios, and the pairs' own."""
-    if len(ratios) == 1:
-        return f"{ratios[0]:.2f}x"
+    if len(ratios) == 1 or min(ratios) <= 0:           # a side that measured nothing: the ratios as they are
+        return ", ".join(f"{r:.2f}x" for r in ratios)
     logs = [math.log(r) for r in ratios]
     m, sd = statistics.fmean(logs), statistics.stdev(logs)
     from scipy.stats import t as student_t
@@ -310,7 +317,7 @@ def main() -> int:
     device_name = "CPU"
     for shape in a.shapes.split(","):
         model_dir = build_student(shape, a.tok, Path(a.models), "cpu" if a.device == "cpu" else "cuda")
-        runs: dict[str, list[dict]] = {"ours": [], "trl": []}
+        by_rep: dict[str, dict[int, dict]] = {"ours": {}, "trl": {}}     # side -> repeat -> its figures
         for rep in range(max(1, a.repeats)):
             for side in ("ours",) + (() if a.skip_trl else ("trl",)):
                 cmd = [sys.executable, __file__, "--side", side, "--model-dir", str(model_dir), "--prompts",
@@ -323,21 +330,24 @@ def main() -> int:
                     notes.append(f"{shape} {side}: failed ({p.returncode}): {p.stderr.strip().splitlines()[-1:]}")
                     print(p.stdout[-3000:], p.stderr[-5000:], file=sys.stderr)
                     continue
-                runs[side].append(json.loads(p.stdout.strip().splitlines()[-1]))
-                print(shape, side, runs[side][-1], flush=True)
-        for i, o in enumerate(runs["ours"]):
+                by_rep[side][rep] = json.loads(p.stdout.strip().splitlines()[-1])
+                print(shape, side, by_rep[side][rep], flush=True)
+        runs = {side: list(r.values()) for side, r in by_rep.items()}
+        for i, o in by_rep["ours"].items():
             device_name = o["device"]
             st = o["stages"]
-            lines.append(f"| {shape} | ours{run_label(i, a.repeats)} | {o['wall']:.1f} | {st.get('sample', 0):.1f} | "
+            label = run_label(i, a.repeats) + (" (profiled)" if a.profile and i == 0 and a.repeats > 1 else "")
+            lines.append(f"| {shape} | ours{label} | {o['wall']:.1f} | {st.get('sample', 0):.1f} | "
                          f"{st.get('judge', 0):.1f} | {st.get('logprobs', 0):.1f} | {st.get('update', 0):.1f} | "
                          f"{o['gen_tps']:.0f} | {o['train_tps']:.0f} | {o['steps']} | {o['peak_gib']:.1f} |")
         if runs["ours"]:
-            by_update = sorted(runs["ours"], key=lambda r: r["stages"].get("update", 0))
+            plain = [o for i, o in by_rep["ours"].items() if not (a.profile and i == 0)] or runs["ours"]
+            by_update = sorted(plain, key=lambda r: r["stages"].get("update", 0))
             o = by_update[(len(by_update) - 1) // 2]                           # the median run (the lower of two)
             update_s = o["stages"].get("update", 0)
-            sample_s = statistics.median(r["stages"].get("sample", 0) for r in runs["ours"])
+            sample_s = statistics.median(r["stages"].get("sample", 0) for r in plain)
             f = floors(a, model_dir, o, device_name)
-            which = "" if len(runs["ours"]) == 1 else " (the median run's)"
+            which = "" if len(plain) == 1 else " (the median run's)"
             if "mfu" in f:
                 notes.append(f"{shape}: update MFU {100 * f['mfu']:.1f}%{which} (4 x {f['params'] / 1e9:.2f}B matmul "
                              f"parameters x tokens); FLOP floor of the update {f['update_floor_s']:.2f} s against "
@@ -347,19 +357,19 @@ def main() -> int:
                 rest = d["wall_s"] - d.get("forward_s", 0) - d.get("choose_s", 0)
                 notes.append(f"{shape}: the decode loop ({d.get('step')}, {d.get('slots')} slots) ran {d['steps']} steps "
                              f"({d['row_steps']} row-steps, {d.get('prefill_tokens', 0)} prefill tokens) in "
-                             f"{d['wall_s']:.1f} s of the sample stage's {o['stages'].get('sample', 0):.1f} s: launching the step {d.get('forward_s', 0):.1f} s, choosing the "
+                             f"{d['wall_s']:.1f} s of the sample stage's {o['stages'].get('sample', 0):.1f} s{which}: launching the step {d.get('forward_s', 0):.1f} s, choosing the "
                              f"tokens (waiting for the step on CUDA) {d.get('choose_s', 0):.1f} s, the rest (prefill, "
                              f"bookkeeping, stop checks) {rest:.1f} s; {1e3 * d['wall_s'] / d['steps']:.1f} ms a step")
             if "decode_floor_s" in f:
                 notes.append(f"{shape}: decode floor (memory-bound, batch of all {a.prompts * a.k} sequences) "
                              f"{f['decode_floor_s']:.2f} s against our sample stage {sample_s:.1f} s{which} "
                              f"({sample_s / f['decode_floor_s']:.0f}x off)")
-        for i, t in enumerate(runs["trl"]):
+        for i, t in by_rep["trl"].items():
             st = t["stages"]
             lines.append(f"| {shape} | TRL{run_label(i, a.repeats)} | {t['wall']:.1f} | {st['generate']:.1f} | "
                          f"{st['judge']:.1f} | - | {st['train']:.1f} | {t['gen_tps']:.0f} | {t['train_tps']:.0f} | "
                          f"{t['steps']} | {t['peak_gib']:.1f} |")
-        pairs = list(zip(runs["ours"], runs["trl"]))
+        pairs = paired(by_rep, bool(a.profile), a.repeats)
         if pairs:
             epoch = ratio_text([t["wall"] / o["wall"] for o, t in pairs])
             gen = ratio_text([o["gen_tps"] / max(t["gen_tps"], 1e-9) for o, t in pairs])

@@ -4,7 +4,7 @@
 #
 #   bash bench/gpu_check.sh SECONDS [SECTION ...]
 #
-# Sections (default: all, in this order): tests, 1.5b (ours and TRL, 32 x 8 x 256, three runs each, the sides
+# Sections (default: all, in the order tests 1.5b update step transformers 3b 0.5b profile): tests, 1.5b (ours and TRL, 32 x 8 x 256, three runs each, the sides
 # alternating, so that each ratio carries its interval; ours with sample.decode_step
 # auto, on CUDA graphs: the decode step replayed from CUDA graphs), step (ours at 1.5b with
 # sample.decode_step=ours: the same step, eager), transformers (ours at 1.5b with

@@ -43,3 +43,14 @@ def test_the_tiny_smoke_run_on_the_cpu(tmp_path):
     assert all(float(line.split("|")[3]) > 0 for line in rows)           # epoch seconds measured on both sides
     prof = (tmp_path / "prof.txt").read_text()
     assert "decode loop:" in prof and "== stage update" in prof
+
+
+def test_a_failed_run_drops_its_repeat_and_a_profiled_one_is_no_pair():
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gpu
+    ours = {0: {"r": "o0"}, 2: {"r": "o2"}}                  # ours failed in repeat 1
+    trl = {0: {"r": "t0"}, 1: {"r": "t1"}, 2: {"r": "t2"}}
+    assert [(o["r"], t["r"]) for o, t in gpu.paired({"ours": ours, "trl": trl}, False, 3)] == [("o0", "t0"), ("o2", "t2")]
+    assert [(o["r"], t["r"]) for o, t in gpu.paired({"ours": ours, "trl": trl}, True, 3)] == [("o2", "t2")]
+    assert len(gpu.paired({"ours": {0: {}}, "trl": {0: {}}}, True, 1)) == 1   # one run: it is the pair
+    assert gpu.ratio_text([1.5, 0.0]) == "1.50x, 0.00x"       # a side that measured nothing: no log of 0

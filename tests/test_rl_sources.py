@@ -52,3 +52,12 @@ def test_a_missing_file_fails_before_any_work(tmp_path, capsys):
     rc = main(["epoch", "1", f"run.dir={tmp_path / 'runs'}", f"data.rl_sources=[{tmp_path / 'nope.jsonl'}]"])
     assert rc != 0 and "data.rl_sources" in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
+
+
+def test_an_eval_scored_problem_fails_before_the_warm_start(tmp_path, capsys):
+    from pipeline.cli.main import main
+    rc = main(["epoch", "1", f"run.dir={tmp_path / 'runs'}", "update.warm_start=true", "data.rl_sources=[bank]",
+               "eval.sources=[bank:heldout]"])
+    err = capsys.readouterr().err
+    assert rc != 0 and "data.rl_sources: bank holds problem" in err, err[-2000:]
+    assert not (tmp_path / "runs").exists()                 # nothing written: no warm-start ran first

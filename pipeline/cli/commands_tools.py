@@ -30,8 +30,10 @@ def cmd_judge(cfg: Config, a) -> int:
             raise RunError(f"--completion {a.completion}: cannot read it ({why}); give the file holding the "
                            "answer to score, or - to read it from stdin") from None
     own = (cfg.data.source, *cfg.data.rl_sources, *cfg.data.warm_start_sources)   # data.mapping applies to these
-    problems = {p.id: p for src in dict.fromkeys((*own, "builtin", "ocaml"))
-                for p in load_source(src, (cfg.data.mapping or None) if src in own else None, cfg.data.language)}
+    problems: dict = {}
+    for src in dict.fromkeys((*own, "builtin", "ocaml")):          # an id in two sets: the first set's, as training's
+        for p in load_source(src, (cfg.data.mapping or None) if src in own else None, cfg.data.language):
+            problems.setdefault(p.id, p)
     if a.problem not in problems:
         print(f"error: no problem {a.problem!r} in data.source={cfg.data.source}"
               + "".join(f", {k}={v}" for k, v in (("data.rl_sources", cfg.data.rl_sources),

@@ -46,6 +46,9 @@ def check_data(cfg: Config) -> None:
     for src, mapping in local:     # the user's own files, read whole: a malformed row names its file and line
         if Path(file_split(src)[0]).expanduser().is_file():
             load_source(src, mapping, cfg.data.language)
+    if cfg.data.rl_sources:        # a problem the eval scores among RL's: refused now, not after the warm-start
+        from pipeline.stages.problems import extra_problems, training_problems
+        extra_problems(cfg, "data.rl_sources", "RL", training_problems(cfg))
 
 
 def check_paths(cfg: Config) -> None:
