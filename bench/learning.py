@@ -117,8 +117,16 @@ def heldout_source(keys: list[str], root: Path) -> str:
 def final_epoch(name: str, a) -> int:
     """The epoch a run trains to and is evaluated at: --epochs, but 1 for the negative control (at lr 0
     every epoch leaves the base's weights as the first did; its 3 more epochs cost 9 of the full bench's
-    minutes, the base's long answers sampled and trained on at lr 0)."""
-    return 1 if name == "negative-control" else a.epochs
+    minutes, the base's long answers sampled and trained on at lr 0), and a lever's update.planned_epochs
+    for its runs (--lever ep8 update.planned_epochs=8: 8 RL epochs, the LR schedule spanning them)."""
+    if name == "negative-control":
+        return 1
+    for lever_name, *lever in getattr(a, "lever", None) or []:
+        if re.fullmatch(rf"{re.escape(lever_name)}-seed\d+", name):
+            planned = [o.split("=", 1)[1] for o in lever if o.split("=", 1)[0] == "update.planned_epochs"]
+            if planned:
+                return int(planned[-1])
+    return a.epochs
 
 
 def share_warm_start(name: str, r: Runner) -> bool:
@@ -369,11 +377,12 @@ def main() -> int:
     paragraphs.append(f"Wall time {total / 60:.1f} min: " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in times.items())
                       + f". Sampled evals: {a.samples} answers per problem at T={a.temperature}; HumanEval problems: "
                       f"{a.humaneval or 164}. Overrides: {' '.join(a.overrides) or 'none'}. Curves: bench/{png.name}.")
-    curve_lines = ["| run | " + " | ".join(f"epoch {n}" for n in range(a.epochs + 1)) + " |", "|---" * (a.epochs + 2) + "|"]
+    last = max(len(ms) for ms in curves.values()) - 1   # a lever may train more epochs than --epochs
+    curve_lines = ["| run | " + " | ".join(f"epoch {n}" for n in range(last + 1)) + " |", "|---" * (last + 2) + "|"]
     for name, ms in curves.items():   # a run trained fewer epochs (the negative control) shows - after its last
         curve_lines.append(f"| {name} reward/mean, greedy pass@1 | " + " | ".join(
             f"{m.get('reward/mean', float('nan')):.3f}, {m.get('eval/pass@1', float('nan')):.3f}" for m in ms)
-            + " | -" * (a.epochs + 1 - len(ms)) + " |")
+            + " | -" * (last + 1 - len(ms)) + " |")
     if a.no_record:
         print("\n".join(lines + curve_lines + [""] + paragraphs))
         return 0

@@ -294,3 +294,21 @@ def test_the_records_heading_names_every_option_that_differs_from_its_default():
     assert got.endswith("(bench/learning.py --ablation --humaneval 40 --temperature 1.0)"), got
     assert "--config" not in got and learning.heading(a(sets=["heldout"], humaneval=40)).endswith(
         "(bench/learning.py --sets heldout)")                              # no HumanEval, no --humaneval
+
+
+def test_a_lever_that_sets_planned_epochs_trains_that_many_epochs():
+    """--lever ep8 update.planned_epochs=8: its runs train and are evaluated at epoch 8 (the LR schedule
+    spanning them); the default's seeds, other levers and the negative control keep theirs."""
+    import argparse
+    sys.path.insert(0, str(ROOT))
+    from bench import learning
+    a = argparse.Namespace(epochs=4, lever=[["ep8", "update.lr=1e-4", "update.planned_epochs=8"],
+                                            ["ep", "data.prompts_per_epoch=48"]])
+    assert [learning.final_epoch(n, a) for n in ("ep8-seed0", "ep8-seed12", "ep-seed0", "seed0", "negative-control",
+                                                  "ep8-seed0x", "xep8-seed0")] == [8, 8, 4, 4, 1, 4, 4]
+    plan = learning.plan(argparse.Namespace(seeds=2, ablation=False, no_controls=True, **vars(a)),
+                         ["update.planned_epochs=4"])
+    # the lever's own planned_epochs comes after the bench's, so its LR schedule spans the 8 epochs it trains
+    from pipeline.config.file import load_config
+    assert load_config(ROOT / "config.yaml", plan["ep8-seed1"]).update.planned_epochs == 8
+    assert load_config(ROOT / "config.yaml", plan["seed1"]).update.planned_epochs == 4
