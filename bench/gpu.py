@@ -34,6 +34,7 @@ import os
 import statistics
 import subprocess
 import sys
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -278,6 +279,10 @@ def ratio_text(ratios: list[float]) -> str:
     return f"{math.exp(m):.2f}x [{math.exp(m - h):.2f}, {math.exp(m + h):.2f}] ({len(ratios)} pairs: {each})"
 
 
+class Stopped(Exception):
+    """A signal (SIGTERM: gpu_check's time limit) ended the bench between or during its runs."""
+
+
 def child(a, sides: dict | None = None) -> int:
     """A side's process (--side): its figures as one JSON line. sides: name -> function(a, model_dir)
     (default this bench's own, ours and TRL)."""
@@ -313,25 +318,39 @@ def main() -> int:
         return child(a)
     lines = ["| shape | side | epoch s | sample / generate s | judge s | logprobs s | update / train s | "
              "generated tok/s | trained tok/s | steps | peak GiB |", "|---" * 11 + "|"]
-    notes = []
+    notes: list[str] = []
+    done: list[tuple[str, Path, dict]] = []       # (shape, its model, side -> repeat -> figures), as they finish
     device_name = "CPU"
-    for shape in a.shapes.split(","):
-        model_dir = build_student(shape, a.tok, Path(a.models), "cpu" if a.device == "cpu" else "cuda")
-        by_rep: dict[str, dict[int, dict]] = {"ours": {}, "trl": {}}     # side -> repeat -> its figures
-        for rep in range(max(1, a.repeats)):
-            for side in ("ours",) + (() if a.skip_trl else ("trl",)):
-                cmd = [sys.executable, __file__, "--side", side, "--model-dir", str(model_dir), "--prompts",
-                       str(a.prompts), "--k", str(a.k), "--new", str(a.new), "--steps", str(a.steps), "--device", a.device,
-                       *(["--profile", a.profile, "--profile-stages", a.profile_stages]
-                         if a.profile and side == "ours" and rep == 0 else []),
-                       *a.extra]
-                p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-                if p.returncode != 0:
-                    notes.append(f"{shape} {side}: failed ({p.returncode}): {p.stderr.strip().splitlines()[-1:]}")
-                    print(p.stdout[-3000:], p.stderr[-5000:], file=sys.stderr)
-                    continue
-                by_rep[side][rep] = json.loads(p.stdout.strip().splitlines()[-1])
-                print(shape, side, by_rep[side][rep], flush=True)
+
+    def stop(signum, _frame):                     # gpu_check's `timeout` (SIGTERM): keep what finished
+        raise Stopped(signal.Signals(signum).name)
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        for shape in a.shapes.split(","):
+            model_dir = build_student(shape, a.tok, Path(a.models), "cpu" if a.device == "cpu" else "cuda")
+            by_rep: dict[str, dict[int, dict]] = {"ours": {}, "trl": {}}     # side -> repeat -> its figures
+            done.append((shape, model_dir, by_rep))
+            for rep in range(max(1, a.repeats)):
+                for side in ("ours",) + (() if a.skip_trl else ("trl",)):
+                    cmd = [sys.executable, __file__, "--side", side, "--model-dir", str(model_dir), "--prompts",
+                           str(a.prompts), "--k", str(a.k), "--new", str(a.new), "--steps", str(a.steps), "--device",
+                           a.device, *(["--profile", a.profile, "--profile-stages", a.profile_stages]
+                                       if a.profile and side == "ours" and rep == 0 else []),
+                           *a.extra]
+                    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+                    if p.returncode != 0:
+                        notes.append(f"{shape} {side}: failed ({p.returncode}): {p.stderr.strip().splitlines()[-1:]}")
+                        print(p.stdout[-3000:], p.stderr[-5000:], file=sys.stderr)
+                        continue
+                    by_rep[side][rep] = json.loads(p.stdout.strip().splitlines()[-1])
+                    print(shape, side, by_rep[side][rep], flush=True)
+    except Stopped as e:
+        # subprocess.run killed the side it was waiting for; the finished runs still make the table
+        notes.append(f"stopped by {e} (its time limit) after {sum(len(r) for *_, b in done for r in b.values())} "
+                     "finished run(s): the table holds those")
+        print(f"stopped by {e}: writing the table of the finished runs", file=sys.stderr, flush=True)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for shape, model_dir, by_rep in done:
         runs = {side: list(r.values()) for side, r in by_rep.items()}
         for i, o in by_rep["ours"].items():
             device_name = o["device"]

@@ -13,7 +13,7 @@
 # samples x 512 tokens in 4 optimizer steps of 16 rows: that it fits), 0.5b (ours and TRL), update (bench/update_profile.py:
 # one micro-batch of the 1.5b widths at 2 and 4 layers, ours against TRL, kernel launches, syncs and seconds
 # each). A section starts only while 30 s of SECONDS are left, and
-# is stopped at the end of them. Logs and figures go to $OUT (default /tmp/gpu-check): setup.log,
+# is stopped at the end of them (bench/gpu.py then tables the runs that finished). Logs and figures go to $OUT (default /tmp/gpu-check): setup.log,
 # tests.log, bench.log (every bench section's), profile-1.5b.txt, sampler_gap.json and bench/RESULTS.md
 # with the new tables appended (6 files: a device call returns 8 at most). Needs .whl (from
 # bench/gpu_wheels.sh) and .gpu/cache/models/smollm2-135m-instruct-tokenizer beside the checkout.

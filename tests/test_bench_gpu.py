@@ -2,8 +2,10 @@
 the table and the ratios print, and the record lands where RLAIF_BENCH_RESULTS says."""
 from __future__ import annotations
 
+import json
 import math
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -43,6 +45,36 @@ def test_the_tiny_smoke_run_on_the_cpu(tmp_path):
     assert all(float(line.split("|")[3]) > 0 for line in rows)           # epoch seconds measured on both sides
     prof = (tmp_path / "prof.txt").read_text()
     assert "decode loop:" in prof and "== stage update" in prof
+
+
+def test_a_bench_stopped_at_its_time_limit_still_writes_the_finished_runs(tmp_path, monkeypatch):
+    """gpu_check stops a section with `timeout` (SIGTERM): the runs finished by then make the table,
+    with a note saying it was cut. The sides here are canned (what they measure is the smoke test's):
+    the first finishes, the signal comes while the second runs."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gpu
+    monkeypatch.setenv("RLAIF_BENCH_RESULTS", str(tmp_path / "RESULTS.md"))
+    monkeypatch.setattr(sys, "argv", ["bench/gpu.py", "--shapes", "tiny", "--device", "cpu", "--repeats", "3",
+                                      "--models", str(tmp_path / "students")])
+    figures = {"device": "CPU", "wall": 2.0, "stages": {"sample": 1.0, "update": 0.5}, "gen_tps": 10.0,
+               "train_tps": 20.0, "steps": 2, "peak_gib": 0.0, "prompt_tokens": 40, "trained": 32}
+    calls = []
+
+    def side(cmd, **kw):
+        calls.append(cmd[cmd.index("--side") + 1])
+        if len(calls) == 3:                              # ours #2 under way: the time limit
+            os.kill(os.getpid(), signal.SIGTERM)
+        stages = {"generate": 0.5, "judge": 0.1, "train": 0.5} if calls[-1] == "trl" else figures["stages"]
+        return subprocess.CompletedProcess(cmd, 0, json.dumps(figures | {"stages": stages}) + "\n", "")
+    monkeypatch.setattr(gpu.subprocess, "run", side)
+    before = signal.getsignal(signal.SIGTERM)
+    assert gpu.main() == 0
+    assert calls == ["ours", "trl", "ours"] and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    signal.signal(signal.SIGTERM, before)
+    record = (tmp_path / "RESULTS.md").read_text()
+    assert "| tiny | ours #1 |" in record and "| tiny | TRL #1 |" in record and "#2" not in record, record
+    assert "stopped by SIGTERM (its time limit) after 2 finished run(s)" in record, record
+    assert "tiny: epoch ours/TRL speed **1.00x**" in record, record     # the one finished pair's ratio
 
 
 def test_a_failed_run_drops_its_repeat_and_a_profiled_one_is_no_pair():
