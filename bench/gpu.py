@@ -177,13 +177,25 @@ def side_ours(a, model_dir: Path) -> dict:
         wall = time.perf_counter() - t
         prompts = prompt_tokens(cfg)  # read before the run directory goes
     fig = {k: v for m in res.values() for k, v in m.get("figures", {}).items()}
+    alloc = allocator(a)
     stages = {name: m["wall_s"] for name, m in res.items()}
     return {"wall": wall, "stages": stages, "generated": fig.get("sample/generated_tokens", 0),
             "gen_tps": fig.get("sample/tokens_per_s", 0.0), "trained": fig.get("update/trained_tokens", 0),
             "train_tps": fig.get("update/tokens_per_s", 0.0), "steps": fig.get("optim/steps", 0),
             "peak_gib": max([v for k, v in fig.items() if k.startswith("memory/")] + [0.0]),
-            "prompt_tokens": prompts, "figures": fig, "decode": loop,
+            "prompt_tokens": prompts, "figures": fig, "decode": loop, "alloc": alloc,
             "device": torch.cuda.get_device_name() if torch.cuda.is_available() and a.device != "cpu" else "CPU"}
+
+
+def allocator(a) -> dict:
+    """The CUDA caching allocator's counts over the process (a side is one process): device mallocs and
+    frees, and the retries (a malloc that failed, emptied the cache and synchronised); {} off CUDA.
+    Runs of identical work whose update took 6.4 and 14.5 s: do these part them?"""
+    import torch
+    if not torch.cuda.is_available() or a.device == "cpu":
+        return {}
+    stats = torch.cuda.memory_stats()
+    return {k: stats.get(k, 0) for k in ("num_device_alloc", "num_device_free", "num_alloc_retries")}
 
 
 def prompt_tokens(cfg) -> int:
@@ -230,7 +242,7 @@ def side_trl(a, model_dir: Path) -> dict:
                                      "train": train_s},
             "generated": sum(generated), "gen_tps": sum(generated) / max(times["generate"], 1e-9),
             "trained": trained, "train_tps": trained / max(train_s, 1e-9), "steps": trainer.state.global_step,
-            "peak_gib": torch.cuda.max_memory_allocated() / 2**30 if on_gpu else 0.0}
+            "peak_gib": torch.cuda.max_memory_allocated() / 2**30 if on_gpu else 0.0, "alloc": allocator(a)}
 
 
 def floors(a, model_dir: Path, ours: dict, device_name: str) -> dict:
@@ -359,6 +371,12 @@ def main() -> int:
             lines.append(f"| {shape} | ours{label} | {o['wall']:.1f} | {st.get('sample', 0):.1f} | "
                          f"{st.get('judge', 0):.1f} | {st.get('logprobs', 0):.1f} | {st.get('update', 0):.1f} | "
                          f"{o['gen_tps']:.0f} | {o['train_tps']:.0f} | {o['steps']} | {o['peak_gib']:.1f} |")
+        allocs = [(f"{side}{run_label(i, a.repeats)}", o["alloc"]) for side in ("ours", "trl")
+                  for i, o in by_rep[side].items() if o.get("alloc")]
+        if allocs:
+            notes.append(f"{shape}: the CUDA caching allocator over each side's process (cudaMalloc / cudaFree / "
+                         "retries): " + ", ".join(f"{who} {al['num_device_alloc']} / {al['num_device_free']} / "
+                                                  f"{al['num_alloc_retries']}" for who, al in allocs))
         if runs["ours"]:
             plain = [o for i, o in by_rep["ours"].items() if not (a.profile and i == 0)] or runs["ours"]
             by_update = sorted(plain, key=lambda r: r["stages"].get("update", 0))

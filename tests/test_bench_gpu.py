@@ -57,7 +57,8 @@ def test_a_bench_stopped_at_its_time_limit_still_writes_the_finished_runs(tmp_pa
     monkeypatch.setattr(sys, "argv", ["bench/gpu.py", "--shapes", "tiny", "--device", "cpu", "--repeats", "3",
                                       "--models", str(tmp_path / "students")])
     figures = {"device": "CPU", "wall": 2.0, "stages": {"sample": 1.0, "update": 0.5}, "gen_tps": 10.0,
-               "train_tps": 20.0, "steps": 2, "peak_gib": 0.0, "prompt_tokens": 40, "trained": 32}
+               "train_tps": 20.0, "steps": 2, "peak_gib": 0.0, "prompt_tokens": 40, "trained": 32,
+               "alloc": {"num_device_alloc": 7, "num_device_free": 2, "num_alloc_retries": 1}}
     calls = []
 
     def side(cmd, **kw):
@@ -75,6 +76,7 @@ def test_a_bench_stopped_at_its_time_limit_still_writes_the_finished_runs(tmp_pa
     assert "| tiny | ours #1 |" in record and "| tiny | TRL #1 |" in record and "#2" not in record, record
     assert "stopped by SIGTERM (its time limit) after 2 finished run(s)" in record, record
     assert "tiny: epoch ours/TRL speed **1.00x**" in record, record     # the one finished pair's ratio
+    assert "(cudaMalloc / cudaFree / retries): ours #1 7 / 2 / 1, trl #1 7 / 2 / 1" in record, record
 
 
 def test_a_failed_run_drops_its_repeat_and_a_profiled_one_is_no_pair():
