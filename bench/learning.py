@@ -31,7 +31,8 @@ the seeds' own (significance.recipe_interval).
 
 Levers (--lever NAME KEY=VALUE ...): a candidate change to the default trained over the same seeds
 (runs NAME-seed<s>, each starting from its seed's warm-start when the change leaves it as it was: the
-stages' fingerprints decide) and reported against the default, paired by seed and problem. Tune on
+stages' fingerprints decide) and reported against the default, paired by seed and problem; a lever
+that sets update.planned_epochs trains that many RL epochs (--lever ep8 update.planned_epochs=8). Tune on
 --sets tune (bank:tune) or validation, never on the held-out sets: a lever is adopted only when its
 interval against the default there is above 0.
 
