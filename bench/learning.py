@@ -294,9 +294,13 @@ def main() -> int:
         if not lever or any("=" not in o for o in lever):
             ap.error(f"--lever {name}: each override is key.sub=value (got {' '.join(lever) or 'none'})")
         try:
-            load_config(CONFIG, [*a.overrides, *lever])
+            arm = load_config(CONFIG, [f"update.planned_epochs={a.epochs}", *a.overrides, *lever])
         except ConfigError as e:
             ap.error(f"--lever {name}: {e}")
+        # a lever that sets what the default already has would train the default again: minutes for a 0
+        if arm.model_dump() == load_config(CONFIG, [f"update.planned_epochs={a.epochs}", *a.overrides]).model_dump():
+            ap.error(f"--lever {name}: {' '.join(lever)} is what the default already has (`rlaif config show` "
+                     "lists every value): it would train the default again")
         taken.add(name)
     if a.fresh and ROOT.exists():
         shutil.rmtree(ROOT)

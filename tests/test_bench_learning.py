@@ -183,7 +183,10 @@ def test_a_lever_trains_over_the_same_seeds_and_is_tabled_against_the_default(tm
     assert any(x.startswith("lever pool24: pool24 - warm-start alone, tune pass@1: +0.2500 [") for x in said), said
     for bad, says in ((["--lever", "seed", "update.lr=1e-3"], "--lever seed: a name first"),
                       (["--lever", "x"], "--lever x: each override is key.sub=value"),
-                      (["--lever", "x", "update.lrr=1"], "update.lrr: unknown key")):
+                      (["--lever", "x", "update.lrr=1"], "update.lrr: unknown key"),
+                      # the default's own values (its LoRA targets, the bench's 4 epochs): the default again
+                      (["--lever", "same", "update.planned_epochs=4", "update.lr=2e-4"],
+                       "--lever same: update.planned_epochs=4 update.lr=2e-4 is what the default already has")):
         res = subprocess.run([sys.executable, "bench/learning.py", "--root", str(tmp_path / "r"), "--sets", "tune", *bad],
                              cwd=ROOT, capture_output=True, text=True, timeout=120)
         assert res.returncode == 2 and says in res.stderr, res.stderr
