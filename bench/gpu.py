@@ -32,9 +32,9 @@ import json
 import math
 import os
 import statistics
+import signal
 import subprocess
 import sys
-import signal
 import tempfile
 import time
 from pathlib import Path

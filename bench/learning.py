@@ -124,9 +124,8 @@ def final_epoch(name: str, a) -> int:
         return 1
     for lever_name, *lever in getattr(a, "lever", None) or []:
         if re.fullmatch(rf"{re.escape(lever_name)}-seed\d+", name):
-            planned = [o.split("=", 1)[1] for o in lever if o.split("=", 1)[0] == "update.planned_epochs"]
-            if planned:
-                return int(planned[-1])
+            if any(o.split("=", 1)[0] == "update.planned_epochs" for o in lever):
+                return load_config(CONFIG, lever).update.planned_epochs       # the value as the config reads it
     return a.epochs
 
 
