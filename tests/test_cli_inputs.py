@@ -69,7 +69,7 @@ def test_malformed_dataset_row_names_file_and_line(tmp_path, capsys):
     runs = tmp_path / "runs"
     assert main(["epoch", "1", f"run.dir={runs}", f"data.source={bad}"]) == 2
     cap = capsys.readouterr()
-    assert "p.jsonl" in cap.err and "line 2" in cap.err
+    assert "data.source: " in cap.err and "p.jsonl" in cap.err and "line 2" in cap.err
     assert not runs.exists() and "running" not in cap.out   # before any work: no run directory, lock or cache
 
 

@@ -61,3 +61,18 @@ def test_an_eval_scored_problem_fails_before_the_warm_start(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc != 0 and "data.rl_sources: bank holds problem" in err, err[-2000:]
     assert not (tmp_path / "runs").exists()                 # nothing written: no warm-start ran first
+
+
+def test_a_malformed_row_is_named_once_before_any_work(tmp_path, capsys, monkeypatch):
+    """A local rl_sources file with a bad row fails naming the key, the file and its line, read once."""
+    import data.loaders as loaders
+    from pipeline.cli.main import main
+    bad = tmp_path / "mine.jsonl"
+    bad.write_text('{"id": "a", "prompt": "p", "entry_point": "f", "tests": [{"input": [], "output": 1}], "difficulty": "easy"}\n{not json\n')
+    reads, real = [], loaders.load_problems
+    monkeypatch.setattr(loaders, "load_problems", lambda spec, *a, **k: reads.append(str(spec)) or real(spec, *a, **k))
+    rc = main(["epoch", "1", f"run.dir={tmp_path / 'runs'}", f"data.rl_sources=[{bad}]"])
+    err = capsys.readouterr().err
+    assert rc != 0 and "data.rl_sources" in err and "mine.jsonl" in err and "line 2" in err, err[-2000:]
+    assert reads.count(str(bad)) == 1, reads
+    assert not (tmp_path / "runs").exists()

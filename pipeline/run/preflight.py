@@ -32,23 +32,28 @@ def check_data(cfg: Config) -> None:
     one that does not parse, fails here, before the run creates anything (its directory, its lock, an
     epoch's prompts); so does a run directory or judge cache that would have to be made under a file."""
     from data.loaders import check_source, file_split, load_source
+    from data.rows import DataError
     check_paths(cfg)
     check_model(cfg)
     local = []
     check_source(cfg.data.source)
-    local.append((cfg.data.source, cfg.data.mapping or None))
+    local.append(("data.source", cfg.data.source, cfg.data.mapping or None))
     for key, sources in (("data.warm_start_sources", cfg.data.warm_start_sources),
                          ("data.rl_sources", cfg.data.rl_sources), ("eval.sources", cfg.eval.sources)):
         for src in sources or []:
             if src != "validation":  # the problems carved out of data.source, checked above
                 check_source(src, key)
-                local.append((src, (cfg.data.mapping or None) if key != "eval.sources" else None))
-    for src, mapping in local:     # the user's own files, read whole: a malformed row names its file and line
+                if key != "data.rl_sources":   # read once, below, by the check RL's problems go through
+                    local.append((key, src, (cfg.data.mapping or None) if key != "eval.sources" else None))
+    for key, src, mapping in local:   # the user's own files, read whole: a malformed row names its key, file and line
         if Path(file_split(src)[0]).expanduser().is_file():
-            load_source(src, mapping, cfg.data.language)
-    if cfg.data.rl_sources:        # a problem the eval scores among RL's: refused now, not after the warm-start
-        from pipeline.stages.problems import extra_problems, training_problems
-        extra_problems(cfg, "data.rl_sources", "RL", training_problems(cfg))
+            try:
+                load_source(src, mapping, cfg.data.language)
+            except DataError as e:
+                raise DataError(f"{key}: {e}") from None
+    if cfg.data.rl_sources:        # read whole here (a malformed row named with the key), and a problem the eval
+        from pipeline.stages.problems import extra_problems, training_problems   # scores among them refused
+        extra_problems(cfg, "data.rl_sources", "RL", training_problems(cfg))     # now, not after the warm-start
 
 
 def check_paths(cfg: Config) -> None:
