@@ -47,7 +47,8 @@ test: setup
 # `make test` covers the machine at hand. Each setting changes results bit for bit (softmax, bf16 linears).
 NUMERIC := tests/test_cpu_attention.py tests/test_cpu_fused.py tests/test_decode.py tests/test_decode_step.py \
            tests/test_device.py tests/test_loss_trl.py tests/test_rl.py tests/test_shared_prompt.py \
-           tests/test_update.py tests/test_update_windows.py tests/test_bench_decode_levers.py tests/test_tolerance.py
+           tests/test_update.py tests/test_update_windows.py tests/test_bench_decode_levers.py tests/test_tolerance.py \
+           tests/test_dist.py
 test-kernels: setup
 	ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 $(PY) -m pytest -q -n auto $(NUMERIC)
 	ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16 MKL_ENABLE_INSTRUCTIONS=AVX512 $(PY) -m pytest -q -n auto $(NUMERIC)
