@@ -340,3 +340,17 @@ def test_negative_k1_reads_the_kl_before_the_update_moved_the_policy():
     assert [f.name for f in analyse([mismatch], CFG, {})] == ["negative_k1"]
     older = {k: v for k, v in epoch1.items() if k != "kl/k1_start"}
     assert [f.name for f in analyse([older], CFG, {})] == ["negative_k1"]
+
+
+@pytest.mark.parametrize("kl_ratio", [True, False])
+def test_kl_exploding_with_several_passes_a_batch_names_them(kl_ratio):
+    """update.epochs=2 drove kl/k3 to 20 on the embedded default: the flag says to try one pass, and
+    update.kl_ratio=false where the ratio scales the penalty down; one pass is not told so."""
+    ms = healthy(4)
+    ms[2].update({"kl/k3": 20.4})
+    base = {"update.lr": 2e-4, "update.kl_coef": 0.05, "update.kl_ratio": kl_ratio}
+    (f,) = analyse(ms, CFG, {**base, "update.epochs": 2})
+    assert f.name == "kl_exploding" and "the 2 passes over each batch" in f.advice and "update.epochs=1" in f.advice
+    assert ("update.kl_ratio=false" in f.advice) == kl_ratio
+    (g,) = analyse(ms, CFG, {**base, "update.epochs": 1})
+    assert "update.epochs" not in g.advice and "raise update.kl_coef" in g.advice

@@ -73,6 +73,17 @@ def _change(key: str, way: str, settings: dict[str, Any], factor: float = 2.0, d
     return f"{way} {key} (e.g. {_g(cur)} -> {_g(new)})"
 
 
+def _passes_advice(settings: dict[str, Any]) -> str:
+    """With several passes over each batch: they move the policy furthest (measured: update.epochs=2 on
+    the embedded default, kl/k3 20.4 after epoch 1 against 0.011, bench/RESULTS.md 2026-11-29)."""
+    passes = as_number(settings.get("update.epochs"))
+    if not passes or passes <= 1:
+        return ""
+    return (f"; the {_g(passes)} passes over each batch (update.epochs) move it furthest: try update.epochs=1"
+            + (", or update.kl_ratio=false (with it, a token whose ratio collapsed has its KL penalty scaled "
+               "down by that ratio, so the penalty hardly pulls it back)" if settings.get("update.kl_ratio", True) else ""))
+
+
 # -- analysis -----------------------------------------------------------------------------
 # what the warm-start did for a run that could not learn, measured here (bench/RESULTS.md)
 WARM_START_MEASURED = (" (OCaml, embedded student, 16 held-out problems, 3 passes, paired 95% intervals: "
@@ -220,6 +231,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"(flag above {cfg.kl_explode if explode else cfg.kl_high} x)",
                  f"the policy moves away from the reference too fast: {raise_kl}, {lower_lr}, "
                  f"or let update.kl_mode=adaptive steer the coefficient toward update.kl_target"
+                 + _passes_advice(s)
                  + ("; consider promoting an earlier variant (`rlaif compare N`)" if explode else ""),
                  "critical" if explode else "warning")
 
