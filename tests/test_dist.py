@@ -79,22 +79,22 @@ def assert_same_rows(a: Path, b: Path) -> None:
     every other column (the tokens drawn, the texts, the rewards) is the same. The bound: two roundings
     of the forward to a log-probability in the sampling dtype (bf16 where the CPU has it, its sums in
     float32) at the rows' length."""
-    from datasets import load_from_disk
     from transformers import AutoConfig
 
     from pipeline.engines.sampling_weights import cpu_has_bf16
+    from pipeline.store.tables import load_table
     from tests.conftest import brevity_model_path
     from tests.tolerance import assert_close, llama_stores, model_chain, tolerance
-    t1, t2 = load_from_disk(str(a / "table")), load_from_disk(str(b / "table"))
-    assert t1.column_names == t2.column_names and len(t1) == len(t2), a.name
-    for col in t1.column_names:
-        if col != "sampler_logprobs":
-            assert t1[col] == t2[col], (a.name, col)
-    lp1, lp2 = ([torch.tensor(x, dtype=torch.float64) for x in t[:]["sampler_logprobs"]] for t in (t1, t2))
+    t1, t2 = load_table(a), load_table(b)
+    assert len(t1) == len(t2), a.name
+    for r1, r2 in zip(t1, t2):
+        assert r1.keys() == r2.keys() and {k: v for k, v in r1.items() if k != "sampler_logprobs"} == \
+            {k: v for k, v in r2.items() if k != "sampler_logprobs"}, a.name
+    lp1, lp2 = ([torch.tensor(r["sampler_logprobs"], dtype=torch.float64) for r in t] for t in (t1, t2))
     assert [len(x) for x in lp1] == [len(x) for x in lp2], a.name
     config = AutoConfig.from_pretrained(brevity_model_path())
     dtype = torch.bfloat16 if cpu_has_bf16() else torch.float32
-    keys = max(len(x) + len(p) for x, p in zip(lp1, t1[:]["prompt_ids"]))
+    keys = max(len(x) + len(r["prompt_ids"]) for x, r in zip(lp1, t1))
     scale = max(float(x.abs().max()) for x in lp1 if x.numel())   # the log-softmax's terms reach |logp|
     bound = tolerance(dtype, scale, model_chain(config, keys, logprobs=True), accumulate=torch.float32,
                       stores=llama_stores(config.num_hidden_layers) if dtype != torch.float32 else 0,
