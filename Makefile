@@ -38,9 +38,11 @@ setup: .venv/.installed
 	  rc=$$?; wait; cat .venv/kernels.log; exit $$rc
 	touch $@
 
-# one pytest worker per core (pytest-xdist); tests/conftest.py gives each one torch thread
+# one pytest worker per core (pytest-xdist); tests/conftest.py gives each one torch thread. worksteal:
+# a worker that runs out takes tests another was handed but has not started (with xdist's default
+# `load`, one worker was left with ten minutes of queued tests while the other idled for six)
 test: setup
-	$(PY) -m pytest -q -n auto tests
+	$(PY) -m pytest -q -n auto --dist worksteal tests
 
 # the numeric tests under another CPU's kernels, so a tolerance checked on one machine holds on the others:
 # an AVX2-only CPU (ATen, oneDNN and MKL at AVX2), then an AVX-512 CPU with bf16 but no AMX (AMD Zen 4);
@@ -50,8 +52,8 @@ NUMERIC := tests/test_cpu_attention.py tests/test_cpu_fused.py tests/test_decode
            tests/test_update.py tests/test_update_windows.py tests/test_bench_decode_levers.py tests/test_tolerance.py \
            tests/test_dist.py
 test-kernels: setup
-	ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 $(PY) -m pytest -q -n auto $(NUMERIC)
-	ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16 MKL_ENABLE_INSTRUCTIONS=AVX512 $(PY) -m pytest -q -n auto $(NUMERIC)
+	ATEN_CPU_CAPABILITY=avx2 ONEDNN_MAX_CPU_ISA=AVX2 MKL_ENABLE_INSTRUCTIONS=AVX2 $(PY) -m pytest -q -n auto --dist worksteal $(NUMERIC)
+	ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16 MKL_ENABLE_INSTRUCTIONS=AVX512 $(PY) -m pytest -q -n auto --dist worksteal $(NUMERIC)
 
 # the CUDA suite (tests_gpu/): what CI cannot run; skips, saying why, where torch sees no GPU
 test-gpu: setup

@@ -10,7 +10,8 @@ import torch
 
 def pytest_collection_modifyitems(config, items):
     """The slow tests first (stable otherwise): pytest-xdist hands tests out in this order, and a
-    minute-long test handed out last keeps one worker busy after the other has finished."""
+    minute-long test handed out last keeps one worker busy after the other has finished (`make test`
+    runs `--dist worksteal`, so that queued tests move to whichever worker is free)."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 # keep tests off the network and on the machine's cores
