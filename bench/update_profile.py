@@ -13,7 +13,7 @@ micro-batch of --rows completions (--rows / --k prompt groups, --prompt + --new 
         compute_loss (its fused LM head, `add_fused_lm_head`), backward, gradient clipping and an AdamW
         step of the same parameters, 1 and 1 + --extra times, the same difference.
 
-Each side runs in a process of its own, twice (--layers and --layers2 decoder layers), so every count
+Each side runs in a process of its own, at --layers and then at --layers2 decoder layers, so every count
 splits into a part per decoder layer and a fixed part, and extrapolates to the real depth. Counted per
 micro-batch: operator calls that reach a kernel (leaf ATen calls, views and allocations left out; on
 CUDA, kernel launches), host syncs (on the CPU `aten::_local_scalar_dense`, the leaf of `.item()`,
@@ -33,6 +33,7 @@ side's operator table (by self time) there.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import subprocess
@@ -46,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import record  # noqa: E402
-from bench.gpu import PEAK_BF16, SHAPES, build_student, child  # noqa: E402
+from bench.gpu import PEAK_BF16, SHAPES, build_student  # noqa: E402
 
 METADATA = {  # leaf ATen calls that launch no kernel: views, allocations, metadata
     "aten::view", "aten::as_strided", "aten::_reshape_alias", "aten::reshape", "aten::expand", "aten::slice",
@@ -271,26 +272,36 @@ def main() -> int:
     ap.add_argument("--trace", metavar="DIR", help="write each side's operator table there")
     ap.add_argument("--no-record", action="store_true", help="print the table, do not append it to RESULTS.md")
     ap.add_argument("--side", choices=["ours", "trl"], help=argparse.SUPPRESS)
-    ap.add_argument("--model-dir", help=argparse.SUPPRESS)
+    ap.add_argument("--model-dir", action="append", help=argparse.SUPPRESS)
     ap.add_argument("overrides", nargs="*", help="key.sub=value overrides for both sides' config")
     a = ap.parse_args()
     if a.rows % a.k:
         ap.error(f"--rows {a.rows} is not a multiple of --k {a.k}: a micro-batch holds whole prompt groups")
-    if a.side:
-        return child(a, {"ours": side_ours, "trl": side_trl})
+    if a.side:  # a side's process: one JSON line a depth, in --model-dir's order
+        for model_dir in a.model_dir:
+            print(json.dumps({"ours": side_ours, "trl": side_trl}[a.side](a, Path(model_dir))), flush=True)
+            gc.collect()  # the first depth's model and optimizer go before the second's are built
+            if "torch" in sys.modules and sys.modules["torch"].cuda.is_available():
+                sys.modules["torch"].cuda.empty_cache()
+        return 0
     res: dict = {}
-    for layers in (a.layers, a.layers2):
-        model_dir = build_student(a.shape, None, Path(a.models), "cpu", layers=layers, bf16=True)
-        for side in ("ours", "trl"):
-            cmd = [sys.executable, __file__, "--side", side, "--model-dir", str(model_dir), "--shape", a.shape,
-                   "--rows", str(a.rows), "--k", str(a.k), "--prompt", str(a.prompt), "--new", str(a.new),
-                   "--extra", str(a.extra), "--device", a.device, *(["--trace", a.trace] if a.trace else []), *a.overrides]
-            p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-            if p.returncode != 0:
-                print(p.stdout[-3000:], p.stderr[-5000:], file=sys.stderr)
-                raise SystemExit(f"{side} at {layers} layers failed ({p.returncode}): "
-                                 f"{(p.stderr.strip().splitlines() or [''])[-1]}")
-            res[(side, layers)] = json.loads(p.stdout.strip().splitlines()[-1])
+    depths = (a.layers, a.layers2)
+    dirs = [build_student(a.shape, None, Path(a.models), "cpu", layers=layers, bf16=True) for layers in depths]
+    for side in ("ours", "trl"):
+        # both depths in one process: its imports (most of a small build's seconds) are paid once a side
+        cmd = [sys.executable, __file__, "--side", side, *(x for d in dirs for x in ("--model-dir", str(d))),
+               "--shape", a.shape, "--rows", str(a.rows), "--k", str(a.k), "--prompt", str(a.prompt), "--new",
+               str(a.new), "--extra", str(a.extra), "--device", a.device, *(["--trace", a.trace] if a.trace else []),
+               *a.overrides]
+        p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(p.stdout[-3000:], p.stderr[-5000:], file=sys.stderr)
+            raise SystemExit(f"{side} failed ({p.returncode}): {(p.stderr.strip().splitlines() or [''])[-1]}")
+        found = [json.loads(line) for line in p.stdout.strip().splitlines() if line.startswith("{")][-len(depths):]
+        if len(found) != len(depths):
+            raise SystemExit(f"{side} printed {len(found)} result line(s) for {len(depths)} depths: {p.stdout[-2000:]}")
+        for layers, r in zip(depths, found):
+            res[(side, layers)] = r
             if a.trace:
                 Path(a.trace).mkdir(parents=True, exist_ok=True)
                 (Path(a.trace) / f"{side}-{layers}l.txt").write_text(res[(side, layers)].pop("table"))
