@@ -27,6 +27,7 @@ import ast
 import importlib.resources
 import random
 import re
+from collections import Counter
 from pathlib import Path
 
 from data.rows import (SPLITS, DataError, check_mapping, rows_json, rows_jsonl, rows_parquet, to_problem,
@@ -75,7 +76,14 @@ def load_source(spec: str, mapping: dict[str, str] | None = None, language: str 
         return load_problems(spec, mapping, language)
     path, split = file_split(spec)
     if split:
-        return [p for p in load_problems(path, mapping, language) if p.split == split]
+        rows = load_problems(path, mapping, language)
+        kept = [p for p in rows if p.split == split]
+        if rows and not kept:
+            have = ", ".join(f"{s} ({n})" for s, n in sorted(Counter(p.split for p in rows).items()))
+            raise DataError(f"{spec}: no row of {path} has split {split!r} (its rows' splits: {have}; a row "
+                            f"without a split field is train); give each row a split field, or name the file "
+                            f"without :{split}")
+        return kept
     raise DataError(f"unknown data source {spec!r} (no such file either); use {SOURCES_HELP}.")
 
 

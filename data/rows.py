@@ -129,7 +129,7 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
             used.add(column)
     for f in REQUIRED:
         if f not in values:
-            hint = ("or map it to the right column, e.g. mapping={'%s': '<column>'}" % f
+            hint = ("or map it to the right column, e.g. data.mapping={%s: <column>}" % f
                     if f not in mapping else "or correct the mapping")
             raise bad(f, "is missing", f"add it to that row {hint}")
 

@@ -48,6 +48,39 @@ def test_every_commands_help_works_as_typed():
     assert v.returncode == 0 and v.stdout.startswith("rlaif 0.")
 
 
+def test_every_command_says_what_it_does_and_what_it_needs(capsys):
+    """Each command's --help has a description beside its usage line, every positional a help text; a
+    command typed without its arguments names what is missing, not the optional overrides nor argparse's
+    internal names."""
+    for argv in commands():
+        with pytest.raises(SystemExit):
+            main(argv + ["--help"])
+        out = capsys.readouterr().out
+        body = out.split("\n\n")
+        assert len(body) > 2 and not body[1].startswith(("positional", "options")), f"{argv}: no description\n{out}"
+        pos = out.split("positional arguments:\n")[1].split("\n\n")[0] if "positional arguments:" in out else ""
+        assert all(len(line.split(None, 1)) == 2 for line in pos.splitlines()   # ({show}: its sub-commands follow)
+                   if not line.startswith("    ") and not line.lstrip().startswith("{")), \
+            f"{argv}: a positional without help\n{pos}"
+    for argv, missing in ((["epoch"], "n"), (["eval"], "n"), (["cache", "export"], "file"),
+                          (["config"], "{show}"), (["cache"], "{stats,export,import}")):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.rstrip().endswith(f"the following arguments are required: {missing}"), err
+
+
+def test_a_reader_that_goes_away_gets_no_traceback():
+    """`rlaif config show --doc | head -1`: the pipe closes under the writer; the command ends quietly."""
+    for _ in range(3):
+        p = subprocess.Popen([str(BIN), "config", "show", "--doc"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        p.stdout.readline()
+        p.stdout.close()   # what `head -1` does once it has its line
+        err = p.stderr.read().decode()
+        p.wait(timeout=60)
+        assert "Traceback" not in err and "BrokenPipe" not in err, err
+
+
 def test_only_lists_the_stages(capsys):
     with pytest.raises(SystemExit) as e:
         main(["epoch", "1", "--only", "smaple"])

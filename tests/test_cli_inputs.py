@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -203,3 +204,67 @@ def test_a_hub_model_that_cannot_be_reached_fails_in_seconds_before_any_stage(tm
             assert "cannot load student.model='no-such-org/no-such-model'" in r.stderr
             assert "Retrying" not in r.stderr and r.stderr.count("error:") == 1, r.stderr[-2000:]
     assert not runs.exists()
+
+
+def _write_rows(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+ROW = {"prompt": "def f(x):", "entry_point": "f", "reference": "def f(x):\n    return x",
+       "tests": [{"input": [1], "output": 1}]}
+
+
+def test_a_dry_run_refuses_training_rows_the_execution_judge_cannot_score(tmp_path, capsys):
+    """Rows without tests give judge.kind=execution nothing to run: the dry run says so, naming the rows,
+    before any sample is drawn; the same rows under an LLM judge pass that check."""
+    src = _write_rows(tmp_path / "p.jsonl", [{**ROW, "id": f"t{i}"} for i in range(3)]
+                + [{k: v for k, v in ROW.items() if k != "tests"} | {"id": f"bare{i}"} for i in range(2)])
+    runs = tmp_path / "runs"
+    assert main(["epoch", "1", "--dry-run", f"run.dir={runs}", f"data.source={src}"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"2 of [45] training problems have no tests \(bare0, bare1\)", err) and "judge.kind=execution" in err, err
+    assert not runs.exists()
+    ok = _write_rows(tmp_path / "ok.jsonl", [{**ROW, "id": f"t{i}"} for i in range(3)])
+    assert main(["epoch", "1", "--dry-run", f"run.dir={runs}", f"data.source={ok}"]) == 0
+
+
+def test_a_reference_teacher_without_references_is_said(tmp_path, caplog):
+    src = _write_rows(tmp_path / "p.jsonl", [{**ROW, "id": "a"}, {k: v for k, v in ROW.items() if k != "reference"} | {"id": "b"}])
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert main(["epoch", "1", "--dry-run", f"run.dir={tmp_path / 'runs'}", f"data.source={src}"]) == 0
+    assert "1 of 2 training problems have no reference answer (b)" in caplog.text
+
+
+@pytest.mark.parametrize("who", ["judge", "teacher"])
+def test_a_dry_run_checks_an_hf_judges_and_teachers_model(tmp_path, capsys, who):
+    """judge.kind=hf / teacher.kind=hf with a model that is not there fail before any work, as a missing
+    student does, naming the key."""
+    runs = tmp_path / "runs"
+    rc = main(["epoch", "1", "--dry-run", f"run.dir={runs}", f"{who}.kind=hf", f"{who}.model={tmp_path / 'nope'}"])
+    err = capsys.readouterr().err
+    assert rc == 2 and f"cannot load {who}.model=" in err and "no directory" in err, err
+    assert not runs.exists()
+
+
+def test_a_warm_start_source_the_eval_scores_is_refused_by_the_dry_run(tmp_path, capsys):
+    runs = tmp_path / "runs"
+    rc = main(["epoch", "1", "--dry-run", f"run.dir={runs}", "update.warm_start=true",
+               "data.warm_start_sources=[builtin:heldout]"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "data.warm_start_sources: builtin:heldout holds problem" in err and "the eval scores" in err, err
+    assert not runs.exists()
+
+
+def test_a_split_no_row_has_is_named(tmp_path, capsys):
+    src = _write_rows(tmp_path / "one.jsonl", [{**ROW, "id": f"t{i}"} for i in range(3)])
+    assert main(["epoch", "1", "--dry-run", f"run.dir={tmp_path / 'runs'}", f"data.source={src}:heldout"]) == 2
+    err = capsys.readouterr().err
+    assert "no row of" in err and "has split 'heldout'" in err and "train (3)" in err, err
+
+
+@pytest.mark.parametrize("who,kind,model", [("judge", "openai", "gpt-5-mini"), ("judge", "anthropic", "claude-haiku-4-5"),
+                                            ("teacher", "hf", "Qwen/"), ("teacher", "openai", "gpt-5-mini")])
+def test_a_model_kind_without_a_model_gets_an_example_of_its_own_kind(capsys, who, kind, model):
+    assert main(["config", "show", f"{who}.kind={kind}"]) == 2
+    assert f"(e.g. {who}.model={model}" in capsys.readouterr().err

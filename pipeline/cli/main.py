@@ -31,10 +31,12 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"rlaif {ours}")
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
-    def with_overrides(p, epoch: bool = False):
+    def with_overrides(p, epoch: bool | str = False):
         if epoch:
-            p.add_argument("n", type=int, help="epoch number (1, 2, ...)")
-        p.add_argument("overrides", nargs="*", metavar="key.sub=value", help="config overrides (`rlaif config show --doc` lists every key)")
+            p.add_argument("n", type=int, help=epoch if isinstance(epoch, str) else "epoch number (1, 2, ...)")
+        # default=[]: argparse calls a nargs="*" positional without one required in its error message
+        p.add_argument("overrides", nargs="*", default=[], metavar="key.sub=value",
+                       help="config overrides (`rlaif config show --doc` lists every key)")
         # --config after the command too (`rlaif epoch 2 --config my.yaml`); SUPPRESS keeps the global one otherwise
         p.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)
         return p
@@ -49,7 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_overrides(sub.add_parser("epoch", help="bring the run up to epoch N: epochs 1..N, finished stages reused",
                                       description="Run epochs 1 to N: each epoch's stages whose inputs and settings "
                                       "are unchanged are reused from disk, the rest run (a killed run resumes where it "
-                                      "stopped). One line per epoch, then the report's flags."), epoch=True)
+                                      "stopped). One line per epoch, then the report's flags. N=0 runs only the "
+                                      "supervised warm-start (update.warm_start), which epoch 1 otherwise runs "
+                                      "first."),
+                       epoch="epoch number: 1, 2, ... (0: the supervised warm-start alone)")
     from pipeline.stages import STAGES
     p.add_argument("--only", choices=[st.name for st in STAGES], metavar="STAGE",
                    help="run only this stage of epoch N (its inputs must be done): one of "
@@ -62,27 +67,44 @@ def build_parser() -> argparse.ArgumentParser:
                         "epoch (run.log_level=DEBUG does the same)")
     with_processes(p)
     p.set_defaults(fn=cmd_epoch)
-    p = with_overrides(sub.add_parser("update", help="rerun only epoch N's update into a side-by-side variant"), epoch=True)
+    p = with_overrides(sub.add_parser("update", help="rerun only epoch N's update into a side-by-side variant",
+                                      description="Rerun only epoch N's update, from the samples, judgements and "
+                                      "logprobs on disk (`rlaif epoch N` must have run), with the update.* overrides "
+                                      "given: a variant beside the first, no judge call. `rlaif compare N` shows the "
+                                      "variants side by side, `rlaif promote N VARIANT` chooses the one epoch N+1 "
+                                      "starts from."), epoch=True)
     p.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
     with_processes(p)
     p.set_defaults(fn=cmd_epoch)
-    p = with_overrides(sub.add_parser("sweep", help="several update-only variants of epoch N over a grid, in one process"),
-                       epoch=True)
+    p = with_overrides(sub.add_parser("sweep", help="several update-only variants of epoch N over a grid, in one process",
+                                      description="`rlaif update N` for every combination of the --grid axes, in one "
+                                      "process (torch and the libraries imported once), then `rlaif compare N`'s table. Epoch N must "
+                                      "have run."), epoch=True)
     p.add_argument("--grid", action="append", default=[], metavar="update.KEY=V1,V2",
                    help="an axis of the grid (repeat for more; the variants are every combination)")
     with_processes(p)
     p.set_defaults(fn=cmd_sweep)
-    p = with_overrides(sub.add_parser("replay", help="run epoch N with judge.mode=replay (cache only, offline)"), epoch=True)
+    p = with_overrides(sub.add_parser("replay", help="run epoch N with judge.mode=replay (cache only, offline)",
+                                      description="Run epoch N with judge.mode=replay: every judgement and teacher "
+                                      "answer comes from the cache, none is paid for; answers missing from it fail the "
+                                      "stage, saying how many (--dry-run counts them first)."), epoch=True)
     p.add_argument("--dry-run", action="store_true", help="show what would run and the judgements missing from the "
                                                           "cache; run nothing")
     with_processes(p)
     p.set_defaults(fn=cmd_epoch)
-    p = with_overrides(sub.add_parser("eval", help="evaluate epoch N's chosen policy on held-out problems (0 = base model)"), epoch=True)
+    p = with_overrides(sub.add_parser("eval", help="evaluate epoch N's chosen policy on held-out problems (0 = base model)",
+                                      description="Evaluate epoch N's chosen policy on the eval sources (eval.*: "
+                                      "greedy by default, eval.num_samples / eval.temperature for sampled pass@1); "
+                                      "N=0 is the base model, or with --warm-start the supervised warm-start."),
+                       epoch="epoch number: 1, 2, ... (0: the base model; with --warm-start, the warm-start)")
     p.add_argument("--warm-start", action="store_true",
                    help="with N=0: evaluate the supervised warm-start's adapter (`rlaif epoch 0`) instead of the base model")
     with_processes(p)
     p.set_defaults(fn=cmd_eval)
-    p = with_overrides(sub.add_parser("compare", help="show epoch N's update variants side by side"), epoch=True)
+    p = with_overrides(sub.add_parser("compare", help="show epoch N's update variants side by side",
+                                      description="Epoch N's update variants (from `rlaif update N` or `rlaif sweep "
+                                      "N`) side by side: their settings, losses, KL, entropy and evals; the chosen one "
+                                      "marked."), epoch=True)
     p.set_defaults(fn=cmd_compare)
     p = sub.add_parser("compare-evals", help="is B better than A beyond noise? paired, with a 95%% interval over problems",
                        description="Compare two evals of the same problems (A: e.g. the base model, B: a trained "
@@ -96,41 +118,63 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--confidence", type=float, default=0.95, help="interval's confidence level (default 0.95)")
     with_overrides(p)
     p.set_defaults(fn=cmd_compare_evals)
-    p = sub.add_parser("promote", help="choose the policy epoch N+1 starts from")
+    p = sub.add_parser("promote", help="choose the policy epoch N+1 starts from",
+                       description="Make one of epoch N's update variants (`rlaif compare N` lists them) the policy "
+                       "epoch N+1 starts from.")
     p.add_argument("n", type=int, help="epoch number")
     p.add_argument("variant", help="variant directory name (update-1a2b3c4d) or its fingerprint prefix")
     with_overrides(p)
     p.set_defaults(fn=cmd_promote)
-    p = with_overrides(sub.add_parser("judge", help="score one answer and print the JSON"))
+    p = with_overrides(sub.add_parser("judge", help="score one answer and print the JSON",
+                                      description="Score one answer to one problem (of data.source, data.rl_sources, "
+                                      "data.warm_start_sources or the builtin sets) with the configured judge and "
+                                      "print the score, its breakdown and whether it came from the judge cache "
+                                      "(a new judgement is cached like any other)."))
     p.add_argument("--problem", required=True, help="problem id (e.g. py-easy-001)")
     p.add_argument("--completion", required=True, help="file holding the answer ('-' = stdin)")
     p.add_argument("--truncated", action="store_true", help="treat the answer as cut off by max_new_tokens")
     p.set_defaults(fn=cmd_judge)
-    p = with_overrides(sub.add_parser("status", help="epochs, stages, chosen variants, money spent"))
+    p = with_overrides(sub.add_parser("status", help="epochs, stages, chosen variants, money spent",
+                                      description="The run's epochs and stages (done, missing), each epoch's chosen "
+                                      "update variant, and the money its API calls cost. Reads the run; runs nothing."))
     p.set_defaults(fn=cmd_status)
-    p = with_overrides(sub.add_parser("report", help="write runs/<run>/report.md: metrics table, health flags, plots, samples"))
+    p = with_overrides(sub.add_parser("report", help="write runs/<run>/report.md: metrics table, health flags, plots, samples",
+                                      description="Write runs/<run>/report.md from the finished epochs: the metrics "
+                                      "table, health flags with advice (docs/reading-the-report.md), plots and "
+                                      "samples. Reads the run; runs nothing."))
     p.set_defaults(fn=cmd_report)
-    p = with_overrides(sub.add_parser("samples", help="show epoch N's completions with score breakdown and reward"), epoch=True)
+    p = with_overrides(sub.add_parser("samples", help="show epoch N's completions with score breakdown and reward",
+                                      description="Epoch N's completions with their judge's score breakdown and "
+                                      "reward: --worst K, --best K, or every completion of one --prompt."), epoch=True)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--worst", type=int, metavar="K", help="the K lowest-reward completions")
     g.add_argument("--best", type=int, metavar="K", help="the K highest-reward completions")
     g.add_argument("--prompt", metavar="ID", help="every completion of one prompt")
     p.set_defaults(fn=cmd_samples)
-    p = with_overrides(sub.add_parser("metrics", help="every metric: meaning and which way is good"))
+    p = with_overrides(sub.add_parser("metrics", help="every metric: meaning and which way is good",
+                                      description="Every metric the run records: what it means and which way is good."))
     p.set_defaults(fn=cmd_metrics)
-    p = sub.add_parser("config", help="config commands")
-    csub = p.add_subparsers(dest="what", required=True)
-    p = with_overrides(csub.add_parser("show", help="print the effective config"))
+    p = sub.add_parser("config", help="config commands",
+                       description="`rlaif config show`: the config in effect (--config and the overrides applied); "
+                       "--doc: every key with its default and what it does.")
+    csub = p.add_subparsers(dest="what", required=True, metavar="{show}")
+    p = with_overrides(csub.add_parser("show", help="print the effective config",
+                                       description="Print the config in effect, --config's file with the overrides "
+                                       "applied, as YAML that loads as a config file; --doc lists every key with its "
+                                       "default and what it does."))
     p.add_argument("--doc", action="store_true", help="list every key with its default and doc")
     p.set_defaults(fn=cmd_config)
-    p = sub.add_parser("cache", help="judge cache commands")
-    csub = p.add_subparsers(dest="what", required=True)
-    p = with_overrides(csub.add_parser("stats", help="entries and size of the judge cache"))
+    p = sub.add_parser("cache", help="judge cache commands",
+                       description="The judge cache (judge.cache_dir), where every judgement is kept: its size, an "
+                       "export to a file, an import from one.")
+    csub = p.add_subparsers(dest="what", required=True, metavar="{stats,export,import}")
+    p = with_overrides(csub.add_parser("stats", help="entries and size of the judge cache",
+                                       description="The judge cache's directory, entries and size in bytes, as JSON."))
     p.set_defaults(fn=cmd_cache)
     for what, text in (("export", "write every judgement to FILE (.jsonl or .parquet)"),
                        ("import", "merge FILE into the cache without overwriting")):
-        p = csub.add_parser(what, help=text)
-        p.add_argument("file")
+        p = csub.add_parser(what, help=text, description=text[0].upper() + text[1:] + ".")
+        p.add_argument("file", help="a .jsonl or .parquet file")
         with_overrides(p)
         p.set_defaults(fn=cmd_cache)
     return ap
@@ -157,6 +201,11 @@ def main(argv: list[str] | None = None) -> int:
     code = 1
     try:
         code = _main(argv) or 0
+    except BrokenPipeError:
+        # the reader went away (`rlaif config show --doc | head`): no traceback; stdout goes to devnull so
+        # the interpreter's flush at exit does not raise again (the recipe of Python's signal docs)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 1
     except BaseException:
         if not dist.joined():
             raise

@@ -49,11 +49,15 @@ class Config(Section):
 
     @model_validator(mode="after")
     def _consistent(self) -> "Config":
+        example = {"anthropic": ("claude-sonnet-4-5", "claude-haiku-4-5"), "openai": ("gpt-5-mini", "gpt-5-mini"),
+                   "hf": ("Qwen/Qwen2.5-Coder-7B-Instruct", "Qwen/Qwen2.5-Coder-7B-Instruct")}   # (teacher, judge)
         if self.teacher.kind not in ("reference", "none") and not self.teacher.model:
-            raise ValueError(f"teacher.kind={self.teacher.kind} needs teacher.model (e.g. teacher.model=claude-sonnet-4-5)")
+            raise ValueError(f"teacher.kind={self.teacher.kind} needs teacher.model "
+                             f"(e.g. teacher.model={example[self.teacher.kind][0]})")
         llm = {"anthropic", "openai", "hf"}
         if self.judge.kind in llm and not self.judge.model:
-            raise ValueError(f"judge.kind={self.judge.kind} needs judge.model (e.g. judge.model=claude-haiku-4-5)")
+            raise ValueError(f"judge.kind={self.judge.kind} needs judge.model "
+                             f"(e.g. judge.model={example[self.judge.kind][1]})")
         if self.judge.kind == "mix":
             bad = set(self.judge.mix) - {"execution"} - llm
             if bad or not self.judge.mix or sum(self.judge.mix.values()) <= 0:

@@ -121,17 +121,18 @@ def _read_tokenizer(model: str, name: str):
     return tok
 
 
-def check_model(model: str) -> None:
-    """student.model's config and tokenizer can be read (not the weights), in seconds, before any
-    stage: the embedded model and a local directory on disk; a Hub id in the local Hugging Face cache,
-    or with one request a file and no retries (a Hub that cannot be reached fails once, not after
-    minutes of backoff). A ModelError saying what was tried otherwise."""
+def check_model(model: str, key: str = "student.model") -> None:
+    """A model's config and tokenizer can be read (not the weights), in seconds, before any stage
+    (`key` names the setting: student.model, or an hf judge's or teacher's model): the embedded model
+    and a local directory on disk; a Hub id in the local Hugging Face cache, or with one request a file
+    and no retries (a Hub that cannot be reached fails once, not after minutes of backoff). A
+    ModelError saying what was tried otherwise."""
     if model == EMBEDDED:
         return
     local = Path(model).expanduser()
     if local.exists():
         if not (local / "config.json").is_file():
-            raise ModelError(f"student.model={model}: {local.resolve()} has no config.json; point it at a model "
+            raise ModelError(f"{key}={model}: {local.resolve()} has no config.json; point it at a model "
                              "directory (save_pretrained's output) or a Hub id")
         return
     from huggingface_hub import constants, get_hf_file_metadata, hf_hub_url, try_to_load_from_cache
@@ -139,23 +140,23 @@ def check_model(model: str) -> None:
     try:
         cached = {name: try_to_load_from_cache(model, name) for name in ("config.json", "tokenizer_config.json")}
     except HFValidationError:                                  # not a Hub id: a path that is not there
-        raise ModelError(_missing(model, FileNotFoundError(f"no directory {local.resolve()}"))) from None
+        raise ModelError(_missing(model, FileNotFoundError(f"no directory {local.resolve()}"), key)) from None
     for name in ("config.json", "tokenizer_config.json"):
         if isinstance(cached[name], str):
             continue
         if constants.HF_HUB_OFFLINE:
-            raise ModelError(_missing(model, OSError(f"{name} is not in the local Hugging Face cache")))
+            raise ModelError(_missing(model, OSError(f"{name} is not in the local Hugging Face cache"), key))
         try:
             get_hf_file_metadata(hf_hub_url(model, name), timeout=15)
         except Exception as e:  # noqa: BLE001 - any failure to reach it is the user's to fix, said once
-            raise ModelError(_missing(model, e)) from None
+            raise ModelError(_missing(model, e, key)) from None
 
 
-def _missing(model: str, err: Exception) -> str:
+def _missing(model: str, err: Exception, key: str = "student.model") -> str:
     local = Path(model).expanduser()
     tried = [f"local path {local.resolve()} (exists: {local.exists()})",
              f"Hugging Face Hub id {model!r} (HF_HUB_OFFLINE={os.environ.get('HF_HUB_OFFLINE', '0')})"]
-    return (f"cannot load student.model={model!r}. Tried: " + "; ".join(tried) +
+    return (f"cannot load {key}={model!r}. Tried: " + "; ".join(tried) +
             f". Error: {str(err).splitlines()[0] if str(err) else type(err).__name__}. "
             f"Use '{EMBEDDED}' (embedded, no network), a local model directory, or a Hub id with network access.")
 

@@ -22,9 +22,14 @@ def check_engines(cfg: Config, sampling: bool = True) -> None:
 
 
 def check_model(cfg: Config) -> None:
-    """student.model's config and tokenizer reachable (pipeline.engines.model.check_model), before any stage."""
+    """student.model's config and tokenizer reachable (pipeline.engines.model.check_model), before any
+    stage; so are an hf teacher's and an hf judge's (judge.kind=hf, or an hf component of judge.mix)."""
     from pipeline.engines.model import check_model as check
     check(cfg.student.model)
+    if cfg.teacher.kind == "hf":
+        check(cfg.teacher.model, "teacher.model")
+    if "hf" in (cfg.judge.mix if cfg.judge.kind == "mix" else {cfg.judge.kind: 1.0}):
+        check(cfg.judge.model, "judge.model")
 
 
 def check_data(cfg: Config) -> None:
@@ -43,17 +48,47 @@ def check_data(cfg: Config) -> None:
         for src in sources or []:
             if src != "validation":  # the problems carved out of data.source, checked above
                 check_source(src, key)
-                if key != "data.rl_sources":   # read once, below, by the check RL's problems go through
-                    local.append((key, src, (cfg.data.mapping or None) if key != "eval.sources" else None))
+                if key == "eval.sources":   # the other two are read once, below, by the check their problems go through
+                    local.append((key, src, None))
     for key, src, mapping in local:   # the user's own files, read whole: a malformed row names its key, file and line
         if Path(file_split(src)[0]).expanduser().is_file():
             try:
                 load_source(src, mapping, cfg.data.language)
             except DataError as e:
                 raise DataError(f"{key}: {e}") from None
-    if cfg.data.rl_sources:        # read whole here (a malformed row named with the key), and a problem the eval
-        from pipeline.stages.problems import extra_problems, training_problems   # scores among them refused
-        extra_problems(cfg, "data.rl_sources", "RL", training_problems(cfg))     # now, not after the warm-start
+    from pipeline.stages.problems import extra_problems, training_problems
+    train = training_problems(cfg)
+    rl = list(train)
+    for key, who in (("data.warm_start_sources", "the warm-start"), ("data.rl_sources", "RL")):
+        # read whole here (a malformed row named with the key), and a problem the eval scores among them refused
+        # now, not when the warm-start or RL reaches it
+        extra = extra_problems(cfg, key, who, train)
+        rl += extra if key == "data.rl_sources" else []
+    check_scorable(cfg, rl)
+
+
+def check_scorable(cfg: Config, problems: list) -> None:
+    """The execution judge (judge.kind=execution) needs tests on every problem RL draws from: one without
+    any fails here, named with its source; a reference teacher's missing answers are said (the teacher
+    stage scores them None, and the warm-start leaves them out)."""
+    import logging
+    from data.rows import DataError
+    if cfg.judge.kind == "execution":
+        bare = [p.id for p in problems if not p.tests and not p.test_code]
+        if bare:
+            raise DataError(f"data.source={cfg.data.source}"
+                            + (f" (with data.rl_sources={cfg.data.rl_sources})" if cfg.data.rl_sources else "")
+                            + f": {len(bare)} of {len(problems)} training problems have no tests ({', '.join(bare[:5])}"
+                            + (", ..." if len(bare) > 5 else "") + "), so judge.kind=execution has nothing to run on "
+                            "their answers; give each row tests (or test_code), drop those rows, or score them with "
+                            "an LLM judge (judge.kind=anthropic, openai or hf)")
+    if cfg.teacher.kind == "reference":
+        missing = [p.id for p in problems if not p.reference]
+        if missing:
+            logging.getLogger("rlaif").warning(
+                "teacher.kind=reference: %d of %d training problems have no reference answer (%s%s): their teacher "
+                "score is None and the warm-start leaves them out; add a reference field, or use a model teacher",
+                len(missing), len(problems), ", ".join(missing[:5]), ", ..." if len(missing) > 5 else "")
 
 
 def check_paths(cfg: Config) -> None:
