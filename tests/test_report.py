@@ -133,6 +133,52 @@ def test_a_run_that_cannot_learn_is_told_so_at_its_first_epoch():
     assert "(47% at p=0.10, G=6; 72% at G=12)" in advice
 
 
+def test_the_warm_starts_epoch_0_is_no_rl_epoch_for_the_entropy_and_loss_rules():
+    """Epoch 0 (the warm-start) measures entropy over the teacher's answers at T=1 and trains a supervised
+    loss: an RL run below its entropy, or above its loss, is not a collapse or a rise (the test run
+    test_warm_start_runs_before_ep0 had entropy 3.1565 at epoch 0, 1.5779 at epoch 2)."""
+    ms = healthy(3)
+    for m, ent in zip(ms, (0.19, 0.18, 0.17)):
+        m["policy/entropy"] = ent
+    warm = {"epoch": 0, "policy/entropy": 0.40, "loss/total": 0.01}
+    assert analyse([warm, *ms], CFG) == []
+    assert analyse([dict(warm, **{"policy/entropy": 0.001})], CFG) == []   # no RL epoch: nothing to flag
+    # a sustained fall inside the RL epochs is still found
+    for m, ent in zip(ms, (0.9, 0.5, 0.2)):
+        m["policy/entropy"] = ent
+    assert [f.epoch for f in analyse([warm, *ms], CFG) if f.name == "entropy_collapse"] == [3]
+
+
+def test_no_teacher_or_no_score_is_no_weak_teacher_nor_a_student_that_cannot_learn():
+    """teacher.kind=none (reward.kind=direct) records no score/teacher_mean; an epoch the judge scored
+    nothing records no score/student_mean: the flag left is the judge's."""
+    ms = healthy(3)
+    for m in ms:
+        del m["score/teacher_mean"]
+    assert analyse(ms, CFG) == []
+    del ms[2]["score/student_mean"]
+    ms[2].update({"judge/parse_failures": 72, "judge/judgements": 72, "reward/frac_zero_std": 0.0})
+    assert [f.name for f in analyse(ms, CFG)] == ["judge_parse_failures"]
+
+
+def test_parse_failures_are_a_share_of_the_answers_judged_not_of_each_mix_components_calls():
+    ms = healthy(3)
+    ms[2].update({"judge/parse_failures": 3, "judge/judgements": 100, "judge/api_calls": 200, "judge/cache_hits": 0})
+    f = [f for f in analyse(ms, CFG) if f.name == "judge_parse_failures"]
+    assert len(f) == 1 and "3 of 100 judgements (3.0%" in f[0].evidence
+
+
+def test_an_adaptive_kl_is_judged_against_its_own_target():
+    ms = healthy(3)
+    ms[2]["kl/k3"] = 0.55
+    adaptive = {"update.kl_mode": "adaptive", "update.kl_target": 0.5, "update.kl_horizon": 4.0}
+    assert analyse(ms, CFG, adaptive) == []                     # at its own target: no flag
+    ms[2]["kl/k3"] = 3.0
+    f = analyse(ms, CFG, adaptive)
+    assert [x.name for x in f] == ["kl_exploding"] and "update.kl_target 0.5" in f[0].evidence
+    assert "lower update.kl_horizon (e.g. 4 -> 2)" in f[0].advice and "let update.kl_mode=adaptive" not in f[0].advice
+
+
 def test_entropy_swings_are_not_flagged_a_sustained_fall_is():
     def flagged(values):
         ms = [{"epoch": i + 1, "policy/entropy": v} for i, v in enumerate(values)]
@@ -291,12 +337,15 @@ def test_a_reward_fall_inside_its_interval_is_not_a_regression(fake_run):
     e4 = {p: [rng.choice([0.0, 0.2, 0.5, 1.0]) for _ in range(8)] for p in e3}
     _rewards(fake_run, 3, e3)
     _rewards(fake_run, 4, e4)
+    from pipeline.cli.commands_train import health_lines   # what `rlaif epoch` prints at its end
     text = "\n".join(status_lines(fake_run))
     assert "health at epoch 4: " in text and "reward_regression" not in text.split("health at epoch 4: ")[1]
     md = write_report(fake_run).read_text()
     assert "`reward_regression`" not in md.split("## Health")[1].split("## Metrics per epoch")[0]
+    assert not any("reward_regression" in line for line in health_lines(fake_run, fake_run.cfg, [4]))
     _rewards(fake_run, 4, {p: [r - 0.03 for r in rs] for p, rs in e3.items()})  # every prompt falls
     assert "health at epoch 4: reward_regression" in "\n".join(status_lines(fake_run))
+    assert any("epoch 4 reward_regression" in line for line in health_lines(fake_run, fake_run.cfg, [4]))
 
 
 def _eval_dir(runner, epoch: int, update_fp: str, passes: list[float]) -> None:

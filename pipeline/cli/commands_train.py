@@ -73,13 +73,22 @@ def cmd_epoch(cfg: Config, a) -> int:
         print(f"policy: {res['update'].get('fingerprint', '')[:8]} -> {r.epoch_dir(a.n)}/update-{res['update']['fingerprint'][:8]}/adapter")
     if single:
         print(epoch_line(r, a.n))
-    from pipeline.metrics.flags import analyse
-    from pipeline.report.report import load_metrics, run_settings
-    for f in analyse(load_metrics(r), cfg.report, run_settings(r)):
-        if f.epoch in done:
-            print(f"  [{f.severity}] epoch {f.epoch} {f.name}: {f.evidence} -> {f.advice}")
+    for line in health_lines(r, cfg, done):
+        print(line)
     print(f"done in {duration(time.time() - t)}")
     return 0
+
+
+def health_lines(r, cfg: Config, epochs: list[int]) -> list[str]:
+    """The report's flags of these epochs, one line each, judged as `rlaif report` and `rlaif status`
+    judge them (a reward fall inside its interval, paired by prompt, is noise, not a regression)."""
+    from pipeline.metrics.flags import analyse
+    from pipeline.report.noise import reward_intervals
+    from pipeline.report.report import load_metrics, run_settings
+    ms = load_metrics(r)
+    reward_intervals(r, ms)
+    return [f"  [{f.severity}] epoch {f.epoch} {f.name}: {f.evidence} -> {f.advice}"
+            for f in analyse(ms, cfg.report, run_settings(r)) if f.epoch in epochs]
 
 
 def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float | None = None,

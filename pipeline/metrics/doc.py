@@ -43,7 +43,7 @@ METRICS: dict[str, Metric] = {
     "score/teacher_mean": Metric("mean judge score of the teacher's answers (the ratio's denominator)", "higher", "reward"),
     "score/student_unscored": Metric("student completions the judge could not score (value None)", "lower", "reward"),
     # the update, DESIGN.md "The update"
-    "loss/total": Metric("policy loss + update.kl_coef x KL, mean over tokens and steps", "lower", "update"),
+    "loss/total": Metric("per row, policy loss + update.kl_coef x KL, and for the teacher's rows (update.teacher_sft_coef) that coefficient x their NLL; the mean over rows and steps", "lower", "update"),
     "loss/policy": Metric("clipped-surrogate (or REINFORCE) term; near 0 with group-normalised advantages", "", "update"),
     "loss/kl": Metric("update.kl_coef x KL term of the loss", "lower", "update"),
     "kl/k3": Metric("KL(pi || ref), k3 estimator exp(ref-logp)-(ref-logp)-1, never negative (Schulman 2020, joschu.net/blog/kl-approx.html)", "target", "update"),
@@ -99,7 +99,8 @@ METRICS: dict[str, Metric] = {
     "judge/cache_hits": Metric("judgements answered from the cache, free", "higher", "judge"),
     "judge/cost_usd": Metric("dollars spent on judge calls this epoch", "lower", "judge"),
     "judge/saved_usd": Metric("dollars the cache saved this epoch", "higher", "judge"),
-    "judge/parse_failures": Metric("student completions the judge could not score (parse failure, sandbox error)", "lower", "judge"),
+    "judge/parse_failures": Metric("answers (the student's and the teacher's) the judge could not score (parse failure, a problem without tests, sandbox error)", "lower", "judge"),
+    "judge/judgements": Metric("answers judged this epoch (the student's and the teacher's; each once, whatever judge.mix holds): judge/parse_failures' denominator", "", "judge"),
     "teacher/missing": Metric("prompts with no teacher answer", "lower", "teacher"),
     "judge/batches": Metric("batches submitted to the provider's batch API this epoch (judge.batch)", "", "judge"),
     "judge/batches_resumed": Metric("batches a killed or timed-out run had submitted, polled again instead of paid again", "", "judge"),

@@ -21,16 +21,19 @@ FLAGS: dict[str, str] = {
     "reward_regression": "reward/mean fell by more than report.regression_drop from the previous epoch, and (where "
                          "both epochs scored the same prompts) the 95% interval of the change, paired by prompt, lies "
                          "below 0: a fall inside the interval is noise, not a regression",
-    "loss_rising": "loss/total at the highest of the last report.loss_rising_epochs+1 epochs and more than 5% "
-                   "(at least 0.001) above its value report.loss_rising_epochs epochs before",
+    "loss_rising": "loss/total at the highest of the last report.loss_rising_epochs+1 RL epochs and more than 5% "
+                   "(at least 0.001) above its value report.loss_rising_epochs epochs before (the warm-start, epoch 0, "
+                   "trains another loss and is left out)",
     "best_of_n_vs_mean": "reward/best_of_n rose while reward/mean fell by more than report.regression_drop",
     "no_signal": "score/student_mean below report.min_student_score, or more than half of the first epoch's groups "
                  "at zero spread: the run cannot learn as configured (replaces mode_collapse at that epoch)",
     "mode_collapse": "reward/frac_zero_std above report.max_frac_zero_std",
     "entropy_collapse": "policy/entropy below report.min_entropy, or fallen report.entropy_falls epochs running to more than "
-                        "report.entropy_drop below its highest earlier value (swings that recover are not flagged)",
-    "kl_high": "kl/k3 above report.kl_high x report.kl_target",
-    "kl_exploding": "kl/k3 above report.kl_explode x report.kl_target",
+                        "report.entropy_drop below its highest earlier value (swings that recover are not flagged); RL "
+                        "epochs only (the warm-start's entropy, epoch 0, is over the teacher's answers at T=1)",
+    "kl_high": "kl/k3 above report.kl_high x the KL target (report.kl_target; update.kl_target with "
+               "update.kl_mode=adaptive)",
+    "kl_exploding": "kl/k3 above report.kl_explode x the KL target",
     "negative_k1": "kl/k1_start (the sampled tokens under the policy that sampled them, against the reference, "
                    "before any update step; kl/k1 where a run has no kl/k1_start) below report.negative_k1",
     "sampler_mismatch": "logprobs/sampler_gap above report.max_sampler_gap, or logprobs/sampler_outside above "
@@ -39,7 +42,8 @@ FLAGS: dict[str, str] = {
                       "within-group: spread across prompts does not reach the gradient; reward/frac_zero_std is the "
                       "spread that matters)",
     "truncation_high": "completion/truncated_frac above report.max_truncated_frac",
-    "judge_parse_failures": "judge/parse_failures above report.max_parse_failure_frac of the epoch's judgements",
+    "judge_parse_failures": "judge/parse_failures above report.max_parse_failure_frac of the epoch's judgements "
+                            "(judge/judgements)",
     "judge_cost": "judge/cost_usd above report.max_cost_per_epoch_usd",
     "teacher_weak": "score/teacher_mean below report.min_teacher_score",
 }
@@ -175,7 +179,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
     # inside the window (0.3853 -> 0.3552 -> 0.4473) does not hide a rise over it, noise on a
     # flat loss does not count, and a loss that is falling at the latest epoch is not flagged.
     k = cfg.loss_rising_epochs
-    loss = series(ms, "loss/total")
+    rl_epochs = [m for m in ms if int(m["epoch"]) >= 1]   # epoch 0: the warm-start's supervised loss and entropy
+    loss = series(rl_epochs, "loss/total")
     for i in range(k, len(loss)):
         window = [v for _, v in loss[i - k: i + 1]]
         start, end = window[0], window[-1]
@@ -185,7 +190,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"{' -> '.join(f'{v:.4f}' for v in window)} ({end - start:+.4f}, {100 * (end - start) / abs(start or 1):+.0f}%)",
                  f"{lower_lr}; if loss/kl carries the rise, the policy is drifting from the reference: {raise_kl}")
 
-    entropy = series(ms, "policy/entropy")
+    entropy = series(rl_epochs, "policy/entropy")
     collapsing = set()  # epochs where entropy fell `entropy_falls` times running, far below its earlier peak
     for i in range(cfg.entropy_falls, len(entropy)):
         run = [v for _, v in entropy[i - cfg.entropy_falls: i + 1]]
@@ -215,7 +220,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"curriculum.strategy=adaptive prefers prompts the student solves only sometimes")
 
         ent = get("policy/entropy")
-        if ent is not None and (ent < cfg.min_entropy or e in collapsing):
+        if e >= 1 and ent is not None and (ent < cfg.min_entropy or e in collapsing):
             peak = max((v for ep, v in entropy if ep < e), default=ent)
             flag("entropy_collapse", e,
                  f"policy/entropy {ent:.4f} nats (highest earlier {peak:.4f}; floor {cfg.min_entropy}; "
@@ -224,13 +229,17 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  "critical" if ent < cfg.min_entropy else "warning")
 
         k3 = get("kl/k3")
-        if k3 is not None and k3 > cfg.kl_high * cfg.kl_target:
-            explode = k3 > cfg.kl_explode * cfg.kl_target
+        adaptive = s.get("update.kl_mode") == "adaptive" and as_number(s.get("update.kl_target"))
+        target, target_key = ((as_number(s["update.kl_target"]), "update.kl_target") if adaptive
+                              else (cfg.kl_target, "report.kl_target"))
+        if k3 is not None and k3 > cfg.kl_high * target:
+            explode = k3 > cfg.kl_explode * target
             flag("kl_exploding" if explode else "kl_high", e,
-                 f"kl/k3 {k3:.4f} = {k3 / cfg.kl_target:.1f} x report.kl_target {cfg.kl_target} "
+                 f"kl/k3 {k3:.4f} = {k3 / target:.1f} x {target_key} {target:g} "
                  f"(flag above {cfg.kl_explode if explode else cfg.kl_high} x)",
                  f"the policy moves away from the reference too fast: {raise_kl}, {lower_lr}, "
-                 f"or let update.kl_mode=adaptive steer the coefficient toward update.kl_target"
+                 + (f"or {_change('update.kl_horizon', 'lower', s)} so the adaptive coefficient reacts sooner"
+                    if adaptive else "or let update.kl_mode=adaptive steer the coefficient toward update.kl_target")
                  + _passes_advice(s)
                  + ("; consider promoting an earlier variant (`rlaif compare N`)" if explode else ""),
                  "critical" if explode else "warning")
@@ -292,13 +301,16 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
 
         pf = get("judge/parse_failures")
         if pf:
-            n_j = (get("judge/api_calls") or 0) + (get("judge/cache_hits") or 0)
+            # judge/judgements: each answer once; older runs lack it (api calls + cache hits count an answer once
+            # a judge.mix component)
+            n_j = get("judge/judgements") or (get("judge/api_calls") or 0) + (get("judge/cache_hits") or 0)
             frac = pf / n_j if n_j else 1.0
             if frac > cfg.max_parse_failure_frac:
                 flag("judge_parse_failures", e,
                      f"judge/parse_failures {pf:.0f} of {n_j:.0f} judgements ({frac:.1%} > {cfg.max_parse_failure_frac:.0%})",
-                     f"look at them: `rlaif samples {e} --worst K`. Sandbox errors: "
-                     f"{_change('judge.execution.timeout_s', 'raise', s)} or {_change('judge.execution.memory_mb', 'raise', s)}; "
+                     f"look at them: `rlaif samples {e} --worst K` shows each one's reason. Execution judge: a "
+                     f"problem without tests, or a sandbox that could not start (its message says why; an answer that "
+                     f"runs out of judge.execution.timeout_s is scored, not left out); "
                      f"LLM judges: fix the rubric's output format or the judge.model. reward.none_as decides what an "
                      f"unscored completion earns (None = dropped from the batch)")
 

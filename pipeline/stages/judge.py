@@ -85,5 +85,6 @@ def run(ctx: Ctx) -> None:
     save_table(rows, ctx.out, json_cols=("breakdown",))
     ctx.rows = len(rows)
     fig["judge/parse_failures"] = sum(r["value"] is None for r in rows)
+    fig["judge/judgements"] = len(rows)   # students' and teachers' answers scored (each once, whatever judge.mix holds)
     fig.update(breakdown_figures([r["breakdown"] for r in rows if r["role"] == "student"]))
     ctx.figures = fig

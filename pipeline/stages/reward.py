@@ -50,8 +50,10 @@ def run(ctx: Ctx) -> None:
         "reward/mean": mean, "reward/std": std, "reward/cv": std / mean if mean else 0.0,
         "reward/best_of_n": statistics.fmean(max(r["reward"] for r in g) for g in groups.values()) if groups else 0.0,
         "reward/frac_zero_std": sum(s[1] == 0 for s in stats.values()) / max(len(stats), 1),
-        "score/student_mean": statistics.fmean(students) if students else 0.0,
-        "score/teacher_mean": statistics.fmean(teachers) if teachers else 0.0,
+        # no score to average (teacher.kind=none; a judge that scored nothing): no figure, rather than a 0 that
+        # reads as a weak teacher or a student that cannot learn (judge/parse_failures says what happened)
+        **({"score/student_mean": statistics.fmean(students)} if students else {}),
+        **({"score/teacher_mean": statistics.fmean(teachers)} if teachers else {}),
         "score/student_unscored": unscored,
         **{f"reward/shaping_{k}": v / max(len(rows), 1) for k, v in shaped_sum.items()},
     }
