@@ -96,6 +96,10 @@ CASES = {
     "judge_parse_failures": ({"judge/parse_failures": 5}, None, ("rlaif samples 3",)),
     "judge_cost": ({"judge/cost_usd": 12.0}, None, ("judge.budget_usd",)),
     "teacher_weak": ({"score/teacher_mean": 0.1}, None, ("reward.eps", "teacher.kind")),
+    "teacher_below_student": ({"score/teacher_mean": 0.5, "score/student_mean": 0.8}, {"update.teacher_sft_coef": 4.0},
+                              ("stronger teacher.model", "reward.kind=direct", "update.teacher_sft_coef=0")),
+    "eval_regression": ({"_eval/change": {"from": 2, "a": 0.31, "b": 0.17, "ci": [-0.25, -0.03], "problems": 29}},
+                        None, ("lower update.lr", "raise update.kl_coef", "eval.patience")),
 }
 
 
@@ -376,6 +380,28 @@ def test_an_eval_fall_inside_its_interval_reads_within_noise(fake_run):
     _eval_dir(fake_run, 4, m4["fingerprint"], [min(1.0, p + 0.25) if p < 1 else 1.0 for p in base])
     md = write_report(fake_run).read_text()
     assert "`eval/pass@1`" in md and "**better**" in md.split("## Eval: signal or noise")[1]
+
+
+def test_an_eval_that_falls_beyond_noise_is_flagged_everywhere_a_run_is_read(fake_run):
+    """Epoch 4's held-out pass@1 against epoch 0's, paired by problem: a fall on many problems and a
+    gain on none is eval_regression in the report, `rlaif status` and the end of `rlaif epoch`; the fall
+    of the test above, inside its interval, is not."""
+    import random
+    from pipeline.cli.commands_train import health_lines
+    fake_run = Runner(fake_run.cfg, stages=STAGES + [Stage("eval", "1", (), ("update",), _noop, variant=True)])
+    rng = random.Random(1)
+    base = [rng.choice([0.25, 0.5, 0.75, 1.0]) for _ in range(29)]
+    _eval_dir(fake_run, 0, fake_run.base_policy_fp(), base)
+    m4 = fake_run.chosen_update(4)[1]
+    _eval_dir(fake_run, 4, m4["fingerprint"], [p - 0.25 if i % 2 else p for i, p in enumerate(base)])
+    md = write_report(fake_run).read_text()
+    health = md.split("## Health")[1].split("## ")[0]
+    assert "`eval_regression`" in health and "at epoch 0 ->" in health and "over 29 problems" in health, health
+    assert "eval_regression" in "\n".join(status_lines(fake_run))
+    assert any("epoch 4 eval_regression" in line for line in health_lines(fake_run, fake_run.cfg, [4]))
+    noisy = [min(1.0, max(0.0, p + rng.choice([-0.25, 0.0, 0.25]))) for p in base]
+    _eval_dir(fake_run, 4, m4["fingerprint"], noisy)
+    assert "eval_regression" not in write_report(fake_run).read_text().split("## Health")[1].split("## ")[0]
 
 
 def test_negative_k1_reads_the_kl_before_the_update_moved_the_policy():

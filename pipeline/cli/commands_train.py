@@ -81,12 +81,13 @@ def cmd_epoch(cfg: Config, a) -> int:
 
 def health_lines(r, cfg: Config, epochs: list[int]) -> list[str]:
     """The report's flags of these epochs, one line each, judged as `rlaif report` and `rlaif status`
-    judge them (a reward fall inside its interval, paired by prompt, is noise, not a regression)."""
+    judge them (a reward or eval fall inside its interval, paired by prompt or problem, is noise, not a
+    regression)."""
     from pipeline.metrics.flags import analyse
-    from pipeline.report.noise import reward_intervals
+    from pipeline.report.noise import change_intervals
     from pipeline.report.report import load_metrics, run_settings
     ms = load_metrics(r)
-    reward_intervals(r, ms)
+    change_intervals(r, ms)
     return [f"  [{f.severity}] epoch {f.epoch} {f.name}: {f.evidence} -> {f.advice}"
             for f in analyse(ms, cfg.report, run_settings(r)) if f.epoch in epochs]
 

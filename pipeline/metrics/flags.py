@@ -25,6 +25,8 @@ FLAGS: dict[str, str] = {
                    "(at least 0.001) above its value report.loss_rising_epochs epochs before (the warm-start, epoch 0, "
                    "trains another loss and is left out)",
     "best_of_n_vs_mean": "reward/best_of_n rose while reward/mean fell by more than report.regression_drop",
+    "eval_regression": "eval/pass@1 fell from the previous eval with the 95% interval of the change, paired by "
+                       "problem, below 0: the held-out score fell beyond noise",
     "no_signal": "score/student_mean below report.min_student_score, or more than half of the first epoch's groups "
                  "at zero spread: the run cannot learn as configured (replaces mode_collapse at that epoch)",
     "mode_collapse": "reward/frac_zero_std above report.max_frac_zero_std",
@@ -46,6 +48,9 @@ FLAGS: dict[str, str] = {
                             "(judge/judgements)",
     "judge_cost": "judge/cost_usd above report.max_cost_per_epoch_usd",
     "teacher_weak": "score/teacher_mean below report.min_teacher_score",
+    "teacher_below_student": "with reward.kind=ratio, score/teacher_mean below score/student_mean by more than "
+                             "report.regression_drop: the ratio rewards beating a weaker teacher, and "
+                             "update.teacher_sft_coef imitates its answers",
 }
 
 
@@ -323,6 +328,15 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"{_change('data.prompts_per_epoch', 'lower', s)}; use a cheaper judge.model or judge.kind=execution/mix; "
                  f"reruns and `rlaif replay` answer from the cache for free")
 
+        ch = m.get("_eval/change")
+        if isinstance(ch, dict) and ch["ci"][1] < 0:
+            flag("eval_regression", e,
+                 f"eval/pass@1 {ch['a']:.4f} at epoch {ch['from']} -> {ch['b']:.4f} ({ch['b'] - ch['a']:+.4f}, 95% "
+                 f"[{ch['ci'][0]:+.4f}, {ch['ci'][1]:+.4f}] over {ch['problems']} problems, paired)",
+                 f"the policy got worse on held-out problems: {lower_lr} or {raise_kl}, as a variant "
+                 f"(`rlaif update {e} update.lr=...`, `rlaif compare {e}`); eval.patience stops a run whose eval "
+                 f"stops improving")
+
         ts = get("score/teacher_mean")
         if ts is not None and ts < cfg.min_teacher_score:
             flag("teacher_weak", e,
@@ -331,6 +345,16 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  + (f"; teacher/missing {get('teacher/missing'):.0f}" if get("teacher/missing") else ""),
                  f"use a stronger teacher (teacher.kind=anthropic|openai with teacher.model) or check the references; "
                  f"{_change('reward.eps', 'raise', s, factor=5)} to damp the ratio")
+        st = get("score/student_mean")
+        if (ts is not None and st is not None and ts >= cfg.min_teacher_score and ts < st - cfg.regression_drop
+                and s.get("reward.kind", "ratio") == "ratio"):
+            sft = as_number(s.get("update.teacher_sft_coef"))
+            flag("teacher_below_student", e,
+                 f"score/teacher_mean {ts:.3f} < score/student_mean {st:.3f}: the student's answers score above the "
+                 f"teacher's, so most ratios exceed 1 (capped at reward.clip_max)",
+                 "use a stronger teacher.model; or train on the student's own score, reward.kind=direct"
+                 + (f", with update.teacher_sft_coef=0 (now {_g(sft)}: the update imitates the teacher's answers where "
+                    "the student's best scores below them)" if sft else ""))
 
     order = {n: i for i, n in enumerate(FLAGS)}
     return sorted(flags, key=lambda f: (f.epoch, SEVERITIES.index(f.severity), order[f.name]))

@@ -3,7 +3,8 @@
 An epoch's eval is compared with the base model's (`rlaif eval 0`), or else with the first epoch
 that has an eval, problem by problem (pipeline/metrics/significance.py); a change whose interval holds 0
 is "within noise". The training reward's epoch-to-epoch change gets the same treatment, paired by
-prompt, and the reward_regression flag is raised only when that interval lies below 0.
+prompt, and the reward_regression flag is raised only when that interval lies below 0; so does each
+eval's change from the previous eval, paired by problem (the eval_regression flag).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from pipeline.run.runner import Runner
 
 REWARD_CI = "_reward/change_ci"  # (low, high) of reward/mean's change from the previous epoch; not shown
+EVAL_CHANGE = "_eval/change"  # eval pass@1 against the previous eval: {from, a, b, ci, problems}; not shown
 
 
 def eval_dir(runner: "Runner", n: int) -> Path | None:
@@ -61,6 +63,28 @@ def _describe(p: Paired) -> str:
     return (f"`{p.metric}` {p.mean_a:.4f} -> {p.mean_b:.4f}, paired {p.diff:+.4f} "
             f"[{p.ci[0]:+.4f}, {p.ci[1]:+.4f}] over {p.problems} problems (won/lost/tied {p.won}/{p.lost}/{p.tied}): "
             f"**{p.words()}**")
+
+
+def change_intervals(runner: "Runner", ms: list[dict]) -> None:
+    """What the flags need to tell a change from noise, put into each epoch's metrics: reward/mean's
+    interval against the previous epoch (REWARD_CI, `reward_intervals`) and eval pass@1's against the
+    previous eval, paired by problem (EVAL_CHANGE)."""
+    reward_intervals(runner, ms)
+    by_epoch = {m["epoch"]: m for m in ms}
+    prev = None
+    for n in runner.epochs():
+        rows = _rows(eval_dir(runner, n))
+        if not rows:
+            continue
+        if prev is not None and n in by_epoch:
+            try:
+                p = compare([per_problem(prev[1], "pass@1")], [per_problem(rows, "pass@1")], "eval/pass@1")
+            except ValueError:   # no problem in common
+                p = None
+            if p is not None:
+                by_epoch[n][EVAL_CHANGE] = {"from": prev[0], "a": p.mean_a, "b": p.mean_b, "ci": list(p.ci),
+                                            "problems": p.problems}
+        prev = (n, rows)
 
 
 def reward_intervals(runner: "Runner", ms: list[dict]) -> None:

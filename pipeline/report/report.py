@@ -286,8 +286,8 @@ def status_lines(runner: "Runner") -> list[str]:
     ms_all = load_metrics(runner)
     if ms_all:
         last = ms_all[-1]["epoch"]
-        from pipeline.report.noise import reward_intervals
-        reward_intervals(runner, ms_all)
+        from pipeline.report.noise import change_intervals
+        change_intervals(runner, ms_all)
         fl = [f for f in analyse(ms_all, runner.cfg.report, run_settings(runner)) if f.epoch == last]
         lines.append(f"health at epoch {last}: " + (", ".join(f.name for f in fl) + " (see `rlaif report`)" if fl else "no flags"))
     return lines
@@ -317,8 +317,8 @@ def write_report(runner: "Runner") -> Path:
     spent = sum(v for n in runner.epochs() for k, v in epoch_spend(runner, n).items() if k.endswith("cost_usd"))
     out += [f"Money spent so far: ${spent:.4f}.", ""]
 
-    from pipeline.report.noise import eval_changes, reward_intervals
-    reward_intervals(runner, ms)
+    from pipeline.report.noise import change_intervals, eval_changes
+    change_intervals(runner, ms)
     flags = analyse(ms, cfg, settings)
     order = [st.name for st in runner.stages]
     out += ["## Health", ""]
