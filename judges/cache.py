@@ -73,8 +73,10 @@ class JudgeCache:
         with self._locks_guard:
             return self._locks.setdefault(key, threading.Lock())
 
-    def get_or_compute(self, key: str, compute: Callable[[], dict]) -> tuple[dict, bool]:
-        """(value, hit). Concurrent misses on one key compute once."""
+    def get_or_compute(self, key: str, compute: Callable[[], dict],
+                       keep: Callable[[dict], bool] | None = None) -> tuple[dict, bool]:
+        """(value, hit). Concurrent misses on one key compute once. keep: whether a computed value is
+        stored (a transient failure is not: the next run computes it again)."""
         v = self.get(key)
         if v is not None:
             return v, True
@@ -83,7 +85,8 @@ class JudgeCache:
             if v is not None:
                 return v, True
             v = compute()
-            self.set(key, v)
+            if keep is None or keep(v):
+                self.set(key, v)
             return v, False
 
     def __len__(self) -> int:

@@ -112,6 +112,14 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     cache.close()
     assert rlaif("sweep", "1", *over, "--grid", "sample.temperature=0.5,1") == 2
     assert "varies only update settings" in capsys.readouterr().err
+    # update.teacher_sft_coef is an update setting too: select (which teacher rows join the batch) is
+    # recomputed from the artifacts on disk, the samples and judgements are reused
+    assert rlaif("update", "1", *over, f"update.teacher_sft_coef={cfg.update.teacher_sft_coef + 1.5}") == 0
+    out = capsys.readouterr().out
+    assert "select   running" in out and all(f"{st:<8} reused" in out for st in ("sample", "judge", "reward")), out
+    cache = JudgeCache(Path(cfg.run.dir) / ".judge-cache")
+    assert len(cache) == entries
+    cache.close()
     assert rlaif("promote", "1", updates[0], *over) == 0
 
     # an update-only rerun refuses to resample

@@ -153,3 +153,41 @@ def test_cache_keys_of_existing_judgements_never_change(tmp_path):
     keys["anthropic teacher"] = llm.teacher_key(first)[:16]
     assert keys == {"config.yaml": "f8cba811ebf1ac6d", "configs/ocaml.yaml": "bc2e266eb2ca637c",
                     "anthropic": "57235172cb25c637", "anthropic teacher": "092f9b2949328e4b"}
+
+
+def test_a_judge_error_is_not_kept_and_a_test_code_change_is_a_new_judgement(tmp_path):
+    """A judgement the sandbox could not make (here: a problem with nothing to run) is not cached, so
+    the next run judges it again; tests=[] runs the test code (judges/execution.run_tests), so the test
+    code is what the key holds."""
+    import dataclasses
+    cfg = load_config(None, [f"run.dir={tmp_path}"])
+    p = load_builtin("train")[0]
+    bare = dataclasses.replace(p, tests=None, test_code=None)
+    j = Judging(cfg)
+    ok, err = j.score_all([(p, as_answer(p.reference), False), (bare, as_answer(p.reference), False)])
+    assert ok.value == pytest.approx(1.0) and err.value is None and "judge error" in err.raw
+    assert len(j.cache) == 1 and j.calls == 2
+    again = j.score_all([(bare, as_answer(p.reference), False)])
+    assert again[0].value is None and (j.calls, j.hits) == (3, 0) and len(j.cache) == 1
+    one = dataclasses.replace(p, tests=[], test_code="def check(f):\n    assert f(1) == 1\n")
+    two = dataclasses.replace(one, test_code="def check(f):\n    assert f(1) == 2\n")
+    assert j.key(one, "x", False) != j.key(two, "x", False)
+    j.cache.close()
+
+
+def test_replay_with_skip_missing_counts_the_execution_judges_misses(tmp_path):
+    from pipeline.config.errors import RunError
+    p = load_builtin("train")[0]
+    items = [(p, as_answer(p.reference), False), (p, "```python\ndef nope():\n    return 1\n```", False)]
+    live = Judging(load_config(None, [f"run.dir={tmp_path}"]))
+    live.score_all(items[:1])
+    live.cache.close()
+    replay = Judging(load_config(None, [f"run.dir={tmp_path}", "judge.mode=replay"]))
+    with pytest.raises(RunError, match="judge.skip_missing=true"):
+        replay.score_all(items)
+    replay.cache.close()
+    skip = Judging(load_config(None, [f"run.dir={tmp_path}", "judge.mode=replay", "judge.skip_missing=true"]))
+    got = skip.score_all(items)
+    assert got[0].value == pytest.approx(1.0) and got[1].value is None and "not in the cache" in got[1].raw
+    assert (skip.skipped, skip.calls, skip.hits) == (1, 0, 1) and len(skip.cache) == 1
+    skip.cache.close()

@@ -77,7 +77,8 @@ STAGES = [
     Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), "pipeline.stages.reward:run"),
     Stage("select", "2", ("select.min_reward", "select.top_k", "select.drop_zero_std", "select.advantage",
                       "select.scale_rewards", "select.std",
-                          "update.teacher_sft_coef", *STUDENT), ("reward", "sample", "teacher"), "pipeline.stages.select:run"),
+                          "update.teacher_sft_coef", *STUDENT), ("reward", "sample", "teacher"), "pipeline.stages.select:run",
+          derived=True),   # from the artifacts on disk alone: `rlaif update N update.teacher_sft_coef=...` recomputes it
     # batch layout (update.micro_batch_size, update.share_prompt) is runtime only: it moves logprobs by
     # float32 summation order, no more (tests/test_update.py), so update variants never recompute them
     # the reference is the policy KL is measured against (update.kl_reference): the warm-start or the base

@@ -58,6 +58,8 @@ def run(ctx: Ctx) -> None:
                 j.cache.close()
             fig["judge/api_calls"] += j.calls
             fig["judge/cache_hits"] += j.hits
+            if j.skipped:
+                fig["judge/skipped"] = fig.get("judge/skipped", 0) + j.skipped
         else:
             model = make_model(kind, cfg.judge.model, cfg)
             api = model if kind != "hf" else Sync(model)

@@ -195,11 +195,12 @@ class Judging:
         self.ocaml_ingredients = {**self.base_ingredients, "language": "ocaml", "harness": OCAML_HARNESS_VERSION,
                                   "grading": cfg.judge.ocaml.model_dump()}
         self.cache = JudgeCache(cache_dir(cfg))
-        self.calls = self.hits = 0
+        self.calls = self.hits = self.skipped = 0
         self._count = threading.Lock()
 
     def key(self, problem: Problem, completion: str, truncated: bool) -> str:
-        tests = problem.tests if problem.tests is not None else problem.test_code
+        # what runs: the tests, or with none (None or []) the test code (judges/execution.run_tests)
+        tests = problem.tests if problem.tests else problem.test_code
         if problem.language == "ocaml":  # the harness is generated from the signature
             return cache_key({**self.ocaml_ingredients, "completion": sha256_text(completion), "truncated": truncated,
                               "problem": sha256_text(repr((problem.entry_point, tests, problem.signature)))})
@@ -217,13 +218,19 @@ class Judging:
         todo = [i for i, v in enumerate(found) if v is None]
         self.hits += len(items) - len(todo)
         if todo and self.cfg.judge.mode == "replay":
-            raise RunError(f"judge.mode=replay: {len(todo)} of {len(items)} judgements are not in the cache "
-                           f"{cache_dir(self.cfg)}; run with judge.mode=live, or import a teammate's cache "
-                           "(rlaif cache import FILE)")
+            if not self.cfg.judge.skip_missing:
+                raise RunError(f"judge.mode=replay: {len(todo)} of {len(items)} judgements are not in the cache "
+                               f"{cache_dir(self.cfg)}; run with judge.mode=live, import a teammate's cache "
+                               "(rlaif cache import FILE), or set judge.skip_missing=true to skip and count them")
+            self.skipped += len(todo)   # unscored, counted (judge/skipped), as the API judges' misses are
+            return [Score.from_json(v) if v is not None else Score(value=None, raw="skipped: not in the cache")
+                    for v in found]
         bar = tqdm(total=len(todo), desc=desc, unit="ans", dynamic_ncols=True, disable=not todo)
 
         def one(i: int) -> None:
-            value, hit = self.cache.get_or_compute(keys[i], lambda: self.score_one(*items[i]).to_json())
+            # a judge error (the sandbox could not run it: judges/execution.py) is not kept: the next run retries
+            value, hit = self.cache.get_or_compute(keys[i], lambda: self.score_one(*items[i]).to_json(),
+                                                   keep=lambda v: v.get("value") is not None)
             found[i] = value
             with self._count:
                 self.hits += hit
