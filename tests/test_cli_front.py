@@ -321,3 +321,32 @@ def test_progress_bars_clear_their_line_in_a_multi_epoch_run():
     bar = tqdm(total=2, file=io.StringIO())
     assert bar.leave is True  # only inside the epoch loop
     bar.close()
+
+
+CODE = {"python harness": "exec-3"}
+
+
+def _code(cfg):
+    return dict(CODE)
+
+
+def test_a_stage_reused_from_other_judge_code_is_said_not_remade(tmp_path, caplog, monkeypatch):
+    """The judges' code versions (Stage.code: a harness, the rubric) go into each manifest, not into the
+    fingerprint: a finished run with an older harness is reused as it stands (no retraining), and the
+    reuse says which version moved and how to remake it."""
+    from pipeline.run.runner import Runner
+    from pipeline.stages import Stage
+    cfg = load_config(None, [f"run.dir={tmp_path}"])
+    stages = [Stage("prompts", "1", (), (), _noop),
+              Stage("judge", "1", (), ("prompts",), _noop, code="tests.test_cli_front:_code"),
+              Stage("reward", "1", (), ("judge",), _noop)]
+    Runner(cfg, stages=stages).run_epoch(1)
+    with caplog.at_level("WARNING", logger="rlaif"):
+        Runner(cfg, stages=stages).run_epoch(1)
+    assert "other code" not in caplog.text
+    monkeypatch.setitem(CODE, "python harness", "exec-4")
+    with caplog.at_level("WARNING", logger="rlaif"):
+        res = Runner(cfg, stages=stages).run_epoch(1)
+    assert res["judge"]["code"] == {"python harness": "exec-3"}       # reused, not remade
+    assert "epoch 1 judge: reused, but made by other code than this version's (python harness exec-3 -> exec-4)" \
+        in caplog.text and "`rlaif epoch 1 --force`" in caplog.text, caplog.text

@@ -212,6 +212,15 @@ class Runner(Lineage):
             m = None if (force and (only in (None, st.name))) else dist.on_main(lambda: load_complete(d, fp))
             if m is not None:
                 echo(f"  {st.name:<8} reused   {d.relative_to(self.run_dir)} ({m.get('rows', 0)} rows)")
+                old = m.get("code")
+                if st.code and old is not None and old != (now := _resolve(st.code)(self.cfg)):
+                    moved = ", ".join(f"{k} {old.get(k)} -> {v}" for k, v in now.items() if old.get(k) != v)
+                    how = (f"`rlaif epoch {n} --only {st.name} --force`" if not any(
+                        st.name in later.inputs for later in self.stages) else
+                        f"`rlaif epoch {n} --force` (the stages after it read it; what did not change comes from "
+                        f"the judge cache)")
+                    log.warning("epoch %d %s: reused, but made by other code than this version's (%s); %s remakes it",
+                                n, st.name, moved, how)
                 results[st.name] = m
                 continue
             if dry_run:
@@ -278,6 +287,7 @@ class Runner(Lineage):
                 "config": {f: self.cfg.get(f) for f in st.fields}, "version": st.version,
                 "started_at": started, "wall_s": time.time() - t, "rows": ctx.rows,
                 "figures": ctx.figures,
+                **({"code": _resolve(st.code)(self.cfg)} if st.code else {}),
             })
         for fn in ctx.on_success:
             fn()

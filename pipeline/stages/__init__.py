@@ -51,6 +51,10 @@ class Stage:
     """Outputs sit side by side as `<name>-<fp8>/` (update reruns) instead of replacing each other."""
     derived: bool = False
     """Computed from earlier artifacts alone (no sampling, no judging), so `rlaif update` may run it."""
+    code: str | None = None
+    """"module:function" giving, for a config, the versions of the code its output depends on beyond
+    `version` (a judge's harness, rubric, parser): recorded in the manifest and compared when the
+    output is reused, never hashed (a new harness does not make a finished run retrain)."""
     every_rank: bool = False
     """With several processes, every rank runs it (its share of the work; rank 0 gathers and writes):
     sample, logprobs, update, eval. Otherwise rank 0 alone runs it and the others read its output."""
@@ -72,8 +76,9 @@ STAGES = [
     # so the samples do not depend on the batch or the process count
     Stage("sample", "3", (*STUDENT, *SAMPLING, "run.seed", "data.max_prompt_tokens"), ("prompts", POLICY), "pipeline.stages.sample:run",
           every_rank=True),
-    Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.stages.teacher:run"),
-    Stage("judge", "1", JUDGE, ("prompts", "sample", "teacher"), "pipeline.stages.judge:run"),
+    Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.stages.teacher:run", code="pipeline.stages.judging:teacher_code"),
+    Stage("judge", "1", JUDGE, ("prompts", "sample", "teacher"), "pipeline.stages.judge:run",
+          code="pipeline.stages.judging:judge_code"),
     Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), "pipeline.stages.reward:run"),
     Stage("select", "2", ("select.min_reward", "select.top_k", "select.drop_zero_std", "select.advantage",
                       "select.scale_rewards", "select.std",
@@ -95,7 +100,7 @@ STAGES = [
     Stage("eval", "2", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "eval.num_samples",
                         "eval.temperature", "eval.seed_per_epoch", "eval.reference_nll", "run.seed",
                         "judge.execution", "judge.ocaml", "data.validation"),
-          ("update",), "pipeline.stages.eval:run", variant=True, every_rank=True),
+          ("update",), "pipeline.stages.eval:run", variant=True, every_rank=True, code="pipeline.stages.judging:harness_code"),
 ]
 
 # `rlaif epoch 0`: fine-tune the adapter on the teacher's answers before any RL (optional).

@@ -178,6 +178,32 @@ def batch_figures(prefix: str, stats, batch: bool) -> dict[str, Any]:
             f"{prefix}/batch_failed": stats.failed}
 
 
+# -- the judges' code versions (Stage.code) ---------------------------------------------------
+def harness_code(cfg: Config) -> dict[str, str]:
+    """The execution harnesses' versions (the eval's answers, an execution judge's judgements)."""
+    from judges.execution import HARNESS_VERSION
+    from judges.ocaml import OCAML_HARNESS_VERSION
+    return {"python harness": HARNESS_VERSION, "ocaml harness": OCAML_HARNESS_VERSION}
+
+
+def judge_code(cfg: Config) -> dict[str, str]:
+    """What the configured judges' scores depend on: the harnesses, the rubric and its parser."""
+    from judges import rubric
+    kinds = components(cfg)
+    out = harness_code(cfg) if "execution" in kinds else {}
+    if kinds.keys() & {"anthropic", "openai", "hf"}:
+        out.update({"rubric": rubric.rubric_hash()[:12], "parser": rubric.PARSER_VERSION})
+    return out
+
+
+def teacher_code(cfg: Config) -> dict[str, str]:
+    """A model teacher's prompt version (a reference teacher's answers are the data's)."""
+    if cfg.teacher.kind in ("reference", "none"):
+        return {}
+    from judges.llm import TEACHER_VERSION
+    return {"teacher prompt": TEACHER_VERSION}
+
+
 # -- execution judge -----------------------------------------------------------------------
 class Judging:
     """The execution judges (Python, OCaml: by each problem's language) behind the cache, run in

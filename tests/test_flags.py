@@ -1,0 +1,232 @@
+"""The training-health flags: `analyse` over recorded metric dicts, each flag raised by a run built
+for it, with its evidence and advice; the rules for loss, entropy, KL and the warm-start's epoch 0."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pipeline.config.epoch import ReportConfig
+from pipeline.metrics.doc import METRICS
+from pipeline.metrics.flags import FLAGS, analyse
+
+CFG = ReportConfig()
+
+
+def healthy(n: int = 4) -> list[dict]:
+    """A run that learns: reward rising, loss flat, KL near target, nothing out of bounds."""
+    return [{
+        "epoch": e, "reward/mean": 0.20 + 0.05 * e, "reward/std": 0.2, "reward/cv": 0.2 / (0.20 + 0.05 * e),
+        "reward/best_of_n": 0.50 + 0.04 * e, "reward/frac_zero_std": 0.1, "score/student_mean": 0.3 + 0.05 * e,
+        "score/teacher_mean": 0.95, "loss/total": [0.100, 0.102, 0.099, 0.101, 0.100, 0.101][(e - 1) % 6],
+        "loss/policy": 0.095, "loss/kl": 0.005, "kl/k3": 0.1, "kl/k1": 0.09, "policy/entropy": 0.9 - 0.02 * e,
+        "policy/clip_ratio": 0.02, "optim/grad_norm": 0.3, "optim/lr": 2e-5, "completion/length_mean": 90.0,
+        "completion/truncated_frac": 0.05, "select/kept_frac": 0.9, "judge/api_calls": 40, "judge/cache_hits": 0,
+        "judge/cost_usd": 0.5, "judge/saved_usd": 0.0, "judge/parse_failures": 0, "time/sample_s": 50.0,
+        "time/judge_s": 2.0, "time/update_s": 100.0, "time/epoch_s": 152.0,
+    } for e in range(1, n + 1)]
+
+
+def recorded() -> list[dict]:
+    """The four epochs of the issue: average reward dips at 4 while best-of-N climbs; loss climbs."""
+    ms = healthy(4)
+    for m, r, loss, bon in zip(ms, (0.2604, 0.2662, 0.2804, 0.2553), (0.1980, 0.3853, 0.3552, 0.4473),
+                               (0.5344, 0.5622, 0.5575, 0.5686)):
+        m.update({"reward/mean": r, "loss/total": loss, "reward/best_of_n": bon, "reward/cv": 0.2 / r})
+    return ms
+
+
+def test_recorded_run_flags_regression_rising_loss_and_best_of_n():
+    flags = analyse(recorded(), CFG, {"update.lr": 2e-5, "update.kl_coef": 0.05, "sample.num_samples": 4})
+    assert {(f.name, f.epoch) for f in flags} == {("reward_regression", 4), ("loss_rising", 4), ("best_of_n_vs_mean", 4)}
+    reg = next(f for f in flags if f.name == "reward_regression")
+    assert "0.2804 -> 0.2553" in reg.evidence and "-0.0251" in reg.evidence
+    assert "lower update.lr (e.g. 2e-05 -> 1e-05)" in reg.advice and "raise update.kl_coef (e.g. 0.05 -> 0.1)" in reg.advice
+    loss = next(f for f in flags if f.name == "loss_rising")
+    assert "0.3853 -> 0.3552 -> 0.4473" in loss.evidence and "update.lr" in loss.advice
+    bon = next(f for f in flags if f.name == "best_of_n_vs_mean")
+    assert "0.5575 -> 0.5686" in bon.evidence and "select.top_k" in bon.advice and "update.lr" in bon.advice
+
+
+def test_loss_rising_rule():
+    def loss_flags(losses, k=2):
+        ms = [{"epoch": i + 1, "loss/total": v} for i, v in enumerate(losses)]
+        return [f.epoch for f in analyse(ms, ReportConfig(loss_rising_epochs=k)) if f.name == "loss_rising"]
+    assert loss_flags([0.1980, 0.3853, 0.3552, 0.4473]) == [4]  # a dip inside the window does not hide the rise
+    assert loss_flags([0.2, 0.3, 0.4, 0.5]) == [3, 4]
+    assert loss_flags([0.2, 0.4, 0.3]) == []  # falling at the latest epoch
+    assert loss_flags([0.100, 0.099, 0.100, 0.1015]) == []  # noise on a flat loss
+    assert loss_flags([0.2, 0.3]) == []  # not enough epochs for a 2-epoch window
+    assert loss_flags([0.2, 0.3], k=1) == [2]
+
+
+def test_healthy_run_raises_no_flag():
+    assert analyse(healthy(6), CFG, {"update.lr": 2e-5}) == []
+
+
+def test_missing_metrics_are_skipped():
+    assert analyse([{"epoch": 1}, {"epoch": 2, "reward/mean": None}, {"epoch": 3, "kl/k3": "n/a"}], CFG) == []
+
+
+CASES = {
+    "reward_regression": ({"reward/mean": 0.25, "reward/best_of_n": 0.55}, None, ("update.lr", "update.kl_coef")),
+    "no_signal": ({"score/student_mean": 0.01, "reward/frac_zero_std": 0.75, "breakdown/structure_ok": 0.08,
+                   "breakdown/tests_ok": 0.0}, {"update.warm_start": False, "update.teacher_sft_coef": 0.0},
+                  ("update.warm_start=true", "update.teacher_sft_coef=4.0", "raise sample.num_samples (e.g. 4 -> 8)",
+                   "1 - p^G - (1-p)^G", "at p=0.05: 19% at G=4, 34% at G=8", "data.difficulties=[easy]")),
+    "mode_collapse": ({"reward/frac_zero_std": 0.6}, None, ("raise sample.temperature", "raise sample.num_samples",
+                                                           "lower update.lr", "curriculum")),
+    "entropy_collapse": ({"policy/entropy": 0.01}, None, ("raise sample.temperature (e.g. 1 -> 1.2)",
+                                                          "raise sample.num_samples (e.g. 4 -> 8)", "lower update.lr",
+                                                          "update.kl_coef")),
+    "kl_high": ({"kl/k3": 0.2}, None, ("raise update.kl_coef", "lower update.lr")),
+    "kl_exploding": ({"kl/k3": 0.9}, None, ("raise update.kl_coef",)),
+    "negative_k1": ({"kl/k1_start": -0.05}, {"sample.top_p": 0.9, "sample.top_k": 0},
+                    ("sample.top_p=1", "sample.top_k=0", "temperature", "not come from the distribution")),
+    "reward_cv_high": ({"reward/cv": 2.5}, {"select.advantage": "raw"}, ("select.advantage=grpo", "reward.clip_max")),
+    "sampler_mismatch": ({"logprobs/sampler_gap": 0.5}, None, ("sample.engine", "sample.top_p=1")),
+    "truncation_high": ({"completion/truncated_frac": 0.5}, None, ("raise sample.max_new_tokens", "sample.stop")),
+    "judge_parse_failures": ({"judge/parse_failures": 5}, None, ("rlaif samples 3",)),
+    "judge_cost": ({"judge/cost_usd": 12.0}, None, ("judge.budget_usd",)),
+    "teacher_weak": ({"score/teacher_mean": 0.1}, None, ("reward.eps", "teacher.kind")),
+    "teacher_below_student": ({"score/teacher_mean": 0.5, "score/student_mean": 0.8}, {"update.teacher_sft_coef": 4.0},
+                              ("stronger teacher.model", "reward.kind=direct", "update.teacher_sft_coef=0")),
+    "eval_regression": ({"_eval/change": {"from": 2, "a": 0.31, "b": 0.17, "ci": [-0.25, -0.03], "problems": 29}},
+                        None, ("lower update.lr", "raise update.kl_coef", "eval.patience")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_flag_is_raised_by_a_run_built_for_it(name):
+    change, settings, advice = CASES[name]
+    ms = healthy(4)
+    ms[2].update(change)  # epoch 3
+    flags = analyse(ms, CFG, {"update.lr": 2e-5, "update.kl_coef": 0.05, "sample.temperature": 1.0,
+                              "sample.num_samples": 4, **(settings or {})})
+    assert [(f.name, f.epoch) for f in flags] == [(name, 3)], flags
+    f = flags[0]
+    for words in advice:
+        assert words in f.advice, (words, f.advice)
+    assert f.evidence and re.search(r"\d", f.evidence)
+    if name == "negative_k1":
+        assert "sample.top_p=0.9" in f.evidence and "kl/k1_start -0.05" in f.evidence
+    if name in ("kl_exploding", "entropy_collapse", "no_signal"):
+        assert f.severity == "critical"
+    if name == "no_signal":
+        assert "well-formed 8%" in f.evidence and "25% of the groups carry a gradient" in f.evidence
+
+
+def test_a_run_that_cannot_learn_is_told_so_at_its_first_epoch():
+    """Most of epoch 1's groups without spread (the OCaml run: 75%) is no_signal at epoch 1 even with
+    a student score above the floor; later epochs with the same spread are mode_collapse. A run
+    whose config already has every lever is not told to set them."""
+    ms = healthy(3)
+    for m in ms:
+        m.update({"reward/frac_zero_std": 0.75, "breakdown/tests_ok": 0.1})
+    flags = analyse(ms, CFG, {"update.warm_start": True, "update.teacher_sft_coef": 4.0, "sample.num_samples": 6})
+    assert [(f.name, f.epoch) for f in flags] == [("no_signal", 1), ("mode_collapse", 2), ("mode_collapse", 3)]
+    advice = flags[0].advice
+    assert "update.warm_start" not in advice and "teacher_sft_coef" not in advice
+    assert "(47% at p=0.10, G=6; 72% at G=12)" in advice
+
+
+def test_the_warm_starts_epoch_0_is_no_rl_epoch_for_the_entropy_and_loss_rules():
+    """Epoch 0 (the warm-start) measures entropy over the teacher's answers at T=1 and trains a supervised
+    loss: an RL run below its entropy, or above its loss, is not a collapse or a rise (the test run
+    test_warm_start_runs_before_ep0 had entropy 3.1565 at epoch 0, 1.5779 at epoch 2)."""
+    ms = healthy(3)
+    for m, ent in zip(ms, (0.19, 0.18, 0.17)):
+        m["policy/entropy"] = ent
+    warm = {"epoch": 0, "policy/entropy": 0.40, "loss/total": 0.01}
+    assert analyse([warm, *ms], CFG) == []
+    assert analyse([dict(warm, **{"policy/entropy": 0.001})], CFG) == []   # no RL epoch: nothing to flag
+    # a sustained fall inside the RL epochs is still found
+    for m, ent in zip(ms, (0.9, 0.5, 0.2)):
+        m["policy/entropy"] = ent
+    assert [f.epoch for f in analyse([warm, *ms], CFG) if f.name == "entropy_collapse"] == [3]
+
+
+def test_no_teacher_or_no_score_is_no_weak_teacher_nor_a_student_that_cannot_learn():
+    """teacher.kind=none (reward.kind=direct) records no score/teacher_mean; an epoch the judge scored
+    nothing records no score/student_mean: the flag left is the judge's."""
+    ms = healthy(3)
+    for m in ms:
+        del m["score/teacher_mean"]
+    assert analyse(ms, CFG) == []
+    del ms[2]["score/student_mean"]
+    ms[2].update({"judge/parse_failures": 72, "judge/judgements": 72, "reward/frac_zero_std": 0.0})
+    assert [f.name for f in analyse(ms, CFG)] == ["judge_parse_failures"]
+
+
+def test_parse_failures_are_a_share_of_the_answers_judged_not_of_each_mix_components_calls():
+    ms = healthy(3)
+    ms[2].update({"judge/parse_failures": 3, "judge/judgements": 100, "judge/api_calls": 200, "judge/cache_hits": 0})
+    f = [f for f in analyse(ms, CFG) if f.name == "judge_parse_failures"]
+    assert len(f) == 1 and "3 of 100 judgements (3.0%" in f[0].evidence
+
+
+def test_an_adaptive_kl_is_judged_against_its_own_target():
+    ms = healthy(3)
+    ms[2]["kl/k3"] = 0.55
+    adaptive = {"update.kl_mode": "adaptive", "update.kl_target": 0.5, "update.kl_horizon": 4.0}
+    assert analyse(ms, CFG, adaptive) == []                     # at its own target: no flag
+    ms[2]["kl/k3"] = 3.0
+    f = analyse(ms, CFG, adaptive)
+    assert [x.name for x in f] == ["kl_exploding"] and "update.kl_target 0.5" in f[0].evidence
+    assert "lower update.kl_horizon (e.g. 4 -> 2)" in f[0].advice and "let update.kl_mode=adaptive" not in f[0].advice
+
+
+def test_entropy_swings_are_not_flagged_a_sustained_fall_is():
+    def flagged(values):
+        ms = [{"epoch": i + 1, "policy/entropy": v} for i, v in enumerate(values)]
+        return [f.epoch for f in analyse(ms, CFG) if f.name == "entropy_collapse"]
+    assert flagged([0.22, 0.05, 0.18, 0.07, 0.21, 0.06]) == []  # the OCaml run's "unstable" swings: healthy
+    assert flagged([0.9, 0.6, 0.4, 0.3]) == [3, 4]  # two falls running, below half the peak
+    assert flagged([0.9, 0.3, 0.8]) == []  # one low epoch that recovers
+    assert flagged([0.2, 0.19, 0.18, 0.17]) == []  # a slow drift that stays near its peak
+    assert flagged([0.05, 0.015]) == [2]  # below the floor: near-deterministic
+
+
+def test_the_ocaml_runs_reward_spread_is_not_flagged_under_grpo():
+    """Its author called reward CV 0.5-0.7 too high; GRPO advantages are within-group, so batch CV is not
+    a health signal there (even 2.5). What is: groups with no spread at all (reward/frac_zero_std)."""
+    ms = healthy(4)
+    for m, cv in zip(ms, (0.5, 0.7, 0.6, 2.5)):
+        m["reward/cv"] = cv
+    assert analyse(ms, CFG, {"select.advantage": "grpo"}) == []
+    assert [f.name for f in analyse(ms, CFG, {"select.advantage": "raw"})] == ["reward_cv_high"]
+
+
+def test_every_flag_is_documented_and_metrics_table_has_directions():
+    assert set(FLAGS) == {*CASES, "loss_rising", "best_of_n_vs_mean"}
+    assert all(m.good in ("higher", "lower", "target", "") and m.meaning for m in METRICS.values())
+    for key in ("reward/mean", "kl/k1", "completion/diversity", "eval/pass@1", "curriculum/hard", "time/epoch_s"):
+        assert key in METRICS
+
+
+
+def test_negative_k1_reads_the_kl_before_the_update_moved_the_policy():
+    """The update's kl/k1 averages over its steps: at epoch 1, where the reference is the policy that
+    sampled, it is -KL(old || new) and below 0 once anything is learned (the default config's fresh epoch
+    1 measured -0.0104). kl/k1_start, before any step, is what says the tokens came from elsewhere; a
+    run without kl/k1_start is read on kl/k1."""
+    epoch1 = {**healthy(1)[0], "kl/k1": -0.0104, "kl/k1_start": 0.0, "kl/k3": 0.0658}
+    assert [f.name for f in analyse([epoch1], CFG, {})] == []
+    mismatch = {**epoch1, "kl/k1_start": -0.05}
+    assert [f.name for f in analyse([mismatch], CFG, {})] == ["negative_k1"]
+    older = {k: v for k, v in epoch1.items() if k != "kl/k1_start"}
+    assert [f.name for f in analyse([older], CFG, {})] == ["negative_k1"]
+
+
+@pytest.mark.parametrize("kl_ratio", [True, False])
+def test_kl_exploding_with_several_passes_a_batch_names_them(kl_ratio):
+    """update.epochs=2 drove kl/k3 to 20 on the embedded default: the flag says to try one pass, and
+    update.kl_ratio=false where the ratio scales the penalty down; one pass is not told so."""
+    ms = healthy(4)
+    ms[2].update({"kl/k3": 20.4})
+    base = {"update.lr": 2e-4, "update.kl_coef": 0.05, "update.kl_ratio": kl_ratio}
+    (f,) = analyse(ms, CFG, {**base, "update.epochs": 2})
+    assert f.name == "kl_exploding" and "the 2 passes over each batch" in f.advice and "update.epochs=1" in f.advice
+    assert ("update.kl_ratio=false" in f.advice) == kl_ratio
+    (g,) = analyse(ms, CFG, {**base, "update.epochs": 1})
+    assert "update.epochs" not in g.advice and "raise update.kl_coef" in g.advice
