@@ -350,3 +350,24 @@ def test_a_stage_reused_from_other_judge_code_is_said_not_remade(tmp_path, caplo
     assert res["judge"]["code"] == {"python harness": "exec-3"}       # reused, not remade
     assert "epoch 1 judge: reused, but made by other code than this version's (python harness exec-3 -> exec-4)" \
         in caplog.text and "`rlaif epoch 1 --force`" in caplog.text, caplog.text
+
+
+def _skipping(ctx):
+    ctx.figures = {"judge/skipped": 3}
+
+
+def test_a_stage_with_holes_reused_by_a_live_run_is_said(tmp_path, caplog):
+    """A judge stage an offline replay left with unscored answers (judge.skip_missing) has the live run's
+    fingerprint: reusing it says how many it lacks and how to ask for them; a replay reusing it does not."""
+    from pipeline.run.runner import Runner
+    from pipeline.stages import Stage
+    stages = [Stage("prompts", "1", (), (), _noop), Stage("judge", "1", (), ("prompts",), _skipping)]
+    replay = load_config(None, [f"run.dir={tmp_path}", "judge.mode=replay", "judge.skip_missing=true"])
+    Runner(replay, stages=stages).run_epoch(1)
+    with caplog.at_level("WARNING", logger="rlaif"):
+        Runner(replay, stages=stages).run_epoch(1)
+    assert "left out" not in caplog.text
+    with caplog.at_level("WARNING", logger="rlaif"):
+        Runner(load_config(None, [f"run.dir={tmp_path}"]), stages=stages).run_epoch(1)
+    assert "epoch 1 judge: reused with 3 answers an earlier run left out" in caplog.text
+    assert "`rlaif epoch 1 --force` asks for them" in caplog.text

@@ -103,6 +103,7 @@ METRICS: dict[str, Metric] = {
     "judge/skipped": Metric("judgements missing from the cache and left unscored (judge.mode=replay with judge.skip_missing)", "lower", "judge"),
     "judge/judgements": Metric("answers judged this epoch (the student's and the teacher's; each once, whatever judge.mix holds): judge/parse_failures' denominator", "", "judge"),
     "teacher/missing": Metric("prompts with no teacher answer", "lower", "teacher"),
+    "teacher/skipped": Metric("teacher answers missing from the cache and left out (judge.mode=replay with judge.skip_missing, or judge.batch_failed=missing)", "lower", "teacher"),
     "judge/batches": Metric("batches submitted to the provider's batch API this epoch (judge.batch)", "", "judge"),
     "judge/batches_resumed": Metric("batches a killed or timed-out run had submitted, polled again instead of paid again", "", "judge"),
     "judge/batch_failed": Metric("batch items that came back expired, errored or canceled (then handled per judge.batch_failed)", "lower", "judge"),

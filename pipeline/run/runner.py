@@ -221,6 +221,12 @@ class Runner(Lineage):
                         f"the judge cache)")
                     log.warning("epoch %d %s: reused, but made by other code than this version's (%s); %s remakes it",
                                 n, st.name, moved, how)
+                jc = self.cfg.judge
+                holes = (m.get("figures") or {}).get(f"{st.name}/skipped")
+                if holes and jc.mode == "live" and not jc.skip_missing and jc.batch_failed != "missing":
+                    log.warning("epoch %d %s: reused with %d answers an earlier run left out (judge.skip_missing or "
+                                "judge.batch_failed=missing); `rlaif epoch %d --force` asks for them (the rest come "
+                                "from the judge cache)", n, st.name, holes, n)
                 results[st.name] = m
                 continue
             if dry_run:

@@ -33,6 +33,7 @@ def run(ctx: Ctx) -> None:
         texts = [r["text"] if r else "" for r in results]
         figures = {"teacher/api_calls": stats.api_calls, "teacher/cache_hits": stats.cache_hits,
                    "teacher/cost_usd": stats.cost_usd, "teacher/saved_usd": stats.saved_usd,
+                   **({"teacher/skipped": stats.missing} if stats.missing else {}),
                    **batch_figures("teacher", stats, batching(cfg, teacher=True))}
     else:
         texts = []
