@@ -44,7 +44,8 @@ class HFJudge:
                 "params": {"max_new_tokens": self.teacher_max_new_tokens, "greedy": True}}
 
     def key(self, problem: Problem, completion: str, reference: str | None) -> str:
-        return cache_key({**self.ingredients(), "prompt": sha256_text(problem.prompt),
+        own = {} if problem.language == "python" else {"rubric": rubric.rubric_hash(problem.language)}
+        return cache_key({**self.ingredients(), **own, "prompt": sha256_text(problem.prompt),
                           "completion": sha256_text(completion),
                           "reference": sha256_text(reference) if reference is not None else None})
 
@@ -73,7 +74,7 @@ class HFJudge:
     estimate_generate_usd = estimate_usd
 
     def score(self, problem: Problem, completion: str, reference: str | None = None) -> Score:
-        system, user = rubric.build_prompt(problem.prompt, completion, reference)
+        system, user = rubric.build_prompt(problem.prompt, completion, reference, problem.language)
         raw = self._generate(system, user + JSON_HINT, self.max_new_tokens)
         value, breakdown = rubric.parse(raw)
         return Score(value=value, breakdown=breakdown, raw=raw)

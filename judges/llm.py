@@ -76,6 +76,15 @@ TEACHER_SYSTEM = ("You are an expert Python programmer. Solve the problem. Answe
                   "holding the complete function, and nothing else.")
 
 
+def teacher_system(language: str = "python") -> str:
+    """The teacher's instructions for a problem in `language` (Python's: TEACHER_SYSTEM as it stands, so
+    its answers keep their cache keys)."""
+    if language == "python":
+        return TEACHER_SYSTEM
+    return TEACHER_SYSTEM.replace("Python", rubric.LANGUAGE_NAMES.get(language, language)).replace(
+        "```python", f"```{language}")
+
+
 
 def _http_client(sdk: Any) -> Any:
     """aiohttp under the SDK when installed (the `aiohttp` extra of anthropic/openai): about half the
@@ -183,12 +192,15 @@ class APIJudge:
                 "params": self._params(self.teacher_max_tokens)}
 
     def key(self, problem: Problem, completion: str, reference: str | None) -> str:
-        return cache_key({**self.ingredients(), "prompt": sha256_text(problem.prompt),
+        own = {} if problem.language == "python" else {"rubric": rubric.rubric_hash(problem.language)}
+        return cache_key({**self.ingredients(), **own, "prompt": sha256_text(problem.prompt),
                           "completion": sha256_text(completion),
                           "reference": None if reference is None else sha256_text(reference)})
 
     def teacher_key(self, problem: Problem) -> str:
-        return cache_key({**self.teacher_ingredients(), "prompt": sha256_text(problem.prompt)})
+        own = {} if problem.language == "python" else {
+            "template": sha256_text(TEACHER_VERSION + "\n" + teacher_system(problem.language))}
+        return cache_key({**self.teacher_ingredients(), **own, "prompt": sha256_text(problem.prompt)})
 
     # -- estimates (upper bounds: chars / 3 covers code, which tokenizes denser than prose) -
     @staticmethod
@@ -207,15 +219,15 @@ class APIJudge:
         return cost_usd({"input_tokens": self._tokens_in(body), "output_tokens": out}, self.model, self.prices, batch)
 
     def estimate_usd(self, problem: Problem, completion: str, reference: str | None, batch: bool = False) -> float:
-        return self.estimate_body_usd(self._score_body(*rubric.build_prompt(problem.prompt, completion, reference)),
-                                      batch)
+        return self.estimate_body_usd(self._score_body(*rubric.build_prompt(problem.prompt, completion, reference,
+                                                                             problem.language)), batch)
 
     def estimate_generate_usd(self, problem: Problem, batch: bool = False) -> float:
-        return self.estimate_body_usd(self._generate_body(TEACHER_SYSTEM, problem.prompt), batch)
+        return self.estimate_body_usd(self._generate_body(teacher_system(problem.language), problem.prompt), batch)
 
     # -- calls -----------------------------------------------------------------------------
     async def ascore(self, problem: Problem, completion: str, reference: str | None = None) -> Score:
-        system, user = rubric.build_prompt(problem.prompt, completion, reference)
+        system, user = rubric.build_prompt(problem.prompt, completion, reference, problem.language)
         return self.parse_score(await self._request(self._score_body(system, user)))
 
     def parse_score(self, raw: str, batch: bool = False) -> Score:
@@ -241,16 +253,17 @@ class APIJudge:
         return self.parse_generation(raw, batch).to_json()
 
     async def agenerate(self, problem: Problem) -> Generation:
-        return self.parse_generation(await self._request(self._generate_body(TEACHER_SYSTEM, problem.prompt)))
+        return self.parse_generation(await self._request(self._generate_body(teacher_system(problem.language),
+                                                                             problem.prompt)))
 
     def score_item(self, problem: Problem, completion: str, reference: str | None) -> BatchItem:
         """The request for one judgement: its cache key, its body (live and batch send the same one)
         and the live call."""
-        body = self._score_body(*rubric.build_prompt(problem.prompt, completion, reference))
+        body = self._score_body(*rubric.build_prompt(problem.prompt, completion, reference, problem.language))
         return BatchItem(self.key(problem, completion, reference), body, "judge", self._live(body, "judge"))
 
     def generate_item(self, problem: Problem) -> BatchItem:
-        body = self._generate_body(TEACHER_SYSTEM, problem.prompt)
+        body = self._generate_body(teacher_system(problem.language), problem.prompt)
         return BatchItem(self.teacher_key(problem), body, "teacher", self._live(body, "teacher"))
 
     def _live(self, body: dict, role: str) -> Callable[[], Awaitable[dict]]:

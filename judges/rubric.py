@@ -78,9 +78,18 @@ SCHEMA: dict[str, Any] = {
 descriptions; `parse` checks them)."""
 
 
-def rubric_hash() -> str:
+LANGUAGE_NAMES = {"python": "Python", "ocaml": "OCaml"}
+
+
+def system(language: str = "python") -> str:
+    """The grader's instructions for answers in `language` (a problem's own: an OCaml answer is graded as
+    OCaml). Python's are SYSTEM as it stands, so its judgements keep their cache keys."""
+    return SYSTEM if language == "python" else SYSTEM.replace("Python", LANGUAGE_NAMES.get(language, language))
+
+
+def rubric_hash(language: str = "python") -> str:
     """Hash of everything that shapes the judge's answer (read at call time, so a patched template counts)."""
-    return sha256_text(canonical({"version": RUBRIC_VERSION, "system": SYSTEM, "template": TEMPLATE,
+    return sha256_text(canonical({"version": RUBRIC_VERSION, "system": system(language), "template": TEMPLATE,
                                   "reference_block": REFERENCE_BLOCK, "schema": SCHEMA, "tool": TOOL_NAME}))
 
 
@@ -88,11 +97,13 @@ def _tag(text: str) -> str:
     return sha256_text(text)[:12]
 
 
-def build_prompt(problem: str, completion: str, reference: str | None = None) -> tuple[str, str]:
-    """(system, user) messages for one judgement. `reference` is the teacher's answer, or None."""
+def build_prompt(problem: str, completion: str, reference: str | None = None,
+                 language: str = "python") -> tuple[str, str]:
+    """(system, user) messages for one judgement. `reference` is the teacher's answer, or None;
+    `language` the problem's (the grader's instructions name it)."""
     ref = "" if reference is None else REFERENCE_BLOCK.format(tag=_tag(reference), reference=reference)
     user = TEMPLATE.format(problem=problem.strip(), reference_block=ref, tag=_tag(completion), completion=completion)
-    return SYSTEM, user
+    return system(language), user
 
 
 def _grade(v: Any) -> float | None:

@@ -3,6 +3,7 @@ cache keys. Retries, rate limits and speed: test_api_retries.py."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import signal
@@ -22,10 +23,11 @@ from judges.cached import BudgetExceeded, ReplayMiss, run_cached
 from judges.limits import RateLimiter
 from judges.llm import PRICES as BUILTIN_PRICES
 from judges.llm import APIJudge, cost_usd
+from judges import llm as judge_llm
 from judges.openai import OpenAIJudge
 from judges.retries import JudgeAPIError
 from judges.cache import JudgeCache
-from tests.fakeapi import FakeAPI
+from tests.fakeapi import FakeAPI, request_text
 
 ROOT = Path(__file__).resolve().parents[1]
 PRICES = {"fake-model": {"input": 3.0, "output": 15.0}, "fake-model-2": {"input": 1.0, "output": 5.0}}
@@ -165,6 +167,29 @@ def test_teacher_answers_are_cached_too(api, tmp_path, kind):
     gen = Generation.from_json(g1)
     assert gen.text == api.teacher and gen.cost_usd > 0 and again == [g1, g1] and stats.parse_failures == 0
     cache.close()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_ocaml_problem_is_graded_and_answered_as_ocaml(api, tmp_path, kind):
+    """The rubric and the teacher's instructions name the problem's language (an OCaml answer is not graded
+    as Python, nor asked for in a ```python block), and the keys tell the two apart; Python's requests
+    and keys are as they were."""
+    from judges.llm import teacher_system
+    ocaml = Problem(id="add-ml", prompt="(* add two ints *)\nlet add a b =", entry_point="add", language="ocaml",
+                    signature="val add : int -> int -> int")
+    api.teacher = "```ocaml\nlet add a b = a + b\n```"
+    judge = make(kind, api)
+    cache = JudgeCache(tmp_path / "c")
+    asyncio.run(run_cached(cache, [judge.score_job(ocaml, "```ocaml\nlet add a b = a + b\n```", None),
+                                   judge.generate_job(ocaml), judge.score_job(PROBLEM, answer(1), None)]))
+    cache.close()
+    texts = [request_text(r.body) for r in api.requests]
+    assert sum("You grade OCaml solutions" in t and "idiomatic OCaml" in t for t in texts) == 1
+    assert sum("expert OCaml programmer" in t and "```ocaml code block" in t for t in texts) == 1
+    assert sum("You grade Python solutions" in t for t in texts) == 1 and not any("```python code block" in t for t in texts)
+    assert teacher_system("python") == judge_llm.TEACHER_SYSTEM and rubric.system("python") == rubric.SYSTEM
+    py = dataclasses.replace(ocaml, language="python")
+    assert judge.key(ocaml, "x", None) != judge.key(py, "x", None) and judge.teacher_key(ocaml) != judge.teacher_key(py)
 
 
 def test_job_error_stops_issuing_and_keeps_what_was_paid(api, tmp_path):
