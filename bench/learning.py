@@ -1,6 +1,6 @@
 """Does the default config learn? A paired, multi-seed experiment with controls and 95% intervals.
 
-For each of S seeds (run.seed: the pool draw, the sampling, the warm-start and the update) the
+For each of S seeds (run.seed: the order the prompts are walked in, the sampling, the warm-start and the update) the
 default config trains E epochs; the base model and each seed's final policy then answer every
 held-out problem n times (sampled, eval.num_samples / eval.temperature) on the held-out Python sets
 (builtin:heldout's 29 problems and the problem bank's 159, bank:heldout: --sets), on HumanEval, or on
@@ -242,7 +242,7 @@ def heading(a) -> str:
 def main() -> int:
     global ROOT, CONFIG
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seeds", type=int, default=3, help="training seeds (run.seed 0..S-1)")
+    ap.add_argument("--seeds", type=int, default=3, help="training seeds (run.seed 1..S; run.seed 0's eval streams are the calibration draw's)")
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--samples", type=int, default=SAMPLES, help="sampled answers per problem in the final evals")
     ap.add_argument("--temperature", type=float, default=TEMPERATURE, help="their temperature (DeepSeek-R1's pass@1 protocol)")
