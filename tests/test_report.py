@@ -157,6 +157,21 @@ def test_a_reward_fall_inside_its_interval_is_not_a_regression(fake_run):
     assert any("epoch 4 reward_regression" in line for line in health_lines(fake_run, fake_run.cfg, [4]))
 
 
+def test_a_reward_fall_over_other_prompts_is_read_against_their_spread(fake_run):
+    """The default walks the training set: epochs 3 and 4 score other prompts, whose mix alone moves
+    reward/mean. A fall of 0.04 over 24 prompts each is noise against the prompts' spread (Welch);
+    a fall of the whole distribution is a regression."""
+    import random
+    rng = random.Random(3)
+    e3 = {f"a{i}": [rng.choice([0.0, 0.2, 0.5, 1.0]) for _ in range(8)] for i in range(24)}
+    e4 = {f"b{i}": [max(0.0, r - 0.04) for r in rs] for i, rs in enumerate(e3.values())}
+    _rewards(fake_run, 3, e3)
+    _rewards(fake_run, 4, e4)
+    assert "reward_regression" not in "\n".join(status_lines(fake_run)).split("health at epoch 4: ")[1]
+    _rewards(fake_run, 4, {f"b{i}": [r * 0.3 for r in rs] for i, rs in enumerate(e3.values())})
+    assert "health at epoch 4: reward_regression" in "\n".join(status_lines(fake_run))
+
+
 def _eval_dir(runner, epoch: int, update_fp: str, passes: list[float]) -> None:
     d = runner.epoch_dir(epoch) / f"eval-{epoch:08d}"
     d.mkdir(parents=True, exist_ok=True)

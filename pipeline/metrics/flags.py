@@ -18,9 +18,10 @@ from pipeline.metrics.doc import as_number, series
 SEVERITIES = ("critical", "warning")
 
 FLAGS: dict[str, str] = {
-    "reward_regression": "reward/mean fell by more than report.regression_drop from the previous epoch, and (where "
-                         "both epochs scored the same prompts) the 95% interval of the change, paired by prompt, lies "
-                         "below 0: a fall inside the interval is noise, not a regression",
+    "reward_regression": "reward/mean fell by more than report.regression_drop from the previous epoch, and the 95% "
+                         "interval of the change lies below 0 (paired by prompt where both epochs scored the same "
+                         "prompts; else Welch's, over the two epochs' prompt means): a fall inside the interval is "
+                         "noise, not a regression",
     "loss_rising": "loss/total at the highest of the last report.loss_rising_epochs+1 RL epochs and more than 5% "
                    "(at least 0.001) above its value report.loss_rising_epochs epochs before (the warm-start, epoch 0, "
                    "trains another loss and is left out)",

@@ -88,8 +88,10 @@ def change_intervals(runner: "Runner", ms: list[dict]) -> None:
 
 
 def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
-    """Put the interval of reward/mean's change from the previous epoch, paired by prompt, into each
-    epoch's metrics (REWARD_CI), where both epochs share prompts."""
+    """Put the interval of reward/mean's change from the previous epoch into each epoch's metrics
+    (REWARD_CI): paired by prompt where both epochs scored (nearly) the same prompts (data.pool_size);
+    else, as the default walks the training set and each epoch draws other prompts, Welch's interval
+    over the two epochs' prompt means (their difference is mostly which prompts were drawn)."""
     from pipeline.store.tables import TABLE, load_table
     by_epoch = {m["epoch"]: m for m in ms}
     prev = None
@@ -109,6 +111,12 @@ def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
         if means and prev and len(shared) >= 0.9 * max(len(means), len(prev)):
             p = compare([prev], [means], "reward/mean")
             by_epoch[n][REWARD_CI] = p.ci
+        elif means and prev and min(len(means), len(prev)) >= 2:
+            from scipy import stats
+            a, b = list(prev.values()), list(means.values())
+            if len(set(a)) > 1 or len(set(b)) > 1:   # a t interval needs some spread
+                ci = stats.ttest_ind(b, a, equal_var=False).confidence_interval(0.95)
+                by_epoch[n][REWARD_CI] = (float(ci.low), float(ci.high))
         prev = means
 
 
