@@ -28,7 +28,8 @@ def check_model(cfg: Config) -> None:
     check(cfg.student.model)
     if cfg.teacher.kind == "hf":
         check(cfg.teacher.model, "teacher.model")
-    if "hf" in (cfg.judge.mix if cfg.judge.kind == "mix" else {cfg.judge.kind: 1.0}):
+    from pipeline.stages.judging import components
+    if "hf" in components(cfg):
         check(cfg.judge.model, "judge.model")
 
 
@@ -58,13 +59,10 @@ def check_data(cfg: Config) -> None:
                 raise DataError(f"{key}: {e}") from None
     from pipeline.stages.problems import extra_problems, training_problems
     train = training_problems(cfg)
-    rl = list(train)
-    for key, who in (("data.warm_start_sources", "the warm-start"), ("data.rl_sources", "RL")):
-        # read whole here (a malformed row named with the key), and a problem the eval scores among them refused
-        # now, not when the warm-start or RL reaches it
-        extra = extra_problems(cfg, key, who, train)
-        rl += extra if key == "data.rl_sources" else []
-    check_scorable(cfg, rl)
+    # read whole here (a malformed row named with the key), and a problem the eval scores among them refused
+    # now, not when the warm-start or RL reaches it
+    extra_problems(cfg, "data.warm_start_sources", "the warm-start", train)
+    check_scorable(cfg, train + extra_problems(cfg, "data.rl_sources", "RL", train))
 
 
 def check_scorable(cfg: Config, problems: list) -> None:
