@@ -91,6 +91,11 @@ CASES = {
     "teacher_weak": ({"score/teacher_mean": 0.1}, None, ("reward.eps", "teacher.kind")),
     "teacher_below_student": ({"score/teacher_mean": 0.5, "score/student_mean": 0.8}, {"update.teacher_sft_coef": 4.0},
                               ("stronger teacher.model", "reward.kind=direct", "update.teacher_sft_coef=0")),
+    "reward_decline": ({"reward/mean": 0.20, "_reward/change_ci": [-0.2, 0.01],
+                        "_reward/from_best": {"from": 1, "ci": [-0.09, -0.01]}}, None,
+                       ("lower update.lr", "raise update.kl_coef", "eval.patience")),
+    "clip_high": ({"policy/clip_ratio": 0.35, "policy/clip_low": 0.2, "policy/clip_high": 0.15},
+                  {"update.epochs": 2}, ("lower update.lr", "update.epochs=1", "update.grad_accum")),
     "eval_regression": ({"_eval/change": {"from": 2, "a": 0.31, "b": 0.17, "ci": [-0.25, -0.03], "problems": 29}},
                         None, ("lower update.lr", "raise update.kl_coef", "eval.patience")),
 }

@@ -172,6 +172,38 @@ def test_a_reward_fall_over_other_prompts_is_read_against_their_spread(fake_run)
     assert "health at epoch 4: reward_regression" in "\n".join(status_lines(fake_run))
 
 
+def test_a_slow_decline_is_flagged_against_the_best_epoch_not_each_step(fake_run):
+    """Four epochs over other prompts, each about 10% below the one before: every step is inside its
+    interval (no reward_regression), epoch 4 against epoch 1, its best, is not (reward_decline, in the
+    report and at the end of `rlaif epoch`); the same steps rising raise neither."""
+    import random
+    from pipeline.cli.commands_train import health_lines
+    rng = random.Random(3)
+    base = [[rng.choice([0.0, 0.2, 0.5, 1.0]) for _ in range(8)] for _ in range(24)]
+
+    def walk(factors):
+        for e, f in zip((1, 2, 3, 4), factors):
+            rows = {f"e{e}p{i}": [r * f for r in rs] for i, rs in enumerate(base)}
+            _rewards(fake_run, e, rows)
+            mp = fake_run.epoch_dir(e) / "metrics.json"
+            m = json.loads(mp.read_text())
+            m["reward/mean"] = sum(sum(v) for v in rows.values()) / sum(len(v) for v in rows.values())
+            mp.write_text(json.dumps(m))
+
+    def reward_flags():
+        md = write_report(fake_run).read_text().split("## Health")[1].split("## Metrics per epoch")[0]
+        return {name for name in ("reward_regression", "reward_decline") if f"`{name}`" in md}
+
+    walk((1.0, 0.9, 0.8, 0.7))
+    assert reward_flags() == {"reward_decline"}
+    md = write_report(fake_run).read_text()
+    assert "against" in md and "at epoch 1, its best" in md
+    assert any("epoch 4 reward_decline" in line for line in health_lines(fake_run, fake_run.cfg, [4]))
+    assert "reward_decline" in "\n".join(status_lines(fake_run)).split("health at epoch 4: ")[1]
+    walk((0.7, 0.8, 0.9, 1.0))
+    assert reward_flags() == set()
+
+
 def _eval_dir(runner, epoch: int, update_fp: str, passes: list[float]) -> None:
     d = runner.epoch_dir(epoch) / f"eval-{epoch:08d}"
     d.mkdir(parents=True, exist_ok=True)

@@ -97,6 +97,7 @@ class ReportConfig(Section):
     kl_explode: float = Field(5.0, gt=1, description="Multiple of kl_target that flags exploding KL.")
     negative_k1: float = Field(-0.01, le=0, description="Flag kl/k1_start (k1 KL of the sampled tokens before any update step) below this: mismatched sampling/training distributions.")
     max_reward_cv: float = Field(1.5, gt=0, description="Flag the batch reward coefficient of variation above this, only with select.advantage=raw: grpo and mean advantages are taken within each prompt's group, so spread across prompts never reaches the gradient (docs/reading-the-report.md).")
+    max_clip_ratio: float = Field(0.2, ge=0, le=1, description="Flag policy/clip_ratio (the share of tokens whose ratio the update clipped, where their gradient stops) above this: each update moves the policy too far for update.clip_eps. One pass on the embedded default clips 0.1-2% of tokens, two passes (update.epochs=2) up to 5%.")
     max_truncated_frac: float = Field(0.3, ge=0, le=1, description="Flag when more than this share of completions hit max_new_tokens.")
     max_parse_failure_frac: float = Field(0.02, ge=0, le=1, description="Flag judge parse failures above this share of judgements.")
     max_cost_per_epoch_usd: float = Field(5.0, ge=0, description="Flag judge cost per epoch above this many dollars.")

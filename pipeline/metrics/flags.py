@@ -22,6 +22,9 @@ FLAGS: dict[str, str] = {
                          "interval of the change lies below 0 (paired by prompt where both epochs scored the same "
                          "prompts; else Welch's, over the two epochs' prompt means): a fall inside the interval is "
                          "noise, not a regression",
+    "reward_decline": "reward/mean below the best earlier epoch (not the previous one) by more than "
+                      "report.regression_drop, with the 95% interval of the change from that epoch below 0: a slow "
+                      "decline whose every step is inside the noise (reward_regression compares neighbours)",
     "loss_rising": "loss/total at the highest of the last report.loss_rising_epochs+1 RL epochs and more than 5% "
                    "(at least 0.001) above its value report.loss_rising_epochs epochs before (the warm-start, epoch 0, "
                    "trains another loss and is left out)",
@@ -44,6 +47,8 @@ FLAGS: dict[str, str] = {
     "reward_cv_high": "reward/cv above report.max_reward_cv, when select.advantage=raw (grpo/mean advantages are "
                       "within-group: spread across prompts does not reach the gradient; reward/frac_zero_std is the "
                       "spread that matters)",
+    "clip_high": "policy/clip_ratio (the share of tokens whose ratio the update clipped) above report.max_clip_ratio: "
+                 "the update moves the policy further than update.clip_eps lets the gradient follow",
     "truncation_high": "completion/truncated_frac above report.max_truncated_frac",
     "judge_parse_failures": "judge/parse_failures above report.max_parse_failure_frac of the epoch's judgements "
                             "(judge/judgements)",
@@ -180,6 +185,22 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"train on the best of each group: set select.top_k (e.g. {s.get('select.top_k', 0)} -> {top_k}, "
                  f"best-of-N filtering) or raise select.min_reward; {lower_lr} or {raise_kl}")
 
+    # a slow decline: below the best earlier epoch beyond noise, where no single step was a regression
+    regressed = {f.epoch for f in flags if f.name == "reward_regression"}
+    by_e = dict(rewards)
+    for m in ms:
+        e, fb = m["epoch"], m.get("_reward/from_best")
+        if e in regressed or not isinstance(fb, dict) or e not in by_e or fb["from"] not in by_e:
+            continue
+        r_best, r1 = by_e[fb["from"]], by_e[e]
+        if r1 < r_best - cfg.regression_drop and fb["ci"][1] < 0:
+            flag("reward_decline", e,
+                 f"reward/mean {r1:.4f} at epoch {e} against {r_best:.4f} at epoch {fb['from']}, its best "
+                 f"({r1 - r_best:+.4f}, 95% [{fb['ci'][0]:+.4f}, {fb['ci'][1]:+.4f}]): "
+                 + " -> ".join(f"{v:.4f}" for ep, v in rewards if fb["from"] <= ep <= e),
+                 f"{lower_lr} or {raise_kl}; `rlaif compare {e}` and the evals say whether the held-out score "
+                 f"fell too; eval.patience stops a run whose eval stops improving")
+
     # loss rising k epochs running. Rule: epoch i is flagged when loss/total is the highest of
     # epochs i-k..i and more than 5% (at least 0.001) above the loss k epochs before. So a dip
     # inside the window (0.3853 -> 0.3552 -> 0.4473) does not hide a rise over it, noise on a
@@ -296,6 +317,15 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"gradient: set select.advantage=grpo (per-group normalisation), or "
                  f"{_change('reward.clip_max', 'lower', s)} or {_change('reward.eps', 'raise', s)} (a weak teacher "
                  f"answer inflates the ratio); if most rewards are 0, use easier prompts (data.difficulties)")
+
+        clip = get("policy/clip_ratio")
+        if clip is not None and clip > cfg.max_clip_ratio:
+            flag("clip_high", e,
+                 f"policy/clip_ratio {clip:.3f} > report.max_clip_ratio {cfg.max_clip_ratio}"
+                 + (f" (low {get('policy/clip_low'):.3f}, high {get('policy/clip_high'):.3f})"
+                    if get("policy/clip_low") is not None and get("policy/clip_high") is not None else ""),
+                 f"the clipped tokens give no gradient, so the update learns from few: {lower_lr}"
+                 + _passes_advice(s) + "; or a larger batch per optimizer step (update.grad_accum)")
 
         tr = get("completion/truncated_frac")
         if tr is not None and tr > cfg.max_truncated_frac:

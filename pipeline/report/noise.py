@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pipeline.run.runner import Runner
 
 REWARD_CI = "_reward/change_ci"  # (low, high) of reward/mean's change from the previous epoch; not shown
+REWARD_FROM_BEST = "_reward/from_best"  # {from: the best earlier epoch, ci: reward/mean's change from it}
 EVAL_CHANGE = "_eval/change"  # eval pass@1 against the previous eval: {from, a, b, ci, problems}; not shown
 
 
@@ -91,10 +92,12 @@ def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
     """Put the interval of reward/mean's change from the previous epoch into each epoch's metrics
     (REWARD_CI): paired by prompt where both epochs scored (nearly) the same prompts (data.pool_size);
     else, as the default walks the training set and each epoch draws other prompts, Welch's interval
-    over the two epochs' prompt means (their difference is mostly which prompts were drawn)."""
+    over the two epochs' prompt means (their difference is mostly which prompts were drawn). Where the
+    best earlier epoch is not the previous one, the change from it too (REWARD_FROM_BEST: a slow
+    decline, each step inside the noise, can add up to one that is not)."""
     from pipeline.store.tables import TABLE, load_table
     by_epoch = {m["epoch"]: m for m in ms}
-    prev = None
+    seen: list[tuple[int, dict[str, float], float]] = []  # (epoch, prompt means, reward/mean) of earlier epochs
     for n in sorted(by_epoch):
         d = runner.epoch_dir(n) / "reward"
         rows = load_table(d) if (d / TABLE).exists() else None
@@ -105,19 +108,33 @@ def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
                 if r.get("reward") is not None:
                     groups.setdefault(r["problem_id"], []).append(float(r["reward"]))
             means = {k: sum(v) / len(v) for k, v in groups.items()}
-        # only where both epochs scored (nearly) the same prompts (data.pool_size): an interval over a
-        # few shared prompts would hold 0 for any fall and hide a real regression
-        shared = set(means or ()) & set(prev or ())
-        if means and prev and len(shared) >= 0.9 * max(len(means), len(prev)):
-            p = compare([prev], [means], "reward/mean")
-            by_epoch[n][REWARD_CI] = p.ci
-        elif means and prev and min(len(means), len(prev)) >= 2:
-            from scipy import stats
-            a, b = list(prev.values()), list(means.values())
-            if len(set(a)) > 1 or len(set(b)) > 1:   # a t interval needs some spread
-                ci = stats.ttest_ind(b, a, equal_var=False).confidence_interval(0.95)
-                by_epoch[n][REWARD_CI] = (float(ci.low), float(ci.high))
-        prev = means
+        if not means:
+            continue
+        if seen:
+            ci = _change_ci(seen[-1][1], means)
+            if ci is not None:
+                by_epoch[n][REWARD_CI] = ci
+            best = max(seen, key=lambda s: s[2])
+            if best is not seen[-1] and (ci := _change_ci(best[1], means)) is not None:
+                by_epoch[n][REWARD_FROM_BEST] = {"from": best[0], "ci": list(ci)}
+        mean = by_epoch[n].get("reward/mean")
+        seen.append((n, means, float(mean) if isinstance(mean, (int, float)) else sum(means.values()) / len(means)))
+
+
+def _change_ci(prev: dict[str, float], means: dict[str, float]) -> tuple[float, float] | None:
+    """The 95% interval of the change in mean reward from `prev` to `means` (prompt -> mean reward)."""
+    # paired only where both epochs scored (nearly) the same prompts (data.pool_size): an interval over a
+    # few shared prompts would hold 0 for any fall and hide a real regression
+    shared = set(means) & set(prev)
+    if len(shared) >= 0.9 * max(len(means), len(prev)):
+        return compare([prev], [means], "reward/mean").ci
+    if min(len(means), len(prev)) >= 2:
+        from scipy import stats
+        a, b = list(prev.values()), list(means.values())
+        if len(set(a)) > 1 or len(set(b)) > 1:   # a t interval needs some spread
+            ci = stats.ttest_ind(b, a, equal_var=False).confidence_interval(0.95)
+            return float(ci.low), float(ci.high)
+    return None
 
 
 def variant_lines(chosen_dir: Path | None, others: list[tuple[str, Path]]) -> list[str]:
