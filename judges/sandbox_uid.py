@@ -13,7 +13,6 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 
 # The sandbox's own logger name: its warnings read the same wherever the code lives.
@@ -21,6 +20,9 @@ log = logging.getLogger("judges.sandbox")
 
 # systemd's DynamicUser range (61184-65519): ids no real account on a Debian machine uses.
 UID_BASE, UID_SLOTS = 61184, 256
+# The uids' lock files: one directory for every process of the machine, whatever its TMPDIR (two runs
+# with other TMPDIRs would otherwise hold the same uid, and one's reap would kill the other's program).
+LOCK_DIR = "/tmp"
 
 
 def claim_uid() -> tuple[int, int]:
@@ -29,7 +31,7 @@ def claim_uid() -> tuple[int, int]:
     sharing a uid would add up fork counts, and `reap` kills every process of the uid."""
     while True:
         for uid in range(UID_BASE, UID_BASE + UID_SLOTS):
-            path = os.path.join(tempfile.gettempdir(), f"sandbox-uid-{uid}.lock")
+            path = os.path.join(LOCK_DIR, f"sandbox-uid-{uid}.lock")
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
