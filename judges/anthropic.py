@@ -35,8 +35,8 @@ class AnthropicJudge(APIJudge):
                              "for Anthropic judges and teachers")
         super().__init__(model, temperature=None, **kw)
 
-    def _make_client(self, http_client: Any) -> anthropic.AsyncAnthropic:
-        return anthropic.AsyncAnthropic(api_key=self._api_key, base_url=self._base_url_arg, max_retries=0,
+    def _make_client(self, http_client: Any, api_key: str | None) -> anthropic.AsyncAnthropic:
+        return anthropic.AsyncAnthropic(api_key=api_key, base_url=self._base_url_arg, max_retries=0,
                                         timeout=self.timeout_s, http_client=http_client)
 
     def _params(self, max_tokens: int) -> dict:
@@ -73,6 +73,9 @@ class AnthropicJudge(APIJudge):
             if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("name") == rubric.TOOL_NAME:
                 return b.get("input")
         return "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+
+    def _is_completion(self, data: dict) -> bool:
+        return isinstance(data.get("content"), list)
 
     def _text(self, data: dict) -> tuple[str, bool]:
         text = "".join(b.get("text", "") for b in data.get("content") or []

@@ -61,13 +61,15 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
                       budget_usd: float = 0.0, spent_usd: float = 0.0, poll_s: float = 30.0,
                       max_poll_s: float = 600.0, timeout_s: float = 0.0, failed: str = "live",
                       max_in_flight: int = 64, progress: Callable[[int], Any] | None = None,
-                      status: Callable[[str], Any] | None = None) -> tuple[list[dict | None], RunStats]:
+                      status: Callable[[str], Any] | None = None,
+                      on_paid: Callable[[str, float], Any] | None = None) -> tuple[list[dict | None], RunStats]:
     """Answer every item from the cache or through batches; results in item order (None = left missing).
 
     poll_s: first wait between status checks, growing 1.5x per check up to max_poll_s.
     timeout_s: 0 = wait as long as the batches run (they end within 24 hours).
     failed: live | batch | missing, for expired, canceled and retryably errored items.
     progress: called with the number of jobs just answered; status: with the provider's counts.
+    on_paid: called with (key, dollars) as each paid answer is read (run_cached's).
     """
     if failed not in ("live", "batch", "missing"):
         raise ValueError(f"failed must be live, batch or missing, got {failed!r}")
@@ -82,6 +84,8 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
         idx = by_key.get(key)
         if paid:
             stats.cost_usd += _cost(value)
+            if on_paid is not None:
+                on_paid(key, _cost(value))
         if not idx or results[idx[0]] is not None:
             return
         for i in idx:

@@ -110,7 +110,8 @@ def _cost(v: dict | None) -> float:
 async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", budget_usd: float = 0.0,
                      estimate_usd: float | Callable[[int], float] = 0.0, spent_usd: float = 0.0,
                      max_in_flight: int = 64, skip_missing: bool = False,
-                     progress: Callable[[int], Any] | None = None) -> tuple[list[dict | None], RunStats]:
+                     progress: Callable[[int], Any] | None = None,
+                     on_paid: Callable[[str, float], Any] | None = None) -> tuple[list[dict | None], RunStats]:
     """Answer every job from the cache or with one call per distinct missing key.
 
     jobs: (cache key, async call returning a JSON dict with `cost_usd`). estimate_usd: dollars a
@@ -121,6 +122,8 @@ async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", 
     judge limiter's; it also bounds what still goes out after an error or a budget stop).
     mode="replay": never calls; misses raise ReplayMiss, or with skip_missing are None and counted.
     progress: called with the number of jobs just answered (tqdm's `update` fits).
+    on_paid: called with (key, dollars) as each paid answer arrives, before anything else can fail
+    (the run's spend ledger: a stage stopped by the budget, an error or Ctrl-C has still paid).
     """
     results: list[dict | None] = [None] * len(jobs)
     stats = RunStats()
@@ -135,6 +138,8 @@ async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", 
         if paid:
             stats.api_calls += 1
             stats.cost_usd += _cost(value)
+            if on_paid is not None:
+                on_paid(key, _cost(value))
         free = len(idx) - paid
         stats.cache_hits += free
         stats.saved_usd += free * _cost(value)

@@ -12,6 +12,8 @@ import importlib.util
 import json
 import logging
 import math
+import os
+import re
 from typing import Any, AsyncIterator, Awaitable, Callable, TypeVar
 
 import anthropic
@@ -50,10 +52,12 @@ PRICE_FIELDS = ("input", "output", "batch_input", "batch_output")
 
 
 def price_for(model: str, prices: dict[str, dict[str, float]]) -> dict[str, float] | None:
-    """Exact entry, else the longest entry `k` with model == k + '-...' (dated snapshots)."""
+    """Exact entry, else the entry `k` of which model is a dated snapshot: k + '-20250929',
+    '-2025-08-07' or '-latest'. A sibling model (gpt-5-nano beside gpt-5) is another price, not
+    a snapshot: none."""
     if model in prices:
         return prices[model]
-    matches = [k for k in prices if model.startswith(k + "-")]
+    matches = [k for k in prices if re.fullmatch(re.escape(k) + r"-(\d{8}|\d{4}-\d{2}-\d{2}|latest)", model)]
     return prices[max(matches, key=len)] if matches else None
 
 
@@ -130,20 +134,27 @@ class APIJudge:
         self.batch_max_bytes = batch_max_bytes or self.batch_max_bytes
         self.limiter = limiter or RateLimiter()
         self._api_key, self._base_url_arg = api_key, base_url
-        # One probe client resolves the base URL (argument > SDK env var > default) and fails early on
-        # missing keys. Calls use one client per event loop: a connection pool cannot cross loops.
-        self.base_url = str(self._make_client(http_client=None).base_url).rstrip("/")
+        # One probe client resolves the base URL (argument > SDK env var > default); it sends nothing, so
+        # it needs no key (the OpenAI SDK refuses to build a client without one: a missing key is said by
+        # the run's check before any work, pipeline/stages/judging.check_api). Calls use one client per
+        # event loop: a connection pool cannot cross loops.
+        probe = self._make_client(None, api_key or os.environ.get(self.key_env) or "the-probe-sends-nothing")
+        self.base_url = str(probe.base_url).rstrip("/")
         self._clients: dict[asyncio.AbstractEventLoop, Any] = {}
+        self._warned_usage = False
         self._closers: dict[asyncio.AbstractEventLoop, Any] = {}
 
     # provider hooks
-    def _make_client(self, http_client: Any) -> Any: raise NotImplementedError
+    def _make_client(self, http_client: Any, api_key: str | None) -> Any: raise NotImplementedError
     def _score_body(self, system: str, user: str) -> dict: raise NotImplementedError
     def _generate_body(self, system: str, user: str) -> dict: raise NotImplementedError
     async def _send(self, client: Any, body: dict) -> str: raise NotImplementedError
     def _usage(self, data: dict) -> dict[str, int]: raise NotImplementedError
     def _structured(self, data: dict) -> Any: raise NotImplementedError
     def _text(self, data: dict) -> tuple[str, bool]: raise NotImplementedError
+    def _is_completion(self, data: dict) -> bool:
+        """Whether a 2xx's JSON body is an answer at all (a gateway may send 200 with an error body)."""
+        raise NotImplementedError
     def _params(self, max_tokens: int) -> dict: return {"max_tokens": max_tokens, "temperature": self.temperature}
     # provider batch hooks (judges/batch.py drives them)
     async def batch_submit(self, client: Any, items: list[BatchItem], note: Callable[[dict], None]) -> str:
@@ -157,7 +168,7 @@ class APIJudge:
     async def _client(self) -> Any:
         loop = asyncio.get_running_loop()
         if loop not in self._clients:
-            self._clients[loop] = self._make_client(http_client=_http_client(self.sdk))
+            self._clients[loop] = self._make_client(_http_client(self.sdk), self._api_key)
             # asyncio.run() finalizes live async generators before it closes its loop: this one then
             # closes the client, so no connection pool outlives its loop (the SDKs warn about those).
             closer = self._close_at_loop_end(loop)
@@ -236,6 +247,10 @@ class APIJudge:
         data = json.loads(raw)
         usage = self._usage(data)
         value, breakdown = rubric.parse(self._structured(data))
+        if value is None and self._text(data)[1]:
+            breakdown["parse_error"] = (f"cut off at judge.max_tokens={self.max_tokens} before the grades ended; raise "
+                                        "judge.max_tokens (a reasoning model's reasoning counts against it): "
+                                        + str(breakdown.get("parse_error", "")))[:300]
         return Score(value=value, breakdown=breakdown, raw=raw, usage=usage,
                      cost_usd=cost_usd(usage, self.model, self.prices, batch))
 
@@ -293,6 +308,12 @@ class APIJudge:
                     data = None
                 if not isinstance(data, dict):
                     raise MalformedResponse(f"response body is not a JSON object: {raw[:200]!r}")
+                if not self._is_completion(data):  # retried, never cached as an unparsable answer
+                    raise MalformedResponse(f"response body is not a {self.kind} completion: {raw[:200]!r}")
+                if not data.get("usage") and not self._warned_usage:
+                    self._warned_usage = True
+                    log.warning("%s: a response without `usage`: its cost is counted as $0, so judge.budget_usd "
+                                "and the cost figures miss it (a proxy that strips it?)", self._where())
                 u = self._usage(data)
                 slot.used(u["input_tokens"] + u["output_tokens"])
             return raw

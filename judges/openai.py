@@ -33,8 +33,8 @@ class OpenAIJudge(APIJudge):
         # reasoning models (o-series, gpt-5) accept only the default temperature: pass None for them
         super().__init__(model, temperature=temperature, **kw)
 
-    def _make_client(self, http_client: Any) -> openai.AsyncOpenAI:
-        kw: dict[str, Any] = {"api_key": self._api_key, "max_retries": 0, "timeout": self.timeout_s,
+    def _make_client(self, http_client: Any, api_key: str | None) -> openai.AsyncOpenAI:
+        kw: dict[str, Any] = {"api_key": api_key, "max_retries": 0, "timeout": self.timeout_s,
                               "http_client": http_client}
         if self._base_url_arg is not None:
             kw["base_url"] = self._base_url_arg
@@ -70,6 +70,9 @@ class OpenAIJudge(APIJudge):
         if m.get("content") is None and m.get("refusal"):
             return f"refusal: {m['refusal']}"
         return m.get("content") or ""
+
+    def _is_completion(self, data: dict) -> bool:
+        return isinstance(data.get("choices"), list) and bool(data["choices"])
 
     def _text(self, data: dict) -> tuple[str, bool]:
         choices = data.get("choices") or [{}]

@@ -57,6 +57,8 @@ class Fault:
     """One scripted misbehaviour, used up by one request."""
     kind: str = "status"
     """status | malformed (200 with a broken JSON body) | bad_schema (200, unparsable score) |
+    error_body (200 whose JSON is an error, not a completion: a gateway's) | cut_off (200, no text,
+    stopped at max_tokens: a reasoning model that spent them all on reasoning) |
     hang (sleep hang_s, then answer) | drop (close the connection without answering) | pass (none:
     answer normally, to script a fault for a later request)."""
     status: int = 500
@@ -307,8 +309,19 @@ async def _respond(api: FakeAPI, method: str, path: str, raw: bytes, headers: di
             await asyncio.sleep(fault.hang_s)
         if fault is not None and fault.kind == "malformed":
             return http_reply(200, b'{"id": "msg_broken", "content": [{"type": "tool_use", "inp')
+        if fault is not None and fault.kind == "error_body":
+            return http_reply(200, b'{"error": {"type": "upstream_error", "message": "upstream timed out"}}')
         bad = fault is not None and fault.kind == "bad_schema"
         reply = anthropic_reply(api, body, raw, bad) if path == ANTHROPIC_PATH else openai_reply(api, body, raw, bad)
+        if fault is not None and fault.kind == "cut_off":
+            limit = body.get("max_tokens") or body.get("max_completion_tokens")
+            if path == ANTHROPIC_PATH:
+                reply.update(content=[], stop_reason="max_tokens")
+                reply["usage"]["output_tokens"] = limit
+            else:
+                reply["choices"][0].update(finish_reason="length")
+                reply["choices"][0]["message"]["content"] = ""
+                reply["usage"]["completion_tokens"] = limit
         return http_reply(200, json.dumps(reply).encode(), {"request-id": "req_" + uuid.uuid4().hex[:12]})
     finally:
         api._done()

@@ -90,6 +90,23 @@ def test_parse_failure_is_none_with_raw_kept(api, kind):
     assert api.total == 1  # an unreadable grade is an answer, not a transport fault: no retry
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_error_body_is_retried_and_a_cut_off_answer_says_so(api, kind):
+    """A 200 whose JSON is no completion (a gateway's error) is a transport fault: retried, never an
+    unparsable answer cached for good. An answer with no grades, stopped at max_tokens (a reasoning
+    model spends them on reasoning), says which limit to raise; so does the teacher stage's warning."""
+    api.fail("error_body")
+    judge = make(kind, api)
+    s = asyncio.run(judge.ascore(PROBLEM, answer(1), REF))
+    assert s.value is not None and api.total == 2
+    api.fail("cut_off")
+    s = asyncio.run(judge.ascore(PROBLEM, answer(2), REF))
+    assert s.value is None and "raise judge.max_tokens" in s.breakdown["parse_error"] and s.cost_usd > 0
+    api.fail("cut_off")
+    g = asyncio.run(judge.agenerate(PROBLEM))
+    assert g.text == "" and g.truncated
+
+
 def test_rubric_parse_never_turns_junk_into_zero():
     good = {"rationale": "ok", "correctness": 7, "efficiency": 6, "readability": 9, "overall": 7}
     assert rubric.parse(good) == (0.7, {"correctness": 0.7, "efficiency": 0.6, "readability": 0.9, "overall": 0.7})
@@ -330,8 +347,13 @@ def test_base_url_and_key_come_from_the_sdk_environment(api, monkeypatch):
 def test_prices_match_dated_snapshots():
     assert cost_usd({"input_tokens": 1_000_000, "output_tokens": 0}, "claude-sonnet-4-5-20250929", BUILTIN_PRICES) == 3.0
     assert cost_usd({"input_tokens": 0, "output_tokens": 1_000_000}, "gpt-5-mini-2025-08-07", BUILTIN_PRICES) == 2.0
+    assert cost_usd({"input_tokens": 1_000_000}, "claude-haiku-4-5-latest", BUILTIN_PRICES) == 1.0
     with pytest.raises(KeyError):
         cost_usd({"input_tokens": 1}, "gpt-5.1", BUILTIN_PRICES)
+    # a sibling is another model at another price, not a snapshot of the one it starts with
+    for sibling in ("gpt-5-nano", "gpt-5-pro", "gpt-4.1-nano", "gpt-5-mini-high"):
+        with pytest.raises(KeyError):
+            cost_usd({"input_tokens": 1}, sibling, BUILTIN_PRICES)
 
 
 def test_cache_keys_are_the_ones_computed_before_the_split():

@@ -84,6 +84,14 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
                  "run.name=skipping"]) == 0
 
 
+def test_an_api_error_that_is_not_retried_is_an_error_line_not_a_traceback(tiny_config, api, capsys):
+    api.fail(401, times=50)
+    assert main(["epoch", "1", *api_run(tiny_config, api)]) == 2
+    err = capsys.readouterr().err
+    assert "error: teacher: " in err and "HTTP 401" in err and "rerun the same command" in err
+    assert "Traceback" not in err and api.total == 3  # the 3 teacher requests, none retried (an auth error)
+
+
 def test_budget_stops_the_judge_stage_and_keeps_what_was_paid(tiny_config, api, capsys):
     over = api_run(tiny_config, api) + ["judge.max_in_flight=1", "teacher.max_tokens=200", "judge.max_tokens=200"]
     # a call is reserved at its worst case (max_tokens of output) and costs ~$0.002; the teacher's
@@ -99,10 +107,27 @@ def test_budget_stops_the_judge_stage_and_keeps_what_was_paid(tiny_config, api, 
     cache = JudgeCache(Path(r.cfg.run.dir) / ".judge-cache")
     kept = len(cache)
     cache.close()
+    # the stopped stage's answers were paid: the same budget again asks for nothing more
+    capsys.readouterr()
+    assert main(["epoch", "1", *over, "judge.budget_usd=0.015"]) == 2
+    assert api.total == first and "judge.budget_usd=$0.015 reached" in capsys.readouterr().err
+    from pipeline.report.report import status_lines
+    from pipeline.stages.judging import spent_usd
+    stopped = spent_usd(r.run_dir)
+    from pipeline.stages.judging import SPEND_LEDGER
+    paid = [json.loads(x) for x in (r.run_dir / SPEND_LEDGER).read_text().splitlines()][1:]
+    assert len(paid) == first and all(p["usd"] > 0 for p in paid) and 0 < stopped <= 0.015
     assert main(["epoch", "1", *over, "judge.budget_usd=1.0"]) == 0
     assert max(api.by_body.values()) == 1  # nothing paid was asked for again
     assert api.total == 15
     assert kept >= first  # every paid answer was cached (plus the sandbox's judgements)
+    # the run's spend: every paid call once, the stopped stage's included (its manifest never was)
+    m = json.loads((r.epoch_dir(1) / "judge" / "manifest.json").read_text())["figures"]
+    t = json.loads((r.epoch_dir(1) / "teacher" / "manifest.json").read_text())["figures"]
+    total = spent_usd(r.run_dir)
+    assert total > m["judge/cost_usd"] + t["teacher/cost_usd"] + 1e-4 and total > stopped
+    text = "\n".join(status_lines(r))
+    assert f"money spent so far: ${total:.4f}" in text and "stopped before the end" in text
 
 
 @pytest.mark.slow

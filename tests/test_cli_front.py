@@ -186,12 +186,21 @@ def test_the_eval_scores_a_held_out_part_of_the_users_data(tmp_path):
     assert load_config(None, [f"data.source={src}", "data.validation_size=0"]).eval.sources == []
 
 
-def test_an_api_judge_without_a_price_or_a_key_fails_before_any_work(tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+@pytest.mark.parametrize("kind,model,env", [("anthropic", "claude-haiku-4-5", "ANTHROPIC_API_KEY"),
+                                             ("openai", "gpt-5-mini", "OPENAI_API_KEY")])
+def test_an_api_judge_without_a_key_fails_before_any_work(tmp_path, capsys, monkeypatch, kind, model, env):
+    """(The OpenAI SDK refuses to build a client without a key: that was a traceback, not this.)"""
+    monkeypatch.delenv(env, raising=False)
+    over = [f"run.dir={tmp_path}", f"judge.kind={kind}", f"judge.model={model}", "update.warm_start=false"]
+    for dry in (["--dry-run"], []):
+        assert main(["epoch", "1", *dry, *over]) == 2
+        err = capsys.readouterr().err
+        assert f"{env} is not set" in err and "judge.mode=replay" in err and "Traceback" not in err
+    assert not list((tmp_path / "default").glob("epoch-*/sample"))  # nothing sampled
+
+
+def test_an_api_judge_without_a_price_fails_before_any_work(tmp_path, capsys, monkeypatch):
     over = [f"run.dir={tmp_path}", "judge.kind=anthropic", "update.warm_start=false"]
-    assert main(["epoch", "1", "--dry-run", *over, "judge.model=claude-haiku-4-5"]) == 2
-    err = capsys.readouterr().err
-    assert "ANTHROPIC_API_KEY is not set" in err and "judge.mode=replay" in err
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     assert main(["epoch", "1", "--dry-run", *over, "judge.model=claude-unpriced-9"]) == 2
     err = capsys.readouterr().err

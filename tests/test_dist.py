@@ -19,6 +19,19 @@ from pipeline.store import dist
 SHARED_TABLES = ("prompts", "sample", "teacher", "judge", "reward", "select")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _own_tmpdir(tmp_path_factory):
+    """The launched processes' temporary files (torchelastic's, a killed rank's scratch) in pytest's
+    directory, not left in the machine's /tmp."""
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(tmp_path_factory.mktemp("tmpdir"))
+    yield
+    if before is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = before
+
+
 def run_cli(*args, env_extra: dict | None = None, timeout: int = 400) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env_extra or {})}
     return subprocess.run([sys.executable, "-m", "pipeline.cli", "--config", "configs/length_reward.yaml", *args],

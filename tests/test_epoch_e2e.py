@@ -182,6 +182,26 @@ def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):
     out = capsys.readouterr().out
     assert out.count("every stage reused") == 3 and " running " not in out   # one line per epoch
 
+    # past epochs are frozen: another setting remakes the epoch asked for, not the finished ones before it
+    before = {n: manifests(r.epoch_dir(n)) for n in (1, 2)}
+    s3_before = manifests(r.epoch_dir(3))["sample"]
+    assert rlaif("epoch", "3", *over, "sample.num_samples=2") == 0
+    out = capsys.readouterr().out
+    for n in (1, 2):
+        assert f"epoch {n} kept as it finished" in out and "sample.num_samples 3 -> 2" in out
+        assert manifests(r.epoch_dir(n)) == before[n]
+    s3 = manifests(r.epoch_dir(3))["sample"]
+    assert s3["config"]["sample.num_samples"] == 2 and s3["fingerprint"] != s3_before["fingerprint"]
+    assert s3["inputs"]["policy"] == r.chosen_update(2)[1]["fingerprint"]
+    # an update variant of epoch 1 becomes its chosen policy; epochs 2 and 3, trained from the one before, stay
+    assert rlaif("update", "1", *over, "update.lr=5e-6") == 0
+    assert "epochs 2-3 were trained from the policy chosen before and stay as they are" in capsys.readouterr().out
+    kept2 = manifests(r.epoch_dir(2))
+    assert rlaif("epoch", "3", *over, "sample.num_samples=2") == 0
+    out = capsys.readouterr().out
+    assert "epoch 2 kept as it finished" in out and "epoch 1's chosen update" in out
+    assert manifests(r.epoch_dir(2)) == kept2
+
 
 def test_run_lock_refuses_second_process(tiny_run):
     _, cfg = tiny_run

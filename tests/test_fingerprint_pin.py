@@ -31,3 +31,15 @@ def test_the_stage_fingerprints_stay_where_they_were(overrides, epoch, tmp_path,
     cfg = load_config("config.yaml", [f"run.dir={tmp_path}", *overrides])
     got = {st.name: fp[:16] for st, fp, _, _ in Lineage(cfg).plan(epoch)}
     assert got == PINNED[(overrides, epoch)]
+
+
+def test_the_warm_start_remakes_for_a_weight_decay_and_only_then(tmp_path, monkeypatch):
+    """The warm-start's AdamW reads update.weight_decay: another value is another warm-start (its
+    fingerprint held it not, and reused the old one); 0, every earlier run's value, moves nothing."""
+    monkeypatch.chdir(ROOT)
+
+    def warm(*over):
+        cfg = load_config("config.yaml", [f"run.dir={tmp_path}", *over])
+        return {st.name: fp[:16] for st, fp, _, _ in Lineage(cfg).plan(0)}["update"]
+    assert warm() == warm("update.weight_decay=0.0") == PINNED[((), 0)]["update"]
+    assert warm("update.weight_decay=0.1") != warm()

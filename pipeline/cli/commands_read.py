@@ -58,8 +58,19 @@ def cmd_compare_evals(cfg: Config, a) -> int:
 def cmd_promote(cfg: Config, a) -> int:
     r = common.open_runner(cfg)
     p = r.promote(a.n, a.variant)
-    print(f"epoch {a.n}: chosen policy is now {p.name}; epoch {a.n + 1} will start from it")
+    print(f"epoch {a.n}: chosen policy is now {p.name}; " + (
+        later_epochs_note(r, a.n) or f"epoch {a.n + 1} will start from it"))
     return 0
+
+
+def later_epochs_note(r, n: int) -> str | None:
+    """What a new chosen policy of epoch n means for the epochs already run after it, if any."""
+    later = [e for e in r.epochs() if e > n]
+    if not later:
+        return None
+    return (f"epochs {later[0]}-{later[-1]} were trained from the policy chosen before and stay as they are (past "
+            f"epochs are frozen); `rlaif epoch {n + 1} --force` remakes epoch {n + 1} from this one (a new run.name "
+            f"keeps both lineages)")
 
 
 def cmd_status(cfg: Config, a) -> int:

@@ -54,6 +54,12 @@ def cmd_epoch(cfg: Config, a) -> int:
                 if dry_run and n > 1 and r.chosen_update(n - 1) is None:
                     say(f"epochs {n} to {a.n}: to run after epoch {n - 1} (their stages depend on its policy)")
                     break
+                changes = r.frozen_changes(n) if n < a.n else None
+                if changes:   # past epochs are frozen: epoch n+1 starts from the policy epoch n recorded
+                    say(f"epoch {n} kept as it finished (past epochs are frozen; these settings differ: "
+                        f"{'; '.join(changes)[:400]}); `rlaif epoch {n}` remakes it with them")
+                    done.append(n)
+                    continue
                 progress = EpochProgress(r, n, verbose, dry_run)
                 try:
                     res = r.run_epoch(n, dry_run=dry_run, echo=progress,
@@ -71,6 +77,12 @@ def cmd_epoch(cfg: Config, a) -> int:
         return 0
     if "update" in res:
         print(f"policy: {res['update'].get('fingerprint', '')[:8]} -> {r.epoch_dir(a.n)}/update-{res['update']['fingerprint'][:8]}/adapter")
+        from pipeline.cli.commands_read import later_epochs_note
+        chosen = r.chosen_update(a.n)
+        if a.cmd == "update" and chosen and chosen[1].get("fingerprint") == res["update"].get("fingerprint"):
+            note = later_epochs_note(r, a.n)
+            if note:
+                print(f"epoch {a.n}'s chosen policy is this variant; {note}")
     if single:
         print(epoch_line(r, a.n))
     for line in health_lines(r, cfg, done):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.config.epoch import ReportConfig
+from pipeline.metrics.advice import key_change, no_signal_flag, passes_advice
 from pipeline.metrics.doc import as_number, series
 
 # -- health checks ----------------------------------------------------------------------
@@ -73,80 +74,6 @@ class Flag:
     """Which config keys to change, and which way."""
 
 
-def _g(v: float | int) -> str:
-    return f"{v:.4g}"
-
-
-def _change(key: str, way: str, settings: dict[str, Any], factor: float = 2.0, default: float | None = None) -> str:
-    """'lower update.lr (e.g. 2e-05 -> 1e-05)' from the run's current value, when known."""
-    cur = as_number(settings.get(key))
-    if cur is None or cur == 0:
-        return f"{way} {key}" + (f" (e.g. {_g(cur or 0)} -> {_g(default)})" if default is not None else "")
-    new = cur / factor if way == "lower" else cur * factor
-    if isinstance(settings.get(key), int):
-        new = max(1, round(new))
-    return f"{way} {key} (e.g. {_g(cur)} -> {_g(new)})"
-
-
-def _passes_advice(settings: dict[str, Any]) -> str:
-    """With several passes over each batch: they move the policy furthest (measured: update.epochs=2 on
-    the embedded default, kl/k3 20.4 after epoch 1 against 0.011, bench/RESULTS.md 2026-11-29)."""
-    passes = as_number(settings.get("update.epochs"))
-    if not passes or passes <= 1:
-        return ""
-    return (f"; the {_g(passes)} passes over each batch (update.epochs) move it furthest: try update.epochs=1"
-            + (", or update.kl_ratio=false (with it, a token whose ratio collapsed has its KL penalty scaled "
-               "down by that ratio, so the penalty hardly pulls it back)" if settings.get("update.kl_ratio", True) else ""))
-
-
-# -- analysis -----------------------------------------------------------------------------
-# what the warm-start did for a run that could not learn, measured here (bench/RESULTS.md)
-WARM_START_MEASURED = (" (OCaml, embedded student, 16 held-out problems, 3 passes, paired 95% intervals: "
-                       "well-formed answers 48% -> 64%, +0.156 [+0.011, +0.301]; cut off 58% -> 27%, -0.313 "
-                       "[-0.462, -0.163]; mean score +0.032 [+0.014, +0.051]; type-check 0% -> 2%, within noise: "
-                       "the form, not yet the language)")
-
-
-def _no_signal(m: dict, first: bool, cfg: ReportConfig, s: dict[str, Any]) -> tuple[str, str] | None:
-    """(evidence, advice) when an epoch's student earns almost nothing, or most of the first epoch's
-    groups have no spread: GRPO then has (almost) no gradient, and more epochs will not change it."""
-    get = lambda key: as_number(m.get(key))  # noqa: E731
-    st, fz = get("score/student_mean"), get("reward/frac_zero_std")
-    if not ((st is not None and st < cfg.min_student_score) or (first and fz is not None and fz > 0.5)):
-        return None
-    parts = [f"{label} {get(k):.0%}" for k, label in (
-        ("breakdown/structure_ok", "well-formed"), ("breakdown/static_ok", "parse"), ("breakdown/typecheck_ok",
-         "type-check"), ("breakdown/compile_ok", "compile"), ("breakdown/tests_ok", "pass every test"))
-        if get(k) is not None]
-    evidence = ", ".join(x for x in (
-        f"score/student_mean {st:.4f}" + (f" < report.min_student_score {cfg.min_student_score}"
-                                           if st < cfg.min_student_score else "") if st is not None else "",
-        f"reward/mean {get('reward/mean'):.4f}" if get("reward/mean") is not None else "",
-        f"reward/frac_zero_std {fz:.2f}: {1 - fz:.0%} of the groups carry a gradient" if fz is not None else "",
-        "answers " + ", ".join(parts) if parts else "") if x)
-    g = int(as_number(s.get("sample.num_samples")) or 4)
-    p = get("breakdown/tests_ok")
-    share = lambda p, g: 1 - p ** g - (1 - p) ** g  # noqa: E731  a group of g pass/fail answers with spread
-    levers = []
-    if not s.get("update.warm_start"):
-        levers.append("update.warm_start=true: a supervised pass over the teacher's answers before RL teaches the "
-                      "answer's form, which the judge's partial credit then grades" + WARM_START_MEASURED)
-    if not as_number(s.get("update.teacher_sft_coef")):
-        levers.append("update.teacher_sft_coef=4.0: each update also imitates the teacher's answer where the "
-                      "student's best scores below it, a gradient that needs no spread in the group")
-    levers.append(f"{_change('sample.num_samples', 'raise', s)}: at a pass rate p a group of G pass/fail answers has "
-                  "spread with probability 1 - p^G - (1-p)^G" + (
-                      f" ({share(p, g):.0%} at p={p:.2f}, G={g}; {share(p, 2 * g):.0%} at G={2 * g})" if p else
-                      f" (no answer passes yet; at p=0.05: {share(0.05, g):.0%} at G={g}, {share(0.05, 2 * g):.0%} at "
-                      f"G={2 * g})"))
-    levers.append("easier problems: data.difficulties=[easy], or curriculum.strategy=adaptive")
-    tr = get("completion/truncated_frac")
-    if tr is not None and tr > 0.1:
-        levers.append(f"{_change('sample.max_new_tokens', 'raise', s)} ({tr:.0%} of answers are cut off and score x "
-                      "the judge's truncation_factor)")
-    return evidence, "the run cannot learn as configured; levers: " + "; ".join(levers)
-
-
 def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | None = None) -> list[Flag]:
     """Flags raised by the recorded metrics of a run (one dict per epoch, each with "epoch").
 
@@ -160,7 +87,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
     def flag(name: str, epoch: int, evidence: str, advice: str, severity: str = "warning") -> None:
         flags.append(Flag(name, epoch, severity, evidence, advice))
 
-    lower_lr, raise_kl = _change("update.lr", "lower", s), _change("update.kl_coef", "raise", s, default=0.05)
+    lower_lr, raise_kl = key_change("update.lr", "lower", s), key_change("update.kl_coef", "raise", s, default=0.05)
 
     # step-to-step checks: reward regression; best-of-N up while the mean falls
     rewards = series(ms, "reward/mean")
@@ -224,14 +151,14 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         peak = max(v for _, v in entropy[:i])
         if all(b < a for a, b in zip(run, run[1:])) and run[-1] < (1 - cfg.entropy_drop) * peak:
             collapsing.add(entropy[i][0])
-    raise_t, raise_k = _change("sample.temperature", "raise", s, factor=1.2), _change("sample.num_samples", "raise", s)
+    raise_t, raise_k = key_change("sample.temperature", "raise", s, factor=1.2), key_change("sample.num_samples", "raise", s)
     first_rl = min((int(m["epoch"]) for m in ms if as_number(m.get("reward/frac_zero_std")) is not None), default=None)
     for m in ms:
         e = int(m["epoch"])
         get = lambda key: as_number(m.get(key))  # noqa: E731
 
         fz = get("reward/frac_zero_std")
-        blind = _no_signal(m, e == first_rl, cfg, s)
+        blind = no_signal_flag(m, e == first_rl, cfg, s)
         if blind:
             flag("no_signal", e, *blind, "critical")
         elif fz is not None and fz > cfg.max_frac_zero_std:
@@ -265,9 +192,9 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"kl/k3 {k3:.4f} = {k3 / target:.1f} x {target_key} {target:g} "
                  f"(flag above {cfg.kl_explode if explode else cfg.kl_high} x)",
                  f"the policy moves away from the reference too fast: {raise_kl}, {lower_lr}, "
-                 + (f"or {_change('update.kl_horizon', 'lower', s)} so the adaptive coefficient reacts sooner"
+                 + (f"or {key_change('update.kl_horizon', 'lower', s)} so the adaptive coefficient reacts sooner"
                     if adaptive else "or let update.kl_mode=adaptive steer the coefficient toward update.kl_target")
-                 + _passes_advice(s)
+                 + passes_advice(s)
                  + ("; consider promoting an earlier variant (`rlaif compare N`)" if explode else ""),
                  "critical" if explode else "warning")
 
@@ -315,7 +242,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  + (f" (reward/mean {mean:.4f}, std {std:.4f})" if mean is not None and std is not None else ""),
                  f"with select.advantage=raw the reward itself is the advantage, so a few outliers carry the "
                  f"gradient: set select.advantage=grpo (per-group normalisation), or "
-                 f"{_change('reward.clip_max', 'lower', s)} or {_change('reward.eps', 'raise', s)} (a weak teacher "
+                 f"{key_change('reward.clip_max', 'lower', s)} or {key_change('reward.eps', 'raise', s)} (a weak teacher "
                  f"answer inflates the ratio); if most rewards are 0, use easier prompts (data.difficulties)")
 
         clip = get("policy/clip_ratio")
@@ -325,14 +252,14 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  + (f" (low {get('policy/clip_low'):.3f}, high {get('policy/clip_high'):.3f})"
                     if get("policy/clip_low") is not None and get("policy/clip_high") is not None else ""),
                  f"the clipped tokens give no gradient, so the update learns from few: {lower_lr}"
-                 + _passes_advice(s) + "; or a larger batch per optimizer step (update.grad_accum)")
+                 + passes_advice(s) + "; or a larger batch per optimizer step (update.grad_accum)")
 
         tr = get("completion/truncated_frac")
         if tr is not None and tr > cfg.max_truncated_frac:
             flag("truncation_high", e,
                  f"completion/truncated_frac {tr:.3f} > {cfg.max_truncated_frac}"
                  + (f" (completion/length_mean {get('completion/length_mean'):.0f} tokens)" if get("completion/length_mean") is not None else ""),
-                 f"{_change('sample.max_new_tokens', 'raise', s)}, or add sample.stop (e.g. the closing code fence) "
+                 f"{key_change('sample.max_new_tokens', 'raise', s)}, or add sample.stop (e.g. the closing code fence) "
                  f"so answers end after the code block; truncated answers score x judge.execution.truncation_factor")
 
         pf = get("judge/parse_failures")
@@ -355,8 +282,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
             flag("judge_cost", e,
                  f"judge/cost_usd ${cost:.2f} > ${cfg.max_cost_per_epoch_usd:.2f} per epoch "
                  f"(api_calls {get('judge/api_calls') or 0:.0f}, cache_hits {get('judge/cache_hits') or 0:.0f})",
-                 f"cap it with judge.budget_usd; {_change('sample.num_samples', 'lower', s)} or "
-                 f"{_change('data.prompts_per_epoch', 'lower', s)}; use a cheaper judge.model or judge.kind=execution/mix; "
+                 f"cap it with judge.budget_usd; {key_change('sample.num_samples', 'lower', s)} or "
+                 f"{key_change('data.prompts_per_epoch', 'lower', s)}; use a cheaper judge.model or judge.kind=execution/mix; "
                  f"reruns and `rlaif replay` answer from the cache for free")
 
         ch = m.get("_eval/change")
@@ -375,7 +302,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"then mostly measures reward.eps"
                  + (f"; teacher/missing {get('teacher/missing'):.0f}" if get("teacher/missing") else ""),
                  f"use a stronger teacher (teacher.kind=anthropic|openai with teacher.model) or check the references; "
-                 f"{_change('reward.eps', 'raise', s, factor=5)} to damp the ratio")
+                 f"{key_change('reward.eps', 'raise', s, factor=5)} to damp the ratio")
         st = get("score/student_mean")
         if (ts is not None and st is not None and ts >= cfg.min_teacher_score and ts < st - cfg.regression_drop
                 and s.get("reward.kind", "ratio") == "ratio"):
@@ -384,7 +311,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"score/teacher_mean {ts:.3f} < score/student_mean {st:.3f}: the student's answers score above the "
                  f"teacher's, so most ratios exceed 1 (capped at reward.clip_max)",
                  "use a stronger teacher.model; or train on the student's own score, reward.kind=direct"
-                 + (f", with update.teacher_sft_coef=0 (now {_g(sft)}: the update imitates the teacher's answers where "
+                 + (f", with update.teacher_sft_coef=0 (now {sft:.4g}: the update imitates the teacher's answers where "
                     "the student's best scores below them)" if sft else ""))
 
     order = {n: i for i, n in enumerate(FLAGS)}

@@ -277,9 +277,14 @@ def status_lines(runner: "Runner") -> list[str]:
         lines.append(f"  epoch {n:>3}  {'  '.join(states)}  chosen={chosen[0].name if chosen else '-'} "
                      f"({len(runner.update_variants(n))} variant(s))  reward={_fmt(reward)}  spent=${cost:.4f}"
                      + ("" if mpath.exists() else "  (no metrics.json: unfinished)"))
-    spent = sum(v for k, v in total.items() if k.endswith("cost_usd"))
-    by = ", ".join(f"{k.split('/')[0]} ${v:.4f}" for k, v in sorted(total.items()) if k.endswith("cost_usd"))
+    from pipeline.stages.judging import manifest_spend, run_spend
+    paid = run_spend(runner.run_dir)   # the spend ledger: stages stopped or recomputed have paid too
+    spent = sum(paid.values())
+    by = ", ".join(f"{k} ${v:.4f}" for k, v in sorted(paid.items()) if v)
+    unfinished = spent - sum(manifest_spend(runner.run_dir).values())
     lines.append(f"money spent so far: ${spent:.4f}" + (f" ({by})" if by else "")
+                 + (f"; ${unfinished:.4f} of it by stages that stopped before the end or were recomputed (their "
+                    "answers are in the cache)" if unfinished > 5e-5 else "")
                  + (f"; the cache saved ${total['judge/saved_usd']:.4f}" if total.get("judge/saved_usd") else ""))
     lines.append("stage states: done; stale = finished, but the current config would recompute it; new = the current "
                  "config's update/eval variant is not run yet (it would go beside the chosen one); - = not run")

@@ -57,7 +57,7 @@ def estimate(runner, n: int) -> list[str]:
         # teacher answers
         teacher_text: dict[str, str | None] = {}
         if cfg.teacher.kind == "reference":
-            teacher_text = {p.id: as_answer(p.reference) if p.reference else None for p in problems}
+            teacher_text = {p.id: as_answer(p.reference, p.language) if p.reference else None for p in problems}
         elif cfg.teacher.kind in LLM:
             t = make_model(cfg.teacher.kind, cfg.teacher.model, cfg, teacher=True)
             missing = [p for p in problems if cache.get(t.teacher_key(p)) is None]
@@ -79,7 +79,7 @@ def estimate(runner, n: int) -> list[str]:
             answers = [(p, filler, False) for p in problems for _ in range(cfg.sample.num_samples)]
         ref = teacher_text if cfg.judge.show_teacher else {}
         items = [(p, c, tr, ref.get(p.id)) for p, c, tr in answers]
-        items += [(p, txt or as_answer("pass"), False, None) for p, txt in
+        items += [(p, txt or as_answer("pass", p.language), False, None) for p, txt in
                   ((p, teacher_text.get(p.id)) for p in problems) if cfg.teacher.kind != "none"]
         bound = "" if exact else " at most (samples not drawn yet)"
         for kind in components(cfg) if n > 0 else ():     # epoch 0, the warm-start, judges nothing

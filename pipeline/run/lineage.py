@@ -100,6 +100,29 @@ class Lineage:
         self.write_metrics(n)
         return self.epoch_dir(n) / variant
 
+    def frozen_changes(self, n: int) -> list[str] | None:
+        """Epoch n finished (its metrics.json and a chosen policy), and what this config would remake of
+        it ('sample.num_samples 8 -> 16', or that a stage's inputs changed): [] when it would reuse
+        every stage; None when epoch n is not finished. (DESIGN.md: past epochs are frozen.)"""
+        if not (self.epoch_dir(n) / "metrics.json").exists() or self.chosen_update(n) is None:
+            return None
+        changes: list[str] = []
+        for e in ([0, n] if n == 1 and self.cfg.update.warm_start else [n]):
+            for st, fp, d, _ in self.plan(e):
+                m = read_manifest(d)
+                if m is not None and m.get("fingerprint") == fp:
+                    continue
+                if m is None and st.variant:   # the config's variant is not made: against the chosen one
+                    m = (self.chosen_update(e) or (None, None))[1] if st.name == "update" else None
+                old = (m or {}).get("config") or {}
+                now = json.loads(json.dumps({f: self.cfg.get(f) for f in st.fields}, default=str))
+                moved = [x for k in now if k in old for x in _moved(k, old[k], now[k])]
+                what = (", ".join(moved) if moved else f"the policy it starts from (epoch {e - 1}'s chosen update)"
+                        if POLICY in st.inputs else f"the inputs of its {st.name} stage")
+                if what not in changes:
+                    changes.append(what)
+        return changes
+
     def stages_for(self, n: int) -> list[Stage]:
         return self.warm_start if n == 0 else self.stages
 
@@ -211,3 +234,10 @@ class Lineage:
         if not self.run_dir.exists():
             return []
         return sorted(int(p.name.split("-")[1]) for p in self.run_dir.glob("epoch-[0-9][0-9][0-9]"))
+
+
+def _moved(key: str, old: Any, new: Any) -> list[str]:
+    """'key old -> new' for each leaf that differs (a section's keys one by one)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [x for k in sorted(set(old) | set(new)) for x in _moved(f"{key}.{k}", old.get(k), new.get(k))]
+    return [] if old == new else [f"{key} {old!r} -> {new!r}"]

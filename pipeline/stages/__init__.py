@@ -111,6 +111,6 @@ WARM_START = [
     # v2: the last, partial accumulation window weighed by its own size (as the RL update's v5)
     Stage("update", "2", (*STUDENT, "student.lora", "update.sft_epochs", "update.sft_lr", "update.micro_batch_size",
                           "update.grad_accum", "update.max_grad_norm", "update.warmup_ratio", "update.scheduler",
-                          "run.seed"), ("prompts", "teacher"), "pipeline.stages.update:run_sft", variant=True,
+                          "update.weight_decay", "run.seed"), ("prompts", "teacher"), "pipeline.stages.update:run_sft", variant=True,
           every_rank=True),
 ]

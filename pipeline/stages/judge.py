@@ -77,7 +77,8 @@ def run(ctx: Ctx) -> None:
             fig["judge/cache_hits"] += stats.cache_hits
             fig["judge/cost_usd"] += stats.cost_usd
             fig["judge/saved_usd"] += stats.saved_usd
-            fig["judge/skipped"] = stats.missing
+            if stats.missing:
+                fig["judge/skipped"] = fig.get("judge/skipped", 0) + stats.missing
     scores = [combine({k: per[k][i] for k in weights}, weights) for i in range(len(items))]
     rows = []
     for s, sc in zip(samples, scores[: len(samples)]):

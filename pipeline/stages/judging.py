@@ -9,12 +9,13 @@ re-pays nothing).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tqdm import tqdm
 
@@ -56,13 +57,62 @@ def as_answer(code: str, language: str = "python") -> str:
     return f"```{language}\n{code.rstrip()}\n```"
 
 
-def spent_usd(run_dir: Path) -> float:
-    """Dollars this run has paid so far (judge and teacher figures of every finished output)."""
-    total = 0.0
+SPEND_LEDGER = "spend.jsonl"
+"""The run's paid calls, one JSON line each ({"stage", "key", "usd"}), appended as each answer arrives;
+its first line ({"baseline": {stage: usd}}) holds what finished stages had paid before it existed."""
+
+
+def manifest_spend(run_dir: Path) -> dict[str, float]:
+    """Dollars per stage (judge, teacher) in the figures of every finished output: a stage stopped
+    by the budget, an error or Ctrl-C left no manifest, and a recomputed one replaced its own."""
+    out: dict[str, float] = {}
     for m in run_dir.glob("epoch-*/*/manifest.json"):
         fig = (read_manifest(m.parent) or {}).get("figures", {})
-        total += fig.get("judge/cost_usd", 0.0) + fig.get("teacher/cost_usd", 0.0)
-    return total
+        for stage in ("judge", "teacher"):
+            if fig.get(f"{stage}/cost_usd"):
+                out[stage] = out.get(stage, 0.0) + float(fig[f"{stage}/cost_usd"])
+    return out
+
+
+def run_spend(run_dir: Path) -> dict[str, float]:
+    """Dollars this run has paid, per stage: its spend ledger where it has one (every paid call, the
+    stages that did not finish included), else its finished outputs' figures."""
+    path = run_dir / SPEND_LEDGER
+    if not path.exists():
+        return manifest_spend(run_dir)
+    out: dict[str, float] = {}
+    lines = path.read_text().splitlines()
+    for i, line in enumerate(lines):
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            if i == len(lines) - 1:
+                continue  # a line cut by a kill: its call is in the cache, its dollars are a few cents
+            raise RunError(f"{path}: line {i + 1} is not JSON; the run's spend cannot be read. Fix or delete "
+                           "that line (deleting the file falls back to the finished stages' figures)") from None
+        for stage, usd in (rec.get("baseline") or {rec.get("stage", "judge"): rec.get("usd", 0.0)}).items():
+            out[stage] = out.get(stage, 0.0) + float(usd)
+    return out
+
+
+def spent_usd(run_dir: Path) -> float:
+    """Dollars this run has paid so far (judge and teacher), what judge.budget_usd is held to."""
+    return sum(run_spend(run_dir).values())
+
+
+def spend_ledger(run_dir: Path, stage: str) -> Callable[[str, float], None]:
+    """on_paid for run_cached/run_batched: appends each paid call to the run's ledger, which starts
+    with what the finished stages paid before it existed."""
+    path = run_dir / SPEND_LEDGER
+
+    def paid(key: str, usd: float) -> None:
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a") as f:
+                f.write(json.dumps({"baseline": manifest_spend(run_dir)}) + "\n")
+        with open(path, "a") as f:
+            f.write(json.dumps({"stage": stage, "key": key[:16], "usd": usd}) + "\n")
+    return paid
 
 
 # -- model judges and teachers -------------------------------------------------------------
@@ -141,6 +191,7 @@ def run_items(cfg: Config, cache: JudgeCache, api, items: list, desc: str, run_d
     from judges.batch import run_batched
     from judges.batch_records import BatchTimeout, Journal
     from judges.cached import BudgetExceeded, ReplayMiss, run_cached
+    from judges.retries import JudgeAPIError
     jc = cfg.judge
     bar = tqdm(total=len(items), desc=desc, unit="call", dynamic_ncols=True)
     try:
@@ -149,12 +200,12 @@ def run_items(cfg: Config, cache: JudgeCache, api, items: list, desc: str, run_d
                 cache, api, items, Journal(journal_dir), budget_usd=jc.budget_usd, spent_usd=spent_usd(run_dir),
                 poll_s=jc.batch_poll_s, max_poll_s=jc.batch_max_poll_s, timeout_s=jc.batch_timeout,
                 failed=jc.batch_failed, max_in_flight=jc.max_in_flight, progress=bar.update,
-                status=bar.set_postfix_str))
+                status=bar.set_postfix_str, on_paid=spend_ledger(run_dir, desc.split()[0])))
         return asyncio.run(run_cached(cache, [(it.key, it.live) for it in items], mode=jc.mode,
                                       budget_usd=jc.budget_usd, spent_usd=spent_usd(run_dir),
                                       estimate_usd=lambda i: api.estimate_body_usd(items[i].body),
                                       max_in_flight=jc.max_in_flight, skip_missing=jc.skip_missing,
-                                      progress=bar.update))
+                                      progress=bar.update, on_paid=spend_ledger(run_dir, desc.split()[0])))
     except BatchTimeout as e:
         raise RunError(f"judge.batch_timeout={e.timeout_s:g}s reached: {len(e.pending)} batches still running at "
                        f"the provider ({', '.join(e.pending)}); every answer that arrived is in the cache. Run the "
@@ -163,6 +214,9 @@ def run_items(cfg: Config, cache: JudgeCache, api, items: list, desc: str, run_d
         raise RunError(f"judge.budget_usd=${e.budget:g} reached: the run has spent ${e.spent:.4f}; {e.done} answers "
                        f"of this stage are paid and kept in the cache, {e.remaining} remain. Raise judge.budget_usd "
                        "and rerun: nothing paid is asked for again") from None
+    except JudgeAPIError as e:
+        raise RunError(f"{desc}: {e}. Every answer that arrived before it is in the cache: fix the cause and rerun "
+                       "the same command (nothing paid is asked for again)") from None
     except ReplayMiss as e:
         raise RunError(f"judge.mode=replay: {e.count} of {e.total} answers are not in the cache {cache.directory}; "
                        "run with judge.mode=live, import a teammate's cache (rlaif cache import FILE), "

@@ -19,6 +19,7 @@ def run(ctx: Ctx) -> None:
     prompts = [] if tc.kind == "none" else load_table(ctx.inputs["prompts"], json_cols=("problem",))
     problems = [Problem.from_json(p["problem"]) for p in prompts]
     figures: dict[str, Any] = {}
+    results: list[dict | None] = []
     if tc.kind == "reference":
         texts = [as_answer(p.reference, p.language) if p.reference else "" for p in problems]
     elif problems:
@@ -40,6 +41,12 @@ def run(ctx: Ctx) -> None:
     missing = sum(not t for t in texts)
     if missing and tc.kind != "none":
         log.warning("teacher: %d prompts have no teacher answer; their teacher score is None", missing)
+    if results:
+        cut = sum(1 for r in results if r and not r.get("text") and r.get("truncated"))
+        if cut:
+            log.warning("teacher: %d answers were cut off at teacher.max_tokens=%d before any text (a reasoning "
+                        "model's reasoning counts against it): raise teacher.max_tokens; they are cached as asked, "
+                        "and the new limit asks again", cut, tc.max_tokens)
     save_table([{"problem_id": p.id, "text": t, "source": tc.kind} for p, t in zip(problems, texts)], ctx.out)
     ctx.rows = len(texts)
     ctx.figures = {"teacher/missing": missing, **figures}

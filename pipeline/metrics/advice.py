@@ -1,0 +1,82 @@
+"""The flags' advice (pipeline/metrics/flags.py): which config keys to change and which way, from
+the run's own settings, and what a run that cannot learn should try."""
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.config.epoch import ReportConfig
+from pipeline.metrics.doc import as_number
+
+
+def _g(v: float | int) -> str:
+    return f"{v:.4g}"
+
+
+def key_change(key: str, way: str, settings: dict[str, Any], factor: float = 2.0, default: float | None = None) -> str:
+    """'lower update.lr (e.g. 2e-05 -> 1e-05)' from the run's current value, when known."""
+    cur = as_number(settings.get(key))
+    if cur is None or cur == 0:
+        return f"{way} {key}" + (f" (e.g. {_g(cur or 0)} -> {_g(default)})" if default is not None else "")
+    new = cur / factor if way == "lower" else cur * factor
+    if isinstance(settings.get(key), int):
+        new = max(1, round(new))
+    return f"{way} {key} (e.g. {_g(cur)} -> {_g(new)})"
+
+
+def passes_advice(settings: dict[str, Any]) -> str:
+    """With several passes over each batch: they move the policy furthest (measured: update.epochs=2 on
+    the embedded default, kl/k3 20.4 after epoch 1 against 0.011, bench/RESULTS.md 2026-11-29)."""
+    passes = as_number(settings.get("update.epochs"))
+    if not passes or passes <= 1:
+        return ""
+    return (f"; the {_g(passes)} passes over each batch (update.epochs) move it furthest: try update.epochs=1"
+            + (", or update.kl_ratio=false (with it, a token whose ratio collapsed has its KL penalty scaled "
+               "down by that ratio, so the penalty hardly pulls it back)" if settings.get("update.kl_ratio", True) else ""))
+
+
+# -- analysis -----------------------------------------------------------------------------
+# what the warm-start did for a run that could not learn, measured here (bench/RESULTS.md)
+WARM_START_MEASURED = (" (OCaml, embedded student, 16 held-out problems, 3 passes, paired 95% intervals: "
+                       "well-formed answers 48% -> 64%, +0.156 [+0.011, +0.301]; cut off 58% -> 27%, -0.313 "
+                       "[-0.462, -0.163]; mean score +0.032 [+0.014, +0.051]; type-check 0% -> 2%, within noise: "
+                       "the form, not yet the language)")
+
+
+def no_signal_flag(m: dict, first: bool, cfg: ReportConfig, s: dict[str, Any]) -> tuple[str, str] | None:
+    """(evidence, advice) when an epoch's student earns almost nothing, or most of the first epoch's
+    groups have no spread: GRPO then has (almost) no gradient, and more epochs will not change it."""
+    get = lambda key: as_number(m.get(key))  # noqa: E731
+    st, fz = get("score/student_mean"), get("reward/frac_zero_std")
+    if not ((st is not None and st < cfg.min_student_score) or (first and fz is not None and fz > 0.5)):
+        return None
+    parts = [f"{label} {get(k):.0%}" for k, label in (
+        ("breakdown/structure_ok", "well-formed"), ("breakdown/static_ok", "parse"), ("breakdown/typecheck_ok",
+         "type-check"), ("breakdown/compile_ok", "compile"), ("breakdown/tests_ok", "pass every test"))
+        if get(k) is not None]
+    evidence = ", ".join(x for x in (
+        f"score/student_mean {st:.4f}" + (f" < report.min_student_score {cfg.min_student_score}"
+                                           if st < cfg.min_student_score else "") if st is not None else "",
+        f"reward/mean {get('reward/mean'):.4f}" if get("reward/mean") is not None else "",
+        f"reward/frac_zero_std {fz:.2f}: {1 - fz:.0%} of the groups carry a gradient" if fz is not None else "",
+        "answers " + ", ".join(parts) if parts else "") if x)
+    g = int(as_number(s.get("sample.num_samples")) or 4)
+    p = get("breakdown/tests_ok")
+    share = lambda p, g: 1 - p ** g - (1 - p) ** g  # noqa: E731  a group of g pass/fail answers with spread
+    levers = []
+    if not s.get("update.warm_start"):
+        levers.append("update.warm_start=true: a supervised pass over the teacher's answers before RL teaches the "
+                      "answer's form, which the judge's partial credit then grades" + WARM_START_MEASURED)
+    if not as_number(s.get("update.teacher_sft_coef")):
+        levers.append("update.teacher_sft_coef=4.0: each update also imitates the teacher's answer where the "
+                      "student's best scores below it, a gradient that needs no spread in the group")
+    levers.append(f"{key_change('sample.num_samples', 'raise', s)}: at a pass rate p a group of G pass/fail answers has "
+                  "spread with probability 1 - p^G - (1-p)^G" + (
+                      f" ({share(p, g):.0%} at p={p:.2f}, G={g}; {share(p, 2 * g):.0%} at G={2 * g})" if p else
+                      f" (no answer passes yet; at p=0.05: {share(0.05, g):.0%} at G={g}, {share(0.05, 2 * g):.0%} at "
+                      f"G={2 * g})"))
+    levers.append("easier problems: data.difficulties=[easy], or curriculum.strategy=adaptive")
+    tr = get("completion/truncated_frac")
+    if tr is not None and tr > 0.1:
+        levers.append(f"{key_change('sample.max_new_tokens', 'raise', s)} ({tr:.0%} of answers are cut off and score x "
+                      "the judge's truncation_factor)")
+    return evidence, "the run cannot learn as configured; levers: " + "; ".join(levers)
