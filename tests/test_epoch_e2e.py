@@ -124,7 +124,8 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
 
     # an update-only rerun refuses to resample
     assert rlaif("update", "1", *over, "sample.temperature=0.5") == 2
-    assert "reruns only the update" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "reruns only the update" in err and "these keys differ: sample.temperature" in err and "-> 0.5" in err
 
     # epoch 2 samples from epoch 1's chosen policy
     assert rlaif("epoch", "2", *over) == 0
@@ -201,6 +202,9 @@ def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):
     out = capsys.readouterr().out
     assert "epoch 2 kept as it finished" in out and "epoch 1's chosen update" in out
     assert manifests(r.epoch_dir(2)) == kept2
+    # an update-only rerun of epoch 2 says why it cannot: epoch 2 was sampled from epoch 1's former choice
+    assert rlaif("update", "2", *over, "sample.num_samples=2", "update.lr=1e-5") == 2
+    assert "sampled from another policy than epoch 1's chosen one" in capsys.readouterr().err
 
 
 def test_run_lock_refuses_second_process(tiny_run):

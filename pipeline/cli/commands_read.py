@@ -57,7 +57,11 @@ def cmd_compare_evals(cfg: Config, a) -> int:
 
 def cmd_promote(cfg: Config, a) -> int:
     r = common.open_runner(cfg)
-    p = r.promote(a.n, a.variant)
+    r.lock()   # not while an epoch of the run reads its policies
+    try:
+        p = r.promote(a.n, a.variant)
+    finally:
+        r.unlock()
     print(f"epoch {a.n}: chosen policy is now {p.name}; " + (
         later_epochs_note(r, a.n) or f"epoch {a.n + 1} will start from it"))
     return 0

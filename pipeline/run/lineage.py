@@ -114,9 +114,7 @@ class Lineage:
                     continue
                 if m is None and st.variant:   # the config's variant is not made: against the chosen one
                     m = (self.chosen_update(e) or (None, None))[1] if st.name == "update" else None
-                old = (m or {}).get("config") or {}
-                now = json.loads(json.dumps({f: self.cfg.get(f) for f in st.fields}, default=str))
-                moved = [x for k in now if k in old for x in _moved(k, old[k], now[k])]
+                moved = _moved_from(self.cfg, st, m)
                 what = (", ".join(moved) if moved else f"the policy it starts from (epoch {e - 1}'s chosen update)"
                         if POLICY in st.inputs else f"the inputs of its {st.name} stage")
                 if what not in changes:
@@ -234,6 +232,18 @@ class Lineage:
         if not self.run_dir.exists():
             return []
         return sorted(int(p.name.split("-")[1]) for p in self.run_dir.glob("epoch-[0-9][0-9][0-9]"))
+
+
+def moved_keys(cfg: Config, st: Stage, d: Path) -> list[str]:
+    """'key old -> new' for each config field of stage `st` that its output in `d` was made with
+    otherwise (none: its inputs changed, or it was never made)."""
+    return _moved_from(cfg, st, read_manifest(d))
+
+
+def _moved_from(cfg: Config, st: Stage, m: dict | None) -> list[str]:
+    old = (m or {}).get("config") or {}
+    now = json.loads(json.dumps({f: cfg.get(f) for f in st.fields}, default=str))
+    return [x for k in now if k in old for x in _moved(k, old[k], now[k])]
 
 
 def _moved(key: str, old: Any, new: Any) -> list[str]:

@@ -19,7 +19,7 @@ from pipeline.store.artifacts import atomic_dir, clean_stale, load_complete, wri
 from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
 from pipeline.run.lineage import Lineage
-from pipeline.stages import Ctx, Stage
+from pipeline.stages import POLICY, Ctx, Stage
 
 log = logging.getLogger("rlaif")
 
@@ -233,9 +233,14 @@ class Runner(Lineage):
                 echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}")
                 continue
             if update_only and i < first_variant and not st.derived:
+                from pipeline.run.lineage import moved_keys
+                moved = moved_keys(self.cfg, st, d)
+                why = (f"these keys differ: {', '.join(moved)}" if moved else
+                       f"it was sampled from another policy than epoch {n - 1}'s chosen one (after `rlaif update "
+                       f"{n - 1}` or `rlaif promote {n - 1}`: promote the variant it came from back, or remake it "
+                       f"with `rlaif epoch {n} --force`)" if POLICY in st.inputs else "its inputs changed")
                 raise RunError(f"`rlaif update` reruns only the update, but stage {st.name} of epoch {n} is not "
-                               f"up to date for this config (changed keys among: {', '.join(st.fields) or 'inputs'}); "
-                               f"run `rlaif epoch {n}` with these settings instead")
+                               f"up to date for this config ({why}); run `rlaif epoch {n}` with these settings instead")
             if only is not None and st.name != only:
                 raise RunError(f"--only {only}: its input stage {st.name} of epoch {n} is not done; "
                                f"run `rlaif epoch {n}` without --only")
