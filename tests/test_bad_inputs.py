@@ -79,3 +79,21 @@ def test_prompt_plus_generation_beyond_model_context_is_rejected(tiny_config, ca
     # the tiny model's context is 1024 tokens
     assert main(["epoch", "1", *tiny_config, "sample.max_new_tokens=1020"]) == 2
     assert "exceeds the model's context of 1024 tokens" in capsys.readouterr().err
+
+
+def test_a_data_file_edited_under_a_finished_run_is_said(tmp_path, caplog):
+    """The prompts and eval tables keep the problems they were made with: a test fixed in the file
+    afterwards would silently not reach them. The run records each local file's content and says
+    when it changed (once: the record follows the file)."""
+    from pipeline.run.preflight import check_data_files
+    data = tmp_path / "mine.jsonl"
+    data.write_text('{"id": "a", "prompt": "p", "tests": ["assert f(1) == 1"]}\n')
+    cfg = load_config(None, [f"data.source={data}", f"eval.sources=[{data}:heldout]"])
+    run_dir = tmp_path / "run"
+    assert check_data_files(cfg, run_dir) == []
+    assert check_data_files(cfg, run_dir) == []
+    data.write_text('{"id": "a", "prompt": "p", "tests": ["assert f(1) == 2"]}\n')
+    assert check_data_files(cfg, run_dir, record=False) != []   # a dry run says it and records nothing
+    (w,) = check_data_files(cfg, run_dir)
+    assert "data.source" in w and str(data) in w and "--force" in w and w in caplog.text
+    assert check_data_files(cfg, run_dir) == []

@@ -26,6 +26,8 @@ def cmd_epoch(cfg: Config, a) -> int:
     check_engines(cfg, sampling=a.cmd != "update")
     check_data(cfg)
     r = common.open_runner(cfg)
+    from pipeline.run.preflight import check_data_files
+    check_data_files(cfg, r.run_dir, record=not getattr(a, "dry_run", False))
     if a.cmd == "update" and not any(r.epoch_dir(a.n).glob("*/manifest.json")):
         raise RunError(f"epoch {a.n} of run {r.run_dir} has not run: `rlaif update {a.n}` reruns the update of an "
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first "

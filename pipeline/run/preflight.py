@@ -99,3 +99,39 @@ def check_paths(cfg: Config) -> None:
             if p.exists() and not p.is_dir():
                 raise ConfigError(f"{key}: {p} is a file, not a directory (the run writes under {path}); "
                                   f"choose another {key} or move the file away")
+
+
+DATA_FILES = "data_files.json"
+"""Each local data file the run read and the sha256 of its content when it last did."""
+
+
+def check_data_files(cfg: Config, run_dir: Path, record: bool = True) -> list[str]:
+    """Warnings for the local data files (data.source, the warm-start, RL and eval sources) whose content
+    changed since the run last read them: a finished stage keeps the problems it was made with (its
+    prompts or eval table), so an edited test or prompt reaches only the stages that run anew."""
+    import hashlib
+    import json
+    import logging
+    from data.loaders import file_split
+    files = {}
+    for key, sources in (("data.source", [cfg.data.source]), ("data.warm_start_sources", cfg.data.warm_start_sources),
+                         ("data.rl_sources", cfg.data.rl_sources), ("eval.sources", cfg.eval.sources)):
+        for src in sources or []:
+            path = Path(file_split(src)[0]).expanduser()
+            if path.is_file():
+                files.setdefault(str(path.resolve()), (key, hashlib.sha256(path.read_bytes()).hexdigest()))
+    record_path = run_dir / DATA_FILES
+    try:
+        seen = json.loads(record_path.read_text()) if record_path.exists() else {}
+    except ValueError:
+        seen = {}
+    warnings = [f"{key}: {path} changed since this run last read it; finished stages keep the problems they were "
+                f"made with (a fixed test or prompt reaches only stages that run anew): `rlaif epoch N --force` "
+                f"remakes epoch N with the file as it is now, or start a new run.name"
+                for path, (key, sha) in files.items() if seen.get(path, sha) != sha]
+    for w in warnings:
+        logging.getLogger("rlaif").warning(w)
+    if record and files and dist.is_main():
+        run_dir.mkdir(parents=True, exist_ok=True)
+        record_path.write_text(json.dumps({**seen, **{p: sha for p, (_, sha) in files.items()}}, indent=1))
+    return warnings
