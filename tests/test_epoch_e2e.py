@@ -156,13 +156,21 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     assert not r.epoch_dir(3).exists()
 
 
-def test_corrupted_artifact_is_recomputed(tiny_run, caplog):
+def test_corrupted_artifact_is_recomputed(tiny_run, caplog, capsys):
     over, cfg = tiny_run
     assert rlaif("epoch", "1", *over) == 0
     table = next((Runner(cfg).epoch_dir(1) / "reward" / "table").glob("*.arrow"))
     table.write_bytes(table.read_bytes()[:-10] + b"0123456789")
     assert rlaif("epoch", "1", *over) == 0
     assert "checksum mismatch" in caplog.text
+    # a chosen policy that another epoch reads is never used corrupted (it is not that epoch's to remake)
+    adapter = Runner(cfg).chosen_update(1)[0] / "adapter" / "adapter_model.safetensors"
+    adapter.write_bytes(adapter.read_bytes()[:-10] + b"0123456789")
+    capsys.readouterr()
+    assert rlaif("epoch", "2", "--force", *over) == 2
+    err = capsys.readouterr().err
+    assert "adapter/adapter_model.safetensors missing or corrupted" in err and "rlaif epoch 1 --force" in err
+    assert not (Runner(cfg).epoch_dir(2) / "sample").exists()
 
 
 def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):

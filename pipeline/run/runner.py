@@ -19,7 +19,7 @@ from pipeline.store.artifacts import atomic_dir, clean_stale, load_complete, wri
 from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
 from pipeline.run.lineage import Lineage
-from pipeline.stages import POLICY, Ctx, Stage
+from pipeline.stages import POLICY, REFERENCE, Ctx, Stage
 
 log = logging.getLogger("rlaif")
 
@@ -85,6 +85,7 @@ class Runner(Lineage):
     def __init__(self, cfg: Config, stages: list[Stage] | None = None):
         super().__init__(cfg, stages)
         self._lock_fd: int | None = None
+        self._verified: set[Path] = set()   # policies whose files passed their checksums in this process
 
     # -- locking --------------------------------------------------------------------------
     def lock(self) -> None:
@@ -232,6 +233,7 @@ class Runner(Lineage):
             if dry_run:
                 echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}")
                 continue
+            self._check_policies(n, st, dirs)
             if update_only and i < first_variant and not st.derived:
                 from pipeline.run.lineage import moved_keys
                 moved = moved_keys(self.cfg, st, d)
@@ -256,6 +258,23 @@ class Runner(Lineage):
                 log_epoch(self.cfg, self.run_dir, n, self.write_metrics(n, wall_s=time.time() - t0))
             dist.on_main(finish)
         return results
+
+    def _check_policies(self, n: int, st: Stage, dirs: dict) -> None:
+        """The policies a stage about to run reads (the one it samples from, the KL reference) are
+        intact: a corrupted chosen policy is never used (it is not this epoch's to recompute)."""
+        from pipeline.store.artifacts import corrupted_file, read_manifest
+        for key in (POLICY, REFERENCE):
+            adapter = dirs.get(key) if key in st.inputs else None
+            if adapter is None or adapter.parent in self._verified:
+                continue
+            m = read_manifest(adapter.parent)
+            bad = corrupted_file(adapter.parent, m) if m else "manifest.json"
+            if bad is not None:
+                raise RunError(f"epoch {n} {st.name}: the {key} it reads, {adapter.parent}, has {bad} missing or "
+                               f"corrupted (checksum mismatch): it changed after it was written. Remake that "
+                               f"epoch's update (`rlaif epoch {m.get('epoch', '?') if m else '?'} --force`), or promote "
+                               f"another variant of it (`rlaif promote`)")
+            self._verified.add(adapter.parent)
 
     def _run_stage(self, st: Stage, n: int, fp: str, d: Path, inputs: dict, input_fps: dict) -> dict:
         """Run one stage into d; its manifest. With several processes: rank 0 alone, or every rank

@@ -144,13 +144,19 @@ def load_complete(d: Path, fp: str | None = None, verify: bool = True) -> dict |
         return None
     if fp is not None and m.get("fingerprint") != fp:
         return None
-    if verify:
-        for rel, digest in m.get("files", {}).items():
-            p = d / rel
-            if not p.is_file() or file_sha256(p) != digest:
-                log.warning("%s: %s is missing or corrupted (checksum mismatch); recomputing this stage", d, rel)
-                return None
+    if verify and (rel := corrupted_file(d, m)) is not None:
+        log.warning("%s: %s is missing or corrupted (checksum mismatch); recomputing this stage", d, rel)
+        return None
     return m
+
+
+def corrupted_file(d: Path, m: dict) -> str | None:
+    """The first file of output `d` (manifest `m`) that is missing or fails its checksum, else None."""
+    for rel, digest in m.get("files", {}).items():
+        p = d / rel
+        if not p.is_file() or file_sha256(p) != digest:
+            return rel
+    return None
 
 
 def epoch_name(n: int) -> str:
