@@ -78,7 +78,8 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
 
     # a replay miss is a clear error with the count, or skipped and counted when asked
     assert main(["replay", "1", *over, "judge.show_teacher=false"]) == 2
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert "judge    running  epoch-001/judge (remade: judge.show_teacher True -> False)" in out  # why it asks again
     assert "judge.mode=replay" in err and "9 of 12 answers are not in the cache" in err  # the teacher judgements never see a reference
     assert main(["replay", "1", *over, "judge.show_teacher=false", "judge.skip_missing=true",
                  "run.name=skipping"]) == 0

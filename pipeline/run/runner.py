@@ -246,7 +246,12 @@ class Runner(Lineage):
             if only is not None and st.name != only:
                 raise RunError(f"--only {only}: its input stage {st.name} of epoch {n} is not done; "
                                f"run `rlaif epoch {n}` without --only")
-            echo(f"  {st.name:<8} running  {d.relative_to(self.run_dir)}")
+            why = ""
+            if not st.variant and (d / "manifest.json").exists():   # remade: say which settings differ
+                from pipeline.run.lineage import moved_keys
+                moved = moved_keys(self.cfg, st, d)
+                why = f" (remade: {', '.join(moved)[:300]})" if moved else " (remade: its inputs changed)"
+            echo(f"  {st.name:<8} running  {d.relative_to(self.run_dir)}{why}")
             results[st.name] = self._run_stage(st, n, fp, d, {k: dirs[k] for k in st.inputs},
                                                {k: fps[k] for k in st.inputs})
             echo(f"  {st.name:<8} done     {results[st.name]['wall_s']:.1f}s ({results[st.name]['rows']} rows)")
