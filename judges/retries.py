@@ -44,9 +44,10 @@ def is_retryable(exc: BaseException) -> bool:
     if isinstance(exc, MalformedResponse) or isinstance(exc, _CONNECTION_ERRORS):
         return True
     if isinstance(exc, _STATUS_ERRORS):
-        if exc.response.headers.get("x-should-retry") == "false" or _error_code(exc) in _SPEND_LIMITS:
+        should = exc.response.headers.get("x-should-retry")   # the server's word, as the SDKs read it
+        if should == "false" or _error_code(exc) in _SPEND_LIMITS:
             return False
-        return exc.status_code in _RETRY_STATUS or exc.status_code >= 500
+        return should == "true" or exc.status_code in _RETRY_STATUS or exc.status_code >= 500
     return False
 
 

@@ -68,6 +68,18 @@ def test_client_errors_are_never_retried(api, kind, status):
     assert e.value.status == status and api.total == 1
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_servers_x_should_retry_decides(api, kind):
+    api.fail(400, headers={"x-should-retry": "true"})
+    assert asyncio.run(make(kind, api, attempts=3).ascore(PROBLEM, answer(1), REF)).value is not None
+    assert api.total == 2
+    api.reset_counts()
+    api.fail(503, headers={"x-should-retry": "false"})
+    with pytest.raises(JudgeAPIError):
+        asyncio.run(make(kind, api, attempts=3).ascore(PROBLEM, answer(2), REF))
+    assert api.total == 1
+
+
 def test_spend_limit_429_is_not_retried(api):
     api.fail(429, times=5, error_code="enforced_spend_limit_reached")
     with pytest.raises(JudgeAPIError, match="spend limit"):
