@@ -15,11 +15,18 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
+import logging
 import threading
 from dataclasses import asdict, dataclass
 from typing import Any, Awaitable, Callable
 
 from judges.cache import JudgeCache
+
+log = logging.getLogger("rlaif")
+REFUSED_STATUS = (400, 413, 422)
+"""What the API refuses about one request (a content filter, a prompt too long), not about the run: that
+request is left out and counted, the others go on, unless most requests are refused (a setting every
+request carries, such as a parameter the model rejects, is the run's error)."""
 
 Job = tuple[str, Callable[[], Awaitable[dict]]]
 """(cache key, async call returning the JSON value to cache, with `cost_usd`)."""
@@ -168,12 +175,22 @@ async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", 
     error: BaseException | None = None
     over_budget = False
 
+    refused: list[BaseException] = []
+
     def settle(task: asyncio.Future) -> None:
         nonlocal reserved, error
         key, est = pending.pop(task)
         reserved -= est
-        if task.exception() is not None:
-            error = error or task.exception()
+        exc = task.exception()
+        if exc is not None and getattr(exc, "status", None) in REFUSED_STATUS:
+            refused.append(exc)   # results stay None for this key's jobs
+            stats.missing += len(by_key[key])
+            if len(refused) >= 5 and stats.api_calls == 0:
+                error = refused[0]   # nothing answered yet: a setting every request carries
+            if progress is not None:
+                progress(len(by_key[key]))
+        elif exc is not None:
+            error = error or exc
         else:
             answer(key, *task.result())
 
@@ -202,8 +219,13 @@ async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", 
             await asyncio.gather(*pending, return_exceptions=True)
 
     stats.parse_failures = sum(1 for v in results if isinstance(v, dict) and "value" in v and v["value"] is None)
+    if error is None and refused and len(refused) > max(1, stats.api_calls // 10):
+        error = refused[0]   # most requests refused: a setting they all carry, not one request
     if error is not None:
         raise error
+    if refused:
+        log.warning("%d requests were refused and are left out, counted (a rerun asks for them again); the first: %s",
+                    len(refused), refused[0])
     if over_budget or misses:
         answered = sum(v is not None for v in results)
         raise BudgetExceeded(spent_usd + stats.cost_usd, budget_usd, answered, len(jobs) - answered, results, stats)

@@ -70,7 +70,8 @@ def run(ctx: Ctx) -> None:
                                            f"judge ({kind})", ctx.run_dir, work_dir(ctx, "judge") if batch else None)
             finally:
                 cache.close()
-            why = "not answered: the batch item failed (judge.batch_failed)" if batch else "skipped: not in the cache"
+            why = ("not answered: the batch item failed (judge.batch_failed)" if batch else "skipped: not in the cache"
+                   if cfg.judge.mode == "replay" else "left out: the API refused this request (a rerun asks again)")
             per[kind] = [Score.from_json(r) if r else Score(value=None, raw=why) for r in results]
             fig.update(batch_figures("judge", stats, batch))
             fig["judge/api_calls"] += stats.api_calls
