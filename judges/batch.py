@@ -80,11 +80,11 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
         by_key.setdefault(it.key, []).append(i)
     item_of = {it.key: it for it in items}
 
-    def answer(key: str, value: dict, paid: bool) -> None:
+    def answer(key: str, value: dict, paid: bool, ledgered: bool = False) -> None:
         idx = by_key.get(key)
         if paid:
             stats.cost_usd += _cost(value)
-            if on_paid is not None:
+            if on_paid is not None and not ledgered:
                 on_paid(key, _cost(value))
         if not idx or results[idx[0]] is not None:
             return
@@ -180,12 +180,13 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
             try:
                 live, _ = await run_cached(cache, [(k, item_of[k].live) for k in retry], budget_usd=budget_usd,
                                            spent_usd=spent_usd + stats.cost_usd, max_in_flight=max_in_flight,
-                                           estimate_usd=lambda i: judge.estimate_body_usd(item_of[retry[i]].body))
+                                           estimate_usd=lambda i: judge.estimate_body_usd(item_of[retry[i]].body),
+                                           on_paid=on_paid)   # each paid live answer in the ledger as it arrives
             except BudgetExceeded as e:
                 live, over_budget = e.results or [], True
             for k, v in zip(retry, live):
                 if v is not None:
-                    answer(k, v, paid=True)
+                    answer(k, v, paid=True, ledgered=True)
         else:
             for k in retry:
                 left_missing[k] = fails[k].raw

@@ -25,8 +25,9 @@ from judges.cache import JudgeCache
 log = logging.getLogger("rlaif")
 REFUSED_STATUS = (400, 413, 422)
 """What the API refuses about one request (a content filter, a prompt too long), not about the run: that
-request is left out and counted, the others go on, unless most requests are refused (a setting every
-request carries, such as a parameter the model rejects, is the run's error)."""
+request is left out and counted, the others go on, unless more than half of the stage's distinct
+requests are refused (a setting every request carries, such as a parameter the model rejects, is the
+run's error)."""
 
 Job = tuple[str, Callable[[], Awaitable[dict]]]
 """(cache key, async call returning the JSON value to cache, with `cost_usd`)."""
@@ -185,8 +186,6 @@ async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", 
         if exc is not None and getattr(exc, "status", None) in REFUSED_STATUS:
             refused.append(exc)   # results stay None for this key's jobs
             stats.missing += len(by_key[key])
-            if len(refused) >= 5 and stats.api_calls == 0:
-                error = refused[0]   # nothing answered yet: a setting every request carries
             if progress is not None:
                 progress(len(by_key[key]))
         elif exc is not None:
@@ -219,7 +218,7 @@ async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", 
             await asyncio.gather(*pending, return_exceptions=True)
 
     stats.parse_failures = sum(1 for v in results if isinstance(v, dict) and "value" in v and v["value"] is None)
-    if error is None and refused and len(refused) > max(1, stats.api_calls // 10):
+    if error is None and refused and len(refused) > len(by_key) / 2:
         error = refused[0]   # most requests refused: a setting they all carry, not one request
     if error is not None:
         raise error

@@ -1,8 +1,9 @@
 """Retries for API calls, shared by both providers' live and batch calls. tenacity owns them (the SDKs
 get `max_retries=0`): 408/409/429/5xx, connection errors, timeouts and a 200 with a broken JSON
-body are retried with jittered exponential backoff that waits at least what `retry-after-ms` /
-`retry-after` say. 400/401/403/404/422 and spend-limit 429s are never retried: the same request
-cannot succeed.
+body or one that is no completion are retried with jittered exponential backoff that waits at least
+what `retry-after-ms` / `retry-after` say. 400/401/403/404/422 and spend-limit 429s are not retried
+(the same request cannot succeed) unless the server's `x-should-retry: true` says so; a 400/413/422
+about one request is left out by judges/cached.py, the others stop the run.
 """
 from __future__ import annotations
 

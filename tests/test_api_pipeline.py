@@ -85,6 +85,17 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
                  "run.name=skipping"]) == 0
 
 
+def test_the_spend_ledger_survives_a_line_cut_by_a_kill(tmp_path):
+    from pipeline.stages.judging import SPEND_LEDGER, run_spend, spend_ledger
+    paid = spend_ledger(tmp_path, "judge")
+    paid("k1", 0.25)
+    with open(tmp_path / SPEND_LEDGER, "a") as f:
+        f.write('{"stage": "judge", "key": "k2", "u')   # killed mid-write
+    paid("k3", 0.5)
+    spend_ledger(tmp_path, "teacher")("k4", 0.125)
+    assert run_spend(tmp_path) == {"judge": 0.75, "teacher": 0.125}
+
+
 def test_an_api_error_that_is_not_retried_is_an_error_line_not_a_traceback(tiny_config, api, capsys):
     api.fail(401, times=50)
     assert main(["epoch", "1", *api_run(tiny_config, api)]) == 2

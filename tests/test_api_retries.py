@@ -14,7 +14,7 @@ from judges.cache import JudgeCache
 from judges.cached import run_cached
 from judges.limits import RateLimiter
 from judges.retries import JudgeAPIError
-from tests.fakeapi import FakeAPI
+from tests.fakeapi import FakeAPI, Fault
 from tests.test_api_judges import KINDS, PROBLEM, REF, answer, make
 
 
@@ -102,6 +102,33 @@ def test_timeouts_drops_and_malformed_bodies_are_retried(api, kind):
     with pytest.raises(JudgeAPIError, match="gave up after 2 attempts; last error: timed out after 0.3s"):
         asyncio.run(make(kind, api, attempts=2, timeout_s=0.3).ascore(PROBLEM, answer(1), REF))
     assert api.total == 2
+
+
+def test_one_refused_request_is_left_out_and_counted_a_refused_setting_stops(api, tmp_path, caplog):
+    """A 400 about one request (a content filter, a prompt too long) leaves that one out, counted, not
+    cached (a rerun asks again); the others are answered. Most requests refused is the run's error."""
+    judge = make("openai", api, limiter=RateLimiter(max_in_flight=1))
+    cache = JudgeCache(tmp_path / "c")
+    api.script([Fault(kind="pass")] * 3 + [Fault(status=400)])
+    jobs = [judge.score_job(PROBLEM, answer(i), REF) for i in range(12)]
+    results, stats = asyncio.run(run_cached(cache, jobs, max_in_flight=1))
+    assert [r is None for r in results] == [i == 3 for i in range(12)]
+    assert stats.missing == 1 and stats.api_calls == 11 and len(cache) == 11 and "1 requests were refused" in caplog.text
+    # the rerun asks for the refused one alone: refused again, it is still one request of twelve
+    api.script([Fault(status=400)])
+    again, stats = asyncio.run(run_cached(cache, jobs, max_in_flight=1))
+    assert again == results and stats.missing == 1 and stats.api_calls == 0 and api.total == 13
+    # fast refusals settling before any answer are no run error
+    api.clear_faults()
+    api.script([Fault(status=400)] * 2)
+    jobs = [judge.score_job(PROBLEM, answer(50 + i), REF) for i in range(6)]
+    _, stats = asyncio.run(run_cached(cache, jobs, max_in_flight=6))
+    assert stats.missing == 2 and stats.api_calls == 4
+    api.fail(400, times=50)
+    jobs = [judge.score_job(PROBLEM, answer(100 + i), REF) for i in range(12)]
+    with pytest.raises(JudgeAPIError, match="HTTP 400"):
+        asyncio.run(run_cached(cache, jobs, max_in_flight=1))
+    cache.close()
 
 
 # -- limits and speed ---------------------------------------------------------------------

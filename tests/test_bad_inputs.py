@@ -90,10 +90,13 @@ def test_a_data_file_edited_under_a_finished_run_is_said(tmp_path, caplog):
     data.write_text('{"id": "a", "prompt": "p", "tests": ["assert f(1) == 1"]}\n')
     cfg = load_config(None, [f"data.source={data}", f"eval.sources=[{data}:heldout]"])
     run_dir = tmp_path / "run"
-    assert check_data_files(cfg, run_dir) == []
-    assert check_data_files(cfg, run_dir) == []
+    run_dir.mkdir()
+    warnings, record = check_data_files(cfg, run_dir)
+    assert warnings == []
+    record()
     data.write_text('{"id": "a", "prompt": "p", "tests": ["assert f(1) == 2"]}\n')
-    assert check_data_files(cfg, run_dir, record=False) != []   # a dry run says it and records nothing
-    (w,) = check_data_files(cfg, run_dir)
+    assert check_data_files(cfg, run_dir)[0] != []   # said, not recorded: a dry run or a refused command
+    (w,), record = check_data_files(cfg, run_dir)
     assert "data.source" in w and str(data) in w and "--force" in w and w in caplog.text
-    assert check_data_files(cfg, run_dir) == []
+    record()   # the command ran
+    assert check_data_files(cfg, run_dir)[0] == []

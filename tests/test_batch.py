@@ -113,7 +113,9 @@ def test_failed_items_follow_batch_failed(api, tmp_path, kind, failed):
     judge = make(kind, api)
     cache = JudgeCache(tmp_path / "c")
     items = [judge.score_item(PROBLEM, answer(i), REF) for i in range(6)]
-    results, stats = batched(cache, judge, items, tmp_path / "w", failed=failed)
+    paid: list[str] = []
+    results, stats = batched(cache, judge, items, tmp_path / "w", failed=failed, on_paid=lambda k, usd: paid.append(k))
+    assert sorted(paid) == sorted(set(paid)) and len(paid) == len(cache)  # each paid answer once in the ledger
     assert stats.failed == 3  # expired, errored (retryable), invalid (not); the malformed line is an answer
     assert results[4]["value"] is None and "parse_error" in results[4]["breakdown"]
     assert items[4].key in results[4]["raw"] and stats.parse_failures == 1  # the raw line itself, kept

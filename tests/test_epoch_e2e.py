@@ -68,6 +68,10 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     out = capsys.readouterr().out
     assert out.count("reused") == 9 and "running" not in out
     assert manifests(e1) == first
+    assert rlaif("epoch", "1", "--only", "reward", "--force", *over) == 0
+    assert "reward   running  epoch-001/reward (remade: --force)" in capsys.readouterr().out
+    assert manifests(e1)["reward"]["fingerprint"] == first["reward"]["fingerprint"]
+    first = manifests(e1)
 
     # update-only variant: new LR/KL, no sampling and no judge calls, side by side
     cache = JudgeCache(Path(cfg.run.dir) / ".judge-cache")
@@ -190,6 +194,13 @@ def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):
     assert rlaif("epoch", "3", *over) == 0
     out = capsys.readouterr().out
     assert out.count("every stage reused") == 3 and " running " not in out   # one line per epoch
+    # an earlier epoch that lacks a stage under the same settings (an eval killed) is finished, not frozen
+    import shutil
+    shutil.rmtree(next(r.epoch_dir(2).glob("eval-*")))
+    assert rlaif("epoch", "3", *over) == 0
+    out = capsys.readouterr().out
+    assert "epoch 2 done in" in out and "(1 stages ran" in out and "kept" not in out
+    assert list(r.epoch_dir(2).glob("eval-*"))
 
     # past epochs are frozen: another setting remakes the epoch asked for, not the finished ones before it
     before = {n: manifests(r.epoch_dir(n)) for n in (1, 2)}

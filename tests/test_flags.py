@@ -235,3 +235,12 @@ def test_kl_exploding_with_several_passes_a_batch_names_them(kl_ratio):
     assert ("update.kl_ratio=false" in f.advice) == kl_ratio
     (g,) = analyse(ms, CFG, {**base, "update.epochs": 1})
     assert "update.epochs" not in g.advice and "raise update.kl_coef" in g.advice
+
+
+def test_a_decline_after_a_regression_is_not_flagged_twice():
+    """0.50 -> 0.40 is a regression at epoch 2; 0.395 at epoch 3, below the best (epoch 1) beyond noise,
+    is the same fall, not a slow decline of its own."""
+    ms = [{"epoch": 1, "reward/mean": 0.50}, {"epoch": 2, "reward/mean": 0.40, "_reward/change_ci": [-0.15, -0.05]},
+          {"epoch": 3, "reward/mean": 0.395, "_reward/change_ci": [-0.05, 0.04],
+           "_reward/from_best": {"from": 1, "ci": [-0.16, -0.05]}}]
+    assert [(f.name, f.epoch) for f in analyse(ms, CFG)] == [("reward_regression", 2)]

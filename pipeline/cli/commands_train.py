@@ -27,7 +27,7 @@ def cmd_epoch(cfg: Config, a) -> int:
     check_data(cfg)
     r = common.open_runner(cfg)
     from pipeline.run.preflight import check_data_files
-    check_data_files(cfg, r.run_dir, record=not getattr(a, "dry_run", False))
+    _, record_data_files = check_data_files(cfg, r.run_dir)
     if a.cmd == "update" and not any(r.epoch_dir(a.n).glob("*/manifest.json")):
         raise RunError(f"epoch {a.n} of run {r.run_dir} has not run: `rlaif update {a.n}` reruns the update of an "
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first "
@@ -77,6 +77,7 @@ def cmd_epoch(cfg: Config, a) -> int:
         for line in estimate(r, done[0] if single else next((n for n in done if r.chosen_update(n) is None), done[-1])):
             print("  " + line)
         return 0
+    record_data_files()   # the run read these files as they are now: their next change is said once
     if "update" in res:
         print(f"policy: {res['update'].get('fingerprint', '')[:8]} -> {r.epoch_dir(a.n)}/update-{res['update']['fingerprint'][:8]}/adapter")
         from pipeline.cli.commands_read import later_epochs_note

@@ -117,7 +117,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
     by_e = dict(rewards)
     for m in ms:
         e, fb = m["epoch"], m.get("_reward/from_best")
-        if e in regressed or not isinstance(fb, dict) or e not in by_e or fb["from"] not in by_e:
+        if not isinstance(fb, dict) or e not in by_e or fb["from"] not in by_e or any(
+                fb["from"] < r <= e for r in regressed):   # a regression since the best says it already
             continue
         r_best, r1 = by_e[fb["from"]], by_e[e]
         if r1 < r_best - cfg.regression_drop and fb["ci"][1] < 0:

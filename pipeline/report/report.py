@@ -319,8 +319,8 @@ def write_report(runner: "Runner") -> Path:
     chosen = [(m["epoch"], m.get("update/variant")) for m in ms if m.get("update/variant")]
     if chosen:
         out += ["Chosen policies: " + ", ".join(f"{e}: `{v}`" for e, v in chosen), ""]
-    spent = sum(v for n in runner.epochs() for k, v in epoch_spend(runner, n).items() if k.endswith("cost_usd"))
-    out += [f"Money spent so far: ${spent:.4f}.", ""]
+    from pipeline.stages.judging import spent_usd
+    out += [f"Money spent so far: ${spent_usd(runner.run_dir):.4f} (every paid API call, `spend.jsonl`).", ""]
 
     from pipeline.report.noise import change_intervals, eval_changes
     change_intervals(runner, ms)

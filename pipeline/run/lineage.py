@@ -101,25 +101,47 @@ class Lineage:
         return self.epoch_dir(n) / variant
 
     def frozen_changes(self, n: int) -> list[str] | None:
-        """Epoch n finished (its metrics.json and a chosen policy), and what this config would remake of
-        it ('sample.num_samples 8 -> 16', or that a stage's inputs changed): [] when it would reuse
-        every stage; None when epoch n is not finished. (DESIGN.md: past epochs are frozen.)"""
+        """Epoch n finished (its metrics.json and a chosen policy), and what this config would remake it
+        for: the settings that differ ('sample.num_samples 8 -> 16'), the policy it starts from, a
+        stage's code version. [] when it would reuse every stage. None when epoch n is not finished, or
+        when what it lacks is no change (a stage never made, an eval killed): it then runs, as an
+        unfinished epoch does. (DESIGN.md: past epochs are frozen.)"""
         if not (self.epoch_dir(n) / "metrics.json").exists() or self.chosen_update(n) is None:
             return None
         changes: list[str] = []
+        first = True
         for e in ([0, n] if n == 1 and self.cfg.update.warm_start else [n]):
-            for st, fp, d, _ in self.plan(e):
+            outside = self.outside_inputs(e)
+            for st, fp, d, _ in self.plan(e, outside):
                 m = read_manifest(d)
                 if m is not None and m.get("fingerprint") == fp:
                     continue
-                if m is None and st.variant:   # the config's variant is not made: against the chosen one
-                    m = (self.chosen_update(e) or (None, None))[1] if st.name == "update" else None
+                if m is None and st.variant:   # this config's variant is not made: against the chosen one's
+                    m = self._chosen_variant(e, st.name)
+                if m is None:
+                    if first:
+                        return None
+                    continue
                 moved = _moved_from(self.cfg, st, m)
-                what = (", ".join(moved) if moved else f"the policy it starts from (epoch {e - 1}'s chosen update)"
-                        if POLICY in st.inputs else f"the inputs of its {st.name} stage")
-                if what not in changes:
-                    changes.append(what)
+                if m.get("version") not in (None, st.version):
+                    moved.append(f"the {st.name} stage's code (version {m['version']} -> {st.version})")
+                if not moved and POLICY in st.inputs and (m.get("inputs") or {}).get(POLICY) not in (
+                        None, outside[0][POLICY]):
+                    moved = ["the policy it starts from (" + ("update.warm_start, or epoch 0's chosen update)"
+                                                              if e == 1 else f"epoch {e - 1}'s chosen update)")]
+                if first and not moved:
+                    return None
+                first = False
+                changes += [x for x in moved if x not in changes]
         return changes
+
+    def _chosen_variant(self, n: int, stage: str) -> dict | None:
+        """The manifest of epoch n's chosen update, or of that update's eval."""
+        chosen = self.chosen_update(n)
+        if chosen is None or stage == "update":
+            return chosen[1] if chosen else None
+        return next((m for _, m in self.variants(n, stage)
+                     if (m.get("inputs") or {}).get("update") == chosen[1].get("fingerprint")), None)
 
     def stages_for(self, n: int) -> list[Stage]:
         return self.warm_start if n == 0 else self.stages

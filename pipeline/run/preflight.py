@@ -4,6 +4,7 @@ epoch."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from pipeline.store import dist
 from pipeline.config.schema import Config
@@ -105,15 +106,18 @@ DATA_FILES = "data_files.json"
 """Each local data file the run read and the sha256 of its content when it last did."""
 
 
-def check_data_files(cfg: Config, run_dir: Path, record: bool = True) -> list[str]:
-    """Warnings for the local data files (data.source, the warm-start, RL and eval sources) whose content
-    changed since the run last read them: a finished stage keeps the problems it was made with (its
-    prompts or eval table), so an edited test or prompt reaches only the stages that run anew."""
+def check_data_files(cfg: Config, run_dir: Path) -> tuple[list[str], Callable[[], None]]:
+    """(warnings, record) for the local data files (data.source, the warm-start, RL and eval sources)
+    whose content changed since the run last recorded them: a finished stage keeps the problems it was
+    made with (its prompts or eval table), so an edited test or prompt reaches only the stages that
+    run anew. Each warning is logged; `record()`, called once the command has run, writes the files'
+    hashes (data_files.json), so each change is said once."""
     import hashlib
     import json
     import logging
     from data.loaders import file_split
-    files = {}
+    from pipeline.store.artifacts import write_json
+    files: dict[str, tuple[str, str]] = {}
     for key, sources in (("data.source", [cfg.data.source]), ("data.warm_start_sources", cfg.data.warm_start_sources),
                          ("data.rl_sources", cfg.data.rl_sources), ("eval.sources", cfg.eval.sources)):
         for src in sources or []:
@@ -131,7 +135,8 @@ def check_data_files(cfg: Config, run_dir: Path, record: bool = True) -> list[st
                 for path, (key, sha) in files.items() if seen.get(path, sha) != sha]
     for w in warnings:
         logging.getLogger("rlaif").warning(w)
-    if record and files and dist.is_main():
-        run_dir.mkdir(parents=True, exist_ok=True)
-        record_path.write_text(json.dumps({**seen, **{p: sha for p, (_, sha) in files.items()}}, indent=1))
-    return warnings
+
+    def record() -> None:
+        if files and dist.is_main() and run_dir.is_dir():
+            write_json(record_path, {**seen, **{p: sha for p, (_, sha) in files.items()}})
+    return warnings, record

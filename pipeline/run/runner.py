@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from pipeline.store import dist
-from pipeline.store.artifacts import atomic_dir, clean_stale, load_complete, write_manifest
+from pipeline.store.artifacts import atomic_dir, clean_stale, load_complete, read_manifest, write_manifest
 from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
 from pipeline.run.lineage import Lineage
@@ -225,9 +225,9 @@ class Runner(Lineage):
                 jc = self.cfg.judge
                 holes = (m.get("figures") or {}).get(f"{st.name}/skipped")
                 if holes and jc.mode == "live" and not jc.skip_missing and jc.batch_failed != "missing":
-                    log.warning("epoch %d %s: reused with %d answers an earlier run left out (judge.skip_missing or "
-                                "judge.batch_failed=missing); `rlaif epoch %d --force` asks for them (the rest come "
-                                "from the judge cache)", n, st.name, holes, n)
+                    log.warning("epoch %d %s: reused with %d answers an earlier run left out (judge.skip_missing, "
+                                "judge.batch_failed=missing, or requests the API refused); `rlaif epoch %d --force` asks "
+                                "for them (the rest come from the judge cache)", n, st.name, holes, n)
                 results[st.name] = m
                 continue
             if dry_run:
@@ -246,11 +246,15 @@ class Runner(Lineage):
             if only is not None and st.name != only:
                 raise RunError(f"--only {only}: its input stage {st.name} of epoch {n} is not done; "
                                f"run `rlaif epoch {n}` without --only")
-            why = ""
-            if not st.variant and (d / "manifest.json").exists():   # remade: say which settings differ
+            why, old = "", read_manifest(d) if not st.variant else None
+            if old is not None:   # remade: say why
                 from pipeline.run.lineage import moved_keys
                 moved = moved_keys(self.cfg, st, d)
-                why = f" (remade: {', '.join(moved)[:300]})" if moved else " (remade: its inputs changed)"
+                if old.get("version") not in (None, st.version):
+                    moved.append(f"code version {old['version']} -> {st.version}")
+                why = (" (remade: --force)" if force and old.get("fingerprint") == fp else
+                       " (remade: a file of it was missing or corrupted)" if old.get("fingerprint") == fp else
+                       f" (remade: {', '.join(moved)[:300]})" if moved else " (remade: its inputs changed)")
             echo(f"  {st.name:<8} running  {d.relative_to(self.run_dir)}{why}")
             results[st.name] = self._run_stage(st, n, fp, d, {k: dirs[k] for k in st.inputs},
                                                {k: fps[k] for k in st.inputs})
@@ -267,7 +271,7 @@ class Runner(Lineage):
     def _check_policies(self, n: int, st: Stage, dirs: dict) -> None:
         """The policies a stage about to run reads (the one it samples from, the KL reference) are
         intact: a corrupted chosen policy is never used (it is not this epoch's to recompute)."""
-        from pipeline.store.artifacts import corrupted_file, read_manifest
+        from pipeline.store.artifacts import corrupted_file
         for key in (POLICY, REFERENCE):
             adapter = dirs.get(key) if key in st.inputs else None
             if adapter is None or adapter.parent in self._verified:

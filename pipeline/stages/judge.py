@@ -29,6 +29,12 @@ def breakdown_figures(breakdowns: list[dict]) -> dict[str, float]:
     return fig
 
 
+def _unanswered(breakdown: dict) -> bool:
+    """A score left out (not in the cache on replay, refused by the API, a failed batch item), for
+    itself or for a component of judge.mix."""
+    return "unanswered" in breakdown or any(isinstance(v, dict) and "unanswered" in v for v in breakdown.values())
+
+
 def _score_row(s: Score) -> dict[str, Any]:
     return {"value": s.value, "breakdown": s.breakdown, "raw": s.raw[:2000], "cost_usd": s.cost_usd}
 
@@ -72,7 +78,8 @@ def run(ctx: Ctx) -> None:
                 cache.close()
             why = ("not answered: the batch item failed (judge.batch_failed)" if batch else "skipped: not in the cache"
                    if cfg.judge.mode == "replay" else "left out: the API refused this request (a rerun asks again)")
-            per[kind] = [Score.from_json(r) if r else Score(value=None, raw=why) for r in results]
+            per[kind] = [Score.from_json(r) if r else Score(value=None, breakdown={"unanswered": why}, raw=why)
+                         for r in results]
             fig.update(batch_figures("judge", stats, batch))
             fig["judge/api_calls"] += stats.api_calls
             fig["judge/cache_hits"] += stats.cache_hits
@@ -88,7 +95,8 @@ def run(ctx: Ctx) -> None:
         rows.append({"role": "teacher", "problem_id": t["problem_id"], "sample_idx": -1, **_score_row(sc)})
     save_table(rows, ctx.out, json_cols=("breakdown",))
     ctx.rows = len(rows)
-    fig["judge/parse_failures"] = sum(r["value"] is None for r in rows)
+    # unscored: the judge answered and its answer could not be read (not an answer left out: judge/skipped)
+    fig["judge/parse_failures"] = sum(r["value"] is None and not _unanswered(r["breakdown"]) for r in rows)
     fig["judge/judgements"] = len(rows)   # students' and teachers' answers scored (each once, whatever judge.mix holds)
     fig.update(breakdown_figures([r["breakdown"] for r in rows if r["role"] == "student"]))
     ctx.figures = fig

@@ -66,7 +66,7 @@ def manifest_spend(run_dir: Path) -> dict[str, float]:
     """Dollars per stage (judge, teacher) in the figures of every finished output: a stage stopped
     by the budget, an error or Ctrl-C left no manifest, and a recomputed one replaced its own."""
     out: dict[str, float] = {}
-    for m in run_dir.glob("epoch-*/*/manifest.json"):
+    for m in run_dir.glob("epoch-*/[!.]*/manifest.json"):   # not a killed rename's .tmp-/.trash- copy
         fig = (read_manifest(m.parent) or {}).get("figures", {})
         for stage in ("judge", "teacher"):
             if fig.get(f"{stage}/cost_usd"):
@@ -86,7 +86,7 @@ def run_spend(run_dir: Path) -> dict[str, float]:
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:
-            if i == len(lines) - 1:
+            if i == len(lines) - 1 or not line.endswith("}"):
                 continue  # a line cut by a kill: its call is in the cache, its dollars are a few cents
             raise RunError(f"{path}: line {i + 1} is not JSON; the run's spend cannot be read. Fix or delete "
                            "that line (deleting the file falls back to the finished stages' figures)") from None
@@ -110,8 +110,11 @@ def spend_ledger(run_dir: Path, stage: str) -> Callable[[str, float], None]:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path, "a") as f:
                 f.write(json.dumps({"baseline": manifest_spend(run_dir)}) + "\n")
-        with open(path, "a") as f:
-            f.write(json.dumps({"stage": stage, "key": key[:16], "usd": usd}) + "\n")
+        line = json.dumps({"stage": stage, "key": key[:16], "usd": usd}) + "\n"
+        with open(path, "rb+") as f:
+            if f.seek(0, 2) and (f.seek(-1, 2), f.read(1))[1] != b"\n":
+                line = "\n" + line   # a line a kill cut short stays a line of its own (run_spend skips it)
+            f.write(line.encode())
     return paid
 
 
@@ -303,7 +306,8 @@ class Judging:
                                f"{cache_dir(self.cfg)}; run with judge.mode=live, import a teammate's cache "
                                "(rlaif cache import FILE), or set judge.skip_missing=true to skip and count them")
             self.skipped += len(todo)   # unscored, counted (judge/skipped), as the API judges' misses are
-            return [Score.from_json(v) if v is not None else Score(value=None, raw="skipped: not in the cache")
+            return [Score.from_json(v) if v is not None else
+                    Score(value=None, breakdown={"unanswered": "skipped: not in the cache"}, raw="skipped: not in the cache")
                     for v in found]
         bar = tqdm(total=len(todo), desc=desc, unit="ans", dynamic_ncols=True, disable=not todo)
 
