@@ -322,3 +322,46 @@ def test_our_decode_step_on_cuda_matches_transformers_forward(coder_model, dtype
     old, _ = rollout_logprobs(model, rows, 0.7, tok.pad_token_id, policy_is_reference=True)
     d = torch.cat([(torch.tensor(r["logps"]) - old[i].float().cpu()).abs() for i, r in enumerate(ours)])
     assert float(d.mean()) < 0.02 and float(d.max()) < 0.25, (float(d.mean()), float(d.max()))
+
+
+def test_a_resumed_update_with_lora_dropout_on_cuda_equals_the_uninterrupted_one(tiny_model, tmp_path, monkeypatch):  # noqa: F811
+    """LoRA dropout on CUDA draws from the GPU's generator: the checkpoint keeps its state, so an update
+    killed and resumed draws the same masks (tests/test_update.py checks the rest on the CPU)."""
+    from tests.tolerance import assert_same_parameters
+    from pipeline.engines.model import load_tokenizer
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "student.lora.dropout=0.1",
+                             "student.dtype=float32", "update.micro_batch_size=2", "update.grad_accum=1",
+                             "update.epochs=2", "update.lr=1e-2", "run.device=cuda"])
+    tok = load_tokenizer(cfg.student)
+    rows = [{"prompt_ids": [5, 6, 7], "completion_ids": [9, 10 + i, 11], "advantage": (-1.0) ** i} for i in range(6)]
+
+    def fresh():
+        torch.manual_seed(0)
+        torch.cuda.manual_seed_all(0)
+        return load_student(cfg.student, trainable=True, device="cuda")
+
+    def lora(m):
+        return {n: p.detach().float().cpu().clone() for n, p in m.named_parameters() if "lora_" in n}
+
+    a = fresh()
+    update_loop.train(a, rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False)
+    real, calls = update_loop.policy_loss, {"n": 0}
+
+    def crash_on_fifth(*args, **kw):
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise KeyboardInterrupt
+        return real(*args, **kw)
+
+    monkeypatch.setattr(update_loop, "policy_loss", crash_on_fifth)
+    ckpt = tmp_path / "ckpt"
+    with pytest.raises(KeyboardInterrupt):
+        update_loop.train(fresh(), rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False,
+                          checkpoint=ckpt, checkpoint_every=1)
+    monkeypatch.setattr(update_loop, "policy_loss", real)
+    torch.cuda.manual_seed_all(12345)   # the resumed process's generator starts elsewhere: the checkpoint sets it
+    c = fresh()
+    torch.cuda.manual_seed_all(12345)
+    update_loop.train(c, rows, cfg.update, 1.0, tok.pad_token_id, seed=3, show_progress=False,
+                      checkpoint=ckpt, checkpoint_every=1)
+    assert_same_parameters(lora(c), lora(a), lora(fresh()), a, 6, 18)
