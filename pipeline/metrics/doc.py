@@ -100,7 +100,7 @@ METRICS: dict[str, Metric] = {
     "judge/cost_usd": Metric("dollars spent on judge calls this epoch", "lower", "judge"),
     "judge/saved_usd": Metric("dollars the cache saved this epoch", "higher", "judge"),
     "judge/parse_failures": Metric("answers (the student's and the teacher's) the judge could not score (parse failure, a problem without tests, sandbox error)", "lower", "judge"),
-    "judge/skipped": Metric("judgements missing from the cache and left unscored (judge.mode=replay with judge.skip_missing)", "lower", "judge"),
+    "judge/skipped": Metric("judgements left out and unscored, not parse failures: missing from the cache (judge.mode=replay with judge.skip_missing), batch items that failed (judge.batch_failed=missing), requests the API refused (a 400/413/422 about one request)", "lower", "judge"),
     "judge/judgements": Metric("answers judged this epoch (the student's and the teacher's; each once, whatever judge.mix holds): judge/parse_failures' denominator", "", "judge"),
     "teacher/missing": Metric("prompts with no teacher answer", "lower", "teacher"),
     "teacher/skipped": Metric("teacher answers missing from the cache and left out (judge.mode=replay with judge.skip_missing, or judge.batch_failed=missing)", "lower", "teacher"),
