@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import record  # noqa: E402
-from pipeline.metrics.significance import draw_variance, load_eval  # noqa: E402
+from pipeline.metrics.evals import load_eval  # noqa: E402
+from pipeline.metrics.significance import draw_variance  # noqa: E402
 
 
 def kendall(x: list[float]) -> tuple[float, float]:

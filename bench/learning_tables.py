@@ -6,7 +6,8 @@ import math
 from pathlib import Path
 
 from pipeline.metrics.ratio import share_interval
-from pipeline.metrics.significance import OCAML_PARTS, compare, load_eval, per_problem, recipe_interval
+from pipeline.metrics.significance import compare, recipe_interval
+from pipeline.metrics.evals import OCAML_PARTS, load_eval, per_problem
 
 PYTHON_HELDOUT = ("heldout", "bank")  # the held-out Python sets, reported also as one (188 problems)
 METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))

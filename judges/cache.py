@@ -102,6 +102,10 @@ class JudgeCache:
         """Write every judgement to a portable file (.jsonl, or .parquet): a teammate imports it
         and replays without paying. Returns the number of entries written."""
         path = Path(path)
+        if path.suffix not in (".jsonl", ".parquet"):
+            raise CacheCorrupted(f"cache export {path}: write a .jsonl or a .parquet file (what import reads)")
+        if not path.parent.is_dir():
+            raise CacheCorrupted(f"cache export {path}: the directory {path.parent} does not exist")
         rows = ({"key": k, "value": self.get(k)} for k in self._cache.iterkeys())
         if path.suffix == ".parquet":
             import pyarrow as pa
@@ -120,11 +124,21 @@ class JudgeCache:
         """Merge a file written by `export` without overwriting: (added, already present)."""
         path = Path(path)
         if path.suffix == ".parquet":
+            import pyarrow as pa
             import pyarrow.parquet as pq
-            items = [(r["key"], json.loads(r["value"])) for r in pq.read_table(path).to_pylist()]
+            try:
+                items = [(r["key"], json.loads(r["value"])) for r in pq.read_table(path).to_pylist()]
+            except (pa.ArrowException, OSError, KeyError, TypeError, ValueError) as e:
+                raise CacheCorrupted(f"{path}: not a cache export (a parquet file of key and value columns, the "
+                                     f"value JSON): {type(e).__name__}: {str(e)[:200]}") from None
         else:
             items = []
-            for i, line in enumerate(path.read_text().splitlines(), 1):
+            try:
+                text = path.read_text()
+            except UnicodeDecodeError:
+                raise CacheCorrupted(f"{path}: not text (compressed?); import the .jsonl or .parquet file "
+                                     "`rlaif cache export` wrote, uncompressed") from None
+            for i, line in enumerate(text.splitlines(), 1):
                 if not line.strip():
                     continue
                 try:
@@ -133,10 +147,11 @@ class JudgeCache:
                 except (ValueError, KeyError, TypeError):
                     raise CacheCorrupted(f"{path}, line {i}: not a cache export row "
                                          '({"key": ..., "value": {...}}); was it written by `rlaif cache export`?') from None
-        added = 0
-        for k, v in items:
+        for k, v in items:   # every row checked before any is added: a bad file adds nothing
             if not isinstance(k, str) or not isinstance(v, dict):
                 raise CacheCorrupted(f"{path}: entry {k!r} is not a key string with a JSON object value")
+        added = 0
+        for k, v in items:
             added += self._cache.add(k, v)
         return added, len(items) - added
 

@@ -113,7 +113,7 @@ def test_the_two_held_out_sets_are_also_compared_as_one(tmp_path):
 
 
 def merged(evals: dict[str, Path]) -> dict[str, float]:
-    from pipeline.metrics.significance import load_eval, per_problem
+    from pipeline.metrics.evals import load_eval, per_problem
     return {k: v for key in ("heldout", "bank") for k, v in per_problem(load_eval(evals[key]), "pass@1").items()}
 
 
@@ -256,7 +256,7 @@ def test_the_defaults_share_of_the_positive_controls_gain_carries_its_interval(t
     sys.path.insert(0, str(ROOT))
     from bench import learning
     from pipeline.metrics.ratio import share_interval
-    from pipeline.metrics.significance import load_eval, per_problem
+    from pipeline.metrics.evals import load_eval, per_problem
 
     def evals(name: str, values) -> dict[str, Path]:
         return eval_dirs(tmp_path / name, "heldout", "builtin:heldout", [min(1.0, max(0.0, v)) for v in values])

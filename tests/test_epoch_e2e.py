@@ -363,7 +363,7 @@ def test_warm_start_runs_before_epoch_one_and_is_the_kl_reference(tiny_run, caps
 
     # `rlaif eval 0 --warm-start`: the warm-start's adapter, beside the base model's eval; metrics.json
     # and RUN@0 keep meaning the base model
-    from pipeline.metrics.significance import resolve_eval
+    from pipeline.metrics.evals import resolve_eval
     assert rlaif("eval", "0", *over) == 0 and rlaif("eval", "0", "--warm-start", *over) == 0
     evals = {m["inputs"]["update"]: p for p in r.epoch_dir(0).glob("eval-*") if (m := json.loads(
         (p / "manifest.json").read_text()))}

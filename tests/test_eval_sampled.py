@@ -10,7 +10,8 @@ import torch
 from pipeline.cli.main import main
 from pipeline.config.file import load_config
 from pipeline.run.runner import Runner
-from pipeline.metrics.significance import load_eval, pass_at_k
+from pipeline.metrics.significance import pass_at_k
+from pipeline.metrics.evals import load_eval
 
 
 def rlaif(*args: str) -> int:

@@ -244,7 +244,7 @@ def test_the_eval_table_counts_well_formed_and_type_checking_answers():
 def test_an_eval_of_both_languages_keeps_every_part_column(tmp_path):
     """A table's columns are its first row's: an eval whose first problem is Python must still keep
     the OCaml rows' typecheck_ok (None on the Python rows, which compare-evals then skips)."""
-    from pipeline.metrics.significance import per_problem
+    from pipeline.metrics.evals import per_problem
     from pipeline.stages.eval import every_part, part_shares
     from pipeline.store.tables import load_table, save_table
     py = {"source": "builtin:heldout", "problem_id": "p", "pass@1": 0.0, "structure_ok": 1.0}

@@ -6,8 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from pipeline.metrics.significance import (compare, draw_variance, ks_for, mean_interval, pass_at_k, per_problem,
-                                   problems_needed, resolution_advice, with_draws)
+from pipeline.metrics.evals import per_problem
+from pipeline.metrics.significance import (compare, draw_variance, ks_for, mean_interval, pass_at_k, problems_needed,
+                                           resolution_advice, with_draws)
 
 
 def test_pass_at_k_is_the_unbiased_estimator():
@@ -197,7 +198,7 @@ def test_per_problem_reads_eval_rows():
 def test_compare_evals_adds_ocamls_well_formed_and_type_checking_shares(tmp_path):
     """An OCaml eval (its rows carry typecheck_ok) is also compared on structure_ok and typecheck_ok;
     a Python eval only on pass@1, score and ref_nll."""
-    from pipeline.metrics.significance import compare_evals
+    from pipeline.metrics.evals import compare_evals
     from pipeline.store.tables import save_table
 
     def table(name: str, source: str, tc: list[float]) -> str:

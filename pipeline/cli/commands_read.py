@@ -19,8 +19,14 @@ def cmd_compare(cfg: Config, a) -> int:
     if not variants:
         raise RunError(f"epoch {a.n} of run {r.run_dir} has no update yet: run `rlaif epoch {a.n}` first")
     chosen = r.chosen_update(a.n)
-    cols = ["update.lr", "update.kl_coef", "loss/total", "loss/policy", "kl/k3", "kl/k1", "optim/grad_norm",
-            "policy/entropy", "eval/score", "eval/pass@1"]
+    import json
+    confs = [m.get("config", {}).get("update", {}) for _, m in variants]
+    # the update settings that tell the variants apart (lr and kl_coef when none does)
+    keys = sorted(k for k in set().union(*confs) if len({json.dumps(c.get(k), sort_keys=True) for c in confs}) > 1)
+    keys = keys or ["lr", "kl_coef"]
+    metrics = ["loss/total", "loss/policy", "kl/k3", "kl/k1", "optim/grad_norm", "policy/entropy", "eval/score",
+               "eval/pass@1"]
+    cols = [f"update.{k}" for k in keys] + metrics
     evals, paths = {}, {}
     for _, m in variants:  # each variant's eval: the one this config asks for, else the epoch loop's
         found = r.eval_of(a.n, m["fingerprint"])
@@ -29,9 +35,11 @@ def cmd_compare(cfg: Config, a) -> int:
     print(f"{'':2}{'variant':<18}" + "".join(f"{c:>16}" for c in cols))
     for p, m in variants:
         fig, conf = {**m.get("figures", {}), **evals.get(m["fingerprint"], {})}, m.get("config", {}).get("update", {})
-        vals = [conf.get("lr"), conf.get("kl_coef")] + [fig.get(c) for c in cols[2:]]
+        vals = [conf.get(k) for k in keys] + [fig.get(c) for c in metrics]
         mark = "*" if chosen and chosen[0] == p else " "
-        print(f"{mark} {p.name:<18}" + "".join(f"{v:>16.4g}" if isinstance(v, (int, float)) else f"{'-':>16}" for v in vals))
+        print(f"{mark} {p.name:<18}" + "".join(
+            f"{v:>16.4g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else
+            f"{'-':>16}" if v is None else f"{str(v)[:15]:>16}" for v in vals))
     print("* = chosen policy (the next epoch starts from it); change with `rlaif promote N VARIANT`")
     from pipeline.report.noise import variant_lines
     lines = variant_lines(paths.get(chosen[1]["fingerprint"]) if chosen else None,
@@ -45,7 +53,7 @@ def cmd_compare(cfg: Config, a) -> int:
 
 def cmd_compare_evals(cfg: Config, a) -> int:
     from pipeline.config.errors import RunError
-    from pipeline.metrics.significance import compare_evals, resolve_eval
+    from pipeline.metrics.evals import compare_evals, resolve_eval
     try:
         a_dirs = [resolve_eval(s) for s in a.a.split(",") if s]
         b_dirs = [resolve_eval(s) for s in a.b.split(",") if s]
@@ -56,7 +64,7 @@ def cmd_compare_evals(cfg: Config, a) -> int:
 
 
 def cmd_promote(cfg: Config, a) -> int:
-    r = common.open_runner(cfg)
+    r = existing_run(cfg)
     r.lock()   # not while an epoch of the run reads its policies
     try:
         p = r.promote(a.n, a.variant)

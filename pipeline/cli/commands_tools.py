@@ -64,6 +64,9 @@ def cmd_cache(cfg: Config, a) -> int:
     if a.what == "import" and not Path(a.file).expanduser().is_file():
         raise RunError(f"cache import {a.file}: no such file; give a file written by `rlaif cache export` "
                        "(.jsonl or .parquet)")
+    if a.what in ("stats", "export") and not (Path(cache_dir(cfg)) / "cache.db").exists():
+        raise RunError(f"no judge cache at {cache_dir(cfg)} (judge.cache_dir, else <run.dir>/.judge-cache): a run "
+                       "makes it at its first judgement")
     c = JudgeCache(cache_dir(cfg))
     try:
         if a.what == "stats":

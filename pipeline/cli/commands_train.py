@@ -86,6 +86,9 @@ def cmd_epoch(cfg: Config, a) -> int:
             note = later_epochs_note(r, a.n)
             if note:
                 print(f"epoch {a.n}'s chosen policy is this variant; {note}")
+        elif a.cmd == "update" and chosen:
+            print(f"epoch {a.n}'s chosen policy stays {chosen[0].name} (promoted); `rlaif promote {a.n} "
+                  f"update-{res['update']['fingerprint'][:8]}` chooses this one")
     if single:
         print(epoch_line(r, a.n))
     for line in health_lines(r, cfg, done):
@@ -169,13 +172,20 @@ class EpochProgress:
 def sweep_grid(grid: list[str]) -> list[list[str]]:
     """`--grid update.lr=5e-5,2e-4 --grid update.kl_coef=0.01,0.1` -> the 4 override lists."""
     import itertools
-    axes = []
+    axes, keys = [], set()
     for g in grid:
         key, sep, values = g.partition("=")
-        if not sep or not key.startswith("update.") or not values:
-            raise ConfigError(f"--grid {g}: expected update.KEY=V1,V2,... (a sweep varies only update settings; "
-                              "anything else would change the samples or judgements: run `rlaif epoch` for that)")
-        axes.append([f"{key}={v}" for v in values.split(",")])
+        if not sep or not key.startswith(("update.", "select.")) or not values:
+            raise ConfigError(f"--grid {g}: expected update.KEY=V1,V2,... or select.KEY=... (a sweep varies only "
+                              "the update and its batch selection; anything else would change the samples or "
+                              "judgements: run `rlaif epoch` for that)")
+        vals = values.split(",")
+        if key in keys:
+            raise ConfigError(f"--grid {g}: {key} is already an axis of the grid; give all its values in one --grid")
+        if len(set(vals)) < len(vals) or "" in vals:
+            raise ConfigError(f"--grid {g}: a value repeated or empty; each value once")
+        keys.add(key)
+        axes.append([f"{key}={v}" for v in vals])
     return [list(c) for c in itertools.product(*axes)]
 
 
@@ -185,12 +195,20 @@ def cmd_sweep(cfg: Config, a) -> int:
     if not a.grid:
         raise ConfigError("rlaif sweep needs at least one --grid update.KEY=V1,V2,...")
     combos = sweep_grid(a.grid)
+    configs = []
+    for combo in combos:   # every combination's config checked before anything trains
+        try:
+            configs.append(load_config(a.config, a.overrides + combo))
+        except ConfigError as e:
+            raise ConfigError(f"--grid {' '.join(combo)}: {e}") from None
     check_engines(cfg, sampling=False)
     check_data(cfg)
     from pipeline.run.runner import Runner
+    if not any(Runner(cfg).epoch_dir(a.n).glob("*/manifest.json")):
+        raise RunError(f"epoch {a.n} of run {Runner(cfg).run_dir} has not run: a sweep reruns the update of an "
+                       f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first")
     t = time.time()
-    for i, combo in enumerate(combos, 1):
-        c = load_config(a.config, a.overrides + combo)
+    for i, (combo, c) in enumerate(zip(combos, configs), 1):
         r = Runner(c)
         say(f"[{i}/{len(combos)}] {' '.join(combo)}")
         t1 = time.time()
@@ -201,7 +219,11 @@ def cmd_sweep(cfg: Config, a) -> int:
         return 0
     print(f"sweep of {len(combos)} variants done in {time.time() - t:.1f}s; side by side:")
     cmd_compare(cfg, a)
-    print(f"choose one with `rlaif promote {a.n} update-<fp8>` (else the last one is chosen)")
+    chosen = Runner(cfg).chosen_update(a.n)
+    promoted = (Runner(cfg).epoch_dir(a.n) / "chosen.json").exists()
+    print(f"epoch {a.n}'s chosen policy: {chosen[0].name if chosen else '-'} (" + (
+        "promoted earlier: it stays chosen" if promoted else "the last one made") +
+        f"); choose another with `rlaif promote {a.n} update-<fp8>`")
     return 0
 
 

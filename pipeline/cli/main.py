@@ -18,6 +18,28 @@ from pipeline.config.base import ConfigError
 from pipeline.config.file import load_config
 
 
+def _count(text: str) -> int:
+    """A non-negative whole number (an epoch, a count of completions)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"{v} is negative: epochs count from 0 (the warm-start), counts from 0")
+    return v
+
+
+def _level(text: str) -> float:
+    """A confidence level strictly between 0 and 1."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"{v} is not between 0 and 1 (0.95 for a 95% interval)")
+    return v
+
+
 def build_parser() -> argparse.ArgumentParser:
     from importlib.metadata import PackageNotFoundError, version
     try:
@@ -33,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def with_overrides(p, epoch: bool | str = False):
         if epoch:
-            p.add_argument("n", type=int, help=epoch if isinstance(epoch, str) else "epoch number (1, 2, ...)")
+            p.add_argument("n", type=_count, help=epoch if isinstance(epoch, str) else "epoch number (1, 2, ...)")
         # default=[]: argparse calls a nargs="*" positional without one required in its error message
         p.add_argument("overrides", nargs="*", default=[], metavar="key.sub=value",
                        help="config overrides (`rlaif config show --doc` lists every key)")
@@ -115,13 +137,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("a", help="eval directory (runs/x/epoch-000/eval-1a2b3c4d) or RUN_DIR@N (newest eval of epoch N); "
                              "comma-separated for several seeds")
     p.add_argument("b", help="the same, for the other side")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval's confidence level (default 0.95)")
+    p.add_argument("--confidence", type=_level, default=0.95, help="interval's confidence level (default 0.95)")
     with_overrides(p)
     p.set_defaults(fn=cmd_compare_evals)
     p = sub.add_parser("promote", help="choose the policy epoch N+1 starts from",
                        description="Make one of epoch N's update variants (`rlaif compare N` lists them) the policy "
                        "epoch N+1 starts from.")
-    p.add_argument("n", type=int, help="epoch number")
+    p.add_argument("n", type=_count, help="epoch number")
     p.add_argument("variant", help="variant directory name (update-1a2b3c4d) or its fingerprint prefix")
     with_overrides(p)
     p.set_defaults(fn=cmd_promote)
@@ -135,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--truncated", action="store_true", help="treat the answer as cut off by max_new_tokens")
     p.set_defaults(fn=cmd_judge)
     p = with_overrides(sub.add_parser("status", help="epochs, stages, chosen variants, money spent",
-                                      description="The run's epochs and stages (done, missing), each epoch's chosen "
+                                      description="The run's epochs and stages (done, stale, new, -), each epoch's chosen "
                                       "update variant, and the money its API calls cost. Reads the run; runs nothing."))
     p.set_defaults(fn=cmd_status)
     p = with_overrides(sub.add_parser("report", help="write runs/<run>/report.md: metrics table, health flags, plots, samples",
@@ -147,8 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       description="Epoch N's completions with their judge's score breakdown and "
                                       "reward: --worst K, --best K, or every completion of one --prompt."), epoch=True)
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--worst", type=int, metavar="K", help="the K lowest-reward completions")
-    g.add_argument("--best", type=int, metavar="K", help="the K highest-reward completions")
+    g.add_argument("--worst", type=_count, metavar="K", help="the K lowest-reward completions")
+    g.add_argument("--best", type=_count, metavar="K", help="the K highest-reward completions")
     g.add_argument("--prompt", metavar="ID", help="every completion of one prompt")
     p.set_defaults(fn=cmd_samples)
     p = with_overrides(sub.add_parser("metrics", help="every metric: meaning and which way is good",

@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipeline.metrics.significance import Paired, compare, load_eval, per_problem, resolution_advice
+from pipeline.metrics.significance import Paired, compare, resolution_advice
+from pipeline.metrics.evals import load_eval, per_problem
 
 if TYPE_CHECKING:
     from pipeline.run.runner import Runner

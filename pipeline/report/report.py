@@ -316,7 +316,7 @@ def write_report(runner: "Runner") -> Path:
     keys = ("student.model", "teacher.kind", "judge.kind", "sample.num_samples", "sample.temperature",
             "sample.max_new_tokens", "update.lr", "update.kl_coef", "select.top_k")
     out += ["Settings (last epoch): " + ", ".join(f"`{k}={settings[k]}`" for k in keys if k in settings), ""]
-    chosen = [(m["epoch"], m.get("update/variant")) for m in ms if m.get("update/variant")]
+    chosen = [(m["epoch"], c[0].name) for m in ms if (c := runner.chosen_update(m["epoch"]))]  # as status says
     if chosen:
         out += ["Chosen policies: " + ", ".join(f"{e}: `{v}`" for e, v in chosen), ""]
     from pipeline.stages.judging import spent_usd

@@ -53,7 +53,12 @@ class Lineage:
         variants = self.update_variants(n)
         chosen_file = self.epoch_dir(n) / "chosen.json"
         if chosen_file.exists():
-            name = json.loads(chosen_file.read_text()).get("update")
+            try:
+                name = json.loads(chosen_file.read_text()).get("update")
+            except (ValueError, AttributeError):
+                log.warning("%s is not the JSON `rlaif promote` writes; using the last completed update (promote "
+                            "again to choose one)", chosen_file)
+                name = None
             for p, m in variants:
                 if p.name == name:
                     return p, m
@@ -90,10 +95,14 @@ class Lineage:
         return fps, dirs
 
     def promote(self, n: int, variant: str) -> Path:
-        names = [p.name for p, _ in self.update_variants(n)]
-        if variant not in names:
-            match = [x for x in names if x.startswith(variant) or x == f"update-{variant}"]
-            if len(match) != 1:
+        variants = self.update_variants(n)
+        names = [p.name for p, _ in variants]
+        if variant not in names:   # a prefix of the directory's name or of the fingerprint
+            match = [p.name for p, m in variants if p.name.startswith(variant)
+                     or str(m.get("fingerprint", "")).startswith(variant.removeprefix("update-"))]
+            if len(match) > 1:
+                raise RunError(f"epoch {n}: {variant!r} is ambiguous, it matches {', '.join(match)}; give more of it")
+            if not match:
                 raise RunError(f"epoch {n} has no update variant {variant!r}; variants: {', '.join(names) or 'none'}")
             variant = match[0]
         write_json(self.epoch_dir(n) / "chosen.json", {"update": variant, "promoted_at": time.time()})

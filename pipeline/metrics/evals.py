@@ -1,0 +1,113 @@
+"""A run's evals read and compared (`rlaif compare-evals`, the report, the learning bench): an eval
+directory or RUN@N (epoch N's chosen policy's eval), its per-problem rows, and their paired
+comparison (pipeline/metrics/significance.py's intervals)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.metrics.significance import CONFIDENCE, compare, resolution_advice
+
+METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
+# OCaml evals also compare the share of well-formed answers and of answers that type-check (the eval
+# table's structure_ok and typecheck_ok): what moves first for a student that writes no passing OCaml
+OCAML_PARTS = (("structure_ok", True), ("typecheck_ok", True))
+
+
+def resolve_eval(spec: str) -> Path:
+    """An eval's directory from a spec: the directory itself (runs/x/epoch-004/eval-1a2b3c4d), or
+    RUN_DIR@N for the newest finished eval of epoch N (0 = the base model, never the warm-start's:
+    name its directory) of that run."""
+    from pipeline.store.artifacts import read_manifest
+    if "@" in spec:
+        run, _, n = spec.rpartition("@")
+        if not n.isdigit():
+            raise ValueError(f"{spec!r}: after @ comes an epoch number (runs/default@4)")
+        edir = Path(run) / f"epoch-{int(n):03d}"
+        # epoch 0: the base model's eval, not one of the warm-start's adapter (`rlaif eval 0 --warm-start`)
+        found = [(str(m.get("started_at", "")), p, m) for p in edir.glob("eval-*") if (m := read_manifest(p))
+                 and not (int(n) == 0 and (edir / f"update-{m.get('inputs', {}).get('update', '')[:8]}").exists())]
+        if not found:
+            raise ValueError(f"{edir} has no finished eval; run `rlaif eval {int(n)}` for that run first")
+        chosen = _chosen_update_fp(edir)   # epoch N's policy: the chosen update's eval, not another variant's
+        of_chosen = [f for f in found if f[2].get("inputs", {}).get("update") == chosen]
+        return max(of_chosen or found, key=lambda f: f[0])[1]
+    d = Path(spec)
+    m = read_manifest(d)
+    if not m or m.get("stage") != "eval":
+        raise ValueError(f"{d} is not a finished eval directory (no manifest.json of stage eval); give "
+                         "runs/<run>/epoch-NNN/eval-<fp8> or runs/<run>@N")
+    return d
+
+
+def _chosen_update_fp(edir: Path) -> str | None:
+    """The fingerprint of an epoch directory's chosen update (chosen.json, else the last finished)."""
+    import json
+    from pipeline.store.artifacts import read_manifest
+    ups = [(p, m) for p in edir.glob("update-*") if (m := read_manifest(p)) and m.get("stage") == "update"]
+    try:
+        name = json.loads((edir / "chosen.json").read_text()).get("update")
+    except (OSError, ValueError, AttributeError):
+        name = None
+    named = [m for p, m in ups if p.name == name]
+    if named:
+        return named[0].get("fingerprint")
+    return max(ups, key=lambda pm: pm[1].get("finished_at", 0))[1].get("fingerprint") if ups else None
+
+
+def load_eval(d) -> list[dict]:
+    """An eval's rows, one per problem (eval stage v2); an older per-answer table is refused."""
+    from pipeline.store.tables import load_table
+    try:
+        rows = load_table(Path(d))
+    except OSError as e:
+        raise ValueError(f"{d}: its table cannot be read ({e}); rerun that eval (`rlaif eval N`)") from None
+    if rows and "correct" not in rows[0]:
+        raise ValueError(f"{d} was written by an older eval stage (one row per answer); rerun it with "
+                         "`rlaif eval N` to get the per-problem table compare-evals reads")
+    return rows
+
+
+def per_problem(rows: list[dict], metric: str, source: str | None = None) -> dict[str, float]:
+    """{source:problem_id: value} of one metric (pass@1, score, ref_nll) from an eval's rows."""
+    return {f"{r['source']}:{r['problem_id']}": float(r[metric]) for r in rows
+            if r.get(metric) is not None and (source is None or r["source"] == source)}
+
+
+def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) -> list[str]:
+    """The text of `rlaif compare-evals`: per source (and over all when several), each metric's
+    paired comparison, and for one run a side, how many problems would resolve what is seen."""
+    a_rows, b_rows = [load_eval(d) for d in a_dirs], [load_eval(d) for d in b_dirs]
+    for side, dirs, rows in (("A", a_dirs, a_rows), ("B", b_dirs, b_rows)):
+        empty = [str(d) for d, r in zip(dirs, rows) if not r]
+        if empty:
+            raise ValueError(f"{side}: {', '.join(empty)} holds no problem (an eval of an empty set); rerun it "
+                             "with eval.sources that have problems")
+    sa, sb = ({r["source"] for rows in side for r in rows} for side in (a_rows, b_rows))
+    if not sa & sb:
+        raise ValueError(f"A and B share no eval source (A: {', '.join(sorted(sa)) or '-'}; B: "
+                         f"{', '.join(sorted(sb)) or '-'}); RUN@N takes the newest eval of epoch N's chosen policy: "
+                         "name the eval directories instead")
+    sources = sorted(sa & sb)
+    n = min((r["n"] for rows in (*a_rows, *b_rows) for r in rows), default=1)
+    out = [f"A: {', '.join(map(str, a_dirs))}", f"B: {', '.join(map(str, b_dirs))}",
+           f"B - A per problem, mean over problems and seeds; {100 * confidence:.0f}% t interval over "
+           f"problems; at least {n} answer(s) per problem"]
+    for src in ([None] if len(sources) == 1 else [*sources, None]):
+        out.append("")
+        out.append(f"[{src or 'all sources'}]" if len(sources) > 1 else f"[{sources[0] if sources else '-'}]")
+        ocaml = any(r.get("typecheck_ok") is not None for rows in a_rows for r in rows if src in (None, r["source"]))
+        for metric, higher in (*METRICS, *(OCAML_PARTS if ocaml else ())):
+            a = [per_problem(r, metric, src) for r in a_rows]
+            b = [per_problem(r, metric, src) for r in b_rows]
+            if not all(a) or not all(b):
+                continue
+            p = compare(a, b, metric, higher, confidence)
+            out.append(p.line())
+            if len(a) == len(b) == 1 and metric == "pass@1":
+                keys = sorted(set(a[0]) & set(b[0]))
+                advice = resolution_advice(p, [b[0][k] - a[0][k] for k in keys], min(r["n"] for r in a_rows[0]),
+                                           [a[0][k] for k in keys], [b[0][k] for k in keys],
+                                           min(r["n"] for r in b_rows[0]))
+                if advice:
+                    out.append(f"  {advice}")
+    return out

@@ -1,0 +1,104 @@
+"""The commands that read a run and its variants, as a user types them: sweep's checks before any
+training, compare's columns, promote by prefix, compare-evals on the chosen policy, the cache's import
+and export refusing what they cannot read, and the arguments' own checks."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from judges.cache import JudgeCache
+from pipeline.cli.commands_train import sweep_grid
+from pipeline.cli.main import main
+from pipeline.config.base import ConfigError
+from tests.test_report import _eval_dir, _stage_dir, fake_run  # noqa: F401  (fixture)
+
+
+def demo(run) -> list[str]:
+    return [f"run.dir={run.run_dir.parent}", f"run.name={run.run_dir.name}"]
+
+
+def test_a_sweep_checks_its_whole_grid_and_its_epoch_before_anything(tmp_path, capsys):
+    with pytest.raises(ConfigError, match="already an axis"):
+        sweep_grid(["update.lr=1e-4,2e-4", "update.lr=3e-4"])
+    with pytest.raises(ConfigError, match="repeated"):
+        sweep_grid(["update.lr=1e-4,1e-4"])
+    assert len(sweep_grid(["update.lr=1e-4,2e-4", "select.top_k=2,4"])) == 4   # select is the update's too
+    assert main(["sweep", "1", "--grid", "update.lr=1e-4,oops", f"run.dir={tmp_path}"]) == 2
+    assert "--grid update.lr=oops" in capsys.readouterr().err
+    assert main(["sweep", "1", "--grid", "update.lr=1e-4,2e-4", f"run.dir={tmp_path}"]) == 2
+    assert "has not run" in capsys.readouterr().err and not (tmp_path / "default").exists()
+
+
+def test_compare_shows_the_settings_that_tell_variants_apart_and_promote_takes_a_prefix(fake_run, capsys):
+    (first, m) = fake_run.chosen_update(4)
+    fp = "ab12" + "0" * 60
+    other = first.parent / f"update-{fp[:8]}"
+    _stage_dir(other, fp, config={"update": {"lr": 2e-5, "kl_coef": 0.05, "clip_eps": 0.1}}, stage="update")
+    _stage_dir(first, m["fingerprint"], config={"update": {"lr": 2e-5, "kl_coef": 0.05, "clip_eps": 0.2}},
+               stage="update")
+    assert main(["compare", "4", *demo(fake_run)]) == 0
+    out = capsys.readouterr().out
+    assert "update.clip_eps" in out and "update.lr" not in out   # the key that differs, not the ones that do not
+    assert main(["promote", "4", "ab12", *demo(fake_run)]) == 0   # a fingerprint prefix
+    assert fake_run.chosen_update(4)[0] == other
+    assert main(["promote", "4", "update-", *demo(fake_run)]) == 2
+    assert "ambiguous" in capsys.readouterr().err
+    assert main(["promote", "4", "ab12", f"run.dir={fake_run.run_dir.parent}", "run.name=nothere"]) == 2
+    assert "no run at" in capsys.readouterr().err and not (fake_run.run_dir.parent / "nothere").exists()
+
+
+def test_compare_evals_reads_the_chosen_policys_eval_and_says_what_it_cannot(fake_run, capsys, tmp_path):
+    chosen = fake_run.chosen_update(4)[1]["fingerprint"]
+    _eval_dir(fake_run, 0, fake_run.base_policy_fp(), [0.25, 0.5, 0.75] * 4)
+    _eval_dir(fake_run, 4, chosen, [0.5, 0.75, 1.0] * 4)
+    import shutil
+    late = fake_run.epoch_dir(4) / "eval-late"   # another variant's eval, made later
+    shutil.copytree(fake_run.epoch_dir(4) / f"eval-{4:08d}", late)
+    m = json.loads((late / "manifest.json").read_text())
+    m.update(inputs={"update": "f" * 64}, started_at="9")
+    (late / "manifest.json").write_text(json.dumps(m))
+    run = str(fake_run.run_dir)
+    assert main(["compare-evals", f"{run}@0", f"{run}@4"]) == 0
+    assert f"B: {fake_run.epoch_dir(4) / f'eval-{4:08d}'}" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["compare-evals", f"{run}@0", f"{run}@4", "--confidence", "95"])
+    assert "between 0 and 1" in capsys.readouterr().err
+    empty = fake_run.epoch_dir(3) / "eval-empty"
+    _eval_dir(fake_run, 3, "e" * 64, [])
+    (fake_run.epoch_dir(3) / f"eval-{3:08d}").rename(empty)
+    assert main(["compare-evals", f"{run}@0", str(empty)]) == 2
+    assert "holds no problem" in capsys.readouterr().err
+
+
+def test_cache_import_adds_nothing_from_a_bad_file_and_export_writes_what_import_reads(tmp_path, capsys):
+    over = [f"judge.cache_dir={tmp_path / 'c'}"]
+    assert main(["cache", "stats", *over]) == 2
+    assert "no judge cache at" in capsys.readouterr().err and not (tmp_path / "c").exists()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"key": "k1", "value": {"v": 1}}) + "\n" + json.dumps({"key": "k2", "value": 3}) + "\n")
+    assert main(["cache", "import", str(bad), *over]) == 2
+    assert "entry 'k2'" in capsys.readouterr().err
+    c = JudgeCache(tmp_path / "c")
+    assert len(c) == 0   # the good first row was not added either
+    c.set("k0", {"v": 0})
+    c.close()
+    for name, err in (("x.csv", ".jsonl or a .parquet"), ("nodir/x.jsonl", "does not exist")):
+        assert main(["cache", "export", str(tmp_path / name), *over]) == 2
+        assert err in capsys.readouterr().err
+    gz = tmp_path / "x.jsonl.gz"
+    gz.write_bytes(b"\x1f\x8b\x08\x00\xff\xfe")
+    assert main(["cache", "import", str(gz), *over]) == 2
+    assert "not text" in capsys.readouterr().err
+    assert main(["cache", "import", str(bad.with_suffix(".parquet")), *over]) == 2  # no such file
+    (tmp_path / "p.parquet").write_bytes(b"not parquet")
+    assert main(["cache", "import", str(tmp_path / "p.parquet"), *over]) == 2
+    assert "not a cache export" in capsys.readouterr().err
+
+
+def test_counts_and_epochs_are_not_negative(fake_run, capsys):
+    with pytest.raises(SystemExit):
+        main(["samples", "4", "--worst", "-2", *demo(fake_run)])
+    assert "is negative" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["samples", "-1", *demo(fake_run)])
