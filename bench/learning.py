@@ -199,7 +199,7 @@ def plan(a, ov: list[str]) -> dict[str, list[str]]:
         runs["negative-control"] = [f"run.seed={SEED0}", *ov, "update.lr=0", "update.sft_lr=0"]
         # trained on the held-out problems themselves, all of them (no validation split carved from them)
         runs["positive-control"] = [f"run.seed={SEED0}", *ov, f"data.source={heldout_source(a.sets, ROOT)}",
-                                    "data.validation_size=0"]
+                                    "data.validation_size=0", "eval.allow_trained=true"]
     return runs
 
 

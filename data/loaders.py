@@ -30,7 +30,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from data.rows import (SPLITS, DataError, check_mapping, rows_json, rows_jsonl, rows_parquet, to_problem,
+from data.rows import (SPLITS, DataError, check_mapped_columns, check_mapping, rows_json, rows_jsonl, rows_parquet, to_problem,
                        unique)
 from data.schema import Problem
 
@@ -105,9 +105,12 @@ def check_source(spec: str, key: str = "data.source") -> None:
     name = file_split(spec)[0]
     path = Path(name).expanduser()
     if not path.is_file():
-        where = f" (looked for {path.absolute()})" if str(path.absolute()) != name else ""
+        where = (f" (looked for {path.absolute()}: a relative path, in a config file as on the command line, is "
+                 f"read from the working directory, not from the config file's folder)"
+                 if str(path.absolute()) != name else "")
         raise DataError(f"{key}={spec}: no such file{where}; point {key} at your .jsonl, .jsonl.gz, .json or "
-                        f".parquet file, or name a shipped set: builtin, ocaml or humaneval (hf:<name> for the Hub).")
+                        f".parquet file, or name a shipped set: builtin, ocaml, bank or humaneval (hf:<name> for "
+                        "the Hub).")
 
 
 def auto_validation_size(n: int) -> int:
@@ -222,10 +225,12 @@ def load_hub(name: str, split: str = "train", mapping: dict[str, str] | None = N
         raise DataError(f"could not load Hub dataset {name!r} (split {split!r}): {e}. Check the name "
                         f"and split on huggingface.co, your network and HF_TOKEN.") from e
     source = f"hf:{name}:{split}"
-    problems, places = [], []
+    problems, places, columns = [], [], set()
     for n, row in enumerate(table, start=1):
+        columns |= set(row) if isinstance(row, dict) else set()
         problems.append(to_problem(row, source, f"row {n}", mapping, language))
         places.append(f"row {n}")
+    check_mapped_columns(mapping, columns, source)
     return unique(problems, places, source)
 
 
@@ -245,8 +250,10 @@ def load_problems(path: str | Path, mapping: dict[str, str] | None = None,
         rows, unit = rows_parquet(path), "row"
     else:
         raise DataError(f"{path}: unknown file type; use a .jsonl, .jsonl.gz, .json or .parquet file.")
-    problems, places = [], []
+    problems, places, columns = [], [], set()
     for n, row in rows:
+        columns |= set(row) if isinstance(row, dict) else set()
         problems.append(to_problem(row, str(path), f"{unit} {n}", mapping, language))
         places.append(f"{unit} {n}")
+    check_mapped_columns(mapping, columns, str(path))
     return unique(problems, places, str(path))

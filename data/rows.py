@@ -102,6 +102,16 @@ def check_mapping(mapping: dict[str, str] | None, source: str) -> None:
             raise DataError(f"{source}: the mapping for {ours!r} must be a column name string, got {theirs!r}.")
 
 
+def check_mapped_columns(mapping: dict[str, str] | None, columns: set[str], source: str) -> None:
+    """A mapping that names a column no row has (a typo: `reference: soluton`) fails, naming the
+    columns there are; an optional field would otherwise load empty without a word."""
+    missing = {ours: theirs for ours, theirs in (mapping or {}).items() if theirs not in columns}
+    if missing and columns:
+        ours, theirs = next(iter(missing.items()))
+        raise DataError(f"{source}: column {theirs!r} (data.mapping.{ours}) is in no row; its columns: "
+                        f"{', '.join(sorted(columns))}")
+
+
 def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None,
                 language: str | None = None) -> Problem:
     where = f"{source}, {place}"

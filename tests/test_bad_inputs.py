@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import errno
 import json
+from pathlib import Path
+
 import pytest
 
 from pipeline.cli.main import main
 from pipeline.config.file import load_config
 from pipeline.engines.model import ModelError, load_student, load_tokenizer
+from pipeline.config.errors import RunError
 from pipeline.run.runner import Runner
 
 
@@ -100,3 +103,39 @@ def test_a_data_file_edited_under_a_finished_run_is_said(tmp_path, caplog):
     assert "data.source" in w and str(data) in w and "--force" in w and w in caplog.text
     record()   # the command ran
     assert check_data_files(cfg, run_dir)[0] == []
+
+
+def test_the_evals_own_files_read_as_data_source_and_never_score_its_training_problems(tmp_path, capsys):
+    """eval.sources on your own file reads it with data.mapping and data.language, as data.source is read
+    (an OCaml held-out split without `language` fields was judged as Python; a mapped file refused); a
+    data.source that trains on what the eval scores is refused before any work, unless it is meant
+    (eval.allow_trained: a positive control)."""
+    from pipeline.run.preflight import check_data
+    from pipeline.stages.problems import eval_problems
+    rows = [json.loads(x) for x in (Path(__file__).parents[1] / "data/problems/ocaml.jsonl").read_text().splitlines()]
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("".join(json.dumps({"task_id": r["id"], "question": r["prompt"],
+                                        **{k: r[k] for k in ("entry_point", "difficulty", "split", "tests", "signature")}}) + "\n"
+                            for r in [r for r in rows if r["split"] == "train"][:6] + [r for r in rows if r["split"] == "heldout"][:3]))
+    over = [f"data.source={mine}:train", f"eval.sources=[{mine}:heldout]", "data.language=ocaml",
+            "data.mapping={id: task_id, prompt: question}"]
+    cfg = load_config(None, over)
+    probs = [p for _, p in eval_problems(cfg)]
+    assert len(probs) == 3 and {p.language for p in probs} == {"ocaml"}
+    check_data(cfg)
+    both = load_config(None, [f"data.source={mine}", *over[1:], "data.validation_size=0"])
+    with pytest.raises(RunError, match="trains on 3 problem"):
+        check_data(both)
+    check_data(both.model_copy(update={"eval": both.eval.model_copy(update={"allow_trained": True})}))
+
+
+def test_a_mapping_to_a_column_no_row_has_is_named(tmp_path):
+    from data.loaders import load_source
+    from data.rows import DataError
+    f = tmp_path / "m.jsonl"
+    f.write_text(json.dumps({"task_id": "a", "question": "Write f.", "solution": "def f():\n    pass\n",
+                             "tests": [{"input": [], "output": None}], "entry_point": "f"}) + "\n")
+    with pytest.raises(DataError, match=r"column 'soluton' \(data.mapping.reference\) is in no row; its columns: "
+                                        r"entry_point, question, solution"):
+        load_source(str(f), {"id": "task_id", "prompt": "question", "reference": "soluton"})
+    assert load_source(str(f), {"id": "task_id", "prompt": "question", "reference": "solution"})[0].reference

@@ -1,6 +1,7 @@
 """The typed config: unknown keys and bad values fail before any work, naming the key."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,24 @@ def test_update_options_added_later_move_no_fingerprint_at_their_defaults():
     assert not set(k.split(".", 1)[1] for k in NEUTRAL_IN_SECTION) & set(plain)
     for key, value in (("delta", 4.0), ("sapo_temperature_neg", 1.2)):
         assert load(None, [f"update.{key}={value}"]).stage_config(update.fields)["update"][key] == value
+
+
+def test_a_dict_override_replaces_a_dotted_one_sets_and_a_config_files_quirks_are_said(tmp_path, capsys):
+    f = tmp_path / "c.yaml"
+    f.write_text("judge:\n  kind: mix\n  model: gpt-5-mini\n  mix: {execution: 0.5, openai: 0.5}\nupdate:\n  # lr: 1e-4\n")
+    assert load_config(f, ["judge.mix={execution: 1}"]).judge.mix == {"execution": 1.0}   # the openai part gone
+    assert load_config(f, ["judge.mix.execution=0.7"]).judge.mix == {"execution": 0.7, "openai": 0.5}
+    assert load_config(f).update.lr == load_config(None).update.lr   # a section of comments is an empty one
+    f.write_text("run:\n  name: a\nrun:\n  name: b\n")
+    with pytest.raises(ConfigError, match="'run' is given twice"):
+        load_config(f)
+    f.write_bytes(b"run:\n  name: caf\xe9\n")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_config(f)
+    with pytest.raises(ConfigError, match="is a directory"):
+        load_config(tmp_path)
+    assert load_config(None, ["run.log_level=debug"]).run.log_level == "DEBUG"
+    for bad, words in (("run.log_level=verbose", "'DEBUG', 'INFO'"), ("run.name=../elsewhere", "one folder name"),
+                       ("run.name=", "one folder name"), ("run.name=2024", "quote it to keep it text: run.name='2024'")):
+        with pytest.raises(ConfigError, match=re.escape(words)):
+            load_config(None, [bad])

@@ -14,6 +14,21 @@ from pipeline.config.schema import Config
 from pipeline.config.base import ConfigError
 
 
+class _UniqueKeys(yaml.SafeLoader):
+    """yaml.safe_load's loader, refusing a key given twice in one mapping (YAML keeps the last silently:
+    a second `run:` section would drop the first's keys)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is given twice (the second "
+                                                        "would silently replace the first)", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def _set_path(d: dict, path: str, value: Any) -> None:
     parts = path.split(".")
     for p in parts[:-1]:
@@ -21,6 +36,11 @@ def _set_path(d: dict, path: str, value: Any) -> None:
             d[p] = {}
         d = d[p]
     d[parts[-1]] = value
+
+
+class _Replace(dict):
+    """An override's `{...}` value: it replaces the dict it is set on (judge.mix={execution: 1} drops the
+    file's other components); a dotted key (judge.mix.execution=1) sets one entry."""
 
 
 def parse_overrides(items: list[str]) -> dict:
@@ -33,14 +53,17 @@ def parse_overrides(items: list[str]) -> dict:
             value = yaml.safe_load(raw) if raw != "" else ""
         except yaml.YAMLError:
             value = raw
-        _set_path(out, key.strip(), value)
+        _set_path(out, key.strip(), _Replace(value) if isinstance(value, dict) else value)
     return out
 
 
 def _merge(base: dict, over: dict) -> dict:
     out = dict(base)
     for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+        if isinstance(v, _Replace):
+            out[k] = dict(v)
+        else:
+            out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
     return out
 
 
@@ -63,7 +86,10 @@ def _format_error(err: ValidationError, source: str) -> str:
         elif not e["loc"]:  # a whole-config check: the message names the keys itself
             lines.append(f"  {e['msg'].removeprefix('Value error, ')}")
         else:
-            lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r}){trl_names.value_hint(key, e.get('input'))}")
+            quote = (f"; quote it to keep it text: {key}='{e.get('input')}'" if e["type"] == "string_type"
+                     and isinstance(e.get("input"), (int, float, bool)) or type(e.get("input")).__name__ in
+                     ("date", "datetime") else "")
+            lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r}){quote}{trl_names.value_hint(key, e.get('input'))}")
     return "\n".join(lines)
 
 
@@ -73,13 +99,19 @@ def load_config(path: str | Path | None = "config.yaml", overrides: list[str] | 
     source = "defaults"
     if path is not None:
         p = Path(path)
+        if p.is_dir():
+            raise ConfigError(f"config file {p} is a directory; give the YAML file in it (--config {p}/config.yaml)")
         if p.exists():
             try:
-                data = yaml.safe_load(p.read_text()) or {}
+                data = yaml.load(p.read_text(), Loader=_UniqueKeys) or {}
+            except UnicodeDecodeError as e:
+                raise ConfigError(f"{p}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
             except yaml.YAMLError as e:
                 raise ConfigError(f"{p}: not valid YAML: {e}") from None
             if not isinstance(data, dict):
                 raise ConfigError(f"{p}: top level must be a mapping of sections (run:, student:, ...)")
+            # a section whose keys are all commented out is an empty section, not a null one
+            data = {k: {} if v is None else v for k, v in data.items()}
             source = str(p)
         elif str(path) != "config.yaml":
             raise ConfigError(f"config file {p} does not exist")

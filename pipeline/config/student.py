@@ -3,20 +3,32 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from pipeline.config.base import RUNTIME, HomePath, Section
 
 
 class RunConfig(Section):
-    name: str = Field("default", description="Run name; artifacts go to <run.dir>/<run.name>/.")
+    name: str = Field("default", description="Run name; artifacts go to <run.dir>/<run.name>/ (one folder name: no `/`, not starting with `.`).")
     dir: HomePath = Field("runs", description="Directory holding all runs (a leading ~ is your home).")
     seed: int = Field(0, description="Base seed: prompt order, sampling and the update derive theirs from it and the epoch.")
-    log_level: str = Field("INFO", description="Logging level (runtime only, not fingerprinted).")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field("INFO", description="Logging level (runtime only, not fingerprinted).")
     trackers: list[Literal["tensorboard", "wandb"]] = Field(default_factory=list, description="Also log each epoch's metrics to these trackers (accelerate's; tensorboard writes under <run>/trackers). Runtime only.")
     checkpoint_every: int = Field(10, ge=0, description="The update saves a resume checkpoint every this many optimizer steps (0 = never). Runtime only.")
     device: str = Field("auto", pattern=r"^(auto|cpu|cuda(:[0-9]+)?)$", description="Where every model of the run lives (sample, logprobs, update, eval, the warm-start, the hf judge and teacher): auto = the first GPU when torch sees one, else the CPU; cpu; cuda; cuda:N. Runtime only: artifacts and fingerprints do not depend on it. With several processes (`--processes N`, `accelerate launch`), auto and cuda mean each rank's own GPU (cuda:LOCAL_RANK).", json_schema_extra=RUNTIME)
     dist_timeout_s: float = Field(86400.0, gt=0, description="With several processes: how long a rank waits for the others (e.g. while rank 0 judges through a batch API) before giving up. Runtime only.", json_schema_extra=RUNTIME)
+
+    @field_validator("name")
+    @classmethod
+    def _one_folder(cls, v: str) -> str:
+        if not v or "/" in v or "\\" in v or v.startswith("."):
+            raise ValueError("a run name is one folder name: not empty, no / or \\, not starting with a dot")
+        return v
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, v):
+        return v.upper() if isinstance(v, str) else v
 
 
 class LoraConfig(Section):

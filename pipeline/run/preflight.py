@@ -9,6 +9,7 @@ from typing import Callable
 from pipeline.store import dist
 from pipeline.config.schema import Config
 from pipeline.config.base import ConfigError
+from pipeline.config.errors import RunError
 
 
 def check_engines(cfg: Config, sampling: bool = True) -> None:
@@ -38,28 +39,36 @@ def check_data(cfg: Config) -> None:
     """data.source, a warm-start or eval source that names a local file that is not there, or a row of
     one that does not parse, fails here, before the run creates anything (its directory, its lock, an
     epoch's prompts); so does a run directory or judge cache that would have to be made under a file."""
-    from data.loaders import check_source, file_split, load_source
+    from data.loaders import check_source, file_split
     from data.rows import DataError
     check_paths(cfg)
     check_model(cfg)
     local = []
     check_source(cfg.data.source)
-    local.append(("data.source", cfg.data.source, cfg.data.mapping or None))
+    local.append(("data.source", cfg.data.source))
     for key, sources in (("data.warm_start_sources", cfg.data.warm_start_sources),
                          ("data.rl_sources", cfg.data.rl_sources), ("eval.sources", cfg.eval.sources)):
         for src in sources or []:
             if src != "validation":  # the problems carved out of data.source, checked above
                 check_source(src, key)
                 if key == "eval.sources":   # the other two are read once, below, by the check their problems go through
-                    local.append((key, src, None))
-    for key, src, mapping in local:   # the user's own files, read whole: a malformed row names its key, file and line
+                    local.append((key, src))
+    from pipeline.stages.problems import eval_problems, extra_problems, source_problems, training_problems
+    for key, src in local:   # the user's own files, read whole: a malformed row names its key, file and line
         if Path(file_split(src)[0]).expanduser().is_file():
             try:
-                load_source(src, mapping, cfg.data.language)
+                source_problems(cfg, src)
             except DataError as e:
                 raise DataError(f"{key}: {e}") from None
-    from pipeline.stages.problems import extra_problems, training_problems
     train = training_problems(cfg)
+    scored = {p.id: src for src, p in eval_problems(cfg, sample=False)}
+    both = [] if cfg.eval.allow_trained else [p.id for p in train if p.id in scored]
+    if both:   # (the validation split is carved out of the training problems: never both)
+        raise RunError(f"data.source={cfg.data.source} trains on {len(both)} problem(s) the eval scores "
+                       f"(eval.sources: {scored[both[0]]}; e.g. {', '.join(both[:3])}): a held-out score of problems "
+                       f"trained on measures memory; train on a split (my.jsonl:train, read from each row's "
+                       "`split` field) or take them out of eval.sources (eval.allow_trained=true for a positive "
+                       "control)")
     # read whole here (a malformed row named with the key), and a problem the eval scores among them refused
     # now, not when the warm-start or RL reaches it
     extra_problems(cfg, "data.warm_start_sources", "the warm-start", train)

@@ -10,12 +10,20 @@ from pipeline.config.errors import RunError
 from pipeline.store.history import score_history
 
 
+def source_problems(cfg, src: str) -> list:
+    """One source's problems as the run reads every source: data.language for rows that name none,
+    data.mapping for the user's own files and Hub datasets (a shipped set has its own layout)."""
+    from data.loaders import FIXED, load_source
+    dc = cfg.data
+    return load_source(src, None if src in FIXED else (dc.mapping or None), dc.language)
+
+
 def training_problems(cfg) -> list:
     """data.source's problems of data.difficulties, less the validation split (data.validation_size)."""
-    from data.loaders import load_source, split_validation
+    from data.loaders import split_validation
     dc = cfg.data
     try:
-        train, _ = split_validation(load_source(dc.source, dc.mapping or None, dc.language), dc.validation_size)
+        train, _ = split_validation(source_problems(cfg, dc.source), dc.validation_size)
     except ValueError as e:
         raise RunError(str(e)) from None
     return [p for p in train if p.difficulty in dc.difficulties]
@@ -41,7 +49,6 @@ def extra_problems(cfg, key: str, who: str, train: list) -> list:
     """The problems of the sources `key` names (data.warm_start_sources, data.rl_sources), of
     data.difficulties, not among the training problems `train` already nor named twice (by id); a problem
     an eval source scores or the validation split holds fails, naming the key."""
-    from data.loaders import load_source
     dc = cfg.data
     sources = cfg.get(key)
     if not sources:
@@ -52,7 +59,7 @@ def extra_problems(cfg, key: str, who: str, train: list) -> list:
     out = []
     for src in sources:
         try:
-            extra = load_source(src, dc.mapping or None, dc.language)
+            extra = source_problems(cfg, src)
         except ValueError as e:
             raise RunError(f"{key}: {e}") from None
         for p in extra:
@@ -70,10 +77,9 @@ def eval_problems(cfg, sample: bool = True) -> list:
     """(source, problem) of every eval source (validation: the problems carved out of
     data.source), each source cut to eval.max_problems by a fixed draw when `sample` (what the eval
     stage scores); every problem of every source when not (what the warm-start must stay clear of)."""
-    from data.loaders import load_source
     out = []
     for src in cfg.eval.sources or []:
-        probs = validation_problems(cfg) if src == "validation" else load_source(src)
+        probs = validation_problems(cfg) if src == "validation" else source_problems(cfg, src)
         if sample and cfg.eval.max_problems and len(probs) > cfg.eval.max_problems:
             probs = random.Random(0).sample(probs, cfg.eval.max_problems)
         out += [(src, p) for p in probs]
@@ -82,9 +88,8 @@ def eval_problems(cfg, sample: bool = True) -> list:
 
 def validation_problems(cfg) -> list:
     """The problems data.validation_size carves out of data.source (the eval source `validation`)."""
-    from data.loaders import load_source, split_validation
-    dc = cfg.data
-    return split_validation(load_source(dc.source, dc.mapping or None, dc.language), dc.validation_size)[1]
+    from data.loaders import split_validation
+    return split_validation(source_problems(cfg, cfg.data.source), cfg.data.validation_size)[1]
 
 
 def require_compilers(cfg, problems: list) -> None:
