@@ -186,6 +186,8 @@ async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", 
         if exc is not None and getattr(exc, "status", None) in REFUSED_STATUS:
             refused.append(exc)   # results stay None for this key's jobs
             stats.missing += len(by_key[key])
+            if len(refused) > len(by_key) / 2:
+                error = refused[0]   # most requests refused whatever the rest say: stop asking
             if progress is not None:
                 progress(len(by_key[key]))
         elif exc is not None:

@@ -127,6 +127,15 @@ def test_the_evals_own_files_read_as_data_source_and_never_score_its_training_pr
     with pytest.raises(RunError, match="trains on 3 problem"):
         check_data(both)
     check_data(both.model_copy(update={"eval": both.eval.model_copy(update={"allow_trained": True})}))
+    # another file in our own layout beside a mapped data.source, numbering its ids as the first does:
+    # read as it is (the mapping fits only data.source's own file), and not the same problems
+    ours = tmp_path / "ours.jsonl"
+    ours.write_text("".join(json.dumps({"id": r["task_id"], "prompt": r["question"] + " (another)",
+                                        **{k: r[k] for k in ("entry_point", "difficulty", "tests", "signature")}})
+                            + "\n" for r in map(json.loads, mine.read_text().splitlines())))
+    other = load_config(None, [f"data.source={mine}:train", f"eval.sources=[{ours}]", *over[2:]])
+    check_data(other)
+    assert len(eval_problems(other)) == 9
 
 
 def test_a_mapping_to_a_column_no_row_has_is_named(tmp_path):

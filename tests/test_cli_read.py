@@ -23,7 +23,8 @@ def test_a_sweep_checks_its_whole_grid_and_its_epoch_before_anything(tmp_path, c
         sweep_grid(["update.lr=1e-4,2e-4", "update.lr=3e-4"])
     with pytest.raises(ConfigError, match="repeated"):
         sweep_grid(["update.lr=1e-4,1e-4"])
-    assert len(sweep_grid(["update.lr=1e-4,2e-4", "select.top_k=2,4"])) == 4   # select is the update's too
+    with pytest.raises(ConfigError, match="one `rlaif update N select.KEY"):
+        sweep_grid(["select.top_k=2,4"])
     assert main(["sweep", "1", "--grid", "update.lr=1e-4,oops", f"run.dir={tmp_path}"]) == 2
     assert "--grid update.lr=oops" in capsys.readouterr().err
     assert main(["sweep", "1", "--grid", "update.lr=1e-4,2e-4", f"run.dir={tmp_path}"]) == 2
@@ -64,6 +65,12 @@ def test_compare_evals_reads_the_chosen_policys_eval_and_says_what_it_cannot(fak
     with pytest.raises(SystemExit):
         main(["compare-evals", f"{run}@0", f"{run}@4", "--confidence", "95"])
     assert "between 0 and 1" in capsys.readouterr().err
+    # a chosen update without an eval of its own is said, not stood in for by another variant's
+    fp = "cd34" + "0" * 60
+    _stage_dir(fake_run.epoch_dir(4) / f"update-{fp[:8]}", fp, stage="update")
+    (fake_run.epoch_dir(4) / "chosen.json").write_text(json.dumps({"update": f"update-{fp[:8]}"}))
+    assert main(["compare-evals", f"{run}@0", f"{run}@4"]) == 2
+    assert "has no finished eval" in capsys.readouterr().err
     empty = fake_run.epoch_dir(3) / "eval-empty"
     _eval_dir(fake_run, 3, "e" * 64, [])
     (fake_run.epoch_dir(3) / f"eval-{3:08d}").rename(empty)

@@ -87,6 +87,14 @@ def test_a_dict_override_replaces_a_dotted_one_sets_and_a_config_files_quirks_ar
     assert load_config(f, ["judge.mix={execution: 1}"]).judge.mix == {"execution": 1.0}   # the openai part gone
     assert load_config(f, ["judge.mix.execution=0.7"]).judge.mix == {"execution": 0.7, "openai": 0.5}
     assert load_config(f).update.lr == load_config(None).update.lr   # a section of comments is an empty one
+    # onto a section, {...} sets the keys it names and keeps the file's others
+    f.write_text("judge:\n  execution: {memory_mb: 999}\n  prices:\n    m1: &p {input: 1.0, output: 2.0}\n"
+                 "    m2: {<<: *p, output: 3.0}\nupdate:\n  kl_coef: 0.07\n")
+    cfg = load_config(f, ["judge.execution={timeout_s: 5}", "update={lr: 1e-4}"])
+    assert (cfg.judge.execution.memory_mb, cfg.judge.execution.timeout_s, cfg.update.kl_coef, cfg.update.lr) == \
+        (999, 5, 0.07, 1e-4)
+    assert cfg.judge.prices["m2"] == {"input": 1.0, "output": 3.0}   # a YAML merge key
+    assert set(load_config(f, ["judge.prices={m3: {input: 1, output: 1}}"]).judge.prices) == {"m3"}
     f.write_text("run:\n  name: a\nrun:\n  name: b\n")
     with pytest.raises(ConfigError, match="'run' is given twice"):
         load_config(f)

@@ -86,7 +86,7 @@ def cmd_epoch(cfg: Config, a) -> int:
             note = later_epochs_note(r, a.n)
             if note:
                 print(f"epoch {a.n}'s chosen policy is this variant; {note}")
-        elif a.cmd == "update" and chosen:
+        elif a.cmd == "update" and chosen and (r.epoch_dir(a.n) / "chosen.json").exists():
             print(f"epoch {a.n}'s chosen policy stays {chosen[0].name} (promoted); `rlaif promote {a.n} "
                   f"update-{res['update']['fingerprint'][:8]}` chooses this one")
     if single:
@@ -175,10 +175,10 @@ def sweep_grid(grid: list[str]) -> list[list[str]]:
     axes, keys = [], set()
     for g in grid:
         key, sep, values = g.partition("=")
-        if not sep or not key.startswith(("update.", "select.")) or not values:
-            raise ConfigError(f"--grid {g}: expected update.KEY=V1,V2,... or select.KEY=... (a sweep varies only "
-                              "the update and its batch selection; anything else would change the samples or "
-                              "judgements: run `rlaif epoch` for that)")
+        if not sep or not key.startswith("update.") or not values:
+            raise ConfigError(f"--grid {g}: expected update.KEY=V1,V2,... (a sweep varies only update settings: "
+                              "anything else would change the samples or judgements, run `rlaif epoch` for that; "
+                              "a select.* setting is one `rlaif update N select.KEY=...` at a time)")
         vals = values.split(",")
         if key in keys:
             raise ConfigError(f"--grid {g}: {key} is already an axis of the grid; give all its values in one --grid")

@@ -21,7 +21,14 @@ class _UniqueKeys(yaml.SafeLoader):
     def construct_mapping(self, node, deep=False):
         seen = set()
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":   # `<<: *anchor`: its keys may be overridden here
+                continue
             key = self.construct_object(key_node, deep=deep)
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is not a name",
+                                                        key_node.start_mark) from None
             if key in seen:
                 raise yaml.constructor.ConstructorError(None, None, f"key {key!r} is given twice (the second "
                                                         "would silently replace the first)", key_node.start_mark)
@@ -57,13 +64,19 @@ def parse_overrides(items: list[str]) -> dict:
     return out
 
 
-def _merge(base: dict, over: dict) -> dict:
+def _merge(base: dict, over: dict, model: Any = None) -> dict:
+    """`over` onto `base`. A `{...}` override replaces a free-form dict (judge.mix, data.mapping,
+    judge.prices); onto a section (judge.execution, update) it sets the keys it names, as dotted ones do."""
     out = dict(base)
     for k, v in over.items():
-        if isinstance(v, _Replace):
+        field = (getattr(model, "model_fields", {}) or {}).get(k)
+        sub = field.annotation if field is not None and isinstance(field.annotation, type) else None
+        section = sub is not None and issubclass(sub, BaseModel)
+        if isinstance(v, _Replace) and not section:
             out[k] = dict(v)
         else:
-            out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+            out[k] = (_merge(out[k], v, sub if section else None)
+                      if isinstance(v, dict) and isinstance(out.get(k), dict) else (dict(v) if isinstance(v, dict) else v))
     return out
 
 
@@ -86,9 +99,9 @@ def _format_error(err: ValidationError, source: str) -> str:
         elif not e["loc"]:  # a whole-config check: the message names the keys itself
             lines.append(f"  {e['msg'].removeprefix('Value error, ')}")
         else:
-            quote = (f"; quote it to keep it text: {key}='{e.get('input')}'" if e["type"] == "string_type"
-                     and isinstance(e.get("input"), (int, float, bool)) or type(e.get("input")).__name__ in
-                     ("date", "datetime") else "")
+            quote = (f"; quote it to keep it text: {key}='{e.get('input')}'" if e["type"] == "string_type" and (
+                isinstance(e.get("input"), (int, float, bool)) or type(e.get("input")).__name__ in ("date", "datetime"))
+                else "")
             lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r}){quote}{trl_names.value_hint(key, e.get('input'))}")
     return "\n".join(lines)
 
@@ -119,7 +132,7 @@ def load_config(path: str | Path | None = "config.yaml", overrides: list[str] | 
     if over:
         source += " + command-line overrides"
     try:
-        return Config.model_validate(_merge(data, over))
+        return Config.model_validate(_merge(data, over, Config))
     except ValidationError as e:
         raise ConfigError(_format_error(e, source)) from None
 

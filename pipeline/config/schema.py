@@ -22,7 +22,7 @@ from pipeline.config.update import SEQUENCE_CLIP_WARN, UpdateConfig
 
 NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "sample.stop_after_code": False,
                            "select.scale_rewards": "group", "select.std": "population", "data.warm_start_sources": [],
-                           "data.rl_sources": [], "update.weight_decay": 0.0}
+                           "data.rl_sources": [], "update.weight_decay": 0.0, "eval_reading": None}
 """Stage fields added after runs existed, with the value every earlier run had: a fingerprint leaves
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
 
@@ -46,6 +46,17 @@ class Config(Section):
     update: UpdateConfig = Field(default_factory=UpdateConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
     report: ReportConfig = Field(default_factory=ReportConfig)
+
+    @property
+    def eval_reading(self) -> dict | None:
+        """How the eval reads the user's own eval sources (data.mapping, data.language), for its
+        fingerprint: None for shipped sets and `validation` (data.validation holds it), and at what every
+        earlier version read them with (no mapping, Python), so those fingerprints stay."""
+        from data.loaders import FIXED
+        own = [s for s in self.eval.sources or [] if s not in FIXED and s != "validation"]
+        if not own or (not self.data.mapping and self.data.language == "python"):
+            return None
+        return {"mapping": self.data.mapping, "language": self.data.language}
 
     @model_validator(mode="after")
     def _consistent(self) -> "Config":

@@ -30,6 +30,9 @@ def resolve_eval(spec: str) -> Path:
             raise ValueError(f"{edir} has no finished eval; run `rlaif eval {int(n)}` for that run first")
         chosen = _chosen_update_fp(edir)   # epoch N's policy: the chosen update's eval, not another variant's
         of_chosen = [f for f in found if f[2].get("inputs", {}).get("update") == chosen]
+        if int(n) > 0 and chosen is not None and not of_chosen:
+            raise ValueError(f"{edir}: its chosen update ({chosen[:8]}) has no finished eval (other variants' "
+                             f"have); run `rlaif eval {int(n)}`, or name an eval directory")
         return max(of_chosen or found, key=lambda f: f[0])[1]
     d = Path(spec)
     m = read_manifest(d)

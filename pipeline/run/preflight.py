@@ -61,11 +61,12 @@ def check_data(cfg: Config) -> None:
             except DataError as e:
                 raise DataError(f"{key}: {e}") from None
     train = training_problems(cfg)
-    scored = {p.id: src for src, p in eval_problems(cfg, sample=False)}
-    both = [] if cfg.eval.allow_trained else [p.id for p in train if p.id in scored]
+    # the same problem: its id and its prompt (two files may each number their ids from 0)
+    scored = {(p.id, p.prompt): src for src, p in eval_problems(cfg, sample=False)}
+    both = [] if cfg.eval.allow_trained else [(p.id, p.prompt) for p in train if (p.id, p.prompt) in scored]
     if both:   # (the validation split is carved out of the training problems: never both)
         raise RunError(f"data.source={cfg.data.source} trains on {len(both)} problem(s) the eval scores "
-                       f"(eval.sources: {scored[both[0]]}; e.g. {', '.join(both[:3])}): a held-out score of problems "
+                       f"(eval.sources: {scored[both[0]]}; e.g. {', '.join(i for i, _ in both[:3])}): a held-out score of problems "
                        f"trained on measures memory; train on a split (my.jsonl:train, read from each row's "
                        "`split` field) or take them out of eval.sources (eval.allow_trained=true for a positive "
                        "control)")

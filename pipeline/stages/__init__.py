@@ -99,7 +99,7 @@ STAGES = [
     # v2: one row per problem (n answers, c correct, pass@1, mean score, the reference's NLL)
     Stage("eval", "2", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "eval.num_samples",
                         "eval.temperature", "eval.seed_per_epoch", "eval.reference_nll", "run.seed",
-                        "judge.execution", "judge.ocaml", "data.validation"),
+                        "judge.execution", "judge.ocaml", "data.validation", "eval_reading"),
           ("update",), "pipeline.stages.eval:run", variant=True, every_rank=True, code="pipeline.stages.judging:harness_code"),
 ]
 

@@ -11,11 +11,33 @@ from pipeline.store.history import score_history
 
 
 def source_problems(cfg, src: str) -> list:
-    """One source's problems as the run reads every source: data.language for rows that name none,
-    data.mapping for the user's own files and Hub datasets (a shipped set has its own layout)."""
+    """One source's problems as the run reads every source: data.language for rows that name none;
+    data.mapping for data.source's own file or Hub dataset (any split of it), and for another file of
+    the user's whose rows it fits (one already in our layout reads as it is; a shipped set has its own)."""
     from data.loaders import FIXED, load_source
+    from data.rows import DataError
     dc = cfg.data
-    return load_source(src, None if src in FIXED else (dc.mapping or None), dc.language)
+    if src in FIXED or not dc.mapping:
+        return load_source(src, None, dc.language)
+    if _dataset(src) == _dataset(dc.source):
+        return load_source(src, dc.mapping, dc.language)
+    try:
+        return load_source(src, dc.mapping, dc.language)
+    except DataError as mapped:
+        try:
+            return load_source(src, None, dc.language)
+        except DataError:
+            raise mapped from None
+
+
+def _dataset(spec: str) -> str:
+    """The file or Hub dataset a source spec reads, less its split."""
+    from pathlib import Path
+
+    from data.loaders import file_split
+    if spec.startswith("hf:"):
+        return ":".join(spec.split(":")[:2])
+    return str(Path(file_split(spec)[0]).expanduser().resolve())
 
 
 def training_problems(cfg) -> list:

@@ -30,7 +30,7 @@ def save_checkpoint(path: Path, st: dict, old: dict, ref: dict, model, optimizer
                 "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
                 "rng": torch.get_rng_state(),
                 # a GPU's own generators (dropout on CUDA draws from them): a resumed update draws as the run would have
-                "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None}, tmp)
+                "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None}, tmp)
     os.replace(tmp, path)
 
 
@@ -41,6 +41,8 @@ def restore(path: Path, model, optimizer, scheduler) -> tuple[dict, dict, dict]:
     optimizer.load_state_dict(ck["optimizer"])
     scheduler.load_state_dict(ck["scheduler"])
     torch.set_rng_state(ck["rng"])
+    # (one process: with several, each rank restores rank 0's view of the generators; dropout masks on
+    # other ranks then differ from an uninterrupted run's)
     if ck.get("cuda_rng") is not None and torch.cuda.is_available() and len(ck["cuda_rng"]) == torch.cuda.device_count():
         torch.cuda.set_rng_state_all(ck["cuda_rng"])
     return ck["state"], ck["old"], ck["ref"]
