@@ -146,8 +146,19 @@ def describe(model: type[BaseModel] = Config, prefix: str = "") -> list[tuple[st
         if isinstance(ann, type) and issubclass(ann, BaseModel):
             rows += describe(ann, f"{prefix}{name}.")
         else:
-            rows.append((f"{prefix}{name}", repr(getattr(inst, name)), f.description or ""))
+            doc = f.description or ""
+            bounds = _bounds(f)
+            rows.append((f"{prefix}{name}", repr(getattr(inst, name)), f"{doc} Range: {bounds}." if bounds else doc))
     return rows
+
+
+def _bounds(f) -> str:
+    """A field's numeric bounds as a user reads them ('>= 1', '> 0 and <= 1'), '' when it has none."""
+    import annotated_types as at
+    signs = {at.Ge: (">=", "ge"), at.Gt: (">", "gt"), at.Le: ("<=", "le"), at.Lt: ("<", "lt")}
+    parts = [f"{sign} {getattr(m, attr)}" for m in f.metadata for kind, (sign, attr) in signs.items()
+             if isinstance(m, kind)]
+    return " and ".join(parts)
 
 
 def markdown_table() -> str:
