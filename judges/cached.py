@@ -187,7 +187,7 @@ async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", 
             refused.append(exc)   # results stay None for this key's jobs
             stats.missing += len(by_key[key])
             if len(refused) > len(by_key) / 2:
-                error = refused[0]   # most requests refused whatever the rest say: stop asking
+                error = error or refused[0]   # most refused: a setting they all carry, not one request
             if progress is not None:
                 progress(len(by_key[key]))
         elif exc is not None:
@@ -220,8 +220,6 @@ async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", 
             await asyncio.gather(*pending, return_exceptions=True)
 
     stats.parse_failures = sum(1 for v in results if isinstance(v, dict) and "value" in v and v["value"] is None)
-    if error is None and refused and len(refused) > len(by_key) / 2:
-        error = refused[0]   # most requests refused: a setting they all carry, not one request
     if error is not None:
         raise error
     if refused:

@@ -204,8 +204,9 @@ def cmd_sweep(cfg: Config, a) -> int:
     check_engines(cfg, sampling=False)
     check_data(cfg)
     from pipeline.run.runner import Runner
-    if not any(Runner(cfg).epoch_dir(a.n).glob("*/manifest.json")):
-        raise RunError(f"epoch {a.n} of run {Runner(cfg).run_dir} has not run: a sweep reruns the update of an "
+    r0 = Runner(cfg)
+    if not any(r0.epoch_dir(a.n).glob("*/manifest.json")):
+        raise RunError(f"epoch {a.n} of run {r0.run_dir} has not run: a sweep reruns the update of an "
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first")
     t = time.time()
     for i, (combo, c) in enumerate(zip(combos, configs), 1):
@@ -219,8 +220,8 @@ def cmd_sweep(cfg: Config, a) -> int:
         return 0
     print(f"sweep of {len(combos)} variants done in {time.time() - t:.1f}s; side by side:")
     cmd_compare(cfg, a)
-    chosen = Runner(cfg).chosen_update(a.n)
-    promoted = (Runner(cfg).epoch_dir(a.n) / "chosen.json").exists()
+    chosen = r0.chosen_update(a.n)
+    promoted = (r0.epoch_dir(a.n) / "chosen.json").exists()
     print(f"epoch {a.n}'s chosen policy: {chosen[0].name if chosen else '-'} (" + (
         "promoted earlier: it stays chosen" if promoted else "the last one made") +
         f"); choose another with `rlaif promote {a.n} update-<fp8>`")

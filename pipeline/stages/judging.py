@@ -106,15 +106,15 @@ def spend_ledger(run_dir: Path, stage: str) -> Callable[[str, float], None]:
     path = run_dir / SPEND_LEDGER
 
     def paid(key: str, usd: float) -> None:
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "a") as f:
-                f.write(json.dumps({"baseline": manifest_spend(run_dir)}) + "\n")
-        line = json.dumps({"stage": stage, "key": key[:16], "usd": usd}) + "\n"
-        with open(path, "rb+") as f:
-            if f.seek(0, 2) and (f.seek(-1, 2), f.read(1))[1] != b"\n":
-                line = "\n" + line   # a line a kill cut short stays a line of its own (run_spend skips it)
-            f.write(line.encode())
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "ab+") as f:   # appends; reads from anywhere
+            lines = [] if f.tell() else [{"baseline": manifest_spend(run_dir)}]
+            cut = False
+            if f.tell():
+                f.seek(-1, 2)
+                cut = f.read(1) != b"\n"   # a line a kill cut short stays a line of its own (run_spend skips it)
+            lines.append({"stage": stage, "key": key[:16], "usd": usd})
+            f.write((("\n" if cut else "") + "".join(json.dumps(x) + "\n" for x in lines)).encode())
     return paid
 
 

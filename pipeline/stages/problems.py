@@ -4,6 +4,7 @@ data.difficulties, less the validation split (data.validation_size), the fixed t
 for the prompts stage and `--dry-run`), and the compiler check before any OCaml work."""
 from __future__ import annotations
 
+import functools
 import random
 
 from pipeline.config.errors import RunError
@@ -14,20 +15,42 @@ def source_problems(cfg, src: str) -> list:
     """One source's problems as the run reads every source: data.language for rows that name none;
     data.mapping for data.source's own file or Hub dataset (any split of it), and for another file of
     the user's whose rows it fits (one already in our layout reads as it is; a shipped set has its own)."""
-    from data.loaders import FIXED, load_source
+    from data.loaders import FIXED
     from data.rows import DataError
     dc = cfg.data
     if src in FIXED or not dc.mapping:
-        return load_source(src, None, dc.language)
+        return _load(src, None, dc.language)
     if _dataset(src) == _dataset(dc.source):
-        return load_source(src, dc.mapping, dc.language)
+        return _load(src, dc.mapping, dc.language)
     try:
-        return load_source(src, dc.mapping, dc.language)
+        return _load(src, dc.mapping, dc.language)
     except DataError as mapped:
         try:
-            return load_source(src, None, dc.language)
+            return _load(src, None, dc.language)
         except DataError:
             raise mapped from None
+
+
+def _load(src: str, mapping: dict | None, language: str) -> list:
+    """load_source, parsed once per process while the file's content is as it was: a run's checks and
+    stages ask for the same sources several times (training, validation, eval, the extra sources'
+    overlap). Hashing the bytes costs a small part of parsing them."""
+    import hashlib
+    import json
+    from pathlib import Path
+
+    from data.loaders import file_split
+    path = Path(file_split(src)[0]).expanduser()
+    stamp = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+    return list(_load_once(src, json.dumps(mapping, sort_keys=True) if mapping else None, language, stamp))
+
+
+@functools.lru_cache(maxsize=16)
+def _load_once(src: str, mapping: str | None, language: str, stamp) -> tuple:
+    import json
+
+    from data.loaders import load_source
+    return tuple(load_source(src, json.loads(mapping) if mapping else None, language))
 
 
 def _dataset(spec: str) -> str:
