@@ -58,7 +58,8 @@ class Fault:
     kind: str = "status"
     """status | malformed (200 with a broken JSON body) | bad_schema (200, unparsable score) |
     error_body (200 whose JSON is an error, not a completion: a gateway's) | cut_off (200, no text,
-    stopped at max_tokens: a reasoning model that spent them all on reasoning) |
+    stopped at max_tokens: a reasoning model that spent them all on reasoning) | no_usage (200, the
+    completion without its `usage`: a proxy that strips it) |
     hang (sleep hang_s, then answer) | drop (close the connection without answering) | pass (none:
     answer normally, to script a fault for a later request)."""
     status: int = 500
@@ -322,6 +323,8 @@ async def _respond(api: FakeAPI, method: str, path: str, raw: bytes, headers: di
                 reply["choices"][0].update(finish_reason="length")
                 reply["choices"][0]["message"]["content"] = ""
                 reply["usage"]["completion_tokens"] = limit
+        if fault is not None and fault.kind == "no_usage":
+            del reply["usage"]
         return http_reply(200, json.dumps(reply).encode(), {"request-id": "req_" + uuid.uuid4().hex[:12]})
     finally:
         api._done()

@@ -107,6 +107,20 @@ def test_an_error_body_is_retried_and_a_cut_off_answer_says_so(api, kind):
     assert g.text == "" and g.truncated
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_response_without_usage_is_said_once_and_costs_nothing(api, kind, caplog):
+    """A proxy that strips `usage`: the grade is kept, its cost counts as $0 (the budget cannot see it),
+    and the run says so once, not on every answer."""
+    api.fail("no_usage", times=2)
+    judge = make(kind, api)
+    with caplog.at_level("WARNING", logger="rlaif"):
+        scores = [asyncio.run(judge.ascore(PROBLEM, answer(i), REF)) for i in range(3)]
+    assert all(s.value is not None for s in scores) and api.total == 3  # not retried: an answer
+    assert [s.cost_usd == 0 for s in scores] == [True, True, False]
+    said = [r.getMessage() for r in caplog.records if "without `usage`" in r.getMessage()]
+    assert len(said) == 1 and "judge.budget_usd" in said[0]
+
+
 def test_rubric_parse_never_turns_junk_into_zero():
     good = {"rationale": "ok", "correctness": 7, "efficiency": 6, "readability": 9, "overall": 7}
     assert rubric.parse(good) == (0.7, {"correctness": 0.7, "efficiency": 0.6, "readability": 0.9, "overall": 0.7})

@@ -104,6 +104,23 @@ def test_an_api_error_that_is_not_retried_is_an_error_line_not_a_traceback(tiny_
     assert "Traceback" not in err and api.total == 3  # the 3 teacher requests, none retried (an auth error)
 
 
+def test_teacher_answers_cut_off_at_max_tokens_say_which_limit_and_a_new_limit_asks_again(tiny_config, api, caplog):
+    """A reasoning teacher that spends teacher.max_tokens on reasoning answers nothing: the stage says
+    which limit to raise; the cut-off answers are cached under their limit, so a new one asks again."""
+    over = api_run(tiny_config, api) + ["teacher.max_tokens=64"]
+    assert main(["epoch", "1", "--only", "prompts", *over]) == 0
+    api.fail("cut_off", times=3)
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert main(["epoch", "1", "--only", "teacher", *over]) == 0
+    said = " ".join(r.getMessage() for r in caplog.records)
+    assert "3 answers were cut off at teacher.max_tokens=64" in said and "raise teacher.max_tokens" in said
+    r = Runner(load_config(None, over))
+    assert [x["text"] for x in load_table(r.epoch_dir(1) / "teacher")] == ["", "", ""] and api.total == 3
+    assert main(["epoch", "1", "--only", "teacher", *over]) == 0 and api.total == 3   # cached as asked
+    assert main(["epoch", "1", "--only", "teacher", *over[:-1], "teacher.max_tokens=256"]) == 0
+    assert api.total == 6 and all(x["text"] for x in load_table(r.epoch_dir(1) / "teacher"))
+
+
 def test_budget_stops_the_judge_stage_and_keeps_what_was_paid(tiny_config, api, capsys):
     over = api_run(tiny_config, api) + ["judge.max_in_flight=1", "teacher.max_tokens=200", "judge.max_tokens=200"]
     # a call is reserved at its worst case (max_tokens of output) and costs ~$0.002; the teacher's

@@ -208,8 +208,11 @@ class Runner(Lineage):
         plan = self.plan(n, (fps, dirs))
         results: dict[str, dict] = {}
         first_variant = next((i for i, (st, *_) in enumerate(plan) if st.variant), len(plan))
+        needed = _inputs_of(only, [st for st, *_ in plan]) if only is not None else set()
         for i, (st, fp, d, _) in enumerate(plan):
             fps[st.name], dirs[st.name] = fp, d
+            if only is not None and st.name != only and st.name not in needed:
+                continue   # --only teacher needs prompts, not sample
             m = None if (force and (only in (None, st.name))) else dist.on_main(lambda: load_complete(d, fp))
             if m is not None:
                 echo(f"  {st.name:<8} reused   {d.relative_to(self.run_dir)} ({m.get('rows', 0)} rows)")
@@ -331,3 +334,15 @@ class Runner(Lineage):
         for fn in ctx.on_success:
             fn()
         return manifest
+
+
+def _inputs_of(name: str, stages: list[Stage]) -> set[str]:
+    """The stages `name` reads, directly or through the stages it reads."""
+    by_name = {st.name: st for st in stages}
+    todo, seen = list(by_name[name].inputs) if name in by_name else [], set()
+    while todo:
+        k = todo.pop()
+        if k in by_name and k not in seen:
+            seen.add(k)
+            todo += by_name[k].inputs
+    return seen
