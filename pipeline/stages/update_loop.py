@@ -324,9 +324,34 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                 save_checkpoint(checkpoint / "state.pt", st, old, ref, peft_model, optimizer, scheduler)
         st["pass"], st["done_in_pass"] = p + 1, 0
     bar.close()
+    check_finite(params, grad_norms, accelerator, world, device, epoch, any_pg)
     if save_to is not None:
         write_artifacts()
     if sharded:  # the weights were sharded in place: the next stage loads them anew
         from pipeline.engines.model import Student
         Student.release()
     return gathered_figures()
+
+
+def check_finite(params: list[torch.Tensor], grad_norms: list, accelerator, world: int, device, epoch: int | None,
+                 rl: bool = True) -> None:
+    """A diverged update (a NaN or infinite loss or gradient) leaves NaN in the weights: an error
+    before anything is written, never a NaN adapter a later epoch samples from. One sync."""
+    flags = [torch.stack([torch.isfinite(p).all() for p in params]).all().float()] if params else []
+    norms = torch.stack([torch.as_tensor(g, device=device, dtype=torch.float32) for g in grad_norms]) if grad_norms \
+        else torch.zeros(0, device=device)
+    bad_weights = torch.stack(flags).min() < 1 if flags else torch.tensor(False)
+    if world > 1:   # every rank must agree, or one raises while the others wait in a collective
+        bad_weights = accelerator.reduce(bad_weights.float().reshape(1).to(device), "sum")[0] > 0
+    if not bool(bad_weights) and bool(torch.isfinite(norms).all()):
+        return
+    steps = (~torch.isfinite(norms)).nonzero().flatten().tolist()
+    where = (f"the gradient norm of optimizer step {steps[0] + 1} of {len(grad_norms)} was "
+             f"{float(norms[steps[0]])}" if steps else "the trained weights hold NaN or infinite values")
+    if not rl:
+        raise RunError(f"warm-start: the supervised update diverged ({where}): nothing was written. Rerun `rlaif epoch "
+                       f"0` with a lower update.sft_lr (or update.max_grad_norm)")
+    again = f"`rlaif update {epoch} update.lr=...`" if epoch is not None else "the update"
+    raise RunError(f"update: the update diverged ({where}): nothing was written, and the epoch's samples, judgements "
+                   f"and logprobs are kept. Rerun {again} with a lower update.lr (or update.max_grad_norm, "
+                   f"update.kl_coef higher); a NaN advantage or logprob in the rows (`rlaif samples`) does the same")
