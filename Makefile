@@ -7,6 +7,8 @@ NINJA   := $(shell sed -n 's/^ *"\(ninja==[^"]*\)".*/\1/p' pyproject.toml)
 CONFIG  ?= config.yaml
 LR      ?=
 KL      ?=
+# ARGS: config overrides (key=value ...) for the rlaif targets (epoch, update, sweep, replay, status,
+# compare, report); the bench scripts' own flags for bench-learning and bench-gpu
 ARGS    ?=
 
 .PHONY: setup test test-kernels test-gpu test-vllm epoch update sweep replay status compare report bench-learning bench-gpu docs clean
@@ -14,20 +16,24 @@ ARGS    ?=
 setup: .venv/.installed
 
 .venv/.installed: pyproject.toml
-	@if ! command -v bwrap >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "installing bubblewrap (strong sandbox for the execution judge)"; \
-	  (apt-get install -y -qq bubblewrap >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq bubblewrap >/dev/null 2>&1)) \
-	    || echo "WARNING: could not install bubblewrap; the sandbox will be weaker"; fi
+	@if ! command -v bwrap >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing bubblewrap (strong sandbox for the execution judge)"; \
+	    (apt-get install -y -qq bubblewrap >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq bubblewrap >/dev/null 2>&1)) \
+	      || echo "WARNING: could not install bubblewrap; the sandbox will be weaker until you run: apt-get install bubblewrap"; \
+	  else echo "NOTE: bwrap is missing and this is not root with apt-get: run 'sudo apt-get install bubblewrap' (Debian/Ubuntu) or put bwrap on PATH; without it the execution judge's sandbox is weaker"; fi; fi
 	@if ! command -v ocamlc >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing the OCaml compiler (Debian's ocaml package: the OCaml execution judge)"; \
 	    (apt-get install -y -qq ocaml >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq ocaml >/dev/null 2>&1)) \
 	      || echo "WARNING: could not install ocaml; OCaml problems and tests will fail until you run: apt-get install ocaml"; \
 	  else echo "NOTE: ocamlc is missing and this is not root with apt-get: run 'sudo apt-get install ocaml' (Debian/Ubuntu) or put ocamlc on PATH; OCaml problems and tests need it"; fi; fi
-	@if ! command -v c++ >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  echo "installing g++ (builds the CPU decode step's attention kernel)"; \
-	  (apt-get install -y -qq g++ >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq g++ >/dev/null 2>&1)) \
-	    || echo "WARNING: could not install g++; the CPU decode step will use torch's SDPA attention (slower)"; fi
+	@if ! command -v c++ >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing g++ (builds the CPU decode step's attention kernel)"; \
+	    (apt-get install -y -qq g++ >/dev/null 2>&1 || (apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq g++ >/dev/null 2>&1)) \
+	      || echo "WARNING: could not install g++; the CPU decode step will use torch's SDPA attention (slower)"; \
+	  else echo "NOTE: c++ is missing and this is not root with apt-get: run 'sudo apt-get install g++' (Debian/Ubuntu) or put a C++ compiler on PATH as c++; without it the CPU decode step uses torch's SDPA attention (slower)"; fi; fi
 	test -x $(PY) || python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0 $(NINJA)
@@ -90,10 +96,10 @@ replay: setup
 	$(RLAIF) --config $(CONFIG) replay $(N) $(ARGS)
 
 status: setup
-	$(RLAIF) --config $(CONFIG) status
+	$(RLAIF) --config $(CONFIG) status $(ARGS)
 
 report: setup
-	$(RLAIF) --config $(CONFIG) report
+	$(RLAIF) --config $(CONFIG) report $(ARGS)
 
 # does the default learn? 3 seeds x 4 epochs, controls, paired intervals (ARGS=--quick: 1 seed, no controls)
 bench-learning: setup
@@ -117,7 +123,7 @@ docs: setup
 	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict -d site
 
 compare: setup
-	$(RLAIF) --config $(CONFIG) compare $(N)
+	$(RLAIF) --config $(CONFIG) compare $(N) $(ARGS)
 
 clean:
 	rm -rf .venv .venv-vllm

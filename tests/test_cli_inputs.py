@@ -28,18 +28,56 @@ def test_judge_one_answer_prints_json_and_caches(tmp_path, capsys):
     assert wrong["value"] < 0.3 and wrong["breakdown"]["truncated"]
     assert main(["judge", "--problem", "no-such-id", "--completion", str(good), f"run.dir={tmp_path}"]) == 2
     assert "no-such-id" in capsys.readouterr().err
-    # a problem of data.rl_sources (here the bank's) is found too, and the error names the key
-    from data.loaders import load_source
-    b = load_source("bank:train")[0]
-    (tmp_path / "bank.md").write_text(f"```python\n{b.reference}\n```\n")
-    assert main(["judge", "--problem", b.id, "--completion", str(tmp_path / "bank.md"), f"run.dir={tmp_path}"]) == 2
-    capsys.readouterr()
-    assert main(["judge", "--problem", b.id, "--completion", str(tmp_path / "bank.md"), f"run.dir={tmp_path}",
-                 "data.rl_sources=[bank:train]"]) == 0
-    assert json.loads(capsys.readouterr().out)["value"] == 1.0
+    # a problem of data.rl_sources is found, and the error names the key
     assert main(["judge", "--problem", "no-such-id", "--completion", str(good), f"run.dir={tmp_path}",
                  "data.rl_sources=[bank:train]"]) == 2
     assert "data.rl_sources=['bank:train']" in capsys.readouterr().err
+
+
+def test_judge_finds_a_bank_problem_as_a_user_types_it(tmp_path, capsys):
+    """`rlaif judge --problem py-basics-001` with the shipped config: the bank (and HumanEval) are found
+    though no config key names them, scored by the execution judge through the run's cache."""
+    (tmp_path / "ans.md").write_text("```python\ndef f():\n    return 1\n```\n")
+    for pid in ("py-basics-001", "HumanEval/0"):
+        assert main(["judge", "--problem", pid, "--completion", str(tmp_path / "ans.md"), f"run.dir={tmp_path}"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["problem"] == pid and out["judge"] == "execution" and out["value"] < 1.0
+        assert out["breakdown"]["total"] > 0 and out["cache_hit"] is False
+    from data.loaders import load_source
+    b = load_source("bank")[0]
+    (tmp_path / "ref.md").write_text(f"```python\n{b.reference}\n```\n")
+    assert main(["judge", "--problem", b.id, "--completion", str(tmp_path / "ref.md"), f"run.dir={tmp_path}"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == 1.0
+    assert (tmp_path / ".judge-cache" / "cache.db").exists()
+
+
+def test_judge_scores_with_the_configured_llm_judge_through_the_cache(tmp_path, capsys):
+    """judge.kind=anthropic: the judgement is looked up under the judge stage's key (replay: nothing is
+    sent); judge.kind=mix combines it with the execution judge's, each found in the cache on its own."""
+    from data.loaders import load_source
+    from judges.cache import JudgeCache
+    from pipeline.stages.judging import as_answer, cache_dir, make_model
+    p = load_source("bank")[0]
+    answer = f"```python\n{p.reference}\n```\n"
+    (tmp_path / "ref.md").write_text(answer)
+    over = [f"run.dir={tmp_path}", "judge.kind=anthropic", "judge.model=claude-haiku-4-5", "judge.mode=replay"]
+    cmd = ["judge", "--problem", p.id, "--completion", str(tmp_path / "ref.md")]
+    assert main([*cmd, *over]) == 2
+    assert "judge.mode=replay: 1 of 1 answers are not in the cache" in capsys.readouterr().err
+    cfg = load_config(None, over)
+    key = make_model("anthropic", cfg.judge.model, cfg).key(p, answer, as_answer(p.reference, p.language))
+    cache = JudgeCache(cache_dir(cfg))
+    cache.set(key, {"value": 0.5, "breakdown": {"rubric": 5}, "raw": "", "cost_usd": 0.01})
+    cache.close()
+    assert main([*cmd, *over]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["judge"], out["value"], out["breakdown"], out["cache_hit"]) == ("anthropic", 0.5, {"rubric": 5}, True)
+    assert main([*cmd, f"run.dir={tmp_path}"]) == 0      # the execution judge's, made live (replay would refuse it)
+    assert json.loads(capsys.readouterr().out)["cache_hit"] is False
+    assert main([*cmd, *over, "judge.kind=mix", "judge.mix={execution: 0.5, anthropic: 0.5}"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["value"] == 0.75 and out["breakdown"]["execution"]["value"] == 1.0
+    assert out["breakdown"]["anthropic"]["value"] == 0.5 and out["cache_hit"] is True
 
 
 def test_missing_model_says_what_was_tried(tmp_path):

@@ -136,3 +136,23 @@ def test_no_page_talks_about_how_it_was_built():
     bad = [f"{f.relative_to(ROOT)}: {m.group()}" for f in [README, *sorted((ROOT / "docs").rglob("*.md"))]
            for m in words.finditer(f.read_text())]
     assert not bad, bad
+
+
+def test_reading_the_report_names_every_flag():
+    """docs/reading-the-report.md lists the health flags: every one the report can raise."""
+    from pipeline.metrics.flags import FLAGS
+    text = (ROOT / "docs" / "reading-the-report.md").read_text()
+    missing = [name for name in FLAGS if f"`{name}`" not in text]
+    assert not missing, f"docs/reading-the-report.md does not name the flags {missing}"
+
+
+@pytest.mark.skipif(not __import__("shutil").which("make"), reason="no make")
+def test_make_targets_that_run_rlaif_pass_args_as_overrides():
+    """docs/concepts.md: the make targets that run rlaif pass ARGS="key=value ..." through (-o: setup is
+    taken as done, nothing is installed; -n: the commands are printed, not run)."""
+    for target, cmd in (("epoch", "epoch 3"), ("update", "update 3"), ("sweep", "sweep 3"), ("replay", "replay 3"),
+                        ("status", "status"), ("compare", "compare 3"), ("report", "report")):
+        out = subprocess.run(["make", "-s", "-n", "-o", ".venv/.installed", target, "N=3", "CONFIG=my.yaml",
+                              "ARGS=run.name=x"], cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
+        line = out.strip().splitlines()[-1]
+        assert line.startswith(f".venv/bin/rlaif --config my.yaml {cmd}") and line.endswith("run.name=x"), (target, out)

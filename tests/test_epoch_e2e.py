@@ -58,6 +58,8 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
                 "judge/api_calls", "judge/cache_hits", "time/sample_s", "sample/generated_tokens"):
         assert key in m, key
     assert m["score/teacher_mean"] == 1.0  # every shipped reference passes its own tests
+    from pipeline.metrics.doc import metric_info
+    assert [k for k in m if k != "epoch" and metric_info(k) is None] == []   # every figure has its glossary entry
     sample_manifest = first["sample"]
     assert sample_manifest["rows"] == 3 * 3 and set(sample_manifest["config"]) >= {"sample.temperature"}
     assert all(len(v) == 64 for v in sample_manifest["files"].values())

@@ -310,6 +310,34 @@ def test_the_clip_figures_are_trls(trainer, level):
         assert sum(want["low"]) > 0 and sum(want["high"]) > 0, "the inputs clip at both ends"
 
 
+def test_cispos_clip_figure_is_trls_and_the_unclipped_losses_clip_nothing(trainer):
+    """loss_type=cispo caps each token's weight at clip_high and keeps its gradient: its clip figure is
+    TRL's cispo_clip_ratio (a ratio above e_max with a positive advantage), not the clip surrogate's
+    (which would compare against 1 + e_max); reinforce and sapo clip nothing."""
+    s = LossSettings(clip_low=0.2, clip_high=1.05, level="token", surrogate="cispo", kl_estimator="k3", kl_ratio=True)
+    mbs = window(9, [4, 4, 3], True)
+    rows = [[{"completion_ids": [0] * n, "finish_reason": f} for n, f in zip(mb["lengths"], mb["finish"])] for mb in mbs]
+    for mb in rows:
+        for r in mb:
+            r["trained_len"] = trained_len(r, True)
+    want = []
+    for mb, rs, nm in zip(mbs, rows, loss_norms(rows, "cispo", T)):
+        mask = mb["mask"] * torch.tensor([float(r["trained_len"] > 0) for r in rs], dtype=torch.float64)[:, None]
+        _, terms = policy_loss(mb["logp"], mb["old"], mb["ref"], mb["adv"], mask,
+                               torch.tensor(nm, dtype=torch.float64), 0.04, s)
+        assert float((terms["clip_low"] * mask).sum()) == 0
+        want.append(float((terms["clip_high"] * mask).sum() / mask.sum()))
+    trainer._metrics["train"].clear()
+    trl(trainer, mbs, "cispo", s, 0.04, True)
+    assert trainer._metrics["train"]["cispo_clip_ratio"] == pytest.approx(want, abs=1e-12)
+    assert sum(want) > 0, "the inputs reach the cap"
+    for other in (LossSettings(algorithm="reinforce"), LossSettings(surrogate="sapo")):
+        mb = mbs[0]
+        _, terms = policy_loss(mb["logp"], mb["old"], mb["ref"], mb["adv"], mb["mask"], torch.ones(len(mb["adv"]),
+                               dtype=torch.float64), 0.04, other)
+        assert float(terms["clip_low"].sum() + terms["clip_high"].sum()) == 0, other
+
+
 def test_clipping_is_counted_by_the_advantages_sign():
     """By hand: the same ratios (0.5 and 1.5 at e = 0.2) clip at the floor only for a negative
     advantage and at the ceiling only for a positive one; a ratio inside [0.8, 1.2] never counts."""

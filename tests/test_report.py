@@ -254,3 +254,38 @@ def test_an_eval_that_falls_beyond_noise_is_flagged_everywhere_a_run_is_read(fak
     noisy = [min(1.0, max(0.0, p + rng.choice([-0.25, 0.0, 0.25]))) for p in base]
     _eval_dir(fake_run, 4, m4["fingerprint"], noisy)
     assert "eval_regression" not in write_report(fake_run).read_text().split("## Health")[1].split("## ")[0]
+
+
+def test_the_wandb_tracker_logs_every_epoch_into_one_wandb_run(tmp_path, monkeypatch):
+    """run.trackers=[wandb] through accelerate's WandBTracker, with a stand-in `wandb` module that records
+    what wandb.init and run.log receive (the real package is not installed here): project "rlaif", the
+    run's name, one run id for the run directory, resumed by each epoch."""
+    import sys
+    import types
+    from pipeline.config.file import load_config
+    from pipeline.metrics.trackers import log_epoch
+    calls = []
+
+    class Run:
+        def log(self, values, step=None):
+            calls.append(("log", step, values))
+
+        def finish(self):
+            calls.append(("finish",))
+
+    def init(**kw):
+        calls.append(("init", kw))
+        return Run()
+    import importlib.machinery
+    fake = types.ModuleType("wandb")
+    fake.init, fake.__spec__ = init, importlib.machinery.ModuleSpec("wandb", None)
+    monkeypatch.setitem(sys.modules, "wandb", fake)
+    cfg = load_config(None, ["run.trackers=[wandb]", "run.name=exp"])
+    for e in (1, 2):
+        log_epoch(cfg, tmp_path, e, {"reward/mean": 0.5 + e, "update/variant": "update-1234", "flag": True})
+    inits = [c[1] for c in calls if c[0] == "init"]
+    assert len(inits) == 2 and inits[0] == inits[1]
+    assert inits[0]["project"] == "rlaif" and inits[0]["name"] == "exp" and inits[0]["resume"] == "allow"
+    assert inits[0]["id"].startswith("rlaif-")
+    assert [c[1:] for c in calls if c[0] == "log"] == [(1, {"reward/mean": 1.5}), (2, {"reward/mean": 2.5})]
+

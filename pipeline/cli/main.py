@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     p = with_overrides(sub.add_parser("epoch", help="bring the run up to epoch N: epochs 1..N, finished stages reused",
-                                      description="Run epochs 1 to N: each epoch's stages whose inputs and settings "
+                                      description="Run epochs 1 to N (epoch N alone with --only or --force): each epoch's stages whose inputs and settings "
                                       "are unchanged are reused from disk, the rest run (a killed run resumes where it "
                                       "stopped). One line per epoch, then the report's flags. N=0 runs only the "
                                       "supervised warm-start (update.warm_start), which epoch 1 otherwise runs "
@@ -79,9 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
                        epoch="epoch number: 1, 2, ... (0: the supervised warm-start alone)")
     from pipeline.stages import STAGES
     p.add_argument("--only", choices=[st.name for st in STAGES], metavar="STAGE",
-                   help="run only this stage of epoch N (its inputs must be done): one of "
+                   help="run only this stage of epoch N (its inputs must be done; epoch N alone, not epochs 1 "
+                        "to N): one of "
                         + ", ".join(st.name for st in STAGES))
-    p.add_argument("--force", action="store_true", help="recompute even if up to date (judge cache still used)")
+    p.add_argument("--force", action="store_true", help="recompute even if up to date (judge cache still used); "
+                   "runs epoch N alone (epoch N-1 must have finished), not epochs 1 to N")
     p.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
     p.add_argument("--ignore-early-stop", action="store_true", help="run even if early stopping says stop")
     p.add_argument("--verbose", action="store_true",
@@ -92,7 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_overrides(sub.add_parser("update", help="rerun only epoch N's update into a side-by-side variant",
                                       description="Rerun only epoch N's update, from the samples, judgements and "
                                       "logprobs on disk (`rlaif epoch N` must have run), with the update.* overrides "
-                                      "given: a variant beside the first, no judge call. `rlaif compare N` shows the "
+                                      "given: a variant beside the first, with no training sample drawn and no paid "
+                                      "judge call (its eval generates answers to the held-out problems, scored by the "
+                                      "execution judge). `rlaif compare N` shows the "
                                       "variants side by side, `rlaif promote N VARIANT` chooses the one epoch N+1 "
                                       "starts from."), epoch=True)
     p.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
@@ -134,7 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "reference NLL with a t interval over problems, the probability of improvement, won/lost/tied. "
                        "Several seeds: comma-separated lists, paired by position (one A against several Bs compares "
                        "each B with it).")
-    p.add_argument("a", help="eval directory (runs/x/epoch-000/eval-1a2b3c4d) or RUN_DIR@N (newest eval of epoch N); "
+    p.add_argument("a", help="eval directory (runs/x/epoch-000/eval-1a2b3c4d) or RUN_DIR@N: the eval of epoch N's "
+                             "chosen update (the newest, if several; an error if that update has none, even when "
+                             "other variants have one; N=0: the base model's eval, never the warm-start's); "
                              "comma-separated for several seeds")
     p.add_argument("b", help="the same, for the other side")
     p.add_argument("--confidence", type=_level, default=0.95, help="interval's confidence level (default 0.95)")
@@ -147,12 +153,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("variant", help="variant directory name (update-1a2b3c4d) or its fingerprint prefix")
     with_overrides(p)
     p.set_defaults(fn=cmd_promote)
-    p = with_overrides(sub.add_parser("judge", help="score one answer and print the JSON",
-                                      description="Score one answer to one problem (of data.source, data.rl_sources, "
-                                      "data.warm_start_sources or the builtin sets) with the configured judge and "
-                                      "print the score, its breakdown and whether it came from the judge cache "
-                                      "(a new judgement is cached like any other)."))
-    p.add_argument("--problem", required=True, help="problem id (e.g. py-easy-001)")
+    p = with_overrides(sub.add_parser("judge", help="score one answer with the configured judge and print the JSON",
+                                      description="Score one answer to one problem with the configured judge "
+                                      "(judge.kind: execution, the Python or the OCaml harness by the problem's "
+                                      "language; an anthropic, openai or hf model; judge.mix's weighted components; "
+                                      "length) and print the score, its breakdown and whether it came from the judge "
+                                      "cache. The judgement is keyed and cached as the judge stage's, so a paid one is "
+                                      "paid once and counts in the run's spend (judge.budget_usd); judge.mode=replay "
+                                      "reads the cache only; one answer goes out live even with judge.batch. An LLM judge is shown the problem's "
+                                      "reference answer when teacher.kind=reference and judge.show_teacher, as the "
+                                      "judge stage shows it a student's. The problem is looked up in data.source, "
+                                      "data.rl_sources, data.warm_start_sources and eval.sources (read with "
+                                      "data.mapping and data.language, as a run reads them), then in the shipped "
+                                      "sets: builtin, ocaml, bank, humaneval."))
+    p.add_argument("--problem", required=True, help="problem id (e.g. py-easy-001, py-basics-001, HumanEval/0)")
     p.add_argument("--completion", required=True, help="file holding the answer ('-' = stdin)")
     p.add_argument("--truncated", action="store_true", help="treat the answer as cut off by max_new_tokens")
     p.set_defaults(fn=cmd_judge)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from pipeline.config.base import RUNTIME, Section
 
@@ -89,7 +89,7 @@ class ReportConfig(Section):
     regression_drop: float = Field(0.01, ge=0, description="Flag reward regression when mean reward falls by more than this (absolute) from the previous epoch.")
     loss_rising_epochs: int = Field(2, ge=1, description="Flag loss rising this many epochs running.")
     max_frac_zero_std: float = Field(0.3, ge=0, le=1, description="Flag mode collapse when more than this share of prompt groups has zero reward spread.")
-    min_student_score: float = Field(0.05, ge=0, le=1, description="Flag a run that cannot learn (no_signal) when the student's mean judge score is below this, or when more than half of the first epoch's groups have zero spread: the report names the levers (warm-start, teacher imitation, group size, easier problems, longer answers).")
+    min_student_score: float = Field(0.05, ge=0, le=1, description="Flag a run that cannot learn (no_signal) when the student's mean judge score is below this, or when more than half of the first epoch's groups have zero spread while the student scores below 0.5: the report names the levers (warm-start, teacher imitation, group size, easier problems, longer answers).")
     min_entropy: float = Field(0.02, ge=0, description="Flag entropy collapse below this mean token entropy (nats): a near-deterministic policy. Code models sample at 0.05-0.2 nats/token when healthy (docs/reading-the-report.md).")
     entropy_drop: float = Field(0.5, ge=0, le=1, description="Flag entropy collapse when entropy fell entropy_falls epochs running and ends more than this fraction below its highest earlier value. Swings that recover are not flagged.")
     entropy_falls: int = Field(2, ge=1, description="Consecutive epoch-to-epoch falls of entropy before a drop counts as collapse (one low epoch is a swing).")
@@ -102,7 +102,13 @@ class ReportConfig(Section):
     max_truncated_frac: float = Field(0.3, ge=0, le=1, description="Flag when more than this share of completions hit max_new_tokens.")
     max_parse_failure_frac: float = Field(0.02, ge=0, le=1, description="Flag judge parse failures above this share of judgements.")
     max_cost_per_epoch_usd: float = Field(5.0, ge=0, description="Flag judge cost per epoch above this many dollars.")
-    min_teacher_score: float = Field(0.3, ge=0, le=1, description="Flag mean teacher score below this (the ratio reward means little).")
+    min_teacher_score: float = Field(0.3, ge=0, le=1, description="With reward.kind=ratio, flag mean teacher score below this (the ratio reward means little).")
     max_sampler_gap: float = Field(0.1, gt=0, description="Flag logprobs/sampler_gap (mean |sampler logprob - trainer logprob| per sampled token, nats) above this: the engine that sampled drew from another distribution than the one the update trains on.")
     max_sampler_outside: float = Field(0.02, ge=0, le=1, description="Flag logprobs/sampler_outside (the share of sampled tokens whose sampler / trainer ratio lies outside [0.5, 2]) above this: the same mismatch seen token by token (a few tokens far off can hide in a small mean).")
     samples_shown: int = Field(3, ge=0, description="Worst and best completions shown in the report.")
+
+    @model_validator(mode="after")
+    def _kl_levels(self) -> "ReportConfig":
+        if self.kl_explode <= self.kl_high:   # else a KL between the two raises neither flag
+            raise ValueError(f"report.kl_explode ({self.kl_explode}) must be above report.kl_high ({self.kl_high})")
+        return self

@@ -15,8 +15,10 @@ def _g(v: float | int) -> str:
 def key_change(key: str, way: str, settings: dict[str, Any], factor: float = 2.0, default: float | None = None) -> str:
     """'lower update.lr (e.g. 2e-05 -> 1e-05)' from the run's current value, when known."""
     cur = as_number(settings.get(key))
-    if cur is None or cur == 0:
-        return f"{way} {key}" + (f" (e.g. {_g(cur or 0)} -> {_g(default)})" if default is not None else "")
+    if cur is None:   # the run's value is not known: no "from"
+        return f"{way} {key}" + (f" (e.g. to {_g(default)})" if default is not None else "")
+    if cur == 0:
+        return f"{way} {key}" + (f" (e.g. 0 -> {_g(default)})" if default is not None else "")
     new = cur / factor if way == "lower" else cur * factor
     if isinstance(settings.get(key), int):
         new = max(1, round(new))
@@ -47,7 +49,8 @@ def no_signal_flag(m: dict, first: bool, cfg: ReportConfig, s: dict[str, Any]) -
     groups have no spread: GRPO then has (almost) no gradient, and more epochs will not change it."""
     get = lambda key: as_number(m.get(key))  # noqa: E731
     st, fz = get("score/student_mean"), get("reward/frac_zero_std")
-    if not ((st is not None and st < cfg.min_student_score) or (first and fz is not None and fz > 0.5)):
+    unsolved = st is None or st < 0.5   # zero-spread groups of a student that mostly fails; else mode_collapse's solved
+    if not ((st is not None and st < cfg.min_student_score) or (first and fz is not None and fz > 0.5 and unsolved)):
         return None
     parts = [f"{label} {get(k):.0%}" for k, label in (
         ("breakdown/structure_ok", "well-formed"), ("breakdown/static_ok", "parse"), ("breakdown/typecheck_ok",

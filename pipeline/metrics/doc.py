@@ -27,11 +27,14 @@ class Metric:
 
 METRICS: dict[str, Metric] = {
     # reward: ratio reward student / (teacher + eps), DESIGN.md "The epoch"
-    "reward/mean": Metric("mean ratio reward student/(teacher+reward.eps), clipped to [0, reward.clip_max], over scored completions", "higher", "reward"),
+    "reward/mean": Metric("mean reward of the completions that train: with reward.kind=ratio student/(teacher+reward.eps) clipped to [0, reward.clip_max], with direct the judge score; plus the shaping terms (reward/shaping_*); an unscored completion counts as reward.none_as where that is set and is dropped otherwise. Not recorded when no completion has a reward", "higher", "reward"),
     "reward/std": Metric("population std of the rewards over all completions", "", "reward"),
     "reward/cv": Metric("std / mean of the rewards over the whole batch: mostly how much prompts differ in difficulty, which GRPO's per-group advantages remove; it matters only with select.advantage=raw", "", "reward"),
     "reward/best_of_n": Metric("mean over prompts of the best of its K rewards (what best-of-N sampling would earn)", "higher", "reward"),
     "reward/frac_zero_std": Metric("share of prompt groups whose K rewards are all equal (no GRPO learning signal)", "lower", "reward"),
+    "reward/shaping_overlong": Metric("mean overlong penalty per completion (reward.overlong_buffer, reward.overlong_penalty; DAPO's soft overlong punishment), <= 0", "", "reward"),
+    "reward/shaping_length": Metric("mean length penalty per completion (-reward.length_penalty x length / sample.max_new_tokens), <= 0", "", "reward"),
+    "reward/shaping_improve": Metric("mean improvement bonus per completion (reward.improve_bonus x the score's rise over the problem's last score), >= 0", "", "reward"),
     "score/student_mean": Metric("mean judge score (0..1) of the student's completions", "higher", "reward"),
     "breakdown/structure": Metric("execution judge: mean structure credit of the student's completions (closed code block / END)", "higher", "judge"),
     "breakdown/static": Metric("Python: mean static-check credit (parses; 1 - 0.25 per pyflakes error)", "higher", "judge"),
@@ -46,6 +49,7 @@ METRICS: dict[str, Metric] = {
     "loss/total": Metric("per row, policy loss + update.kl_coef x KL, and for the teacher's rows (update.teacher_sft_coef) that coefficient x their NLL; the mean over rows and steps", "lower", "update"),
     "loss/policy": Metric("clipped-surrogate (or REINFORCE) term; near 0 with group-normalised advantages", "", "update"),
     "loss/kl": Metric("update.kl_coef x KL term of the loss", "lower", "update"),
+    "loss/sft": Metric("mean per-token NLL of the teacher's answers the update imitates (update.teacher_sft_coef; the warm-start's whole loss); not recorded in an epoch without teacher rows", "lower", "update"),
     "kl/k3": Metric("KL(pi || ref), k3 estimator exp(ref-logp)-(ref-logp)-1, never negative (Schulman 2020, joschu.net/blog/kl-approx.html)", "target", "update"),
     "kl/k1": Metric("KL(pi || ref), k1 estimator mean(logp-ref), averaged over the update's steps: once a step moves pi it estimates KL(old || ref) - KL(old || pi), so it can go below 0 without anything wrong (always, at epoch 1 when the reference is the policy that sampled); kl/k1_start is the one that tells a sampling mismatch", "target", "update"),
     "kl/k3_start": Metric("KL(policy that sampled this epoch || ref), k3, before any update step: where the epoch starts (kl/k3 averages over the update's own steps too)", "target", "logprobs"),
@@ -62,7 +66,7 @@ METRICS: dict[str, Metric] = {
     "optim/steps": Metric("optimizer steps taken", "", "update"),
     "update/trained_tokens": Metric("completion tokens the update trained on", "", "update"),
     "logprobs/tokens": Metric("completion tokens whose sampling-policy and reference logprobs were computed once for every update variant", "", "logprobs"),
-    "logprobs/sampler_gap": Metric("mean |sampler's logprob - trainer's logprob| (nats) of the sampled tokens, both under the policy that sampled at sample.temperature; every engine records its own (hf, generate, vllm). Numerics alone give ~1e-6 in float32 and 0.01-0.02 from a bfloat16 sampling copy (sample.dtype); a different distribution (top-p/top-k, another temperature, a generation_config processor) gives tenths", "lower", "logprobs"),
+    "logprobs/sampler_gap": Metric("mean |sampler's logprob - trainer's logprob| (nats) of the sampled tokens of the completions select kept, both under the policy that sampled at sample.temperature; every engine records its own (hf, generate, vllm). Numerics alone give ~1e-6 in float32 and 0.01-0.02 from a bfloat16 sampling copy (sample.dtype); a different distribution (top-p/top-k, another temperature, a generation_config processor) gives tenths", "lower", "logprobs"),
     "logprobs/sampler_outside": Metric("share of sampled tokens whose ratio sampler / trainer probability lies outside [0.5, 2] (|delta logp| > ln 2): tokens PPO's clip would treat as off-policy before the update moved anything", "lower", "logprobs"),
     "logprobs/sampler_gap_max": Metric("largest |sampler's logprob - trainer's logprob| of one sampled token (see logprobs/sampler_gap)", "lower", "logprobs"),
     "update/tokens_per_s": Metric("update throughput (tokens per second)", "higher", "update"),
@@ -70,16 +74,19 @@ METRICS: dict[str, Metric] = {
     # sampling
     "completion/length_mean": Metric("mean completion length (tokens)", "", "sample"),
     "completion/truncated_frac": Metric("share of completions that hit sample.max_new_tokens", "lower", "sample"),
-    "completion/diversity": Metric("1 - mean pairwise token similarity of a prompt's completions, averaged over prompts (code_diversity)", "higher", "reward"),
+    "completion/diversity": Metric("1 - mean pairwise token similarity of a prompt's completions, averaged over prompts (code_diversity)", "higher", "sample"),
     "sample/generated_tokens": Metric("tokens the student generated", "", "sample"),
     "sample/tokens_per_s": Metric("sampling throughput (tokens per second)", "higher", "sample"),
     # select
     "select/kept_frac": Metric("share of completions kept for the update (threshold, best-of-N, zero-spread groups)", "", "select"),
     "select/groups_dropped_zero_std": Metric("prompt groups dropped because their rewards were all equal", "lower", "select"),
+    "select/teacher_rows": Metric("teacher answers added to the update's batch (update.teacher_sft_coef > 0: one per prompt whose best student answer scores below the teacher's)", "", "select"),
     # eval and curriculum
     "eval/score": Metric("mean judge score on held-out problems (of each problem's eval.num_samples answers; greedy by default)", "higher", "eval"),
     "eval/pass@1": Metric("share of held-out problems whose answer passes every test; with eval.num_samples=n the unbiased pass@1, the mean of c/n (eval/pass@k for k <= n likewise); `rlaif report` says whether a change is beyond noise", "higher", "eval"),
     "eval/ref_nll": Metric("mean per-token NLL (nats) of the held-out problems' reference answers under the policy: distillation that moves before pass@1 does", "lower", "eval"),
+    "eval/pass@k": Metric("with eval.num_samples=n, the unbiased pass@k for each k <= n among 1, 5, 10, ... (Chen et al. 2021): the chance that one of k answers passes", "higher", "eval"),
+    "eval/<source>/<figure>": Metric("eval/score, eval/pass@1 and eval/ref_nll of one source of eval.sources alone (e.g. eval/builtin:heldout/pass@1), when the eval reads a source by name", "higher", "eval"),
     "eval/problems": Metric("held-out problems evaluated", "", "eval"),
     "eval/samples": Metric("answers per held-out problem (eval.num_samples)", "", "eval"),
     "curriculum/easy": Metric("chosen prompts in the easy difficulty bucket", "", "prompts"),
@@ -91,9 +98,6 @@ METRICS: dict[str, Metric] = {
     "curriculum/unseen": Metric("chosen prompts the student has not been scored on yet", "", "prompts"),
     "curriculum/pool_in_band": Metric("prompts of the whole training set inside the band (when it dries up, adaptive explores)", "", "prompts"),
     "data/prompts": Metric("prompts drawn this epoch", "", "prompts"),
-    "data/easy": Metric("easy prompts drawn this epoch", "", "prompts"),
-    "data/medium": Metric("medium prompts drawn this epoch", "", "prompts"),
-    "data/hard": Metric("hard prompts drawn this epoch", "", "prompts"),
     # judge and teacher: what they cost
     "judge/api_calls": Metric("judgements computed (cache misses: API calls or sandbox runs)", "", "judge"),
     "judge/cache_hits": Metric("judgements answered from the cache, free", "higher", "judge"),
@@ -111,6 +115,9 @@ METRICS: dict[str, Metric] = {
     "teacher/batches_resumed": Metric("teacher batches of a killed or timed-out run, polled again", "", "teacher"),
     "teacher/batch_failed": Metric("teacher batch items that came back expired, errored or canceled", "lower", "teacher"),
     "teacher/cost_usd": Metric("dollars spent on teacher answers this epoch (model teachers)", "lower", "teacher"),
+    "teacher/api_calls": Metric("teacher answers generated this epoch (cache misses: API calls or local generations)", "", "teacher"),
+    "teacher/cache_hits": Metric("teacher answers answered from the cache, free", "higher", "teacher"),
+    "teacher/saved_usd": Metric("dollars the cache saved on teacher answers this epoch", "higher", "teacher"),
     # time
     "time/<stage>_s": Metric("wall seconds of one stage (as recorded when it ran; a reused stage keeps its time)", "", "runner"),
     "memory/<stage>_peak_gib": Metric("peak GPU memory allocated by torch during the stage (GiB); recorded only when the stage ran on a GPU", "", "any"),
@@ -128,6 +135,10 @@ def metric_info(key: str) -> Metric | None:
         return METRICS["time/<stage>_s"]
     if key.startswith("memory/") and key.endswith("_peak_gib"):
         return METRICS["memory/<stage>_peak_gib"]
+    if re.fullmatch(r"eval/pass@\d+", key):
+        return METRICS["eval/pass@k"]
+    if key.startswith("eval/") and key.count("/") == 2:
+        return METRICS["eval/<source>/<figure>"]
     return None
 
 

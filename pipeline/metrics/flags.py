@@ -8,6 +8,7 @@ cannot carry them); the thresholds are rules of thumb, tuned in config.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,8 @@ from pipeline.metrics.doc import as_number, series
 SEVERITIES = ("critical", "warning")
 
 FLAGS: dict[str, str] = {
+    "non_finite": "a recorded figure is NaN or infinite (a diverged loss, a NaN advantage, a judge's NaN score): "
+                  "every check that reads it is blind, so the epoch is flagged whole",
     "reward_regression": "reward/mean fell by more than report.regression_drop from the previous epoch, and the 95% "
                          "interval of the change lies below 0 (paired by prompt where both epochs scored the same "
                          "prompts; else Welch's, over the two epochs' prompt means): a fall inside the interval is "
@@ -33,7 +36,8 @@ FLAGS: dict[str, str] = {
     "eval_regression": "eval/pass@1 fell from the previous eval with the 95% interval of the change, paired by "
                        "problem, below 0: the held-out score fell beyond noise",
     "no_signal": "score/student_mean below report.min_student_score, or more than half of the first epoch's groups "
-                 "at zero spread: the run cannot learn as configured (replaces mode_collapse at that epoch)",
+                 "at zero spread while the student scores below 0.5 (unsolved, not solved): the run cannot learn as "
+                 "configured (replaces mode_collapse at that epoch)",
     "mode_collapse": "reward/frac_zero_std above report.max_frac_zero_std",
     "entropy_collapse": "policy/entropy below report.min_entropy, or fallen report.entropy_falls epochs running to more than "
                         "report.entropy_drop below its highest earlier value (swings that recover are not flagged); RL "
@@ -42,19 +46,26 @@ FLAGS: dict[str, str] = {
                "update.kl_mode=adaptive)",
     "kl_exploding": "kl/k3 above report.kl_explode x the KL target",
     "negative_k1": "kl/k1_start (the sampled tokens under the policy that sampled them, against the reference, "
-                   "before any update step; kl/k1 where a run has no kl/k1_start) below report.negative_k1",
+                   "before any update step) below report.negative_k1 (a run without kl/k1_start is not checked: the "
+                   "update's kl/k1 is below 0 by construction once a step moves the policy)",
     "sampler_mismatch": "logprobs/sampler_gap above report.max_sampler_gap, or logprobs/sampler_outside above "
                         "report.max_sampler_outside",
     "reward_cv_high": "reward/cv above report.max_reward_cv, when select.advantage=raw (grpo/mean advantages are "
                       "within-group: spread across prompts does not reach the gradient; reward/frac_zero_std is the "
                       "spread that matters)",
     "clip_high": "policy/clip_ratio (the share of tokens whose ratio the update clipped) above report.max_clip_ratio: "
-                 "the update moves the policy further than update.clip_eps lets the gradient follow",
+                 "the update moves the policy further than update.clip_eps lets the gradient follow (the clipped "
+                 "surrogate only: reinforce and loss_type=sapo clip nothing, cispo keeps every token's gradient)",
     "truncation_high": "completion/truncated_frac above report.max_truncated_frac",
     "judge_parse_failures": "judge/parse_failures above report.max_parse_failure_frac of the epoch's judgements "
                             "(judge/judgements)",
     "judge_cost": "judge/cost_usd above report.max_cost_per_epoch_usd",
-    "teacher_weak": "score/teacher_mean below report.min_teacher_score",
+    "teacher_weak": "with reward.kind=ratio, score/teacher_mean below report.min_teacher_score",
+    "teacher_missing": "with reward.kind=ratio, prompts without a teacher answer (teacher/missing) or with their "
+                       "teacher's answers unscored: their reward is the student's score over reward.eps alone, "
+                       "mostly clipped at reward.clip_max",
+    "unscored": "no answer of the epoch scored (no reward figures at all), or judge/skipped (answers left out: "
+                "judge.skip_missing, refused requests) above report.max_parse_failure_frac of its judgements",
     "teacher_below_student": "with reward.kind=ratio, score/teacher_mean below score/student_mean by more than "
                              "report.regression_drop: the ratio rewards beating a weaker teacher, and "
                              "update.teacher_sft_coef imitates its answers",
@@ -158,6 +169,14 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         e = int(m["epoch"])
         get = lambda key: as_number(m.get(key))  # noqa: E731
 
+        bad = sorted(k for k, v in m.items() if isinstance(v, float) and not math.isfinite(v) and not k.startswith("_"))
+        if bad:
+            flag("non_finite", e, ", ".join(f"{k} {m[k]}" for k in bad[:8]) + (f" (+{len(bad) - 8} more)" if len(bad) > 8 else ""),
+                 f"the checks that read these figures see nothing. A NaN loss, KL or entropy: the update diverged "
+                 f"(the update stops before writing NaN weights; an older run's adapter may hold them): {lower_lr}, "
+                 f"update.max_grad_norm, then `rlaif update {e} update.lr=...`; a NaN reward or score: look at the "
+                 f"judgements (`rlaif samples {e} --worst K`)", "critical")
+
         fz = get("reward/frac_zero_std")
         blind = no_signal_flag(m, e == first_rl, cfg, s)
         if blind:
@@ -202,7 +221,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         # Not the update's kl/k1: it averages over the update's steps, and once a step moves the policy
         # it estimates KL(old || ref) - KL(old || new), below 0 by construction where the reference is
         # the policy that sampled (epoch 1 after the warm-start: measured -0.0104 with kl/k1_start 0.0).
-        k1_key = "kl/k1_start" if get("kl/k1_start") is not None else "kl/k1"
+        k1_key = "kl/k1_start"
         k1 = get(k1_key)
         if k1 is not None and k1 < cfg.negative_k1:
             mismatch = []
@@ -223,7 +242,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         gap, outside = get("logprobs/sampler_gap"), get("logprobs/sampler_outside")
         if (gap is not None and gap > cfg.max_sampler_gap) or (outside is not None and outside > cfg.max_sampler_outside):
             flag("sampler_mismatch", e,
-                 f"logprobs/sampler_gap {gap:.4f} nats (report.max_sampler_gap {cfg.max_sampler_gap})"
+                 (f"logprobs/sampler_gap {gap:.4f} nats (report.max_sampler_gap {cfg.max_sampler_gap})" if gap is not None
+                  else "logprobs/sampler_gap not recorded")
                  + (f", largest {get('logprobs/sampler_gap_max'):.3f}" if get("logprobs/sampler_gap_max") is not None else "")
                  + (f", {outside:.1%} of tokens with a ratio outside [0.5, 2] (report.max_sampler_outside "
                     f"{cfg.max_sampler_outside:.0%})" if outside is not None else ""),
@@ -247,7 +267,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"answer inflates the ratio); if most rewards are 0, use easier prompts (data.difficulties)")
 
         clip = get("policy/clip_ratio")
-        if clip is not None and clip > cfg.max_clip_ratio:
+        clipped_surrogate = s.get("update.algorithm", "grpo") == "grpo" and s.get("update.loss_type") not in ("cispo", "sapo")
+        if clip is not None and clip > cfg.max_clip_ratio and clipped_surrogate:
             flag("clip_high", e,
                  f"policy/clip_ratio {clip:.3f} > report.max_clip_ratio {cfg.max_clip_ratio}"
                  + (f" (low {get('policy/clip_low'):.3f}, high {get('policy/clip_high'):.3f})"
@@ -261,7 +282,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"completion/truncated_frac {tr:.3f} > {cfg.max_truncated_frac}"
                  + (f" (completion/length_mean {get('completion/length_mean'):.0f} tokens)" if get("completion/length_mean") is not None else ""),
                  f"{key_change('sample.max_new_tokens', 'raise', s)}, or add sample.stop (e.g. the closing code fence) "
-                 f"so answers end after the code block; truncated answers score x judge.execution.truncation_factor")
+                 f"so answers end after the code block; truncated answers score x judge.execution.truncation_factor "
+                 f"(judge.ocaml.truncation_factor for OCaml)")
 
         pf = get("judge/parse_failures")
         if pf:
@@ -297,13 +319,31 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"stops improving")
 
         ts = get("score/teacher_mean")
-        if ts is not None and ts < cfg.min_teacher_score:
+        if ts is not None and ts < cfg.min_teacher_score and s.get("reward.kind", "ratio") == "ratio":
             flag("teacher_weak", e,
                  f"score/teacher_mean {ts:.3f} < {cfg.min_teacher_score}: reward = student / (teacher + reward.eps) "
                  f"then mostly measures reward.eps"
                  + (f"; teacher/missing {get('teacher/missing'):.0f}" if get("teacher/missing") else ""),
                  f"use a stronger teacher (teacher.kind=anthropic|openai with teacher.model) or check the references; "
                  f"{key_change('reward.eps', 'raise', s, factor=5)} to damp the ratio")
+        tm = get("teacher/missing")
+        if tm and s.get("reward.kind", "ratio") == "ratio" and s.get("teacher.kind") != "none":
+            flag("teacher_missing", e,
+                 f"teacher/missing {tm:.0f}: those prompts' rewards are score / reward.eps "
+                 f"({as_number(s.get('reward.eps')) or 0.1:g}), clipped at reward.clip_max, so their groups lose "
+                 f"most of their spread",
+                 "look at the teacher stage's warnings (an API teacher's refused or cut-off answers: raise "
+                 "teacher.max_tokens); rerun the epoch to ask again, or reward.kind=direct")
+        unscored, skipped, answers = get("score/student_unscored"), get("judge/skipped"), get("judge/judgements")
+        nothing = bool(unscored) and get("reward/mean") is None
+        if nothing or (skipped and (not answers or skipped / answers > cfg.max_parse_failure_frac)):
+            flag("unscored", e,
+                 f"score/student_unscored {unscored or 0:.0f}" + (f", judge/skipped {skipped:.0f}" if skipped else "")
+                 + (f" of {answers:.0f} judgements" if answers else "")
+                 + ("; no reward figures: nothing was scored" if nothing else ""),
+                 f"`rlaif samples {e} --worst K` shows why; judge.skip_missing or the API's refusals leave answers "
+                 f"out (`rlaif epoch {e} --force` asks again); reward.none_as gives an unscored answer a reward "
+                 f"instead of dropping it", "critical" if nothing else "warning")
         st = get("score/student_mean")
         if (ts is not None and st is not None and ts >= cfg.min_teacher_score and ts < st - cfg.regression_drop
                 and s.get("reward.kind", "ratio") == "ratio"):

@@ -47,9 +47,11 @@ def run(ctx: Ctx) -> None:
     students = [r["student_score"] for r in rows if r["student_score"] is not None]
     teachers = [v for v in teacher.values() if v is not None]
     ctx.figures = {
-        "reward/mean": mean, "reward/std": std, "reward/cv": std / mean if mean else 0.0,
-        "reward/best_of_n": statistics.fmean(max(r["reward"] for r in g) for g in groups.values()) if groups else 0.0,
-        "reward/frac_zero_std": sum(s[1] == 0 for s in stats.values()) / max(len(stats), 1),
+        # no reward at all (every answer unscored and dropped: reward.none_as=None): no reward figures, rather
+        # than zeros that read as a healthy epoch whose groups all have spread
+        **({"reward/mean": mean, "reward/std": std, "reward/cv": std / mean if mean else 0.0,
+            "reward/best_of_n": statistics.fmean(max(r["reward"] for r in g) for g in groups.values()),
+            "reward/frac_zero_std": sum(s[1] == 0 for s in stats.values()) / len(stats)} if rows else {}),
         # no score to average (teacher.kind=none; a judge that scored nothing): no figure, rather than a 0 that
         # reads as a weak teacher or a student that cannot learn (judge/parse_failures says what happened)
         **({"score/student_mean": statistics.fmean(students)} if students else {}),

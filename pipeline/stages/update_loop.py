@@ -291,7 +291,11 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
                                                                       dtype=torch.float32)]), "sum")
             sums = {k: [total[2 * i], total[2 * i + 1]] for i, k in enumerate(keys)}
             st["trained_tokens"] = total[-1]
-        figures = {k: float(n / torch.as_tensor(d).clamp(min=1)) for k, (n, d) in sums.items()}  # the one sync
+        keys = list(sums)
+        nd = torch.stack([torch.as_tensor(x, device=device, dtype=torch.float32) for k in keys for x in sums[k]]).tolist()
+        # the one sync; a figure no row reached (the policy's KL and clip in an epoch of teacher rows alone) is
+        # left out, not written as a 0 that reads as a policy at its reference
+        figures = {k: nd[2 * i] / max(nd[2 * i + 1], 1) for i, k in enumerate(keys) if nd[2 * i + 1] > 0}
         secs = time.time() - t0
         trained_tokens = int(st["trained_tokens"])
         figures.update({
@@ -349,8 +353,9 @@ def check_finite(params: list[torch.Tensor], grad_norms: list, accelerator, worl
     where = (f"the gradient norm of optimizer step {steps[0] + 1} of {len(grad_norms)} was "
              f"{float(norms[steps[0]])}" if steps else "the trained weights hold NaN or infinite values")
     if not rl:
-        raise RunError(f"warm-start: the supervised update diverged ({where}): nothing was written. Rerun `rlaif epoch "
-                       f"0` with a lower update.sft_lr (or update.max_grad_norm)")
+        raise RunError(f"update: the supervised update on the teacher's answers diverged ({where}): nothing was "
+                       f"written. The warm-start: rerun `rlaif epoch 0` with a lower update.sft_lr (or "
+                       f"update.max_grad_norm); an RL epoch of teacher rows alone: a lower update.teacher_sft_coef")
     again = f"`rlaif update {epoch} update.lr=...`" if epoch is not None else "the update"
     raise RunError(f"update: the update diverged ({where}): nothing was written, and the epoch's samples, judgements "
                    f"and logprobs are kept. Rerun {again} with a lower update.lr (or update.max_grad_norm, "

@@ -133,8 +133,13 @@ def policy_loss(logp: torch.Tensor, old: torch.Tensor, ref: torch.Tensor, advant
 
     per_token = pg + kl_coef * kl_loss
     loss = (per_token * mask).sum(-1) / norm                                      # (B,)
-    low = (ratio < 1 - s.clip_low) & (adv < 0)       # clipped where the clip binds (TRL's clip_ratio/*)
-    high = (ratio > 1 + s.clip_high) & (adv > 0)
+    if s.algorithm == "grpo" and s.surrogate == "clip":
+        low = (ratio < 1 - s.clip_low) & (adv < 0)       # clipped where the clip binds (TRL's clip_ratio/*)
+        high = (ratio > 1 + s.clip_high) & (adv > 0)
+    else:   # reinforce and sapo clip nothing; cispo caps the weight at clip_high (TRL's cispo_clip_ratio), the
+        # token keeps its gradient
+        low = torch.zeros(torch.broadcast_shapes(ratio.shape, adv.shape), dtype=torch.bool, device=ratio.device)
+        high = (ratio > s.clip_high) & (adv > 0) if s.algorithm == "grpo" and s.surrogate == "cispo" else low
     return loss, {"policy": pg.expand_as(logp), "kl": kl_loss.expand_as(logp), "k1": kl["k1"], "k3": kl["k3"],
                   "clip_low": low.expand_as(logp).float(), "clip_high": high.expand_as(logp).float()}
 
