@@ -185,12 +185,18 @@ def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):
     over, cfg = tiny_run
     assert rlaif("update", "3", *over) == 2
     assert "epoch 3 of run" in (err := capsys.readouterr().err) and "run `rlaif epoch 3` first" in err
-    assert rlaif("epoch", "3", *over) == 0
+    assert rlaif("epoch", "3", *over, "report.min_entropy=100") == 0   # a flag at every epoch
     out = capsys.readouterr().out
     r = Runner(cfg)
     assert all(r.chosen_update(n) is not None for n in (1, 2, 3))
-    assert [line.split(" done ")[0] for line in out.splitlines() if re.match(r"epoch \d done ", line)] == \
+    lines = out.splitlines()
+    assert [line.split(" done ")[0] for line in lines if re.match(r"epoch \d done ", line)] == \
         ["epoch 1", "epoch 2", "epoch 3"]
+    # each epoch's flags as it ends, once: not all of them after the last epoch
+    flagged = [next(i for i, x in enumerate(lines) if f"epoch {n} entropy_collapse" in x) for n in (1, 2, 3)]
+    done = [next(i for i, x in enumerate(lines) if x.startswith(f"epoch {n} done ")) for n in (1, 2, 3)]
+    assert done[0] < flagged[0] < done[1] < flagged[1] < done[2] < flagged[2]
+    assert out.count("entropy_collapse") == 3
     s2, s3 = manifests(r.epoch_dir(2))["sample"], manifests(r.epoch_dir(3))["sample"]
     assert s3["inputs"]["policy"] == r.chosen_update(2)[1]["fingerprint"] != s2["inputs"]["policy"]
     assert rlaif("epoch", "3", *over) == 0
