@@ -14,6 +14,7 @@ import pytest
 
 from judges.cache import JudgeCache
 from pipeline.cli.main import main
+from pipeline.metrics import doc
 from pipeline.config.file import load_config
 from pipeline.run.runner import Runner
 from pipeline.config.errors import RunError
@@ -49,8 +50,7 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     updates = [k for k in first if k.startswith("update-")]
     assert len(updates) == 1
     adapter = e1 / updates[0] / "adapter"
-    # the policy is a standard PEFT adapter
-    from peft import PeftModel
+    from peft import PeftModel   # the policy is a standard PEFT adapter
     from transformers import AutoModelForCausalLM
     PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(cfg.student.model), str(adapter))
     m = json.loads((e1 / "metrics.json").read_text())
@@ -58,8 +58,7 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
                 "judge/api_calls", "judge/cache_hits", "time/sample_s", "sample/generated_tokens"):
         assert key in m, key
     assert m["score/teacher_mean"] == 1.0  # every shipped reference passes its own tests
-    from pipeline.metrics.doc import metric_info
-    assert [k for k in m if k != "epoch" and metric_info(k) is None] == []   # every figure has its glossary entry
+    assert [k for k in m if k != "epoch" and doc.metric_info(k) is None] == []   # every figure has its glossary entry
     sample_manifest = first["sample"]
     assert sample_manifest["rows"] == 3 * 3 and set(sample_manifest["config"]) >= {"sample.temperature"}
     assert all(len(v) == 64 for v in sample_manifest["files"].values())
@@ -189,14 +188,10 @@ def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):
     out = capsys.readouterr().out
     r = Runner(cfg)
     assert all(r.chosen_update(n) is not None for n in (1, 2, 3))
-    lines = out.splitlines()
-    assert [line.split(" done ")[0] for line in lines if re.match(r"epoch \d done ", line)] == \
+    assert [x.split(" done ")[0] for x in (lines := out.splitlines()) if re.match(r"epoch \d done ", x)] == \
         ["epoch 1", "epoch 2", "epoch 3"]
-    # each epoch's flags as it ends, once: not all of them after the last epoch
-    flagged = [next(i for i, x in enumerate(lines) if f"epoch {n} entropy_collapse" in x) for n in (1, 2, 3)]
-    done = [next(i for i, x in enumerate(lines) if x.startswith(f"epoch {n} done ")) for n in (1, 2, 3)]
-    assert done[0] < flagged[0] < done[1] < flagged[1] < done[2] < flagged[2]
-    assert out.count("entropy_collapse") == 3
+    order = [next(i for i, x in enumerate(lines) if f"epoch {n} {w}" in x) for n in (1, 2, 3) for w in ("done", "entropy")]
+    assert order == sorted(order) and out.count("entropy_collapse") == 3   # each epoch's flags as it ends, once
     s2, s3 = manifests(r.epoch_dir(2))["sample"], manifests(r.epoch_dir(3))["sample"]
     assert s3["inputs"]["policy"] == r.chosen_update(2)[1]["fingerprint"] != s2["inputs"]["policy"]
     assert rlaif("epoch", "3", *over) == 0

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import pytest
+import torch
 
 from pipeline.train import rl
+from pipeline.train.loss import LossSettings, policy_loss
 from pipeline.config.file import load_config
 
 
@@ -109,3 +111,31 @@ def test_clip_settings_are_checked():
         warnings.simplefilter("error")  # GSPO's own range, and token level with 0.2: no warning
         load_config(None, ["update.importance_sampling_level=sequence", "update.clip_eps=3e-4", "update.clip_eps_high=4e-4"])
         load_config(None, ["update.clip_eps=0.2"])
+
+
+def test_clipping_is_counted_by_the_advantages_sign():
+    """By hand: the same ratios (0.5 and 1.5 at e = 0.2) clip at the floor only for a negative
+    advantage and at the ceiling only for a positive one; a ratio inside [0.8, 1.2] never counts."""
+    old = torch.zeros(3, 3)
+    logp = torch.log(torch.tensor([[0.5, 1.5, 1.0]])).expand(3, 3)
+    _, terms = policy_loss(logp, old, old, torch.tensor([1.0, -1.0, 0.0]), torch.ones(3, 3), torch.ones(3), 0.0,
+                           LossSettings(clip_low=0.2, clip_high=0.2))
+    assert terms["clip_low"].tolist() == [[0, 0, 0], [1, 0, 0], [0, 0, 0]]
+    assert terms["clip_high"].tolist() == [[0, 1, 0], [0, 0, 0], [0, 0, 0]]
+
+
+def test_the_sampler_corrections_arithmetic():
+    """TRL's formulas by hand: the difference counts 0 outside the mask, a sequence's weight is the
+    product of its tokens' ratios, truncation clamps, masking zeroes what lies outside [c_min, c_max]."""
+    from pipeline.train.loss import sampler_correction
+    old = torch.tensor([[-1.0, -1.0, -1.0]])
+    sampler = torch.tensor([[-2.0, -1.0, -0.9]])   # ratios e, 1, e^-0.1
+    mask = torch.tensor([[1.0, 1.0, 0.0]])           # the last token is not the completion's
+    e = torch.e
+    torch.testing.assert_close(sampler_correction(old, sampler, mask, "token_truncate", None, 2.0),
+                               torch.tensor([[2.0, 1.0, 1.0]]))
+    torch.testing.assert_close(sampler_correction(old, sampler, mask, "token_mask", None, 2.0),
+                               torch.tensor([[0.0, 1.0, 1.0]]))
+    torch.testing.assert_close(sampler_correction(old, sampler, mask, "sequence_truncate", None, 3.0),
+                               torch.tensor([[e]]))
+    torch.testing.assert_close(sampler_correction(old, sampler, mask, "sequence_mask", 0.5, 2.0), torch.tensor([[0.0]]))

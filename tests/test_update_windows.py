@@ -1,9 +1,11 @@
 """The update's accumulation windows: every micro-batch reaches an optimizer step when grad_accum does
-not divide them, and the last, partial window is scaled by its own size."""
+not divide them, and the last, partial window is scaled by its own size; a diverged update writes nothing."""
 from __future__ import annotations
 
+import pytest
 import torch
 
+from pipeline.config.errors import RunError
 from pipeline.config.file import load_config
 from pipeline.engines.model import load_student, load_tokenizer
 from pipeline.stages import update_loop
@@ -67,3 +69,22 @@ def test_the_last_partial_window_is_scaled_by_its_own_size(tiny_model):
         assert min(abs(share - 0.25), abs(share - 0.5)) <= 2 * bound * share, (seed, share)
         shares.add(round(share, 2))
     assert shares == {0.25, 0.5}, shares          # the seeds put the group in either window
+
+
+def test_a_diverged_update_writes_nothing_and_says_what_to_lower(tiny_model, tmp_path):
+    """A NaN in the loss (here one row's advantage) reaches every weight through the step: the update
+    stops with an error naming the step and the key to lower, before any adapter is written."""
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "update.micro_batch_size=2",
+                             "update.grad_accum=1"])
+    tok = load_tokenizer(cfg.student)
+    rows = [{"prompt_ids": [5, 6, 7], "completion_ids": [9, 10, 11 + i], "advantage": a}
+            for i, a in enumerate([1.0, -1.0, float("nan"), 1.0])]
+    model = load_student(cfg.student, trainable=True)
+    with pytest.raises(RunError, match=r"diverged \(the gradient norm of optimizer step 2 of 2 was nan\).*update.lr"):
+        update_loop.train(model, rows, cfg.update, 1.0, tok.pad_token_id, show_progress=False, fresh_adapter=True,
+                          epoch=3, save_to=tmp_path / "adapter")
+    assert not (tmp_path / "adapter").exists()
+    rows[2]["advantage"] = 0.5   # the same rows, finite: trains and writes
+    update_loop.train(load_student(cfg.student, trainable=True), rows, cfg.update, 1.0, tok.pad_token_id,
+                      show_progress=False, fresh_adapter=True, epoch=3, save_to=tmp_path / "adapter")
+    assert (tmp_path / "adapter").exists()

@@ -1,6 +1,7 @@
-"""Where this tool keeps what outlives a run: the cache of models, kernels and judge databases
-(RLAIF_CACHE, default ~/.cache/rlaif). Nothing but the standard library, so that `make setup` can
-build the CPU kernels before the rest of the dependencies are installed."""
+"""Where this tool keeps what outlives a run: the cache of models and kernels (RLAIF_CACHE,
+default ~/.cache/rlaif; the judge cache is each run directory's own, <run.dir>/.judge-cache).
+Nothing but the standard library, so that `make setup` can build the CPU kernels before the rest
+of the dependencies are installed."""
 from __future__ import annotations
 
 import os
