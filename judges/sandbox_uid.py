@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import pwd
 import shutil
 import signal
 import subprocess
@@ -18,7 +19,8 @@ import time
 # The sandbox's own logger name: its warnings read the same wherever the code lives.
 log = logging.getLogger("judges.sandbox")
 
-# systemd's DynamicUser range (61184-65519): ids no real account on a Debian machine uses.
+# systemd's DynamicUser range (61184-65519): ids no real account on a Debian machine uses, though a
+# service's may (claim_uid skips any uid in use).
 UID_BASE, UID_SLOTS = 61184, 256
 # The uids' lock files: one directory for every process of the machine, whatever its TMPDIR (two runs
 # with other TMPDIRs would otherwise hold the same uid, and one's reap would kill the other's program).
@@ -26,19 +28,36 @@ LOCK_DIR = "/tmp"
 
 
 def claim_uid() -> tuple[int, int]:
-    """A uid no other run on this machine holds, and the lock-file fd that holds it (close
-    it to release). flock is per open file, so this excludes other threads and processes:
-    sharing a uid would add up fork counts, and `reap` kills every process of the uid."""
+    """A uid no other run on this machine holds nor anything else uses (`in_use`), and the
+    lock-file fd that holds it (close it to release). flock is per open file, so this excludes
+    other threads and processes: sharing a uid would add up fork counts, and `reap` kills every
+    process of the uid."""
     while True:
         for uid in range(UID_BASE, UID_BASE + UID_SLOTS):
             path = os.path.join(LOCK_DIR, f"sandbox-uid-{uid}.lock")
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return uid, fd
             except BlockingIOError:
                 os.close(fd)
+                continue
+            if not in_use(uid):
+                return uid, fd
+            os.close(fd)
         time.sleep(0.05)  # all taken: wait for a run to finish
+
+
+def in_use(uid: int) -> bool:
+    """Someone else's: an account, a systemd DynamicUser= service's (the same range), or a uid any
+    process runs as (no run of ours holds it, or its lock would have said so). `reap` would
+    kill every process of it."""
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        pass
+    return (any(os.path.lexists(f"/run/systemd/dynamic-uid/{name}") for name in (uid, f"direct:{uid}"))
+            or bool(pids_of(uid)))
 
 
 def pids_of(uid: int) -> list[int]:

@@ -108,3 +108,25 @@ def test_a_dict_override_replaces_a_dotted_one_sets_and_a_config_files_quirks_ar
                        ("run.name=", "one folder name"), ("run.name=2024", "quote it to keep it text: run.name='2024'")):
         with pytest.raises(ConfigError, match=re.escape(words)):
             load_config(None, [bad])
+
+
+def test_a_min_reward_that_drops_what_the_shaping_penalises_is_warned_about(capsys):
+    """select.min_reward (0 by default) is applied to the shaped reward: a length or overlong penalty
+    pushes answers below it and select removes them instead of penalising them. Said once, as a line."""
+    import warnings
+    with pytest.warns(UserWarning, match=r"select.min_reward=0.0 drops .* down to -0.1.*select.min_reward=-1.1"):
+        load_config(None, ["reward.length_penalty=0.1"])
+    with pytest.warns(UserWarning, match=r"reward.none_as=-0.5 puts every unscored answer below it"):
+        load_config(None, ["reward.none_as=-0.5"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_config(None, ["reward.length_penalty=0.1", "reward.overlong_buffer=20", "select.min_reward=-2"])
+        load_config(None)
+    from pipeline.cli.main import main
+    import sys
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")   # shown as Python shows it outside pytest, through our format
+        warnings.showwarning = lambda m, c, f, n, file=None, line=None: sys.stderr.write(warnings.formatwarning(m, c, f, n))
+        assert main(["config", "show", "reward.overlong_buffer=20"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: select.min_reward=0.0 drops" in err and "down to -0.5" in err and "UserWarning" not in err

@@ -1,25 +1,19 @@
 """The graded execution judge: scores, and the reward hacks it must not pay for.
 
 Every hack below runs for real in the sandbox; "no credit" means the tests component is 0
-(structure and static credit for well-formed code may remain, as designed).
+(structure and static credit for well-formed code may remain, as designed). The hacks that reach
+for the host (files, secrets, network, processes): tests/test_execution_judge_isolation.py.
 """
 from __future__ import annotations
 
 import dataclasses
-import socket
-import subprocess
-import tempfile
-import uuid
-from pathlib import Path
 
 import pytest
 
 from data.schema import Problem
-from judges import execution, sandbox
 from judges.execution import ExecutionJudge, ExecutionSettings, outputs_match, run_tests
 from judges.pycode import extract_code, static_check
 
-strong = pytest.mark.skipif(sandbox.active_backend() != "bwrap", reason="needs bubblewrap")
 SETTINGS = ExecutionSettings(timeout_s=3)
 JUDGE = ExecutionJudge(SETTINGS)
 
@@ -76,6 +70,29 @@ def test_syntax_error_scores_structure_only():
     s = JUDGE.score(ADD, fenced("def add(a, b):\n    return a +"))
     assert s.breakdown["static"] == 0 and s.breakdown["static_errors"] is None
     assert s.breakdown["load"] == 0 and s.value == pytest.approx(0.05)
+
+
+def test_a_deeply_nested_answer_is_scored_and_never_stops_the_stage():
+    """Nesting past the interpreter's or pyflakes's recursion depth: 400 `x + ` terms (1.6 KB) compile
+    but pyflakes's tree walk recurses out (no findings: the tests run), 2,000 do not compile, nor do
+    5,000 unary minus signs (RecursionError building the AST) or 100,000 (MemoryError). Each one
+    raised out of score() and failed the whole judge stage, on every rerun."""
+    p = Problem(id="deep", prompt="", entry_point="f", tests=[{"input": [1], "output": 401}])
+    s = JUDGE.score(p, fenced("def f(x):\n    return " + "x + " * 400 + "1"))
+    assert s.value == pytest.approx(1.0) and s.breakdown["passed"] == 1, s
+    for body in ["x + " * 2000 + "1", "-" * 5000 + "x", "-" * 100_000 + "x"]:
+        s = JUDGE.score(p, fenced("def f(x):\n    return " + body))
+        assert s.value == pytest.approx(0.05) and s.breakdown["static_errors"] is None, s.breakdown
+        assert s.breakdown["error"].startswith("does not compile")
+
+
+def test_an_answer_the_judge_itself_fails_on_is_a_judge_error_not_a_crash():
+    """A bug met judging one answer (here a test input that is not JSON: the payload cannot be
+    written) is that answer's judge error, reported as a sandbox that cannot start is."""
+    p = Problem(id="bad-input", prompt="", entry_point="add", tests=[{"input": [{1, 2}, 3], "output": 3}])
+    s = JUDGE.score(p, CORRECT)
+    assert s.value is None and s.raw.startswith("judge error: TypeError"), s
+    assert "not JSON serializable" in s.breakdown["error"]
 
 
 def test_undefined_name_is_a_static_error_and_fails_at_load():
@@ -270,94 +287,3 @@ def test_megabytes_of_output_do_not_break_grading():
                   "    print('y' * 1_000_000)\n    return a + b")
     s = ExecutionJudge(ExecutionSettings(timeout_s=10, max_output_bytes=1 << 16)).score(ADD, code)
     assert s.breakdown["passed"] == 4 and len(s.raw) <= 2000
-
-
-@strong
-def test_reading_expected_outputs_from_the_problem_files_fails(monkeypatch):
-    # The judge hides the repository (data/ ships expected outputs): look for this test file.
-    here = Path(__file__).resolve()
-    code = fenced(f"def f():\n    try:\n        return open({str(here)!r}).read()[:20]\n"
-                  "    except OSError:\n        return 'hidden'")
-    expected = here.read_text()[:20]
-    assert JUDGE.score(one_test(expected), code).breakdown["passed"] == 0
-    if not here.is_relative_to("/tmp"):  # (a checkout under /tmp is hidden by the private /tmp anyway)
-        monkeypatch.setattr(execution, "_answer_dirs", lambda: [])  # control: not hidden, it works
-        assert JUDGE.score(one_test(expected), code).breakdown["passed"] == 1
-
-
-@strong
-def test_environment_secret_is_unreachable(monkeypatch):
-    monkeypatch.setenv("FAKE_API_KEY", "sk-judge-secret-123")
-    code = fenced("import glob, os\ndef f():\n    for v in os.environ.values():\n"
-                  "        if v.startswith('sk-'): return v\n"
-                  "    for p in glob.glob('/proc/*/environ'):\n        try:\n"
-                  "            for kv in open(p, 'rb').read().split(b'\\0'):\n"
-                  "                if kv.startswith(b'FAKE_API_KEY='): return kv[13:].decode()\n"
-                  "        except OSError: pass\n    return 'not found'")
-    holder = subprocess.Popen(["sleep", "30"], env={"FAKE_API_KEY": "sk-judge-secret-123"})
-    try:
-        assert JUDGE.score(one_test("sk-judge-secret-123"), code).breakdown["passed"] == 0
-    finally:
-        holder.kill()
-        holder.wait()
-
-
-@strong
-def test_home_secret_file_is_unreadable():
-    secret = Path.home() / f".judge-secret-{uuid.uuid4().hex}"
-    secret.write_text("sk-home-456")
-    try:
-        code = fenced(f"def f():\n    try:\n        return open({str(secret)!r}).read()\n"
-                      "    except OSError as e:\n        return str(e)")
-        assert JUDGE.score(one_test("sk-home-456"), code).breakdown["passed"] == 0
-    finally:
-        secret.unlink()
-
-
-@strong
-def test_network_connection_to_the_host_fails():
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen()
-        server.settimeout(0.5)
-        port = server.getsockname()[1]
-        code = fenced(f"import socket\ndef f():\n    try:\n"
-                      f"        socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
-                      "        return 'connected'\n    except OSError:\n        return 'offline'")
-        assert JUDGE.score(one_test("connected"), code).breakdown["passed"] == 0
-        with pytest.raises(socket.timeout):
-            server.accept()
-
-
-@strong
-def test_writing_into_a_hidden_run_dir_leaves_nothing():
-    run_dir = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="fake-run-"))
-    run_dir.chmod(0o777)  # even a world-writable run dir
-    try:
-        code = fenced(f"import os\ndef f():\n    try:\n"
-                      f"        open(os.path.join({str(run_dir)!r}, 'planted.py'), 'w').write('x')\n"
-                      "        return 'planted'\n    except OSError:\n        return 'blocked'")
-        judge = ExecutionJudge(ExecutionSettings(timeout_s=3, hide=(str(run_dir),)))
-        judge.score(one_test("planted"), code)
-        assert list(run_dir.iterdir()) == []
-    finally:
-        for p in run_dir.iterdir():
-            p.unlink()
-        run_dir.rmdir()
-
-
-@strong
-def test_killing_the_parent_does_not_kill_the_judge():
-    code = fenced("import os, signal\ndef add(a, b):\n    os.kill(os.getppid(), signal.SIGKILL)\n"
-                  "    return a + b")
-    s = JUDGE.score(ADD, code)
-    assert s.value is not None  # we are alive and got a score back
-
-
-@strong
-def test_fork_bomb_earns_nothing():
-    code = fenced("import os\ndef add(a, b):\n    while True:\n        try:\n            os.fork()\n"
-                  "        except OSError:\n            pass")
-    s = ExecutionJudge(ExecutionSettings(timeout_s=2)).score(ADD, code)
-    assert s.breakdown["passed"] == 0 and s.breakdown["timed_out"]
-    assert subprocess.run(["true"], timeout=5).returncode == 0

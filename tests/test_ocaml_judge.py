@@ -13,7 +13,8 @@ import pytest
 
 from data.schema import Problem
 from judges import ocaml, sandbox
-from judges.ocaml import OcamlJudge, OcamlSettings, extract_code, harness_source
+from judges.ocaml import OcamlJudge, OcamlSettings, extract_code
+from judges.ocaml_harness import harness_source
 
 pytestmark = pytest.mark.usefixtures("ocaml_compiler")
 strong = pytest.mark.skipif(sandbox.active_backend() != "bwrap", reason="needs bubblewrap")
@@ -124,6 +125,26 @@ def test_assertion_style_test_code_and_a_redefined_equality_earns_nothing():
     assert JUDGE.score(p, fenced(liar)).breakdown["tests"] == 0
 
 
+def test_a_string_result_holding_a_unicode_line_separator_keeps_its_line():
+    """The results are split at "\n" only: U+2028, U+2029 and U+0085 go out unescaped inside a JSON
+    string, and str.splitlines() broke the result line there (a correct answer scored 0.35)."""
+    for sep in ("\u2028", "\u2029", "\u0085"):
+        escaped = "".join(f"\\x{b:02x}" for b in sep.encode())
+        s = JUDGE.score(one_test("val f : unit -> string", f"a{sep}b"), fenced(padded(f'let f () = "a{escaped}b"')))
+        assert s.value == pytest.approx(1.0), (sep, s.breakdown)
+
+
+def test_an_empty_test_list_runs_the_test_code_as_the_python_judge_does():
+    """`tests: []` with `test_code`: the test code is what runs (the Python judge and the cache key
+    read no tests that way too); it was ignored and the row had no tests to run."""
+    p = Problem(id="mpl", prompt="", entry_point="add", language="ocaml", tests=[],
+                test_code="let assertions =\n  assert (add 1 2 = 3);\n  assert (add 0 0 = 0)\n")
+    assert JUDGE.score(p, fenced(BODY)).value == pytest.approx(1.0)
+    assert JUDGE.score(p, fenced(BODY.replace("a + b", "a * b"))).breakdown["tests"] == 0
+    assert JUDGE.score(Problem(id="none", prompt="", entry_point="add", language="ocaml", tests=[]),
+                       fenced(BODY)).value is None  # neither: a judge error, as in Python
+
+
 def test_harness_holds_inputs_but_no_expected_values():
     src = harness_source(ADD, "n0nce")
     assert "(10) (5)" in src and "15" not in src
@@ -209,6 +230,18 @@ def test_writing_outside_leaves_nothing():
         run_dir.rmdir()
         if home.exists():
             home.unlink()
+
+
+@strong
+def test_files_written_by_the_program_stop_at_the_tmpfs_cap():
+    """The program runs in the private /tmp (64 MiB), not in the host directory it was compiled
+    in, where RLIMIT_FSIZE capped each file but not their number (12 x 8 MiB went through)."""
+    code = padded("let f () =\n  let n = ref 0 in\n  (try\n    for i = 0 to 11 do\n"
+                  "      let oc = open_out_bin (\"f\" ^ string_of_int i) in\n"
+                  "      output_string oc (String.make (8 lsl 20) 'x'); close_out oc; incr n\n"
+                  "    done\n  with _ -> ());\n  !n")
+    written = JUDGE.outputs(one_test("val f : unit -> int", 12), code)[0]
+    assert 1 <= written <= 8, written
 
 
 def test_score_many_keeps_order_in_parallel():

@@ -2,7 +2,8 @@
 
 Each attack runs for real and the test checks the host afterwards. Tests marked `strong`
 need bubblewrap (the fallbacks are documented as weaker); where it matters, a control run
-without the protection shows the attack would have worked, so the test can fail.
+without the protection shows the attack would have worked, so the test can fail. What a program
+sees of the host's filesystem, and the working directories: tests/test_sandbox_fs.py.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from judges import sandbox, sandbox_uid
+from judges import sandbox, sandbox_mounts, sandbox_uid
 from judges.sandbox import Limits, SandboxError, run_python
 
 BACKEND = sandbox.active_backend()
@@ -69,7 +70,7 @@ def test_a_script_starts_without_site_yet_imports_what_the_environment_installs(
               "any(p.startswith(site.USER_BASE or '~') for p in sys.path),)\nquit(3)")
     res = run_python(script, limits=FAST, backend=kind)
     assert res.stdout == b"1 numpy False\n" and res.returncode == 3, res
-    assert set(site.getsitepackages()) & set(sandbox._site_dirs().split(":"))
+    assert set(site.getsitepackages()) & set(sandbox_mounts._site_dirs().split(":"))
 
 
 def test_reports_the_strongest_backend():
@@ -117,17 +118,6 @@ def test_the_program_runs_under_every_limit_and_the_parent_spawns_it_without_for
 def test_ten_gigabyte_allocation_fails():
     res = run_python("x = bytearray(10 * 1024**3)\nprint('allocated')", limits=FAST)
     assert b"MemoryError" in res.stderr and b"allocated" not in res.stdout
-
-
-def test_one_gigabyte_file_write_stops_at_the_size_limit():
-    script = ("import os\nf = open('big', 'wb')\n"
-              "for _ in range(1024): f.write(b'x' * 2**20); f.flush()\nprint('wrote 1GB')")
-    free_before = os.statvfs(tempfile.gettempdir()).f_bavail
-    res = run_python(script, limits=Limits(timeout_s=10, file_size_mb=8))
-    assert b"wrote 1GB" not in res.stdout
-    assert b"File too large" in res.stderr or res.returncode == -25  # EFBIG or SIGXFSZ
-    blocks = os.statvfs(tempfile.gettempdir()).f_frsize
-    assert (free_before - os.statvfs(tempfile.gettempdir()).f_bavail) * blocks < 100 << 20
 
 
 def test_recursion_bomb_crashes_only_itself():
@@ -252,52 +242,6 @@ def test_environment_secrets_are_unreachable(monkeypatch):
     finally:
         holder.kill()
         holder.wait()
-
-
-@strong
-def test_home_files_are_unreadable():
-    secret = Path.home() / f".fake-credentials-{uuid.uuid4().hex}"
-    secret.write_text("sk-home-secret")
-    try:
-        script = f"try:\n    print(open({str(secret)!r}).read())\nexcept OSError as e:\n    print('denied', e)"
-        if os.geteuid() == 0:  # control
-            assert b"sk-home-secret" in run_python(script, limits=FAST, backend="none").stdout
-        res = run_python(script, limits=FAST)
-        assert b"sk-home-secret" not in res.stdout and b"denied" in res.stdout
-    finally:
-        secret.unlink()
-
-
-@strong
-def test_hidden_directory_cannot_be_read_or_written():
-    run_dir = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="fake-run-"))
-    try:
-        (run_dir / "scores.json").write_text("expected-output-42")
-        run_dir.chmod(0o755)  # world-readable, as run dirs made with the usual umask are
-        script = (f"import os\nd = {str(run_dir)!r}\n"
-                  "try: print(open(os.path.join(d, 'scores.json')).read())\nexcept OSError as e: print(e)\n"
-                  "try: open(os.path.join(d, 'planted.py'), 'w').write('x')\nexcept OSError as e: print(e)")
-        control = run_python(script, limits=FAST)  # not hidden: readable (the root is read-only)
-        assert b"expected-output-42" in control.stdout
-        res = run_python(script, limits=FAST, hide=[str(run_dir)])
-        assert b"expected-output-42" not in res.stdout
-        assert sorted(p.name for p in run_dir.iterdir()) == ["scores.json"]
-    finally:
-        for p in run_dir.iterdir():
-            p.unlink()
-        run_dir.rmdir()
-
-
-@strong
-def test_root_filesystem_is_read_only_and_tmp_private():
-    target = Path(tempfile.gettempdir()) / f"planted-{uuid.uuid4().hex}"
-    script = (f"for path in ['/etc/planted', '/usr/planted', {str(target)!r}]:\n"
-              "    try: open(path, 'w').write('x'); print('wrote', path)\n"
-              "    except OSError as e: print(e)")
-    res = run_python(script, limits=FAST)
-    assert b"wrote /etc" not in res.stdout and b"wrote /usr" not in res.stdout
-    assert not target.exists()  # /tmp inside is a private tmpfs
-    assert not Path("/etc/planted").exists()
 
 
 def test_start_failure_is_a_sandbox_error(monkeypatch):

@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from judges import sandbox, sandbox_uid
+
 
 def test_two_processes_with_other_tmpdirs_never_hold_the_same_uid(tmp_path):
     """A uid's holder reaps every process of it after its run: two runs sharing one would kill each
@@ -24,3 +28,20 @@ def test_two_processes_with_other_tmpdirs_never_hold_the_same_uid(tmp_path):
         for p in procs:
             p.communicate("", timeout=30)
     assert uids[0] != uids[1]
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or sandbox.active_backend() != "bwrap" or not sandbox_uid.drop_to_uid(),
+                    reason="dedicated uids need root, bwrap and setpriv")
+def test_a_uid_someone_else_runs_as_is_neither_claimed_nor_reaped():
+    """The range is systemd's DynamicUser range: a service may run as one of its uids. A run that
+    claimed it would kill the service's processes when it reaped the uid (kill -9 -1 as the uid)."""
+    uid, fd = sandbox_uid.claim_uid()  # the uid the next run would get
+    os.close(fd)
+    service = subprocess.Popen(["sleep", "30"], user=uid, group=uid, extra_groups=[])
+    try:
+        res = sandbox.run_python("import os\nprint(os.getuid())", limits=sandbox.Limits(timeout_s=5))
+        assert res.returncode == 0 and int(res.stdout) != uid
+        assert service.poll() is None  # alive
+    finally:
+        service.kill()
+        service.wait()

@@ -227,6 +227,13 @@ def _quiet_libraries() -> None:
     import warnings
     warnings.filterwarnings("ignore", category=FutureWarning)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    library = warnings.formatwarning
+
+    def ours(message, category, filename, lineno, line=None):   # our own warnings: one line, as our errors
+        if category is UserWarning and f"{os.sep}pipeline{os.sep}" in filename:
+            return f"warning: {message}\n"
+        return library(message, category, filename, lineno, line)
+    warnings.formatwarning = ours
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -62,7 +62,7 @@ class RewardConfig(Section):
 
 
 class SelectConfig(Section):
-    min_reward: float = Field(0.0, description="Drop completions with reward below this.")
+    min_reward: float = Field(0.0, description="Drop completions with reward below this, before the advantages are taken. It reads the shaped reward: with reward.length_penalty or the overlong penalty on, set it below their lowest (e.g. -2), or the answers they penalise are removed rather than penalised (TRL keeps them; a warning says so).")
     top_k: int = Field(0, ge=0, description="Best-of-N: keep the top k completions per prompt (0 = keep all).")
     drop_zero_std: bool = Field(True, description="Drop prompt groups whose rewards are all equal (no learning signal).")
     advantage: Literal["grpo", "raw", "mean"] = Field("grpo", description="grpo: (r - mean) / (std + eps) per group (GRPO, Shao et al. 2024); raw: r; mean: r - group mean (Dr. GRPO, Liu et al. 2025; TRL's scale_rewards=none).")

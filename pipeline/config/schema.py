@@ -126,6 +126,18 @@ class Config(Section):
                           "unclipped. GSPO (Zheng et al. 2025) uses update.clip_eps=3e-4 update.clip_eps_high=4e-4; "
                           "set those, or keep this range if you mean it (a warning, not an error, for that reason)",
                           UserWarning)
+        rw, floor = self.reward, self.select.min_reward
+        lowest = -(rw.length_penalty + (rw.overlong_penalty if rw.overlong_buffer else 0.0))   # a shaped 0 score
+        if lowest < floor or (rw.none_as is not None and rw.none_as < floor):
+            # a warning: filtering penalised answers out is a choice, only rarely the one meant
+            warnings.warn(f"select.min_reward={floor} drops every completion whose reward is below it before the "
+                          "advantages are taken: "
+                          + (f"the shaping (reward.length_penalty, reward.overlong_penalty) takes rewards down to "
+                             f"{lowest:g}, so the answers it penalises most are removed, not penalised"
+                             if lowest < floor else
+                             f"reward.none_as={rw.none_as} puts every unscored answer below it, so none is kept")
+                          + f"; set select.min_reward={min(lowest, rw.none_as if rw.none_as is not None else 0.0) - 1:g} "
+                          "(or lower) to keep them, as TRL does", UserWarning)
         if u.sampler_correction != "none":
             if u.sampler_correction_min is None and u.sampler_correction_max is None:
                 raise ValueError(f"update.sampler_correction={u.sampler_correction} needs a bound: set "

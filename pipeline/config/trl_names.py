@@ -27,21 +27,25 @@ ROWS: list[tuple[tuple[str, ...], str, tuple[str, ...], str]] = [
     (("report_to",), "`none`", ("run.trackers",), "`[]` (`tensorboard`, `wandb`)"),
     (("per_device_train_batch_size", "gradient_accumulation_steps"), "`8` / `1`",
      ("update.micro_batch_size", "update.grad_accum"), "`4` / `2`"),
-    (("warmup_ratio",), "no warmup (transformers 5: a `warmup_steps` below 1 is a ratio)", ("update.warmup_ratio",),
-     "`0.1` (`update.warmup_steps` overrides it)"),
-    (("warmup_steps",), "`0`", ("update.warmup_steps",), "`None` (then `update.warmup_ratio`)"),
+    (("warmup_steps",), "`0` (transformers 5 has no `warmup_ratio`: a value below 1 is the ratio)",
+     ("update.warmup_steps", "update.warmup_ratio"), "`None`, then `update.warmup_ratio` `0.1`; a ratio goes in "
+     "`update.warmup_ratio`, `update.warmup_steps` takes whole steps"),
     (("lr_scheduler_type",), "`linear`", ("update.scheduler",), "`cosine`"),
     (("max_grad_norm",), "`1.0`", ("update.max_grad_norm",), "`1.0`"),
     (("weight_decay",), "`0.0`", ("update.weight_decay",), "`0.0`"),
     (("vllm_importance_sampling_correction", "vllm_importance_sampling_mode"), "on with vLLM",
      ("update.sampler_correction",), "`none`"),
-    (("vllm_importance_sampling_clip_min", "vllm_importance_sampling_clip_max"), "",
+    (("vllm_importance_sampling_clip_min", "vllm_importance_sampling_clip_max"), "`None` / `3.0`",
      ("update.sampler_correction_min", "update.sampler_correction_max"), "`None` / `3.0`"),
     (("seed",), "`42`", ("run.seed",), "`0`"),
+    (("gradient_checkpointing",), "`True`", ("update.activation_checkpointing",),
+     "`False` (turn it on for a 3B-7B student on one GPU)"),
+    (("num_generations_eval",), "`num_generations`", ("eval.num_samples",), "`1` (greedy)"),
 ]
 
 # a value of TRL's that rlaif spells with another key: (key, value) -> what to write instead
-VALUES = {("select.scale_rewards", "none"): "select.advantage=mean (TRL's scale_rewards=none: no std division)"}
+VALUES = {("select.scale_rewards", "none"): "select.advantage=mean (TRL's scale_rewards=none: no std division)",
+          ("select.scale_rewards", "false"): "select.advantage=mean (TRL's scale_rewards=false: no std division)"}
 
 
 def names() -> dict[str, str]:
@@ -64,6 +68,8 @@ def hint(key: str) -> str:
 def value_hint(key: str, value) -> str:
     """' (use select.advantage=mean ...)' for a TRL value rlaif spells with another key, else ''."""
     to = VALUES.get((key, str(value).lower()))
+    if key == "update.warmup_steps" and isinstance(value, float) and 0 < value < 1:   # transformers 5's ratio spelling
+        to = f"update.warmup_ratio={value} (a warmup below one step is a ratio of the steps)"
     return f"; write {to}" if to else ""
 
 

@@ -1,0 +1,85 @@
+"""The OCaml judge's test harness (judges/ocaml.py compiles and runs it): harness.ml, generated from
+the problem's signature by data/ocaml_types.py, holds only the test inputs and prints each result
+as one JSON line tagged with a nonce; `read_results` reads those lines back and compares them with
+the expected values outside the sandbox, by value and type.
+"""
+from __future__ import annotations
+
+import json
+
+from data.ocaml_types import PRELUDE, TypeSpecError, check_tests, literal, parse_signature, printer
+from data.schema import Problem
+from judges import sandbox
+from judges.execution import outputs_match
+
+
+def harness_source(problem: Problem, nonce: str) -> str:
+    """harness.ml: calls Solution.<entry> on each test input and prints one JSON line per test
+    (or, for test_code, runs it and prints a completion marker). Never holds expected values."""
+    tag = lambda event: f'{{\\"nonce\\": \\"{nonce}\\", \\"event\\": \\"{event}\\"'  # noqa: E731
+    lines = [PRELUDE,
+             "let emit s = Stdlib.print_string (\"\\n\" ^ s ^ \"\\n\"); Stdlib.flush Stdlib.stdout",
+             f'let () = emit "{tag("start")}}}"']
+    if not problem.tests:  # none (None or []): the test code, as the Python judge and the cache key read it
+        lines += [f"let {problem.entry_point} = Solution.{problem.entry_point}",
+                  problem.test_code or "", f';;\nlet () = emit "{tag("check")}, \\"ok\\": true}}"']
+        return "\n".join(lines) + "\n"
+    name, args, result = parse_signature(problem.signature or "")
+    ty = " -> ".join(map(str, [*args, result]))
+    lines += [f"let fn : {ty} = Solution.{name}", f"let show = {printer(result)}",
+              "let err e = json_string (Stdlib.String.sub (Stdlib.Printexc.to_string e) 0 "
+              "(Stdlib.min 300 (Stdlib.String.length (Stdlib.Printexc.to_string e))))"]
+    for i, test in enumerate(problem.tests):
+        call = " ".join(literal(t, v) for t, v in zip(args, test["input"]))
+        head = f'"{tag("test")}, \\"i\\": {i}, \\"ok\\": '
+        lines.append(f'let () = (match show (fn {call}) with\n'
+                     f'  | s -> emit ({head}true, \\"out\\": " ^ s ^ "}}")\n'
+                     f'  | exception e -> emit ({head}false, \\"error\\": " ^ err e ^ "}}"))')
+    return "\n".join(lines) + "\n"
+
+
+def check_problem(problem: Problem) -> None:
+    """TypeSpecError/ValueError when the harness cannot drive this problem's tests."""
+    if not problem.tests:
+        if not problem.test_code:
+            raise ValueError(f"problem {problem.id!r} has neither `tests` nor `test_code`")
+        return
+    try:
+        check_tests(problem.signature, problem.entry_point, problem.tests)
+    except TypeSpecError as e:
+        raise TypeSpecError(f"problem {problem.id!r}: {e}") from None
+
+
+def read_results(problem: Problem, run: sandbox.SandboxResult, nonce: str, bd: dict) -> dict[int, dict]:
+    """The harness's result lines in the program's output (only those tagged with `nonce`): fills
+    `bd`'s passed, tests, error and timed_out; returns the result line per test index."""
+    msgs = []
+    # lines end at "\n" only: splitlines() also breaks at U+2028, U+2029 and U+0085, which a
+    # string result carries unescaped (json_string escapes only control characters)
+    for line in run.stdout.decode("utf-8", "replace").split("\n"):
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(msg, dict) and msg.get("nonce") == nonce:
+            msgs.append(msg)
+    bd["timed_out"] = run.timed_out
+    died = "timed out" if run.timed_out else f"no result: the program exited (status {run.returncode}) before reporting"
+    if not problem.tests:
+        ok = any(m.get("event") == "check" and m.get("ok") is True for m in msgs)
+        bd["passed"], bd["tests"] = int(ok), float(ok)
+        bd["error"] = None if ok else (run.stderr.decode("utf-8", "replace").strip()[-300:] or died)
+        return {}
+    outs: dict[int, dict] = {}
+    for m in msgs:
+        if m.get("event") == "test" and isinstance(m.get("i"), int):
+            outs.setdefault(m["i"], m)
+    for i, test in enumerate(problem.tests):
+        m = outs.get(i)
+        expected = json.loads(json.dumps(test["output"]))
+        ok = bool(m and m.get("ok") is True and "out" in m and outputs_match(expected, m["out"]))
+        bd["passed"] += ok
+        if not ok and bd["error"] is None:
+            bd["error"] = (m or {}).get("error") or ("wrong answer" if m else died)
+    bd["tests"] = bd["passed"] / len(problem.tests) if problem.tests else 0.0
+    return outs
