@@ -44,6 +44,12 @@ def test_recorded_run_flags_regression_rising_loss_and_best_of_n():
     assert "lower update.lr (e.g. 2e-05 -> 1e-05)" in reg.advice and "raise update.kl_coef (e.g. 0.05 -> 0.1)" in reg.advice
     loss = next(f for f in flags if f.name == "loss_rising")
     assert "0.3853 -> 0.3552 -> 0.4473" in loss.evidence and "update.lr" in loss.advice
+    assert "loss/policy 0.095 -> 0.095 -> 0.095" in loss.evidence and "teacher rows" not in loss.advice
+    ms = recorded()
+    for m, rows in zip(ms, (2, 5, 4, 9)):
+        m.update({"select/teacher_rows": rows, "loss/sft": 0.6})
+    loss = next(f for f in analyse(ms, CFG) if f.name == "loss_rising")   # the teacher rows carry the rise
+    assert "select/teacher_rows 5 -> 4 -> 9" in loss.evidence and "read loss/policy and loss/kl" in loss.advice
     bon = next(f for f in flags if f.name == "best_of_n_vs_mean")
     assert "0.5575 -> 0.5686" in bon.evidence and "select.top_k" in bon.advice and "update.lr" in bon.advice
 
@@ -100,6 +106,8 @@ CASES = {
     "teacher_missing": ({"teacher/missing": 3}, None, ("teacher.max_tokens", "reward.kind=direct")),
     "unscored": ({"judge/skipped": 5, "score/student_unscored": 5, "judge/judgements": 40}, None,
                  ("rlaif epoch 3 --force", "reward.none_as")),
+    "nothing_trained": ({"update/trained_tokens": 0, "select/kept_frac": 0.0}, None,
+                        ("select.drop_zero_std", "select.min_reward", "sample.max_new_tokens")),
     "eval_regression": ({"_eval/change": {"from": 2, "a": 0.31, "b": 0.17, "ci": [-0.25, -0.03], "problems": 29}},
                         None, ("lower update.lr", "raise update.kl_coef", "eval.patience")),
 }

@@ -56,6 +56,8 @@ FLAGS: dict[str, str] = {
     "clip_high": "policy/clip_ratio (the share of tokens whose ratio the update clipped) above report.max_clip_ratio: "
                  "the update moves the policy further than update.clip_eps lets the gradient follow (the clipped "
                  "surrogate only: reinforce and loss_type=sapo clip nothing, cispo keeps every token's gradient)",
+    "nothing_trained": "an RL epoch whose update trained no token (update/trained_tokens 0, or select/kept_frac 0): "
+                       "the policy did not change",
     "truncation_high": "completion/truncated_frac above report.max_truncated_frac",
     "judge_parse_failures": "judge/parse_failures above report.max_parse_failure_frac of the epoch's judgements "
                             "(judge/judgements)",
@@ -151,10 +153,20 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         window = [v for _, v in loss[i - k: i + 1]]
         start, end = window[0], window[-1]
         if end == max(window) and end - start > max(0.05 * abs(start), 1e-3):
+            span = [m for m in rl_epochs if loss[i - k][0] <= int(m["epoch"]) <= loss[i][0]]
+            cols = {key: [as_number(m.get(key)) for m in span]
+                    for key in ("loss/policy", "loss/kl", "loss/sft", "select/teacher_rows")}
+            teacher = cols["select/teacher_rows"]
+            parts = "; ".join(f"{key} " + " -> ".join("-" if v is None else f"{v:.4g}" for v in vals)
+                              for key, vals in cols.items() if any(v is not None for v in vals))
             flag("loss_rising", loss[i][0],
                  f"loss/total over epochs {loss[i - k][0]}..{loss[i][0]}: "
-                 f"{' -> '.join(f'{v:.4f}' for v in window)} ({end - start:+.4f}, {100 * (end - start) / abs(start or 1):+.0f}%)",
-                 f"{lower_lr}; if loss/kl carries the rise, the policy is drifting from the reference: {raise_kl}")
+                 f"{' -> '.join(f'{v:.4f}' for v in window)} ({end - start:+.4f}, {100 * (end - start) / abs(start or 1):+.0f}%)"
+                 + (f" ({parts})" if parts else ""),
+                 f"{lower_lr}; if loss/kl carries the rise, the policy is drifting from the reference: {raise_kl}"
+                 + ("; loss/total holds update.teacher_sft_coef x the teacher rows' NLL, so more teacher rows "
+                    "(select/teacher_rows: prompts the student's best answer lost) raise it without anything going "
+                    "wrong: read loss/policy and loss/kl" if any(teacher) else ""))
 
     entropy = series(rl_epochs, "policy/entropy")
     collapsing = set()  # epochs where entropy fell `entropy_falls` times running, far below its earlier peak
@@ -275,6 +287,15 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                     if get("policy/clip_low") is not None and get("policy/clip_high") is not None else ""),
                  f"the clipped tokens give no gradient, so the update learns from few: {lower_lr}"
                  + passes_advice(s) + "; or a larger batch per optimizer step (update.grad_accum)")
+
+        tt, kept = get("update/trained_tokens"), get("select/kept_frac")
+        if e >= 1 and (tt == 0 or kept == 0):
+            flag("nothing_trained", e,
+                 f"update/trained_tokens {tt if tt is not None else '-'}, select/kept_frac {kept if kept is not None else '-'}",
+                 "every answer was dropped before the update: select.drop_zero_std (every group at zero spread: "
+                 "see reward/frac_zero_std), select.min_reward above every reward, or "
+                 "update.mask_truncated_completions with every answer cut off (raise sample.max_new_tokens)",
+                 "critical")
 
         tr = get("completion/truncated_frac")
         if tr is not None and tr > cfg.max_truncated_frac:
