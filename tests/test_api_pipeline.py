@@ -54,6 +54,7 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
     m = json.loads((r.epoch_dir(1) / "metrics.json").read_text())
     assert m["teacher/api_calls"] == 3 and m["teacher/cost_usd"] > 0
     assert m["judge/cost_usd"] > 0 and m["judge/api_calls"] >= 12  # 9 student + 3 teacher LLM judgements (+ sandbox runs)
+    assert 0 <= m["judge/execution_mean"] <= 1 and 0 <= m["judge/anthropic_mean"] <= 1   # each mix component's own
     paid = api.total
     assert paid == 3 + 12
     judged = judge_values(r, 1)

@@ -99,4 +99,9 @@ def run(ctx: Ctx) -> None:
     fig["judge/parse_failures"] = sum(r["value"] is None and not _unanswered(r["breakdown"]) for r in rows)
     fig["judge/judgements"] = len(rows)   # students' and teachers' answers scored (each once, whatever judge.mix holds)
     fig.update(breakdown_figures([r["breakdown"] for r in rows if r["role"] == "student"]))
+    if len(weights) > 1:   # judge.mix: each component's own mean over the student's answers (TRL's rewards/<func>/mean)
+        for kind in weights:
+            vals = [sc.value for sc in per[kind][: len(samples)] if sc.value is not None]
+            if vals:
+                fig[f"judge/{kind}_mean"] = sum(vals) / len(vals)
     ctx.figures = fig
