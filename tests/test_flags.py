@@ -108,6 +108,8 @@ CASES = {
                  ("rlaif epoch 3 --force", "reward.none_as")),
     "nothing_trained": ({"update/trained_tokens": 0, "select/kept_frac": 0.0}, None,
                         ("select.drop_zero_std", "select.min_reward", "sample.max_new_tokens")),
+    "schedule_ended": ({"optim/lr_last": 0.0}, {"update.planned_epochs": 2},
+                       ("update.planned_epochs", "rlaif epoch 3 --force", "update.scheduler=constant")),
     "eval_regression": ({"_eval/change": {"from": 2, "a": 0.31, "b": 0.17, "ci": [-0.25, -0.03], "problems": 29}},
                         None, ("lower update.lr", "raise update.kl_coef", "eval.patience")),
 }

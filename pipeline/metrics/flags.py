@@ -58,6 +58,8 @@ FLAGS: dict[str, str] = {
                  "surrogate only: reinforce and loss_type=sapo clip nothing, cispo keeps every token's gradient)",
     "nothing_trained": "an RL epoch whose update trained no token (update/trained_tokens 0, or select/kept_frac 0): "
                        "the policy did not change",
+    "schedule_ended": "an RL epoch past update.planned_epochs whose learning rate ended at 0 (optim/lr_last): the LR "
+                      "schedule spans the planned epochs, and an epoch after them learns nothing",
     "truncation_high": "completion/truncated_frac above report.max_truncated_frac",
     "judge_parse_failures": "judge/parse_failures above report.max_parse_failure_frac of the epoch's judgements "
                             "(judge/judgements)",
@@ -296,6 +298,14 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  "see reward/frac_zero_std), select.min_reward above every reward, or "
                  "update.mask_truncated_completions with every answer cut off (raise sample.max_new_tokens)",
                  "critical")
+
+        planned, lr_last = as_number(s.get("update.planned_epochs")), get("optim/lr_last")
+        if e >= 1 and planned and e > planned and lr_last == 0 and get("optim/lr"):
+            flag("schedule_ended", e,
+                 f"epoch {e} > update.planned_epochs {planned:.0f}; optim/lr_last 0 ({s.get('update.scheduler', 'cosine')} "
+                 f"schedule over the planned epochs)",
+                 f"set update.planned_epochs to the epochs you mean to run (e.g. {e}) and rerun from the first epoch "
+                 f"past it (`rlaif epoch {int(planned) + 1} --force`), or update.scheduler=constant")
 
         tr = get("completion/truncated_frac")
         if tr is not None and tr > cfg.max_truncated_frac:
