@@ -130,3 +130,5 @@ def test_a_min_reward_that_drops_what_the_shaping_penalises_is_warned_about(caps
         assert main(["config", "show", "reward.overlong_buffer=20"]) == 0
     err = capsys.readouterr().err
     assert "warning: select.min_reward=0.0 drops" in err and "down to -0.5" in err and "UserWarning" not in err
+    before = warnings.formatwarning
+    assert main(["config", "show"]) == 0 and warnings.formatwarning is before   # installed once, not wrapped again

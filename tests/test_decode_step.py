@@ -270,7 +270,7 @@ def test_the_padded_step_of_cuda_graphs_keeps_the_live_rows(student, monkeypatch
     in the free slots; run eagerly on the CPU (what a CUDA graph replays), the loop draws what the
     plain step draws: the padding rows' writes land in slots no live row holds."""
     import pipeline.engines.decode as dec
-    from pipeline.engines.decode_step import GraphedStep
+    from pipeline.engines.graphed_step import GraphedStep
     cfg, tok, model, prompts = student
     seeds = [[7 * g + j for j in range(4)] for g in range(len(prompts))]
     warp = lambda z: z / 0.8  # noqa: E731
@@ -298,3 +298,59 @@ def test_the_padded_step_of_cuda_graphs_keeps_the_live_rows(student, monkeypatch
     assert [r[0]["ids"] for r in greedy] == [r[0]["ids"] for r in decode(model, tok, prompts, 1, 20, 3,
                                                                           decode_step="graphs", stats=stats)]
     assert stats["step"] == "decode_step"                  # on the CPU, graphs is the plain step
+
+
+def test_the_loop_frees_its_cache_and_step_on_return(student, monkeypatch):  # noqa: F811
+    """decode's KV cache and step (its fused weights) go when it returns, at once: no reference cycle
+    through the loop's closures keeps them for a full garbage collection (gc off meanwhile)."""
+    import gc
+    import weakref
+
+    import pipeline.engines.decode as dec
+    cfg, tok, model, prompts = student
+    made, make = [], dec.make_step
+
+    class Watched(dec.SlotCache):
+        def __init__(self, *args, **kw):
+            super().__init__(*args, **kw)
+            made.append(weakref.ref(self))
+
+    def watched_step(*args, **kw):
+        step = make(*args, **kw)
+        made.append(weakref.ref(step))
+        return step
+
+    monkeypatch.setattr(dec, "SlotCache", Watched)
+    monkeypatch.setattr(dec, "make_step", watched_step)
+    gc.disable()
+    try:
+        decode(model, tok, prompts[:1], 2, 4, 4, decode_step="ours")
+        assert len(made) == 2 and [r() for r in made] == [None, None]
+    finally:
+        gc.enable()
+
+
+def test_the_step_copies_only_what_it_fuses_and_the_slots_leave_room_for_it(student, monkeypatch):  # noqa: F811
+    """o_proj, down_proj and the LM head are read in place (the step held a second copy of them);
+    only the stacked q/k/v and gate/up are the step's own, and on CUDA the slots are counted from the
+    free memory less those (`fused_bytes`: the cache is sized before the step is made)."""
+    from pipeline.engines import hf as engine_hf
+    from pipeline.engines.decode_step import fused_bytes
+    cfg, tok, model, prompts = student
+    step = make_step(model, 64, 8, ("cpu",), "sdpa")
+    own = {p.data_ptr() for p in model.parameters()}
+    single = [f for layer in step.layers for f in (layer[3], layer[7])] + [step.head]
+    fused = [f for layer in step.layers for f in (layer[2], layer[6])]
+    assert all(f.weight.data_ptr() in own and (f.bias is None or f.bias.data_ptr() in own) for f in single)
+    assert not any(f.weight.data_ptr() in own for f in fused)
+    copied = sum(t.numel() * t.element_size() for f in fused for t in (f.weight, f.bias) if t is not None)
+    assert fused_bytes(model, 64) == copied > 0
+    # on CUDA (faked: the device and its free memory), the cache's share of what is free once they are made
+    layers, kv_heads, head_dim = model_shape(model)
+    per_seq = 2 * layers * kv_heads * head_dim * 4 * 64 + 3 * 4 * model.config.vocab_size
+    free = 100 * per_seq
+    monkeypatch.setattr(engine_hf, "_device", lambda m: torch.device("cuda"))
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda *a: (free, 2 * free))
+    whole = engine_hf.slots(model, "auto", 40, 24, "transformers")
+    assert whole == int(0.6 * free / per_seq) > engine_hf.slots(model, "auto", 40, 24, "auto") \
+        == int(0.6 * (free - copied) / per_seq)

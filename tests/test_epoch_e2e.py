@@ -188,8 +188,8 @@ def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):
     out = capsys.readouterr().out
     r = Runner(cfg)
     assert all(r.chosen_update(n) is not None for n in (1, 2, 3))
-    assert [x.split(" done ")[0] for x in (lines := out.splitlines()) if re.match(r"epoch \d done ", x)] == \
-        ["epoch 1", "epoch 2", "epoch 3"]
+    lines = out.splitlines()
+    assert [x.split(" done ")[0] for x in lines if re.match(r"epoch \d done ", x)] == ["epoch 1", "epoch 2", "epoch 3"]
     order = [next(i for i, x in enumerate(lines) if f"epoch {n} {w}" in x) for n in (1, 2, 3) for w in ("done", "entropy")]
     assert order == sorted(order) and out.count("entropy_collapse") == 3   # each epoch's flags as it ends, once
     s2, s3 = manifests(r.epoch_dir(2))["sample"], manifests(r.epoch_dir(3))["sample"]

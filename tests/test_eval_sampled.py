@@ -59,6 +59,16 @@ def test_n_samples_at_temperature_zero_is_refused(tiny_config, capsys):
     assert "eval.temperature" in capsys.readouterr().err
 
 
+def test_the_eval_checks_its_prompts_as_the_sample_stage_does(tiny_config, capsys):
+    """A prompt plus eval.max_new_tokens beyond the model's context (the tiny model's: 1024 tokens) is
+    refused before any generation. data.max_prompt_tokens, the training prompts' limit, is not the
+    eval's: raising it would remake every epoch's samples."""
+    assert rlaif("eval", "0", *tiny_config, "eval.max_new_tokens=1020") == 2
+    err = capsys.readouterr().err
+    assert "eval.max_new_tokens=1020 exceeds the model's context of 1024 tokens" in err
+    assert rlaif("eval", "0", *tiny_config, "data.max_prompt_tokens=16") == 0
+
+
 def test_reference_nll_is_the_answers_token_nll(tiny_config):
     """eval/ref_nll against a direct forward pass over prompt + reference answer + eos."""
     from pipeline.stages.eval import eval_problems

@@ -295,6 +295,20 @@ def test_flags_that_do_not_apply_to_a_runs_settings_stay_quiet():
     assert {f.name for f in analyse(ms, CFG)} == {"teacher_weak", "teacher_missing"}
 
 
+def test_flags_of_a_healthy_variant_of_their_case_stay_quiet():
+    """nothing_trained: an epoch whose groups all lost their spread still trains on teacher rows;
+    schedule_ended: with update.optimizer_state=reset every epoch's schedule ends at 0 by design."""
+    ms = healthy(4)
+    ms[2].update({"select/kept_frac": 0.0, "select/teacher_rows": 6, "update/trained_tokens": 900})
+    assert analyse(ms, CFG) == []
+    ms = healthy(6)
+    for m in ms:
+        m["optim/lr_last"] = 0.0
+    assert analyse(ms, CFG, {"update.planned_epochs": 4, "update.optimizer_state": "reset"}) == []
+    assert analyse(ms, CFG, {"update.planned_epochs": 4, "update.scheduler": "constant"}) == []
+    assert [f.epoch for f in analyse(ms, CFG, {"update.planned_epochs": 4})] == [5, 6]
+
+
 def test_an_epoch_that_scored_nothing_is_critical():
     ms = healthy(2)
     for k in ("reward/mean", "reward/std", "reward/cv", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean"):

@@ -84,6 +84,10 @@ def test_a_diverged_update_writes_nothing_and_says_what_to_lower(tiny_model, tmp
         update_loop.train(model, rows, cfg.update, 1.0, tok.pad_token_id, show_progress=False, fresh_adapter=True,
                           epoch=3, save_to=tmp_path / "adapter")
     assert not (tmp_path / "adapter").exists()
+    with pytest.raises(RunError, match="optimizer step 2 of 2"):   # a checkpoint every step: the last one kept is finite
+        update_loop.train(load_student(cfg.student, trainable=True), rows, cfg.update, 1.0, tok.pad_token_id,
+                          show_progress=False, fresh_adapter=True, checkpoint=tmp_path / "ckpt", checkpoint_every=1)
+    assert len(torch.load(tmp_path / "ckpt" / "state.pt", weights_only=False)["state"]["grad_norms"]) == 1
     rows[2]["advantage"] = 0.5   # the same rows, finite: trains and writes
     update_loop.train(load_student(cfg.student, trainable=True), rows, cfg.update, 1.0, tok.pad_token_id,
                       show_progress=False, fresh_adapter=True, epoch=3, save_to=tmp_path / "adapter")

@@ -227,12 +227,15 @@ def _quiet_libraries() -> None:
     import warnings
     warnings.filterwarnings("ignore", category=FutureWarning)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    if getattr(warnings.formatwarning, "rlaif", False):   # once per process (main() runs again in-process)
+        return
     library = warnings.formatwarning
 
     def ours(message, category, filename, lineno, line=None):   # our own warnings: one line, as our errors
         if category is UserWarning and f"{os.sep}pipeline{os.sep}" in filename:
             return f"warning: {message}\n"
         return library(message, category, filename, lineno, line)
+    ours.rlaif = True
     warnings.formatwarning = ours
 
 

@@ -29,15 +29,15 @@ waiting completion, across the whole stage, so every step computes rows that are
   the probabilities never materialised as torch tensors). Greedy is argmax. No
   generation_config processor (repetition_penalty, ...) is applied: the sampled distribution is
   softmax(warped logits / T), the one the logprobs stage and the update compute.
-- Rows end at eos (or pad), at max_new tokens, at a stop string, or (stop_after_code) where the
-  first code block closes; `finish` then cuts them exactly as it cuts transformers' output.
+- Rows end at an end id (the tokenizer's eos or one of the generation_config's) or pad, at max_new
+  tokens, at a stop string, or (stop_after_code) where the first code block closes
+  (pipeline/engines/ends.py); `finish` then cuts them exactly as it cuts transformers' output.
 
 Each row also keeps the sampler's own logprob of each token it drew (the gap to the trainer's
 recomputed logprob is `logprobs/sampler_gap`).
 """
 from __future__ import annotations
 
-import re
 import time
 from collections import deque
 from contextlib import contextmanager
@@ -45,25 +45,12 @@ from contextlib import contextmanager
 import torch
 from tqdm import tqdm
 
-from pipeline.engines.decode_step import GraphedStep, grouped_attention, make_step
+from pipeline.engines.decode_step import grouped_attention, make_step
+from pipeline.engines.ends import Stopper, model_end_ids
+from pipeline.engines.graphed_step import GraphedStep
 from pipeline.engines.streams import pick, uniforms
 
 ATTENTION = "rlaif_slots"
-
-# a fence line, complete with its newline: ``` or ```python (group 1: the language tag)
-_FENCE_LINE = re.compile(r"^[ \t]*```[ \t]*([\w+-]*)[ \t]*\n", re.M)
-
-
-def code_end(text: str) -> int | None:
-    """Where the answer's first fenced code block ends: just past its closing ``` line (newline
-    included), or None while no block has closed. The first fence line opens the block whatever it
-    looks like, so a bare ``` that opens an answer is never taken for a close (the stop string
-    "\n```\n" is); the close is the next bare ``` line."""
-    fences = _FENCE_LINE.finditer(text)
-    if next(fences, None) is None:
-        return None
-    return next((f.end() for f in fences if not f.group(1)), None)
-
 
 def slot_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
     """transformers' attention interface. One query token (decode), over the cache's views as they
@@ -187,33 +174,6 @@ class Row:
         self.length = prompt_len                  # tokens in the cache once the last id is written
 
 
-class Stopper:
-    """Whether a row is done after its newest token: eos/pad, max_new, a stop string, or (code) the
-    first code block closed. Text checks decode the row only when its newest token could end one."""
-
-    def __init__(self, tok, max_new: int, stop: list[str], code: bool):
-        self.tok, self.max_new, self.stop, self.code = tok, max_new, stop, code
-        self.ends = {t for t in (tok.eos_token_id, tok.pad_token_id) if t is not None}
-        self.last_chars = {s[-1] for s in stop if s}
-        self.text_of: dict[int, str] = {}
-
-    def __call__(self, ids: list[int]) -> bool:
-        t = ids[-1]
-        if t in self.ends or len(ids) >= self.max_new:
-            return True
-        if not (self.stop or self.code):
-            return False
-        piece = self.text_of.get(t)
-        if piece is None:
-            piece = self.text_of[t] = self.tok.decode([t])
-        hit_stop = self.stop and any(c in piece for c in self.last_chars)
-        hit_code = self.code and "\n" in piece
-        if not (hit_stop or hit_code):
-            return False
-        text = self.tok.decode(ids, skip_special_tokens=True)
-        return bool((hit_stop and any(s in text for s in self.stop)) or (hit_code and code_end(text) is not None))
-
-
 def model_shape(model) -> tuple[int, int, int]:
     c = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
     head_dim = getattr(c, "head_dim", None) or c.hidden_size // c.num_attention_heads
@@ -244,7 +204,7 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
     layers, kv_heads, head_dim = model_shape(model)
     slots = max(1, min(slots, len(prompts) * k))
     cache = SlotCache(layers, slots, kv_heads, head_dim, dtype, device)
-    stopper = Stopper(tok, max_new, stop or [], stop_after_code)
+    stopper = Stopper(tok, max_new, stop or [], stop_after_code, model_end_ids(tok, model))
     waiting = deque((g, j) for g in range(len(prompts)) for j in range(k))
     prefilled: dict[int, tuple[list, torch.Tensor, int]] = {}   # group -> (kv, last logits, rows left)
     live: list[Row] = []                                         # slot i holds live[i]
@@ -287,18 +247,21 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
         return ids.tolist(), probs.gather(-1, ids[:, None])[:, 0].log().tolist()
 
     def retire(i: int) -> None:
-        r = live[i]
-        done[r.group][r.index] = {"ids": r.ids, "logps": r.logps}
-        bar.update(1)
-        if waiting:                                                          # the next completion takes the slot
+        """Row i is done: the next waiting completion takes its slot (and the one after, while each
+        ends at its first token: a loop, not a recursion), else the last live row does."""
+        while True:
+            r = live[i]
+            done[r.group][r.index] = {"ids": r.ids, "logps": r.logps}
+            bar.update(1)
+            if not waiting:
+                break
             live[i] = admit(i)
-            if stopper(live[i].ids):
-                retire(i)
-        else:                                                                # the last live row takes it
-            last = live.pop()
-            if i < len(live):
-                cache.move(len(live), i, last.length)
-                live[i] = last
+            if not stopper(live[i].ids):
+                return
+        last = live.pop()
+        if i < len(live):
+            cache.move(len(live), i, last.length)
+            live[i] = last
 
     def prefill(ids: list[int], start: int, before: list | None) -> tuple[list, torch.Tensor]:
         """Keys/values of positions [0, start + len(ids)) and the last position's logits: ids at
@@ -378,6 +341,9 @@ def decode(model, tok, prompts: list[list[int]], k: int, max_new: int, slots: in
                 if stopper(live[i].ids):
                     retire(i)
     bar.close()
+    # the closures let go: none of them, nor the cache and step they hold, outlives the call (retire's
+    # loop leaves no cycle between them; this keeps a later one from holding them until a full gc)
+    choose = retire = prefill = admit = None  # noqa: F841
     if isinstance(step, GraphedStep):               # what ran: graph replays, or the eager fallback
         counts["graph_replays"] = step.replays
         counts["step"] = "decode_step+graphs" if step.replays else "decode_step"

@@ -75,24 +75,39 @@ def make_step(model, longest: int, rows: int = 64, devices: tuple[str, ...] = ("
     attention on the CPU, kernel (pipeline.engines.cpu_attention, where it supports the shape and builds)
     or sdpa (torch's)."""
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
-    if next(base.parameters()).device.type not in devices:
+    if next(base.parameters()).device.type not in devices or not _computes(base, longest):
         return None
+    return LlamaStep(base, rows, attention)
+
+
+def _computes(base, longest: int) -> bool:
+    """Whether the step computes this (plain transformers) model exactly: `make_step`'s conditions."""
     c = _text_config(base)
     inner = getattr(base, "model", None)
     if c.model_type not in _ROTATE_HALF or inner is None or not hasattr(inner, "rotary_emb"):
-        return None
+        return False
     window = getattr(c, "sliding_window", None)
     if window is not None and getattr(c, "use_sliding_window", True) and window < longest:
-        return None
+        return False
     for layer in inner.layers:
         mods = dict(layer.named_modules())
-        if not all(p in mods for p in _LAYER_PARTS):
-            return None
-        if any(_plain_linear(mods[p]) is None for p in _LAYER_PARTS[:7]):
-            return None
-    if _plain_linear(base.lm_head) is None:
-        return None
-    return LlamaStep(base, rows, attention)
+        if not all(p in mods for p in _LAYER_PARTS) or any(_plain_linear(mods[p]) is None for p in _LAYER_PARTS[:7]):
+            return False
+    return _plain_linear(base.lm_head) is not None
+
+
+def fused_bytes(model, longest: int) -> int:
+    """The bytes of the weights a step of `model` makes of its own (`_fused`: q/k/v and gate/up
+    stacked, biases included); every other weight it reads in place. 0 for a model it does not
+    compute. (On the CPU in bf16 oneDNN packs every weight anew, uncounted: `slots` asks on CUDA.)"""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    if not _computes(base, longest):
+        return 0
+    size = next(base.parameters()).element_size()
+    parts = [(layer.self_attn.q_proj, layer.self_attn.k_proj, layer.self_attn.v_proj)
+             for layer in base.model.layers] + [(layer.mlp.gate_proj, layer.mlp.up_proj) for layer in base.model.layers]
+    return sum(size * sum(m.weight.numel() + (m.out_features if any(x.bias is not None for x in group) else 0)
+                          for m in map(_plain_linear, group)) for group in parts)
 
 
 class _Linear:
@@ -111,9 +126,14 @@ class _Linear:
 
 def _fused(mods, packed: bool, rows: int, scale: float = 1.0, scaled: int = 0) -> _Linear:
     """nn.Linear layers that read the same input, as one: their weights (and biases) stacked by rows,
-    the first `scaled` output rows times `scale`."""
+    the first `scaled` output rows times `scale`: a new tensor, the model's stay untouched. One
+    layer, unscaled: its own weight and bias, no copy (o_proj, down_proj and the LM head would
+    otherwise hold a second copy of most of the model while the loop runs)."""
     mods = [_plain_linear(m) for m in mods]
-    w = torch.cat([m.weight.detach() for m in mods])          # a new tensor: the model's stay untouched
+    if len(mods) == 1 and not scaled:
+        bias = mods[0].bias
+        return _Linear(mods[0].weight.detach(), None if bias is None else bias.detach(), packed, rows)
+    w = torch.cat([m.weight.detach() for m in mods])
     b = None
     if any(m.bias is not None for m in mods):
         b = torch.cat([m.bias.detach() if m.bias is not None else w.new_zeros(m.out_features) for m in mods])
@@ -297,92 +317,3 @@ class LlamaStep:
             h = gate_up(rms(x, self.hidden, w2, e2))                 # (n, 2 I): gate, then up
             x = x + down(act(h[:, : h.shape[-1] // 2]) * h[:, h.shape[-1] // 2:])
         return self.head(rms(x, self.hidden, *self.norm))
-
-
-class GraphedStep:
-    """A LlamaStep replayed from CUDA graphs (`sample.decode_step=graphs`): one graph per bucket of
-    live rows (a power of two from 8, at most the slots) and of keys read (a multiple of SPAN, at
-    most the cache's room), captured the first time the loop needs it. The live rows are padded to
-    their bucket with rows in the free slots after them (token 0 at position 0: their key lands in a
-    slot no live row holds, and a row admitted there later overwrites it; their logits are
-    dropped), so a step computes the same numbers for the live rows, the bucket's extra rows apart.
-    On a GPU the step of a small student is mostly the host launching its ~600 kernels one by one
-    (a profile of the sample stage at 1.5B on an H100: the GPU busy 2.2 s of 27.5 s,
-    bench/RESULTS.md); a replay launches them at once. The cache's tensors are captured with the
-    graphs, so they are captured anew when `SlotCache.fit` reallocates the cache.
-
-    capture=False runs the same padded step eagerly (what the CPU tests check of the padding); a
-    capture that fails (an operation CUDA graphs cannot hold) falls back to the eager step, with a
-    warning, for the rest of the loop."""
-
-    SPAN = 128
-
-    def __init__(self, step: LlamaStep, slots: int, capture: bool = True):
-        self.step, self.slots, self.capture = step, slots, capture
-        self.attention = step.attention
-        self.graphs: dict = {}                                       # (rows, span) -> (graph, ids, pos, logits)
-        self.cache_key = None
-        self.pool = None
-        self.replays = 0
-        rope = getattr(step.inner.rotary_emb, "rope_type", "default")
-        if capture and "dynamic" in str(rope):                       # it compares positions on the host
-            log.warning("sample.decode_step=graphs: the %s rotary embedding reads positions "
-                                                "on the host; stepping without CUDA graphs", rope)
-            self.capture = False
-
-    def prefill(self, *args, **kw):
-        """A prompt's prefill, eager (one per prompt; its length varies)."""
-        return self.step.prefill(*args, **kw)
-
-    def bucket(self, n: int) -> int:
-        b = 8
-        while b < n:
-            b *= 2
-        return min(b, self.slots)
-
-    def __call__(self, ids: torch.Tensor, pos: torch.Tensor, cache) -> torch.Tensor:
-        n = ids.shape[0]
-        rows = max(self.bucket(n), n)
-        span = min(cache.room, -(-cache.span // self.SPAN) * self.SPAN)
-        cache.span = span
-        key = (id(cache), cache.room, cache.k[0].data_ptr())
-        if key != self.cache_key:                                    # a new or reallocated cache
-            self.graphs.clear()
-            self.cache_key = key
-        if (rows, span) not in self.graphs:
-            ids_buf = torch.zeros(rows, dtype=ids.dtype, device=ids.device)
-            pos_buf = torch.zeros(rows, dtype=pos.dtype, device=pos.device)
-            ids_buf[:n], pos_buf[:n] = ids, pos
-            self.graphs[(rows, span)] = (*self._capture(ids_buf, pos_buf, cache), ids_buf, pos_buf)
-        graph, logits, ids_buf, pos_buf = self.graphs[(rows, span)]
-        ids_buf[:n], pos_buf[:n] = ids, pos
-        ids_buf[n:], pos_buf[n:] = 0, 0
-        if graph is None:
-            return self.step(ids_buf, pos_buf, cache)[:n]
-        graph.replay()
-        self.replays += 1
-        return logits[:n]
-
-    def _capture(self, ids_buf: torch.Tensor, pos_buf: torch.Tensor, cache) -> tuple:
-        """(graph, its logits), or (None, None) to step eagerly. The warm-up steps run on the real
-        inputs, so the keys and values they write are the ones the replay writes again."""
-        if not self.capture:
-            return None, None
-        try:
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
-                for _ in range(2):
-                    self.step(ids_buf, pos_buf, cache)
-            torch.cuda.current_stream().wait_stream(side)
-            if self.pool is None:
-                self.pool = torch.cuda.graph_pool_handle()
-            graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph, pool=self.pool):
-                logits = self.step(ids_buf, pos_buf, cache)
-            return graph, logits
-        except RuntimeError as e:  # an operation the graph cannot hold: this loop steps eagerly
-            log.warning("sample.decode_step=graphs: capturing the step failed (%s); "
-                                                "stepping without CUDA graphs", e)
-            self.capture = False
-            return None, None

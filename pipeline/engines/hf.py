@@ -21,8 +21,9 @@ from contextlib import contextmanager, nullcontext
 import torch
 from tqdm import tqdm
 
+from pipeline.config.errors import RunError
 from pipeline.config.schema import Config
-from pipeline.engines.decode import code_end  # noqa: F401 (the engine's names)
+from pipeline.engines.ends import CompletionStops, code_end, finish, model_end_ids  # noqa: F401 (the engine's names)
 from pipeline.engines.streams import pick, row_seed, uniforms  # noqa: F401
 
 log = logging.getLogger("rlaif")
@@ -46,62 +47,39 @@ def template_prefix(tok, cfg: Config) -> list[int]:
     return a[: next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))]
 
 
+def check_prompts(cfg: Config, ids: list[list[int]], names: list[str], max_new: int, new_key: str,
+                  context: int | None, prompt_limit: bool = True) -> None:
+    """Before any generation (the sample and eval stages): every prompt within data.max_prompt_tokens
+    (prompt_limit: the sample stage's; the eval's prompts are not held to a training limit whose key
+    moves the sample stage's fingerprint), and the longest plus max_new (the setting `new_key`) within
+    the model's context (`context_length`; None: unchecked). A RunError naming the first prompt over
+    and what to change otherwise."""
+    limit = cfg.data.max_prompt_tokens
+    too_long = [(n, len(i)) for n, i in zip(names, ids) if prompt_limit and len(i) > limit]
+    if too_long:
+        raise RunError(f"{len(too_long)} prompts are longer than data.max_prompt_tokens={limit} "
+                       f"(first: {too_long[0][0]}, {too_long[0][1]} tokens); raise data.max_prompt_tokens "
+                       "or drop those problems")
+    longest = max((len(i) for i in ids), default=0)
+    if context and longest + max_new > context:
+        raise RunError(f"the longest prompt ({longest} tokens) plus {new_key}={max_new} exceeds the model's "
+                       f"context of {context} tokens; lower {new_key} or data.max_prompt_tokens")
+
+
+def context_length(cfg: Config) -> int | None:
+    """The student's context (its config's max_position_embeddings; None where it names none)."""
+    from transformers import AutoConfig
+
+    from pipeline.engines.model import resolve
+    return getattr(AutoConfig.from_pretrained(resolve(cfg.student.model)), "max_position_embeddings", None)
+
+
 def left_pad(seqs: list[list[int]], pad_id: int, device=None) -> tuple[torch.Tensor, torch.Tensor]:
     """(input_ids, attention_mask), both (B, T), padded on the left so every row ends at T."""
     width = max(len(s) for s in seqs)
     ids = torch.tensor([[pad_id] * (width - len(s)) + s for s in seqs], device=device)
     attn = torch.tensor([[0] * (width - len(s)) + [1] * len(s) for s in seqs], device=device)
     return ids, attn
-
-
-class CodeClosed:
-    """generate's stopping criterion for sample.stop_after_code: a row is done once its first code
-    block has closed. Checks a row only when its newest token holds a newline (a line just ended)."""
-
-    def __init__(self, tok, width: int):
-        self.tok, self.width, self.newline = tok, width, {}
-
-    def __call__(self, input_ids: torch.Tensor, scores, **kwargs) -> torch.Tensor:
-        done = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
-        if input_ids.shape[1] <= self.width:
-            return done
-        for i, t in enumerate(input_ids[:, -1].tolist()):
-            if t not in self.newline:
-                self.newline[t] = "\n" in self.tok.decode([t])
-            if self.newline[t]:
-                text = self.tok.decode(input_ids[i, self.width:].tolist(), skip_special_tokens=True)
-                done[i] = code_end(text) is not None
-        return done
-
-
-def finish(tok, ids: list[int], stop: list[str], max_new: int, code: bool = False) -> tuple[list[int], str, str]:
-    """Cut generated ids at eos, a stop string or (code=True: sample.stop_after_code) the end of the
-    first code block. Returns (ids kept, text, finish_reason).
-
-    A stop string (and a closing fence) is kept in the text (the closing code fence matters to the
-    judge), and the ids are cut to the shortest prefix whose text contains it, i.e. exactly what was
-    generated.
-    """
-    eos = {tok.eos_token_id, tok.pad_token_id}  # padding after a finished row is not generated content
-    end = next((i for i, t in enumerate(ids) if t in eos), None)
-    body = ids if end is None else ids[:end]
-
-    def cut_at(text: str) -> int | None:
-        cuts = [text.find(s) + len(s) for s in stop if s in text]
-        if code and (c := code_end(text)) is not None:
-            cuts.append(c)
-        return min(cuts, default=None)
-
-    if (stop or code) and cut_at(tok.decode(body, skip_special_tokens=True)) is not None:
-        for k in range(1, len(body) + 1):
-            text = tok.decode(body[:k], skip_special_tokens=True)
-            cut = cut_at(text)
-            if cut is not None:
-                return body[:k], text[:cut], "stop"
-    text = tok.decode(body, skip_special_tokens=True)
-    if end is not None and ids[end] == tok.eos_token_id:
-        return ids[: end + 1], text, "eos"
-    return body, text, ("length" if len(ids) >= max_new else "eos")
 
 
 @torch.no_grad()
@@ -117,14 +95,16 @@ def prefill(model, prompts: list[list[int]], pad_id: int, k: int, device):
     return cache
 
 
-def batch_size(model, setting: int | str, longest_prompt: int, max_new: int, group: int = 1) -> int:
+def batch_size(model, setting: int | str, longest_prompt: int, max_new: int, group: int = 1,
+               reserve: int = 0) -> int:
     """Sequences per generate call. An int is taken as it is; auto: 32 on the CPU (where a larger
     batch buys nothing), and on CUDA as many as 60% of the free GPU memory holds: each sequence's
     KV cache over prompt + max_new tokens, plus a step's float32 logits and their softmax. At
-    least one group."""
+    least one group. reserve: bytes that will be allocated before the cache (the decode step's
+    fused weights), not free for it."""
     if setting != "auto":
         return int(setting)
-    device = next(model.parameters()).device
+    device = _device(model)
     if device.type != "cuda":
         return 32
     c = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
@@ -133,7 +113,7 @@ def batch_size(model, setting: int | str, longest_prompt: int, max_new: int, gro
     elem = next(model.parameters()).element_size()
     per_seq = 2 * c.num_hidden_layers * kv_heads * head_dim * elem * (longest_prompt + max_new) + 3 * 4 * c.vocab_size
     free, _ = torch.cuda.mem_get_info(device)
-    n = min(int(0.6 * free / per_seq), 4096)
+    n = min(int(0.6 * max(free - reserve, 0) / per_seq), 4096)
     return max(group, n // group * group)
 
 
@@ -181,12 +161,20 @@ def warpers(sc):
                                + ([TopPLogitsWarper(sc.top_p)] if sc.top_p < 1.0 else []))
 
 
-def slots(model, setting: int | str, longest_prompt: int, max_new: int) -> int:
+def _device(model):
+    return next(model.parameters()).device
+
+
+def slots(model, setting: int | str, longest_prompt: int, max_new: int, decode_step: str = "auto") -> int:
     """Completions in flight in the decode loop (sample.batch_size). auto: 128 on the CPU (larger
-    matmuls amortise each step's fixed cost), on CUDA as many as the free memory holds."""
-    if setting == "auto" and next(model.parameters()).device.type != "cuda":
+    matmuls amortise each step's fixed cost), on CUDA as many as the free memory holds once the
+    decode step (sample.decode_step: any but transformers on CUDA) holds its fused q/k/v and gate/up
+    weights (`fused_bytes`: made after this count, inside the loop)."""
+    if setting == "auto" and _device(model).type != "cuda":
         return 128
-    return batch_size(model, setting, longest_prompt, max_new)
+    from pipeline.engines.decode_step import fused_bytes
+    reserve = 0 if decode_step == "transformers" else fused_bytes(model, longest_prompt + max_new)
+    return batch_size(model, setting, longest_prompt, max_new, reserve=reserve)
 
 
 @torch.no_grad()
@@ -204,16 +192,16 @@ def generate(model, tok, prompts: list[list[int]], cfg: Config, seed: int, keys:
     k = sc.num_samples
     warp = warpers(sc)
     seeds = [[row_seed(seed, key, j) for j in range(k)] for key in keys]
-    n = slots(model, sc.batch_size, max((len(p) for p in prompts), default=0), sc.max_new_tokens)
+    n = slots(model, sc.batch_size, max((len(p) for p in prompts), default=0), sc.max_new_tokens, sc.decode_step)
     plain = not sc.top_k and sc.top_p >= 1.0                       # the temperature alone: one C++ call on the CPU
     done = decode(model, tok, prompts, k, sc.max_new_tokens, n, seeds=seeds,
                   warp=None if plain else (lambda z: warp(None, z)), temperature=sc.temperature if plain else None,
                   stop=sc.stop, stop_after_code=sc.stop_after_code, desc=desc, stats=stats,
                   prefix=template_prefix(tok, cfg), decode_step=sc.decode_step)
-    out = []
+    out, ends = [], model_end_ids(tok, model)
     for g, rows in enumerate(done):
         for j, r in enumerate(rows):
-            ids, text, reason = finish(tok, r["ids"], sc.stop, sc.max_new_tokens, sc.stop_after_code)
+            ids, text, reason = finish(tok, r["ids"], sc.stop, sc.max_new_tokens, sc.stop_after_code, ends)
             out.append({"completion_ids": ids, "text": text, "finish_reason": reason, "length": len(ids),
                         "sample_idx": j, "group": g, "sampler_logprobs": r["logps"][: len(ids)]})
     return out
@@ -227,10 +215,11 @@ def greedy(model, tok, prompts: list[list[int]], max_new: int, batch_size: int |
     from the decode loop. prefix: the prompts' template opening (`template_prefix`), prefilled once.
     decode_step: `sample.decode_step`."""
     from pipeline.engines.decode import decode
-    n = slots(model, batch_size, max((len(p) for p in prompts), default=0), max_new)
+    n = slots(model, batch_size, max((len(p) for p in prompts), default=0), max_new, decode_step)
     done = decode(model, tok, prompts, 1, max_new, n, desc="eval", stats=stats, prefix=prefix,
                   decode_step=decode_step)
-    return [finish(tok, rows[0]["ids"], [], max_new)[1:] for rows in done]
+    ends = model_end_ids(tok, model)
+    return [finish(tok, rows[0]["ids"], [], max_new, ends=ends)[1:] for rows in done]
 
 
 @contextmanager
@@ -267,7 +256,7 @@ def reference_generate(model, tok, prompts: list[list[int]], cfg: Config, seed: 
     longest = max((len(p) for p in prompts), default=0)
     per_batch = max(1, batch_size(model, sc.batch_size, longest, sc.max_new_tokens, k) // k)  # whole groups per batch
     device = next(model.parameters()).device
-    out = []
+    out, ends = [], model_end_ids(tok, model)
     bar = tqdm(total=len(prompts) * k, desc=desc, unit="seq", dynamic_ncols=True)
     for b in range(0, len(prompts), per_batch):
         group = prompts[b: b + per_batch]
@@ -282,12 +271,12 @@ def reference_generate(model, tok, prompts: list[list[int]], cfg: Config, seed: 
             gen = model.generate(
                 input_ids=input_ids, attention_mask=attn, past_key_values=cache, **cache_kwargs(cfg),
                 do_sample=False, logits_processor=LogitsProcessorList([sampler]), max_new_tokens=sc.max_new_tokens,
-                stop_strings=sc.stop or None, tokenizer=tok if sc.stop else None,
-                stopping_criteria=StoppingCriteriaList([CodeClosed(tok, width)] if sc.stop_after_code else []),
-                pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id)
+                stopping_criteria=StoppingCriteriaList([CompletionStops(tok, width, sc.stop, sc.stop_after_code)]
+                                                       if sc.stop or sc.stop_after_code else []),
+                pad_token_id=tok.pad_token_id, eos_token_id=sorted(ends))
         logps = sampler.logps.cpu().tolist()                                           # (B, steps), one sync
         for j, row in enumerate(gen[:, width:].tolist()):
-            ids, text, reason = finish(tok, row, sc.stop, sc.max_new_tokens, sc.stop_after_code)
+            ids, text, reason = finish(tok, row, sc.stop, sc.max_new_tokens, sc.stop_after_code, ends)
             # the kept ids are a prefix of the generated ones (finish cuts, never drops inside)
             out.append({"completion_ids": ids, "text": text, "finish_reason": reason, "length": len(ids),
                         "sample_idx": j % k, "group": b + j // k, "sampler_logprobs": logps[j][: len(ids)]})
@@ -303,15 +292,15 @@ def reference_greedy(model, tok, prompts: list[list[int]], max_new: int, batch_s
     generation_config processor: `neutral_generation`)."""
     order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
     out: dict[int, tuple[str, str]] = {}
-    device = next(model.parameters()).device
+    device, ends = next(model.parameters()).device, model_end_ids(tok, model)
     for b in tqdm(range(0, len(order), batch_size), desc="eval", unit="batch", dynamic_ncols=True):
         idx = order[b: b + batch_size]
         ids, attn = left_pad([prompts[i] for i in idx], tok.pad_token_id, device)
         width = ids.shape[1]
         with neutral_generation(model):
             gen = model.generate(input_ids=ids, attention_mask=attn, do_sample=False, max_new_tokens=max_new,
-                                 pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id, **gen_kw)
+                                 pad_token_id=tok.pad_token_id, eos_token_id=sorted(ends), **gen_kw)
         for i, row in zip(idx, gen[:, width:].tolist()):
-            _, text, reason = finish(tok, row, [], max_new)
+            _, text, reason = finish(tok, row, [], max_new, ends=ends)
             out[i] = (text, reason)
     return [out[i] for i in range(len(prompts))]

@@ -141,18 +141,32 @@ def lora_request(adapter: Path | None, base: str):
 _IDS: dict[str, int] = {}
 
 
-def _row(tok, out, stop: list[str], max_new: int, code: bool = False) -> dict:
-    """One vLLM CompletionOutput as the hf engine's row (pipeline.engines.hf.finish decides the cut and the
-    finish reason from the ids alone, as it does for generate's)."""
-    from pipeline.engines.hf import finish
+def _row(tok, out, stop: list[str], max_new: int, code: bool = False, ends=None) -> dict:
+    """One vLLM CompletionOutput as the hf engine's row (pipeline.engines.ends.finish decides the cut and
+    the finish reason from the ids alone, as it does for generate's). ends: `end_ids` (`_end_ids`)."""
+    from pipeline.engines.ends import finish
     if out.finish_reason not in ("stop", "length"):
         raise RunError(f"vLLM returned a completion with finish_reason={out.finish_reason!r}")
     raw = list(out.token_ids)
-    ids, text, reason = finish(tok, raw, stop, max_new, code)  # code: cut after the first code block
+    ids, text, reason = finish(tok, raw, stop, max_new, code, ends)  # code: cut after the first code block
     row = {"completion_ids": ids, "text": text, "finish_reason": reason, "length": len(ids)}
     if out.logprobs is not None:
         row["sampler_logprobs"] = [float(out.logprobs[i][t].logprob) for i, t in enumerate(ids)]
     return row
+
+
+def _end_ids(cfg: Config, tok) -> frozenset[int]:
+    """The ids vLLM ends a turn at: the tokenizer's eos and the model's generation_config eos ids
+    (read even with generation_config="vllm"; the model config's where the checkpoint has none)."""
+    from transformers import AutoConfig, GenerationConfig
+
+    from pipeline.engines.ends import end_ids
+    path = resolve(cfg.student.model)
+    try:
+        gen = GenerationConfig.from_pretrained(path)
+    except OSError:
+        gen = GenerationConfig.from_model_config(AutoConfig.from_pretrained(path))
+    return end_ids(tok, gen)
 
 
 def sample(cfg: Config, tok, prompts: list[list[int]], adapter: Path | None, seed: int, first: int = 0) -> list[dict]:
@@ -172,10 +186,10 @@ def sample(cfg: Config, tok, prompts: list[list[int]], adapter: Path | None, see
         lora = lora_request(adapter, resolve(cfg.student.model))
         outs = llm.generate([TokensPrompt(prompt_token_ids=p) for p in prompts], params, lora_request=lora,
                             use_tqdm=True)
-    rows = []
+    rows, ends = [], _end_ids(cfg, tok)
     for i, o in enumerate(outs):
         for c in sorted(o.outputs, key=lambda c: c.index):
-            rows.append({**_row(tok, c, sc.stop, sc.max_new_tokens, sc.stop_after_code), "sample_idx": c.index,
+            rows.append({**_row(tok, c, sc.stop, sc.max_new_tokens, sc.stop_after_code, ends), "sample_idx": c.index,
                          "group": i})
     return rows
 
@@ -190,7 +204,8 @@ def greedy(cfg: Config, tok, prompts: list[list[int]], max_new: int, adapter: Pa
         lora = lora_request(adapter, resolve(cfg.student.model))
         outs = llm.generate([TokensPrompt(prompt_token_ids=p) for p in prompts], params, lora_request=lora,
                             use_tqdm=True)
-    rows = [_row(tok, o.outputs[0], [], max_new) for o in outs]
+    ends = _end_ids(cfg, tok)
+    rows = [_row(tok, o.outputs[0], [], max_new, ends=ends) for o in outs]
     return [(r["text"], r["finish_reason"]) for r in rows]
 
 

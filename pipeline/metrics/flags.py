@@ -65,9 +65,8 @@ FLAGS: dict[str, str] = {
                             "(judge/judgements)",
     "judge_cost": "judge/cost_usd above report.max_cost_per_epoch_usd",
     "teacher_weak": "with reward.kind=ratio, score/teacher_mean below report.min_teacher_score",
-    "teacher_missing": "with reward.kind=ratio, prompts without a teacher answer (teacher/missing) or with their "
-                       "teacher's answers unscored: their reward is the student's score over reward.eps alone, "
-                       "mostly clipped at reward.clip_max",
+    "teacher_missing": "with reward.kind=ratio, prompts without a teacher answer (teacher/missing): their reward is "
+                       "the student's score over reward.eps alone, mostly clipped at reward.clip_max",
     "unscored": "no answer of the epoch scored (no reward figures at all), or judge/skipped (answers left out: "
                 "judge.skip_missing, refused requests) above report.max_parse_failure_frac of its judgements",
     "teacher_below_student": "with reward.kind=ratio, score/teacher_mean below score/student_mean by more than "
@@ -291,7 +290,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  + passes_advice(s) + "; or a larger batch per optimizer step (update.grad_accum)")
 
         tt, kept = get("update/trained_tokens"), get("select/kept_frac")
-        if e >= 1 and (tt == 0 or kept == 0):
+        if e >= 1 and (tt == 0 or (kept == 0 and not get("select/teacher_rows"))):   # teacher rows alone still train
             flag("nothing_trained", e,
                  f"update/trained_tokens {tt if tt is not None else '-'}, select/kept_frac {kept if kept is not None else '-'}",
                  "every answer was dropped before the update: select.drop_zero_std (every group at zero spread: "
@@ -300,7 +299,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  "critical")
 
         planned, lr_last = as_number(s.get("update.planned_epochs")), get("optim/lr_last")
-        if e >= 1 and planned and e > planned and lr_last == 0 and get("optim/lr"):
+        carried = s.get("update.optimizer_state", "carry") == "carry" and s.get("update.scheduler") != "constant"
+        if e >= 1 and planned and e > planned and lr_last == 0 and get("optim/lr") and carried:   # reset: every epoch ends at 0
             flag("schedule_ended", e,
                  f"epoch {e} > update.planned_epochs {planned:.0f}; optim/lr_last 0 ({s.get('update.scheduler', 'cosine')} "
                  f"schedule over the planned epochs)",

@@ -20,8 +20,8 @@ import torch
 
 from pipeline.store import dist
 from pipeline.config.schema import Config
-from pipeline.engines.hf import (batch_size, cache_kwargs, chat_prompt, generate, greedy, reference_greedy,
-                                template_prefix)
+from pipeline.engines.hf import (batch_size, cache_kwargs, chat_prompt, check_prompts, context_length, generate,
+                                greedy, reference_greedy, template_prefix)
 from pipeline.engines.forward import collate, to_device, token_logprobs
 from pipeline.stages.judging import PARTS, Judging, as_answer, execution_parts, full_credit_shares
 from pipeline.engines.model import load_tokenizer, student_model
@@ -123,6 +123,8 @@ def run(ctx: Ctx) -> None:
     policy = ctx.inputs.get("update")
     adapter = policy / "adapter" if policy is not None else None
     every = [chat_prompt(tok, cfg, p.prompt) for _, p in probs]
+    check_prompts(cfg, every, [f"{src}:{p.id}" for src, p in probs], cfg.eval.max_new_tokens, "eval.max_new_tokens",
+                  context_length(cfg), prompt_limit=False)   # the model's context, before any generation
     mine = dist.shard(every)  # this rank's problems (all of them with one process)
     refs = [as_answer(p.reference, p.language) if p.reference else None for _, p in probs]
     texts, nll = answer(cfg, ctx, tok, [every[i] for i in mine], [f"eval:{probs[i][0]}:{probs[i][1].id}" for i in mine],

@@ -12,8 +12,7 @@ from __future__ import annotations
 import time
 
 from pipeline.store import dist
-from pipeline.engines.hf import chat_prompt, generate
-from pipeline.config.errors import RunError
+from pipeline.engines.hf import chat_prompt, check_prompts, generate
 from pipeline.engines.model import load_tokenizer, resolve, student_model
 from pipeline.engines.sampling_weights import sampling_model
 from pipeline.stages import POLICY, Ctx
@@ -25,11 +24,8 @@ def run(ctx: Ctx) -> None:
     prompts = load_table(ctx.inputs["prompts"], json_cols=("problem",))
     tok = load_tokenizer(cfg.student)
     ids = [chat_prompt(tok, cfg, p["problem"]["prompt"]) for p in prompts]
-    too_long = [(p["problem_id"], len(i)) for p, i in zip(prompts, ids) if len(i) > cfg.data.max_prompt_tokens]
-    if too_long:
-        raise RunError(f"{len(too_long)} prompts are longer than data.max_prompt_tokens={cfg.data.max_prompt_tokens} "
-                       f"(first: {too_long[0][0]}, {too_long[0][1]} tokens); raise data.max_prompt_tokens "
-                       "or drop those problems")
+    names = [p["problem_id"] for p in prompts]
+    check_prompts(cfg, ids, names, cfg.sample.max_new_tokens, "sample.max_new_tokens", None)   # before any model loads
     vllm = cfg.sample.engine == "vllm"
     if vllm:  # the base model in vLLM, the adapter from disk (pipeline/engines/vllm.py); no HF copy here
         from pipeline.engines import vllm as engine_vllm
@@ -39,12 +35,8 @@ def run(ctx: Ctx) -> None:
     else:
         model = student_model(cfg, adapter=ctx.inputs[POLICY])
         model_config = model.config
-    ctx_len = getattr(model_config, "max_position_embeddings", None)
-    longest = max(len(i) for i in ids) if ids else 0
-    if ctx_len and longest + cfg.sample.max_new_tokens > ctx_len:
-        raise RunError(f"the longest prompt ({longest} tokens) plus sample.max_new_tokens={cfg.sample.max_new_tokens} "
-                       f"exceeds the model's context of {ctx_len} tokens; lower sample.max_new_tokens or "
-                       "data.max_prompt_tokens")
+    check_prompts(cfg, ids, names, cfg.sample.max_new_tokens, "sample.max_new_tokens",
+                  getattr(model_config, "max_position_embeddings", None))
     seed = cfg.run.seed * 1000 + (ctx.epoch if cfg.sample.seed_per_epoch else 0)
     mine = dist.shard(ids)  # this rank's prompts (all of them with one process)
     seen: dict[str, int] = {}

@@ -323,9 +323,11 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
             if stepped:
                 dist.kill_point(f"update-step-{len(grad_norms)}")
             bar.update(1)
-            if (checkpoint is not None and checkpoint_every and stepped and len(grad_norms) % checkpoint_every == 0
-                    and accelerator.is_main_process):  # the state is the same on every rank: rank 0 writes it
-                save_checkpoint(checkpoint / "state.pt", st, old, ref, peft_model, optimizer, scheduler)
+            if checkpoint is not None and checkpoint_every and stepped and len(grad_norms) % checkpoint_every == 0:
+                # never a diverged state on disk for a rerun to resume into (every rank: it reduces)
+                check_finite(params, grad_norms, accelerator, world, device, epoch, any_pg)
+                if accelerator.is_main_process:  # the state is the same on every rank: rank 0 writes it
+                    save_checkpoint(checkpoint / "state.pt", st, old, ref, peft_model, optimizer, scheduler)
         st["pass"], st["done_in_pass"] = p + 1, 0
     bar.close()
     check_finite(params, grad_norms, accelerator, world, device, epoch, any_pg)
