@@ -290,11 +290,19 @@ def _died(res: sandbox.SandboxResult) -> str:
 
 # ---------------------------------------------------------------------------- judge
 
+_SAID: set[str] = set()
+
+
 def unexpected_error(problem: Problem, e: Exception) -> Score:
     """A bug met while judging one answer (a crash of the judge, not of the answer's program) is
     that answer's judge error, as a sandbox that cannot start is: unscored, counted, not cached,
     retried by the next run; the judge stage goes on with the other answers."""
-    log.exception("judging an answer to problem %r failed", problem.id)
+    if type(e).__name__ not in _SAID:   # the first of each kind in full; the rest are counted as judge errors
+        _SAID.add(type(e).__name__)
+        log.exception("judging an answer to problem %r failed (later failures of this kind: one line at DEBUG)",
+                      problem.id)
+    else:
+        log.debug("judging an answer to problem %r failed: %s", problem.id, e)
     why = f"{type(e).__name__}: {e}"[:300]
     return Score(value=None, breakdown={"error": f"judge error: {why}"}, raw=f"judge error: {why}")
 

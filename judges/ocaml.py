@@ -241,7 +241,7 @@ class OcamlJudge:
         if code is None or lines < s.min_lines:
             bd["error"] = "no code found" if code is None else f"fewer than {s.min_lines} lines of code"
             return Score(value=0.0, breakdown=bd)
-        workdir = sandbox.make_workdir("ocaml-")
+        workdir = sandbox.make_workdir("rlaif-ocaml-")
         os.chmod(workdir, 0o755)
         try:
             raw, _ = self._grade(problem, code, compiler, workdir, bd)
@@ -259,7 +259,7 @@ class OcamlJudge:
         """What `code` returns on each test input (the problem builder computes expected values
         with the reference this way). RuntimeError when it does not compile or a test fails to run."""
         bd: dict[str, Any] = {"passed": 0, "error": None}
-        workdir = sandbox.make_workdir("ocaml-")
+        workdir = sandbox.make_workdir("rlaif-ocaml-")
         os.chmod(workdir, 0o755)
         try:
             raw, outs = self._grade(problem, code, compiler_path(self.settings.compiler), workdir, bd)

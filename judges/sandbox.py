@@ -228,7 +228,7 @@ def _run(inner, stdin: bytes, limits: Limits, hide: Sequence[str], backend: Back
         elif kind == "bwrap":
             cwd = _SCRATCH
         else:  # the fallbacks have no private /tmp: a host directory, removed after
-            cwd = own_dir = make_workdir("sandbox-")
+            cwd = own_dir = make_workdir("rlaif-sandbox-")
         for name, text in (files or {}).items():
             if own_dir is None:  # passed to bwrap as a file descriptor: no host file at all
                 f = data[os.path.join(cwd, name)] = open(os.memfd_create(name), "w+b")

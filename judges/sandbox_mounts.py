@@ -96,9 +96,10 @@ def _mounts(hide: Sequence[str], tmp_bytes: int, workdir: str | None, read_only:
 
 
 def make_workdir(prefix: str) -> str:
-    """A fresh host directory under the temp dir, named for this process (prefix-PID-random), to
-    remove when done. Left behind when the process is killed: the first call of each process
-    removes those of processes that no longer exist."""
+    """A fresh host directory under the temp dir, named for this process (prefix-PID-random, prefix
+    rlaif-...), to remove when done. Left behind when the process is killed: the first call of each
+    process removes those of processes that no longer exist, owned by this user (another user's, or
+    one of a process in another PID namespace sharing /tmp under another uid, is left alone)."""
     _sweep(tempfile.gettempdir())
     return tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-")
 
@@ -106,6 +107,7 @@ def make_workdir(prefix: str) -> str:
 @functools.cache
 def _sweep(tmp: str) -> None:
     for entry in os.scandir(tmp):
-        m = re.fullmatch(r"(?:sandbox|ocaml)-(\d+)-\w+", entry.name)
-        if m and entry.is_dir(follow_symlinks=False) and not os.path.exists(f"/proc/{m.group(1)}"):
+        m = re.fullmatch(r"rlaif-(?:sandbox|ocaml)-(\d+)-\w+", entry.name)
+        if (m and entry.is_dir(follow_symlinks=False) and not os.path.exists(f"/proc/{m.group(1)}")
+                and entry.stat(follow_symlinks=False).st_uid == os.geteuid()):
             shutil.rmtree(entry.path, ignore_errors=True)

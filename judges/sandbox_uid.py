@@ -8,6 +8,7 @@ another's forks.
 from __future__ import annotations
 
 import fcntl
+import functools
 import logging
 import os
 import pwd
@@ -33,6 +34,7 @@ def claim_uid() -> tuple[int, int]:
     other threads and processes: sharing a uid would add up fork counts, and `reap` kills every
     process of the uid."""
     while True:
+        foreign = 0
         for uid in range(UID_BASE, UID_BASE + UID_SLOTS):
             path = os.path.join(LOCK_DIR, f"sandbox-uid-{uid}.lock")
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
@@ -44,6 +46,12 @@ def claim_uid() -> tuple[int, int]:
             if not in_use(uid):
                 return uid, fd
             os.close(fd)
+            foreign += 1
+        if foreign == UID_SLOTS:   # none is ours to wait for: waiting would never end
+            from judges.sandbox import SandboxError
+            raise SandboxError(f"every sandbox uid ({UID_BASE}-{UID_BASE + UID_SLOTS - 1}) is used by an account, a "
+                               "service or a process of this machine; free some, or run without root (bubblewrap "
+                               "then maps the program to an unprivileged user of its own namespace)")
         time.sleep(0.05)  # all taken: wait for a run to finish
 
 
@@ -51,13 +59,19 @@ def in_use(uid: int) -> bool:
     """Someone else's: an account, a systemd DynamicUser= service's (the same range), or a uid any
     process runs as (no run of ours holds it, or its lock would have said so). `reap` would
     kill every process of it."""
+    return _named(uid) or bool(pids_of(uid))
+
+
+@functools.lru_cache(maxsize=None)
+def _named(uid: int) -> bool:
+    """An account or a DynamicUser= service's: looked up once per process (a name service such as
+    LDAP can take a while, on every judged answer otherwise)."""
     try:
         pwd.getpwuid(uid)
         return True
     except KeyError:
         pass
-    return (any(os.path.lexists(f"/run/systemd/dynamic-uid/{name}") for name in (uid, f"direct:{uid}"))
-            or bool(pids_of(uid)))
+    return any(os.path.lexists(f"/run/systemd/dynamic-uid/{name}") for name in (uid, f"direct:{uid}"))
 
 
 def pids_of(uid: int) -> list[int]:

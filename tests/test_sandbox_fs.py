@@ -40,11 +40,11 @@ def test_files_in_the_working_directory_stop_at_the_tmpfs_cap_and_never_reach_th
     script = ("import os\nprint(os.getcwd(), sorted(os.listdir('.')), flush=True)\n"
               "for i in range(12):\n    with open(f'f{i}', 'wb') as f:\n        f.write(b'x' * (8 << 20))\n"
               "    print('wrote', i + 1, flush=True)")
-    host_dirs = set(Path(tempfile.gettempdir()).glob("sandbox-*"))
+    host_dirs = set(Path(tempfile.gettempdir()).glob("*sandbox-*"))
     res = run_python(script, limits=Limits(timeout_s=10, file_size_mb=16))
     assert res.stdout.startswith(b"/tmp ['main.py']\n"), res
     assert b"wrote 9" not in res.stdout and b"No space left on device" in res.stderr, res
-    assert set(Path(tempfile.gettempdir()).glob("sandbox-*")) == host_dirs
+    assert set(Path(tempfile.gettempdir()).glob("*sandbox-*")) == host_dirs
 
 
 @strong
@@ -154,16 +154,16 @@ def test_a_killed_parents_work_dir_is_swept_by_the_next_process(tmp_path, monkey
         cwd=Path(__file__).resolve().parents[1])
     try:
         deadline = time.monotonic() + 10  # until its program runs
-        while not _processes_matching(f"/sandbox-{parent.pid}-") and time.monotonic() < deadline:
+        while not _processes_matching(f"/rlaif-sandbox-{parent.pid}-") and time.monotonic() < deadline:
             time.sleep(0.02)
-        left = list(tmp_path.glob(f"sandbox-{parent.pid}-*"))
+        left = list(tmp_path.glob(f"rlaif-sandbox-{parent.pid}-*"))
         assert len(left) == 1 and (left[0] / "main.py").exists()
     finally:
         parent.kill()  # killed mid-run: its directory stays behind
         parent.wait()
-        for pid in _processes_matching(f"/sandbox-{parent.pid}-"):  # (no --die-with-parent here)
+        for pid in _processes_matching(f"/rlaif-sandbox-{parent.pid}-"):  # (no --die-with-parent here)
             os.kill(pid, 9)
-    live = tmp_path / f"sandbox-{os.getpid()}-x1"  # a live process's: kept
+    live = tmp_path / f"rlaif-sandbox-{os.getpid()}-x1"  # a live process's: kept
     live.mkdir()
     monkeypatch.setattr(sandbox_mounts, "_sweep", functools.cache(sandbox_mounts._sweep.__wrapped__))  # a new process
     assert run_python("print('ok')", limits=FAST, backend="none").stdout == b"ok\n"
