@@ -49,47 +49,22 @@ def find_problem(cfg: Config, problem_id: str):
 
 
 def judge_one(cfg: Config, problem, completion: str, truncated: bool) -> tuple:
-    """(score, whether every cached judgement came from the cache) of one answer, with the configured
-    judge (judge.kind; judge.mix's components each cached on its own) through the run's judge cache,
-    keyed as the judge stage keys it (pipeline/stages/judge.py), so a judgement is paid for once. An
-    LLM judge is shown the reference the judge stage shows a student answer when the teacher is the
-    dataset's reference (judge.show_teacher, teacher.kind=reference), none otherwise. One answer goes
-    out live even with judge.batch=true; a paid call is added to the run's spend (judge.budget_usd)."""
-    from judges.base import Score
-    from judges.cache import JudgeCache
+    """(score, whether every judgement came from the cache) of one answer, with the configured judge
+    (judge.kind; judge.mix's components each cached on its own) through the judge stage's own code
+    and cache (pipeline/stages/judge.score_components), so a judgement is paid for once. An LLM judge
+    is shown the reference the judge stage shows a student answer when the teacher is the dataset's
+    reference (judge.show_teacher, teacher.kind=reference), none otherwise. One answer goes out live
+    even with judge.batch=true; a paid call is added to the run's spend (judge.budget_usd)."""
     from judges.mix import combine
-    from pipeline.stages.judging import (Judging, Sync, as_answer, cache_dir, check_api, components, length_score,
-                                         make_model, run_items)
+    from pipeline.stages.judge import score_components
+    from pipeline.stages.judging import as_answer, check_api, components
     check_api(cfg, teacher=False, judge=True)
     reference = (as_answer(problem.reference, problem.language)
                  if cfg.judge.show_teacher and cfg.teacher.kind == "reference" and problem.reference else None)
     weights = components(cfg)
-    per: dict = {}
-    hits: list[bool] = []
-    for kind in weights:
-        if kind == "length":
-            per[kind] = length_score(completion)
-        elif kind == "execution":
-            j = Judging(cfg)
-            try:
-                per[kind] = j.score_all([(problem, completion, truncated)])[0]
-            finally:
-                j.cache.close()
-            hits.append(j.hits == 1)
-        else:
-            model = make_model(kind, cfg.judge.model, cfg)
-            api = model if kind != "hf" else Sync(model)
-            cache = JudgeCache(cache_dir(cfg))
-            try:
-                (result,), stats = run_items(cfg, cache, api, [api.score_item(problem, completion, reference)],
-                                             f"judge ({kind})", Path(cfg.run.dir) / cfg.run.name)
-            finally:
-                cache.close()
-            why = ("skipped: not in the cache" if cfg.judge.mode == "replay"
-                   else "left out: the API refused this request (a rerun asks again)")
-            per[kind] = Score.from_json(result) if result else Score(value=None, breakdown={"unanswered": why}, raw=why)
-            hits.append(stats.cache_hits == 1)
-    return combine(per, weights), bool(hits) and all(hits)
+    per, fig = score_components(cfg, [(problem, completion, truncated, reference)], Path(cfg.run.dir) / cfg.run.name)
+    judged = sum(1 for k in weights if k != "length")
+    return combine({k: v[0] for k, v in per.items()}, weights), judged > 0 and fig["judge/cache_hits"] == judged
 
 
 def cmd_judge(cfg: Config, a) -> int:

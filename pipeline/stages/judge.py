@@ -51,42 +51,7 @@ def run(ctx: Ctx) -> None:
              for s in samples]
     items += [(prompts[t["problem_id"]], t["text"], False, None) for t in teacher]
     weights = components(cfg)
-    per: dict[str, list[Score]] = {}
-    fig = {"judge/api_calls": 0, "judge/cache_hits": 0, "judge/cost_usd": 0.0, "judge/saved_usd": 0.0}
-    for kind in weights:
-        if kind == "length":
-            per[kind] = [length_score(c) for _, c, _, _ in items]
-        elif kind == "execution":
-            j = Judging(cfg)
-            try:
-                per[kind] = j.score_all([(p, c, tr) for p, c, tr, _ in items])
-            finally:
-                j.cache.close()
-            fig["judge/api_calls"] += j.calls
-            fig["judge/cache_hits"] += j.hits
-            if j.skipped:
-                fig["judge/skipped"] = fig.get("judge/skipped", 0) + j.skipped
-        else:
-            model = make_model(kind, cfg.judge.model, cfg)
-            api = model if kind != "hf" else Sync(model)
-            batch = batching(cfg) and kind != "hf"
-            cache = JudgeCache(cache_dir(cfg))
-            try:
-                results, stats = run_items(cfg, cache, api, [api.score_item(p, c, r) for p, c, _, r in items],
-                                           f"judge ({kind})", ctx.run_dir, work_dir(ctx, "judge") if batch else None)
-            finally:
-                cache.close()
-            why = ("not answered: the batch item failed (judge.batch_failed)" if batch else "skipped: not in the cache"
-                   if cfg.judge.mode == "replay" else "left out: the API refused this request (a rerun asks again)")
-            per[kind] = [Score.from_json(r) if r else Score(value=None, breakdown={"unanswered": why}, raw=why)
-                         for r in results]
-            fig.update(batch_figures("judge", stats, batch))
-            fig["judge/api_calls"] += stats.api_calls
-            fig["judge/cache_hits"] += stats.cache_hits
-            fig["judge/cost_usd"] += stats.cost_usd
-            fig["judge/saved_usd"] += stats.saved_usd
-            if stats.missing:
-                fig["judge/skipped"] = fig.get("judge/skipped", 0) + stats.missing
+    per, fig = score_components(cfg, items, ctx.run_dir, work_dir(ctx, "judge") if batching(cfg) else None)
     scores = [combine({k: per[k][i] for k in weights}, weights) for i in range(len(items))]
     rows = []
     for s, sc in zip(samples, scores[: len(samples)]):
@@ -105,3 +70,48 @@ def run(ctx: Ctx) -> None:
             if vals:
                 fig[f"judge/{kind}_mean"] = sum(vals) / len(vals)
     ctx.figures = fig
+
+
+def score_components(cfg, items: list[tuple], run_dir, journal=None) -> tuple[dict[str, list[Score]], dict[str, Any]]:
+    """Each judge.kind component's Score of every (problem, answer, truncated, reference shown to an
+    LLM judge) item, through the judge cache, and the figures of what it cost (judge/api_calls,
+    judge/cache_hits, judge/cost_usd, judge/saved_usd, judge/skipped). journal: the batch API's work
+    directory (judge.batch; None: every request live). The judge stage and `rlaif judge` both score
+    through it, so one answer's judgement is the same cached one either way."""
+    per: dict[str, list[Score]] = {}
+    fig = {"judge/api_calls": 0, "judge/cache_hits": 0, "judge/cost_usd": 0.0, "judge/saved_usd": 0.0}
+    for kind in components(cfg):
+        if kind == "length":
+            per[kind] = [length_score(c) for _, c, _, _ in items]
+        elif kind == "execution":
+            j = Judging(cfg)
+            try:
+                per[kind] = j.score_all([(p, c, tr) for p, c, tr, _ in items])
+            finally:
+                j.cache.close()
+            fig["judge/api_calls"] += j.calls
+            fig["judge/cache_hits"] += j.hits
+            if j.skipped:
+                fig["judge/skipped"] = fig.get("judge/skipped", 0) + j.skipped
+        else:
+            model = make_model(kind, cfg.judge.model, cfg)
+            api = model if kind != "hf" else Sync(model)
+            batch = journal is not None and kind != "hf"
+            cache = JudgeCache(cache_dir(cfg))
+            try:
+                results, stats = run_items(cfg, cache, api, [api.score_item(p, c, r) for p, c, _, r in items],
+                                           f"judge ({kind})", run_dir, journal if batch else None)
+            finally:
+                cache.close()
+            why = ("not answered: the batch item failed (judge.batch_failed)" if batch else "skipped: not in the cache"
+                   if cfg.judge.mode == "replay" else "left out: the API refused this request (a rerun asks again)")
+            per[kind] = [Score.from_json(r) if r else Score(value=None, breakdown={"unanswered": why}, raw=why)
+                         for r in results]
+            fig.update(batch_figures("judge", stats, batch))
+            fig["judge/api_calls"] += stats.api_calls
+            fig["judge/cache_hits"] += stats.cache_hits
+            fig["judge/cost_usd"] += stats.cost_usd
+            fig["judge/saved_usd"] += stats.saved_usd
+            if stats.missing:
+                fig["judge/skipped"] = fig.get("judge/skipped", 0) + stats.missing
+    return per, fig
