@@ -202,19 +202,25 @@ def test_killing_the_parent_or_everything_hurts_nobody_outside():
         sentinel.wait()
 
 
-@strong
-def test_no_network_to_a_host_listener():
+def assert_unreached(attempt) -> None:
+    """A listener on the host's loopback; `attempt(port)` tries to connect from inside; no connection
+    ever arrives."""
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen()
         server.settimeout(0.5)
-        port = server.getsockname()[1]
-        script = (f"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
-                  "    print('connected')\nexcept OSError as e:\n    print('refused', e)")
-        res = run_python(script, limits=FAST)
-        assert b"refused" in res.stdout
+        attempt(server.getsockname()[1])
         with pytest.raises(socket.timeout):
             server.accept()
+
+
+@strong
+def test_no_network_to_a_host_listener():
+    def attempt(port):
+        script = (f"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=1)\n"
+                  "    print('connected')\nexcept OSError as e:\n    print('refused', e)")
+        assert b"refused" in run_python(script, limits=FAST).stdout
+    assert_unreached(attempt)
 
 
 _STEAL_ENV = """
