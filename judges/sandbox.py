@@ -220,7 +220,10 @@ def _run(inner, stdin: bytes, limits: Limits, hide: Sequence[str], backend: Back
     clean = False  # ended by itself, in time: nothing of its uid should be left to hunt down
     try:  # (from the claim on: an exception or Ctrl-C anywhere still releases the uid)
         if kind == "bwrap" and drop_to_uid():
-            uid, uid_lock = claim_uid()
+            try:
+                uid, uid_lock = claim_uid()
+            except RuntimeError as e:   # every uid of the range is someone else's
+                raise SandboxError(str(e)) from None
         if workdir is not None:
             cwd = workdir = os.path.realpath(workdir)
             if uid is not None:

@@ -48,8 +48,7 @@ def claim_uid() -> tuple[int, int]:
             os.close(fd)
             foreign += 1
         if foreign == UID_SLOTS:   # none is ours to wait for: waiting would never end
-            from judges.sandbox import SandboxError
-            raise SandboxError(f"every sandbox uid ({UID_BASE}-{UID_BASE + UID_SLOTS - 1}) is used by an account, a "
+            raise RuntimeError(f"every sandbox uid ({UID_BASE}-{UID_BASE + UID_SLOTS - 1}) is used by an account, a "
                                "service or a process of this machine; free some, or run without root (bubblewrap "
                                "then maps the program to an unprivileged user of its own namespace)")
         time.sleep(0.05)  # all taken: wait for a run to finish
