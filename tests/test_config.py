@@ -122,6 +122,7 @@ def test_a_min_reward_that_drops_what_the_shaping_penalises_is_warned_about(caps
         warnings.simplefilter("error")
         load_config(None, ["reward.length_penalty=0.1", "reward.overlong_buffer=20", "select.min_reward=-2"])
         load_config(None)
+        load_config(None, ["select.min_reward=0.2"])   # no shaping: a threshold meant as one
     from pipeline.cli.main import main
     import sys
     with warnings.catch_warnings():

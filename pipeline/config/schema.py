@@ -128,13 +128,14 @@ class Config(Section):
                           UserWarning)
         rw, floor = self.reward, self.select.min_reward
         lowest = -(rw.length_penalty + (rw.overlong_penalty if rw.overlong_buffer else 0.0))   # a shaped 0 score
-        if lowest < floor or (rw.none_as is not None and rw.none_as < floor):
+        shaped = lowest < 0 and lowest < floor   # (no shaping: a positive min_reward is a plain threshold)
+        if shaped or (rw.none_as is not None and rw.none_as < floor):
             # a warning: filtering penalised answers out is a choice, only rarely the one meant
             warnings.warn(f"select.min_reward={floor} drops every completion whose reward is below it before the "
                           "advantages are taken: "
                           + (f"the shaping (reward.length_penalty, reward.overlong_penalty) takes rewards down to "
                              f"{lowest:g}, so the answers it penalises most are removed, not penalised"
-                             if lowest < floor else
+                             if shaped else
                              f"reward.none_as={rw.none_as} puts every unscored answer below it, so none is kept")
                           + f"; set select.min_reward={min(lowest, rw.none_as if rw.none_as is not None else 0.0) - 1:g} "
                           "(or lower) to keep them, as TRL does", UserWarning)
