@@ -133,3 +133,22 @@ def test_a_min_reward_that_drops_what_the_shaping_penalises_is_warned_about(caps
     assert "warning: select.min_reward=0.0 drops" in err and "down to -0.5" in err and "UserWarning" not in err
     before = warnings.formatwarning
     assert main(["config", "show"]) == 0 and warnings.formatwarning is before   # installed once, not wrapped again
+
+
+def test_chat_template_kwargs_reach_the_template_and_move_fingerprints_only_when_set(tiny_model):
+    """student.chat_template_kwargs (TRL's; Qwen3's enable_thinking) are variables of the chat template
+    every prompt goes through; unset, no stage's fingerprint moves (a finished run stays finished)."""
+    from pipeline.engines.hf import chat_prompt
+    from pipeline.engines.model import load_tokenizer
+    from pipeline.run.lineage import Lineage
+    base = [f"student.model={tiny_model}"]
+    off = load_config(None, [*base, "student.chat_template_kwargs={enable_thinking: false}"])
+    assert off.student.chat_template_kwargs == {"enable_thinking": False}
+    tok = load_tokenizer(off.student)
+    tok.chat_template = ("{% if enable_thinking is defined and not enable_thinking %}/no_think {% endif %}"
+                         "{% for m in messages %}{{ m['content'] }}{% endfor %}")
+    plain = load_config(None, base)
+    assert tok.decode(chat_prompt(tok, off, "x")).startswith("/no_think ")
+    assert not tok.decode(chat_prompt(tok, plain, "x")).startswith("/no_think")
+    fps = lambda cfg: [fp for _, fp, _, _ in Lineage(cfg).plan(1)]  # noqa: E731
+    assert fps(plain) == fps(load_config(None, [*base, "student.chat_template_kwargs={}"])) != fps(off)

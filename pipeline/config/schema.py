@@ -22,7 +22,8 @@ from pipeline.config.update import SEQUENCE_CLIP_WARN, UpdateConfig
 
 NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "sample.stop_after_code": False,
                            "select.scale_rewards": "group", "select.std": "population", "data.warm_start_sources": [],
-                           "data.rl_sources": [], "update.weight_decay": 0.0, "eval_reading": None}
+                           "data.rl_sources": [], "update.weight_decay": 0.0, "eval_reading": None,
+                           "student.chat_template_kwargs": {}}
 """Stage fields added after runs existed, with the value every earlier run had: a fingerprint leaves
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
 

@@ -1,7 +1,7 @@
 """The config's `run` section (names, seeds, devices) and `student` (the model and its LoRA)."""
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
@@ -47,3 +47,9 @@ class StudentConfig(Section):
     system_prompt: str = Field(
         "You are a helpful Python programmer. Answer with one ```python code block.",
         description="System message put before every prompt through the chat template ('' for none).")
+    chat_template_kwargs: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Extra variables for the tokenizer's chat template (apply_chat_template's keyword arguments; TRL's "
+                    "chat_template_kwargs), e.g. {enable_thinking: false} for a Qwen3 student, whose answers otherwise "
+                    "open with a thinking block that sample.max_new_tokens cuts off. Every prompt the student reads "
+                    "(sampling, logprobs, the update, the warm-start, the eval) is built with them.")

@@ -40,6 +40,7 @@ ROWS: list[tuple[tuple[str, ...], str, tuple[str, ...], str]] = [
     (("seed",), "`42`", ("run.seed",), "`0`"),
     (("gradient_checkpointing",), "`True`", ("update.activation_checkpointing",),
      "`False` (turn it on for a 3B-7B student on one GPU)"),
+    (("chat_template_kwargs",), "`None`", ("student.chat_template_kwargs",), "`{}`"),
     (("num_generations_eval",), "`num_generations`", ("eval.num_samples",), "`1` (greedy)"),
 ]
 

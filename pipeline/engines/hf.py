@@ -32,7 +32,7 @@ log = logging.getLogger("rlaif")
 def chat_prompt(tok, cfg: Config, prompt: str) -> list[int]:
     msgs = ([{"role": "system", "content": cfg.student.system_prompt}] if cfg.student.system_prompt else [])
     msgs.append({"role": "user", "content": prompt})
-    ids = tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=True)
+    ids = tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=True, **cfg.student.chat_template_kwargs)
     if hasattr(ids, "keys"):
         ids = ids["input_ids"]
     return list(ids)
