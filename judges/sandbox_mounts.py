@@ -36,6 +36,7 @@ def _site_dirs() -> str:
     return ":".join(p for p in site.getsitepackages() if os.path.isdir(p) and ":" not in p)
 
 
+@functools.cache   # (every sandbox start reads it; the interpreter does not move)
 def _interpreter_dirs() -> dict[str, str]:
     """Directories the interpreter needs (its prefixes, the site-packages it is given): where they
     are inside (as sys.executable and _site_dirs name them) -> where they are on the host."""

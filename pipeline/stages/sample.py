@@ -36,7 +36,7 @@ def run(ctx: Ctx) -> None:
         model = student_model(cfg, adapter=ctx.inputs[POLICY])
         model_config = model.config
     check_prompts(cfg, ids, names, cfg.sample.max_new_tokens, "sample.max_new_tokens",
-                  getattr(model_config, "max_position_embeddings", None))
+                  getattr(model_config, "max_position_embeddings", None), prompt_limit=False)   # (checked above)
     seed = cfg.run.seed * 1000 + (ctx.epoch if cfg.sample.seed_per_epoch else 0)
     mine = dist.shard(ids)  # this rank's prompts (all of them with one process)
     seen: dict[str, int] = {}
