@@ -156,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_overrides(sub.add_parser("judge", help="score one answer with the configured judge and print the JSON",
                                       description="Score one answer to one problem with the configured judge "
                                       "(judge.kind: execution, the Python or the OCaml harness by the problem's "
-                                      "language; an anthropic, openai or hf model; judge.mix's weighted components; "
+                                      "language; an anthropic, openai or hf model; your reward function (python); judge.mix's weighted components; "
                                       "length) and print the score, its breakdown and whether it came from the judge "
                                       "cache. The judgement is keyed and cached as the judge stage's, so a paid one is "
                                       "paid once and counts in the run's spend (judge.budget_usd); judge.mode=replay "

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from pipeline.config.base import HomePath, Section
+from pipeline.config.base import RUNTIME, HomePath, Section
 
 
 class TeacherConfig(Section):
@@ -44,14 +44,26 @@ class OcamlJudgeConfig(Section):
     memory_mb: int = Field(512, ge=64, description="OCaml: address-space limit of the program (the compiler gets twice this).")
 
 
+class PythonRewardConfig(Section):
+    function: str = Field("", description="judge.kind=python (or a `python` component of judge.mix): your reward function, as path/to/file.py:name (a relative path is read from the working directory) or package.module:name. TRL's contract: called as fn(prompts=[...], completions=[...], **columns) on a batch of answers, returning one float (or None: cannot score) per answer; the problem's columns (id, entry_point, reference, tests, difficulty, your data's own) and `truncated` come as keyword lists (docs/guides/reward-functions.md).")
+    version: str = Field("", description="Part of every cached score's key, beside the text of the function's file: change it when the scores change through anything else (an imported module, a data file, a model).")
+    format: Literal["standard", "conversational"] = Field("standard", description="standard: prompts and completions are strings; conversational: message lists, prompts [{role: user, content}] and completions [{role: assistant, content}], as TRL passes for a conversational dataset (TRL's own trl.rewards functions read completion[0]['content']).")
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_text(cls, v):
+        return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+    batch_size: int = Field(64, ge=1, description="Answers per call of the function (each batch's scores are cached as it returns). Runtime only.", json_schema_extra=RUNTIME)
+
+
 class JudgeConfig(Section):
-    kind: Literal["execution", "anthropic", "openai", "hf", "mix", "length"] = Field("execution", description="Which judge scores student and teacher answers (length: the toy 2 - words/16 score of configs/length_reward.yaml).")
+    kind: Literal["execution", "anthropic", "openai", "hf", "python", "mix", "length"] = Field("execution", description="Which judge scores student and teacher answers (python: your own reward function, judge.python.function; length: the toy 2 - words/16 score of configs/length_reward.yaml).")
     model: str = Field("", description="Judge model id for LLM judges (e.g. claude-haiku-4-5, gpt-5-mini, or a local path for hf).")
     base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default).")
     max_tokens: int = Field(512, ge=1, description="Length limit of an LLM judge's answer.")
     temperature: float | None = Field(None, ge=0, description="LLM judge temperature (None = the API's default; must stay None for anthropic).")
     show_teacher: bool = Field(True, description="Show the LLM judge the teacher's answer as a reference.")
-    mix: dict[str, float] = Field(default_factory=lambda: {"execution": 0.65, "anthropic": 0.35}, description="judge.kind=mix: component judge -> weight (execution, anthropic, openai, hf).")
+    mix: dict[str, float] = Field(default_factory=lambda: {"execution": 0.65, "anthropic": 0.35}, description="judge.kind=mix: component judge -> weight (execution, anthropic, openai, hf, python).")
     prices: dict[str, dict[str, float]] = Field(default_factory=dict, description="Extra/overriding prices, model -> {input: $/Mtok, output: $/Mtok}; merged over the built-in table.")
     skip_missing: bool = Field(False, description="replay: skip (and count) items missing from the cache instead of failing.")
     max_in_flight: int = Field(16, ge=1, description="API requests in flight at once. Runtime only.")
@@ -70,6 +82,7 @@ class JudgeConfig(Section):
     batch_failed: Literal["live", "batch", "missing"] = Field("live", description="Batch items that come back expired, canceled or with a retryable error: ask them live (live price), in one more batch, or leave them missing and counted. Runtime only.")
     execution: ExecutionJudgeConfig = Field(default_factory=ExecutionJudgeConfig, description="Execution judge grading.")
     ocaml: OcamlJudgeConfig = Field(default_factory=OcamlJudgeConfig, description="Execution judge grading of OCaml problems.")
+    python: PythonRewardConfig = Field(default_factory=PythonRewardConfig, description="Your own reward function (judge.kind=python).")
 
     @field_validator("prices")
     @classmethod

@@ -23,7 +23,8 @@ from pipeline.config.update import SEQUENCE_CLIP_WARN, UpdateConfig
 NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "sample.stop_after_code": False,
                            "select.scale_rewards": "group", "select.std": "population", "data.warm_start_sources": [],
                            "data.rl_sources": [], "update.weight_decay": 0.0, "eval_reading": None,
-                           "student.chat_template_kwargs": {}}
+                           "student.chat_template_kwargs": {},
+                           "judge.python": {"function": "", "version": "", "format": "standard"}}
 """Stage fields added after runs existed, with the value every earlier run had: a fingerprint leaves
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
 
@@ -71,14 +72,18 @@ class Config(Section):
             raise ValueError(f"judge.kind={self.judge.kind} needs judge.model "
                              f"(e.g. judge.model={example[self.judge.kind][1]})")
         if self.judge.kind == "mix":
-            bad = set(self.judge.mix) - {"execution"} - llm
+            bad = set(self.judge.mix) - {"execution", "python"} - llm
             if bad or not self.judge.mix or sum(self.judge.mix.values()) <= 0:
                 raise ValueError(f"judge.mix={self.judge.mix}: components must be among execution, anthropic, "
-                                 "openai, hf with positive total weight, e.g. {execution: 0.65, anthropic: 0.35}")
+                                 "openai, hf, python with positive total weight, e.g. {execution: 0.65, anthropic: 0.35}")
             if set(self.judge.mix) & llm and not self.judge.model:
                 raise ValueError("judge.mix has an LLM component, so judge.model must name its model")
             if len(set(self.judge.mix) & llm) > 1:
                 raise ValueError("judge.mix takes at most one LLM component (one judge.model)")
+        if "python" in ({self.judge.kind} | set(self.judge.mix if self.judge.kind == "mix" else ())) \
+                and not self.judge.python.function:
+            raise ValueError("judge.kind=python (or a python component of judge.mix) needs judge.python.function, "
+                             "e.g. judge.python.function=my_rewards.py:reward")
         api = {"anthropic", "openai"}
         if self.judge.batch and not ({self.judge.kind} | set(self.judge.mix if self.judge.kind == "mix" else ())) & api:
             raise ValueError(f"judge.batch=true needs an anthropic or openai judge (judge.kind={self.judge.kind}); "

@@ -38,6 +38,8 @@ ROWS: list[tuple[tuple[str, ...], str, tuple[str, ...], str]] = [
     (("vllm_importance_sampling_clip_min", "vllm_importance_sampling_clip_max"), "`None` / `3.0`",
      ("update.sampler_correction_min", "update.sampler_correction_max"), "`None` / `3.0`"),
     (("seed",), "`42`", ("run.seed",), "`0`"),
+    (("reward_weights",), "`None` (each function 1.0)", ("judge.mix",),
+     "used with `judge.kind: mix`; a `python` component is your own reward function ([reward functions](reward-functions.md))"),
     (("gradient_checkpointing",), "`True`", ("update.activation_checkpointing",),
      "`False` (turn it on for a 3B-7B student on one GPU)"),
     (("chat_template_kwargs",), "`None`", ("student.chat_template_kwargs",), "`{}`"),

@@ -91,6 +91,13 @@ def estimate(runner, n: int) -> list[str]:
                 else:
                     missing = len(items)
                 lines.append(f"judge (execution): {missing} of {len(items)} judgements missing{bound}, $0 (local)")
+            elif kind == "python":
+                from judges.python_reward import PythonReward
+                pc = cfg.judge.python
+                j = PythonReward(pc.function, pc.version, pc.format)
+                missing = sum(cache.get(j.key(p, c, tr)) is None for p, c, tr, _ in items)
+                lines.append(f"judge (python {pc.function}): {missing} of {len(items)} judgements missing{bound}, "
+                             "$0 (local)")
             elif kind in LLM:
                 m = make_model(kind, cfg.judge.model, cfg)
                 miss = [it for it in items if cache.get(m.key(it[0], it[1], it[3])) is None]

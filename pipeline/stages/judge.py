@@ -11,6 +11,7 @@ from judges.mix import combine
 from pipeline.stages.judging import (PARTS, Judging, Sync, batch_figures, batching, cache_dir, components, execution_parts,
                               full_credit_shares, length_score, make_model, run_items, work_dir)
 from pipeline.stages import Ctx
+from pipeline.stages.judging_python import score_python
 from pipeline.store.tables import load_table, save_table
 
 
@@ -83,6 +84,12 @@ def score_components(cfg, items: list[tuple], run_dir, journal=None) -> tuple[di
     for kind in components(cfg):
         if kind == "length":
             per[kind] = [length_score(c) for _, c, _, _ in items]
+        elif kind == "python":
+            per[kind], calls, hits, skipped = score_python(cfg, [(p, c, tr) for p, c, tr, _ in items])
+            fig["judge/api_calls"] += calls
+            fig["judge/cache_hits"] += hits
+            if skipped:
+                fig["judge/skipped"] = fig.get("judge/skipped", 0) + skipped
         elif kind == "execution":
             j = Judging(cfg)
             try:

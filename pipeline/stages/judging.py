@@ -250,6 +250,12 @@ def judge_code(cfg: Config) -> dict[str, str]:
     out = harness_code(cfg) if "execution" in kinds else {}
     if kinds.keys() & {"anthropic", "openai", "hf"}:
         out.update({"rubric": rubric.rubric_hash()[:12], "parser": rubric.PARSER_VERSION})
+    if "python" in kinds:   # the reward function's file: an edit warns that finished judge stages are older
+        from judges.python_reward import RewardFunctionError, code_hash
+        try:
+            out["reward function"] = code_hash(cfg.judge.python.function)[:12]
+        except RewardFunctionError as e:
+            raise RunError(str(e)) from None
     return out
 
 

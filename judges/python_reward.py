@@ -1,0 +1,236 @@
+"""Your own reward function as the judge (judge.kind=python): TRL's reward function contract.
+
+A function `reward(prompts, completions, **kwargs) -> list[float | None]`, named by
+`judge.python.function` as `path/to/file.py:name` or `package.module:name`, is called on a batch of
+answers, as TRL's GRPOTrainer calls its `reward_funcs`: `prompts` and `completions` are lists (strings,
+or with judge.python.format=conversational the message lists TRL's conversational datasets give), and
+every other column of the problem comes as a keyword argument holding one value per answer (id,
+entry_point, reference, tests, difficulty, and the dataset's own extra columns), with `truncated` (the
+answer hit max_new_tokens). A function that takes only some of these names gets only those.
+
+Each result is cached like any other judgement, keyed by the function's name, the text of the file
+that defines it (an edit scores everything again), judge.python.version (bump it when the score
+changes through other files), the problem, the answer and whether it was truncated. None means the
+function could not score that answer: it is counted as unscored and asked again on the next run.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from judges.base import Score
+from judges.hashing import canonical, sha256_text
+
+NOT_OFFERED = {
+    "completion_ids": "the answers' token ids are not passed (teacher answers have none); reward.overlong_buffer "
+                      "and reward.overlong_penalty give DAPO's soft overlong punishment",
+    "trainer_state": "no trainer state is passed: a score that changes with the step would make the cache lie",
+}
+
+
+class RewardFunctionError(ValueError):
+    """The function cannot be found, called or read; the message says which and what to do."""
+
+
+def split_ref(ref: str) -> tuple[str, str]:
+    module, sep, name = ref.rpartition(":")
+    if not sep or not module or not name.isidentifier():
+        raise RewardFunctionError(f"judge.python.function={ref!r}: name it as path/to/file.py:function or "
+                                  "package.module:function")
+    return module, name
+
+
+def _is_file(module: str) -> bool:
+    return module.endswith(".py") or "/" in module or os.sep in module
+
+
+def source_file(ref: str) -> Path | None:
+    """The file that defines the function, found without running it (None: a module with no source file)."""
+    module, _ = split_ref(ref)
+    if _is_file(module):
+        path = Path(module).expanduser()
+        if not path.is_file():
+            raise RewardFunctionError(f"judge.python.function={ref!r}: {path.resolve()} is not a file (a relative "
+                                      "path is read from the working directory)")
+        return path.resolve()
+    with _cwd_on_path():
+        try:
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError) as e:
+            raise RewardFunctionError(f"judge.python.function={ref!r}: {e}") from None
+    if spec is None:
+        raise RewardFunctionError(f"judge.python.function={ref!r}: no module {module!r} on the path (nor in the "
+                                  "working directory); install it, or name its file as path/to/file.py:function")
+    return Path(spec.origin).resolve() if spec.origin and Path(spec.origin).is_file() else None
+
+
+def code_hash(ref: str) -> str:
+    """sha256 of the defining file's bytes: the function's code version in every cache key."""
+    path = source_file(ref)
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path else ""
+
+
+class _cwd_on_path:
+    """The working directory first on sys.path while importing, as `python -m` has it."""
+
+    def __enter__(self):
+        self.added = os.getcwd() not in sys.path
+        if self.added:
+            sys.path.insert(0, os.getcwd())
+
+    def __exit__(self, *exc):
+        if self.added and os.getcwd() in sys.path:
+            sys.path.remove(os.getcwd())
+
+
+def load(ref: str) -> Callable:
+    """The function itself: its module imported (a file by its path), the name looked up."""
+    module, name = split_ref(ref)
+    try:
+        if _is_file(module):
+            path = source_file(ref)
+            modname = "rlaif_reward_" + sha256_text(str(path))[:12]
+            spec = importlib.util.spec_from_file_location(modname, path)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[modname] = mod
+            spec.loader.exec_module(mod)
+        else:
+            with _cwd_on_path():
+                mod = importlib.import_module(module)
+    except RewardFunctionError:
+        raise
+    except Exception as e:  # the user's module failed while importing: say where
+        raise RewardFunctionError(f"judge.python.function={ref!r}: importing {module} failed: "
+                                  f"{type(e).__name__}: {e}") from e
+    fn = getattr(mod, name, None)
+    if not callable(fn):
+        raise RewardFunctionError(f"judge.python.function={ref!r}: {module} has no function {name!r}"
+                                  + (f" (it has {type(fn).__name__} there)" if fn is not None else ""))
+    return fn
+
+
+def arguments(fn: Callable, ref: str) -> tuple[set[str] | None, set[str]]:
+    """(the keyword names fn takes, None for **kwargs; the names it requires)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None, set()
+    takes_all = any(p.kind is p.VAR_KEYWORD for p in params)
+    named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    required = {p.name for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    for name in required & NOT_OFFERED.keys():
+        raise RewardFunctionError(f"judge.python.function={ref!r} requires {name!r}: {NOT_OFFERED[name]}")
+    return (None if takes_all else named), required
+
+
+class PythonReward:
+    """The configured function behind the cache: `key` per answer, `score` per batch of answers."""
+
+    def __init__(self, ref: str, version: str = "", fmt: str = "standard", fn: Callable | None = None):
+        self.ref, self.version, self.format = ref, version, fmt
+        self.fn = fn or load(ref)
+        self.code = code_hash(ref)
+        self.takes, self.required = arguments(self.fn, ref)
+        self.ingredients = {"kind": "python", "function": ref, "code": self.code, "version": version, "format": fmt}
+
+    def key(self, problem, completion: str, truncated: bool) -> str:
+        from judges.cache import cache_key
+        return cache_key({**self.ingredients, "problem": sha256_text(canonical(problem.to_json())),
+                          "completion": sha256_text(completion), "truncated": truncated})
+
+    def _kwargs(self, items: list[tuple[Any, str, bool]]) -> dict[str, Any]:
+        rows = [{**p.meta, **{k: v for k, v in p.to_json().items() if k not in ("meta", "prompt")},
+                 "truncated": tr} for p, _, tr in items]
+        names = set().union(*rows) if rows else set()
+        if self.format == "conversational":
+            prompts = [[{"role": "user", "content": p.prompt}] for p, _, _ in items]
+            completions = [[{"role": "assistant", "content": c}] for _, c, _ in items]
+        else:
+            prompts, completions = [p.prompt for p, _, _ in items], [c for _, c, _ in items]
+        kw = {"prompts": prompts, "completions": completions,
+              **{n: [r.get(n) for r in rows] for n in sorted(names)}}
+        if self.takes is not None:
+            missing = self.required - kw.keys()
+            if missing:
+                raise RewardFunctionError(
+                    f"judge.python.function={self.ref!r} requires {sorted(missing)}, which no problem has; it is "
+                    f"passed prompts, completions and the problems' columns ({', '.join(sorted(names))}); give "
+                    "them defaults or add the columns to your data")
+            kw = {k: v for k, v in kw.items() if k in self.takes}
+        return kw
+
+    def score(self, items: list[tuple[Any, str, bool]]) -> list[Score]:
+        """One call of the function on these (problem, answer, truncated) items: a Score each."""
+        kw = self._kwargs(items)
+        out = self.fn(**kw)
+        if inspect.isawaitable(out):   # an async reward function, as TRL allows
+            out = asyncio.run(_wait(out))
+        try:
+            values = list(out)
+        except TypeError:
+            raise RewardFunctionError(f"judge.python.function={self.ref!r} returned {type(out).__name__}; it must "
+                                      "return a list of floats (None where it cannot score), one per completion") from None
+        if len(values) != len(items):
+            raise RewardFunctionError(f"judge.python.function={self.ref!r} returned {len(values)} rewards for "
+                                      f"{len(items)} completions; it must return exactly one per completion")
+        scores = []
+        for (p, _, _), v in zip(items, values):
+            if v is None:
+                scores.append(Score(value=None, raw=f"{self.ref} returned None"))
+                continue
+            try:
+                value = float(v)
+            except (TypeError, ValueError):
+                raise RewardFunctionError(f"judge.python.function={self.ref!r} returned {v!r} for problem {p.id}; "
+                                          "each reward must be a number or None") from None
+            if value != value or value in (float("inf"), float("-inf")):
+                scores.append(Score(value=None, raw=f"{self.ref} returned {value}"))
+            else:
+                scores.append(Score(value=value, breakdown={}, raw=""))
+        return scores
+
+    def score_all(self, cache, items: list[tuple[Any, str, bool]], live: bool = True, batch_size: int = 64,
+                  progress: Callable[[int], None] | None = None) -> tuple[list[Score | None], int, int]:
+        """(a Score per item, None where it is not in the cache and `live` is off; calls made; cache hits).
+        The misses go to the function batch_size at a time, each batch's scores cached as it returns, so
+        an error in the function loses nothing done before it."""
+        keys = [self.key(*it) for it in items]
+        found = [cache.get(k) for k in keys]
+        out: list[Score | None] = [Score.from_json(v) if v is not None else None for v in found]
+        todo = [i for i, v in enumerate(found) if v is None]
+        hits, calls = len(items) - len(todo), 0
+        if progress and hits:
+            progress(hits)
+        if not live:
+            return out, 0, hits
+        for start in range(0, len(todo), batch_size):
+            chunk = todo[start:start + batch_size]
+            try:
+                scores = self.score([items[i] for i in chunk])
+            except RewardFunctionError:
+                raise
+            except Exception as e:
+                ids = sorted({items[i][0].id for i in chunk})
+                raise RewardFunctionError(
+                    f"judge.python.function={self.ref!r} raised {type(e).__name__}: {e} (on a batch of {len(chunk)} "
+                    f"answers to {', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}); the {calls} scores before "
+                    "it are cached: fix the function and rerun") from e
+            for i, s in zip(chunk, scores):
+                out[i] = s
+                if s.value is not None:   # an unscored answer is asked again on the next run
+                    cache.set(keys[i], s.to_json())
+            calls += len(chunk)
+            if progress:
+                progress(len(chunk))
+        return out, calls, hits
+
+
+async def _wait(awaitable):
+    return await awaitable

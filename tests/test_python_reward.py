@@ -1,0 +1,186 @@
+"""judge.kind=python: your own reward function, TRL's contract, behind the judge cache. Calls are
+counted by the function itself (a line appended to a file per call), never by a mock; TRL's own
+reward functions run unchanged and score as TRL scores them; a bad function fails before any work,
+naming the key and what to do; an error mid-stage keeps every score before it."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from data.schema import Problem
+from pipeline.cli.main import main
+from pipeline.config.base import ConfigError
+from pipeline.config.errors import RunError
+from pipeline.config.file import load_config
+from pipeline.run.preflight import check_model
+from pipeline.stages.judging import judge_code, length_score
+from pipeline.stages.judging_python import score_python
+from pipeline.store.tables import load_table
+
+COUNTING = '''import os
+LOG = {log!r}
+
+def reward(prompts, completions, entry_point, truncated, **kwargs):
+    with open(LOG, "a") as f:
+        f.write(f"{{len(completions)}}\\n")
+    {body}
+    return [None if "???" in c else float(ep in c) - 0.25 * t for c, ep, t in zip(completions, entry_point, truncated)]
+'''
+
+
+def write_fn(tmp_path: Path, body: str = "pass", name: str = "rw.py") -> tuple[Path, Path]:
+    log = tmp_path / "calls.log"
+    path = tmp_path / name
+    path.write_text(COUNTING.format(log=str(log), body=body))
+    return path, log
+
+
+def calls(log: Path) -> list[int]:
+    return [int(x) for x in log.read_text().split()] if log.exists() else []
+
+
+def cfg_for(tmp_path: Path, path: Path, *more: str):
+    return load_config(None, ["judge.kind=python", f"judge.python.function={path}:reward",
+                              f"run.dir={tmp_path / 'runs'}", *more])
+
+
+PROBLEMS = [Problem(id=f"p{i}", prompt=f"Write f{i}.", entry_point=f"f{i}", meta={"solution": str(i)}) for i in range(3)]
+ITEMS = [(p, f"```python\ndef {p.entry_point}(): pass\n```", False) for p in PROBLEMS] + \
+        [(PROBLEMS[0], "no function here", False), (PROBLEMS[1], "def f1(", True)]
+
+
+def test_scored_once_then_from_the_cache_and_an_edit_or_version_scores_again(tmp_path):
+    path, log = write_fn(tmp_path)
+    cfg = cfg_for(tmp_path, path, "judge.python.batch_size=2")
+    scores, n_calls, hits, skipped = score_python(cfg, ITEMS)
+    assert [s.value for s in scores] == [1.0, 1.0, 1.0, 0.0, 0.75]
+    assert (n_calls, hits, skipped) == (5, 0, 0) and calls(log) == [2, 2, 1]   # batches of judge.python.batch_size
+    again, n_calls, hits, _ = score_python(cfg, ITEMS)
+    assert [s.value for s in again] == [s.value for s in scores] and (n_calls, hits) == (0, 5)
+    assert calls(log) == [2, 2, 1]   # the function was not called
+    before = judge_code(cfg)["reward function"]
+    path.write_text(path.read_text() + "\n# an edit\n")   # the file's text is in every key
+    assert score_python(cfg, ITEMS)[1] == 5 and judge_code(cfg)["reward function"] != before
+    assert score_python(cfg_for(tmp_path, path, "judge.python.version=2"), ITEMS)[1] == 5
+
+
+def test_unscored_answers_are_asked_again_and_replay_answers_from_the_cache(tmp_path):
+    path, log = write_fn(tmp_path)
+    cfg = cfg_for(tmp_path, path)
+    items = ITEMS[:2] + [(PROBLEMS[2], "???", False)]
+    scores, n_calls, _, _ = score_python(cfg, items)
+    assert [s.value for s in scores] == [1.0, 1.0, None] and n_calls == 3
+    assert score_python(cfg, items)[1] == 1   # only the unscored answer is asked again
+    replay = cfg_for(tmp_path, path, "judge.mode=replay")
+    with pytest.raises(RunError, match=r"judge.mode=replay: 1 of 3 judgements are not in the cache"):
+        score_python(replay, items)
+    scores, n_calls, hits, skipped = score_python(cfg_for(tmp_path, path, "judge.mode=replay", "judge.skip_missing=true"),
+                                                  items)
+    assert (n_calls, hits, skipped) == (0, 2, 1) and scores[2].breakdown == {"unanswered": "skipped: not in the cache"}
+
+
+def test_an_error_mid_stage_keeps_the_scores_before_it(tmp_path):
+    """A transient failure (a service the function asks is down: here a flag file) on the second batch."""
+    path, log = write_fn(tmp_path, body="if os.path.exists(LOG + '.down') and len(open(LOG).read().split()) == 2: "
+                                        "raise KeyError('solution')")
+    Path(f"{log}.down").touch()
+    cfg = cfg_for(tmp_path, path, "judge.python.batch_size=2")
+    with pytest.raises(RunError, match=r"raised KeyError: 'solution' \(on a batch of 2 answers to p0, p2\); the 2 scores "
+                                       r"before it are cached: fix the function and rerun"):
+        score_python(cfg, ITEMS)
+    Path(f"{log}.down").unlink()   # back up: the file is unchanged, so are the keys
+    assert score_python(cfg, ITEMS)[1:3] == (3, 2)   # the first batch's two scores came from the cache
+
+
+def test_trls_own_reward_function_runs_unchanged_and_scores_as_in_trl(tmp_path):
+    """trl.rewards.think_format_reward reads completion[0]['content'] (TRL's conversational format):
+    with judge.python.format=conversational it scores each answer as TRL's own call does."""
+    from trl.rewards import think_format_reward
+    texts = ["<think>\nplan\n</think>\ndef f0(): pass", "def f0(): pass", "<think>\nno end\ndef f0(): pass"]
+    cfg = load_config(None, ["judge.kind=python", "judge.python.function=trl.rewards:think_format_reward",
+                             "judge.python.format=conversational", f"run.dir={tmp_path}"])
+    scores = score_python(cfg, [(PROBLEMS[0], t, False) for t in texts])[0]
+    trl_scores = think_format_reward([[{"role": "assistant", "content": t}] for t in texts])
+    assert [s.value for s in scores] == trl_scores == [1.0, 0.0, 0.0]
+    # TRL's dataset columns arrive as keyword lists: accuracy-style functions read their own column
+    (tmp_path / "cols.py").write_text("def reward(completions, solution, **kw):\n"
+                                      "    return [float(s in c) for c, s in zip(completions, solution)]\n")
+    cfg = cfg_for(tmp_path, tmp_path / "cols.py")
+    assert [s.value for s in score_python(cfg, [(p, "answer 1", False) for p in PROBLEMS])[0]] == [0.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("source, ref, said", [
+    (None, "missing.py:reward", r"missing.py is not a file \(a relative path is read from the working directory\)"),
+    ("def other(completions, **kw): return []\n", "{f}:reward", r"has no function 'reward'"),
+    ("import not_a_module_here\n", "{f}:reward", r"importing .* failed: ModuleNotFoundError"),
+    ("def reward(completion_ids, **kw): return []\n", "{f}:reward", r"requires 'completion_ids'.*overlong"),
+    ("def reward(completions, answer_key): return []\n", "{f}:reward", r"requires \['answer_key'\], which no problem has"),
+    (None, "no_such_package.rewards:reward", r"no module 'no_such_package.rewards'|No module named 'no_such_package'"),
+    (None, "rewards_without_colon", r"name it as path/to/file.py:function"),
+])
+def test_a_function_that_cannot_run_fails_before_any_work(tmp_path, source, ref, said):
+    f = tmp_path / "fn.py"
+    if source is not None:
+        f.write_text(source)
+    cfg = load_config(None, ["judge.kind=python", f"judge.python.function={ref.format(f=f)}", f"run.dir={tmp_path / 'r'}"])
+    late = "answer_key" in (source or "")   # a column no problem has is known only with the problems
+    with pytest.raises(RunError, match=said):
+        score_python(cfg, ITEMS[:1]) if late else check_model(cfg)
+    assert late or not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("body, said", [
+    ("return [1.0]", r"returned 1 rewards for 3 completions; it must return exactly one per completion"),
+    ("return 1.0", r"returned float; it must return a list of floats"),
+    ("return ['high'] * len(completions)", r"returned 'high' for problem p0; each reward must be a number or None"),
+])
+def test_a_malformed_result_names_the_function_and_the_rule(tmp_path, body, said):
+    (tmp_path / "bad.py").write_text(f"def reward(completions, **kw):\n    {body}\n")
+    with pytest.raises(RunError, match=said):
+        score_python(cfg_for(tmp_path, tmp_path / "bad.py"), ITEMS[:3])
+
+
+def test_config_needs_the_function_and_takes_python_in_a_mix(tmp_path):
+    with pytest.raises(ConfigError, match=r"needs judge.python.function, e.g. judge.python.function=my_rewards.py:reward"):
+        load_config(None, ["judge.kind=python"])
+    cfg = load_config(None, ["judge.kind=mix", "judge.mix={execution: 0.5, python: 0.5}",
+                             "judge.python.function=trl.rewards:think_format_reward"])
+    assert cfg.judge.mix == {"execution": 0.5, "python": 0.5}
+    # unset, the section moves no fingerprint (config.stage_config leaves it out)
+    assert "judge.python" not in load_config(None, []).stage_config(["judge.python"])
+
+
+def test_async_function_and_package_module_from_the_working_directory(tmp_path, monkeypatch):
+    (tmp_path / "my_rewards.py").write_text("async def reward(completions, **kw):\n"
+                                            "    return [len(c) / 10 for c in completions]\n")
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config(None, ["judge.kind=python", "judge.python.function=my_rewards:reward", f"run.dir={tmp_path}"])
+    assert [s.value for s in score_python(cfg, [(PROBLEMS[0], "x" * 5, False)])[0]] == [0.5]
+
+
+@pytest.mark.slow
+def test_an_epoch_with_a_python_judge_as_typed(tmp_path, tiny_config, capsys):
+    """`rlaif epoch 1 --only judge judge.kind=python judge.python.function=FILE:reward` as typed (the CLI's own entry,
+    in this process): the judge table holds the function's scores (here the length toy's 2 - words/16,
+    so they must equal the built-in length judge's), the dry run names the function, a rerun of the
+    judge stage calls it for nothing."""
+    (tmp_path / "brevity.py").write_text("def reward(completions, **kw):\n"
+                                         "    return [2.0 - len(c.split()) / 16 for c in completions]\n")
+    args = [*tiny_config, "judge.kind=python", f"judge.python.function={tmp_path / 'brevity.py'}:reward",
+            "teacher.kind=none", "reward.kind=direct", "select.drop_zero_std=false"]
+    assert main(["epoch", "1", "--dry-run", *args]) == 0
+    assert f"judge (python {tmp_path / 'brevity.py'}:reward): 9 of 9 judgements missing at most" in capsys.readouterr().out
+    for stage in ("prompts", "sample", "teacher", "judge"):   # what the judge stage reads, then the judge stage
+        assert main(["epoch", "1", "--only", stage, *args]) == 0
+    edir = Path(tiny_config[0].split("=", 1)[1]) / "default" / "epoch-001"
+    samples = {(s["problem_id"], s["sample_idx"]): s["text"] for s in load_table(edir / "sample")}
+    judged = load_table(edir / "judge")
+    assert len(judged) == 9 and all(r["value"] == length_score(samples[(r["problem_id"], r["sample_idx"])]).value
+                                    for r in judged)
+    figures = json.loads((edir / "judge" / "manifest.json").read_text())["figures"]
+    assert (figures["judge/api_calls"], figures["judge/cache_hits"]) == (9, 0)
+    assert main(["epoch", "1", "--only", "judge", "--force", *args]) == 0
+    figures = json.loads((edir / "judge" / "manifest.json").read_text())["figures"]
+    assert (figures["judge/api_calls"], figures["judge/cache_hits"]) == (0, 9)
