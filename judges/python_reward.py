@@ -8,14 +8,16 @@ every other column of the problem comes as a keyword argument holding one value 
 entry_point, reference, tests, difficulty, and the dataset's own extra columns), with `truncated` (the
 answer hit max_new_tokens). A function that takes only some of these names gets only those.
 
-Each result is cached like any other judgement, keyed by the function's name, the text of the file
-that defines it (an edit scores everything again), judge.python.version (bump it when the score
+Each result is cached like any other judgement, keyed by the function's name (not the file's path: a
+teammate's cache fits), the text of the file named and of the file that defines it when that is another
+(a package re-exporting it; an edit scores everything again), judge.python.version (bump it when the score
 changes through other files), the problem, the answer and whether it was truncated. None means the
 function could not score that answer: it is counted as unscored and asked again on the next run.
 """
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -32,7 +34,17 @@ NOT_OFFERED = {
     "completion_ids": "the answers' token ids are not passed (teacher answers have none); reward.overlong_buffer "
                       "and reward.overlong_penalty give DAPO's soft overlong punishment",
     "trainer_state": "no trainer state is passed: a score that changes with the step would make the cache lie",
+    "environments": "no environments are passed (TRL's environment_factory): score from the answer's text and the "
+                    "problem's columns",
 }
+RESERVED = ("prompts", "completions", "completion_ids", "trainer_state", "log_extra", "log_metric", "environments")
+"""Names TRL passes itself: a data column of that name never replaces them."""
+LOGGERS = ("log_extra", "log_metric")
+"""TRL's logging callbacks, passed as no-ops (a function that calls them runs unchanged; nothing is logged)."""
+
+
+def _no_log(*args, **kwargs) -> None:
+    return None
 
 
 class RewardFunctionError(ValueError):
@@ -72,22 +84,44 @@ def source_file(ref: str) -> Path | None:
 
 
 def code_hash(ref: str) -> str:
-    """sha256 of the defining file's bytes: the function's code version in every cache key."""
+    """sha256 of the named module's file bytes: the function's code version in every cache key."""
     path = source_file(ref)
     return hashlib.sha256(path.read_bytes()).hexdigest() if path else ""
 
 
+def defining_file(fn: Callable) -> Path | None:
+    """The file whose code `fn` runs (a function, a partial's function, a callable instance's class), or None."""
+    target = inspect.unwrap(fn)
+    while isinstance(target, functools.partial):
+        target = inspect.unwrap(target.func)
+    if not (inspect.isfunction(target) or inspect.ismethod(target) or inspect.isclass(target)):
+        target = type(target)
+    try:
+        found = inspect.getsourcefile(target)
+    except TypeError:
+        return None
+    return Path(found).resolve() if found and Path(found).is_file() else None
+
+
+_FILES: dict[Path, tuple[str, Any]] = {}
+"""Modules loaded from a file path: (file hash, module), so one process imports an unchanged file once."""
+
+
 class _cwd_on_path:
-    """The working directory first on sys.path while importing, as `python -m` has it."""
+    """The working directory (or `folder`) first on sys.path while importing, as `python -m` (or
+    `python folder/file.py`) has it."""
+
+    def __init__(self, folder: str | None = None):
+        self.folder = folder or os.getcwd()
 
     def __enter__(self):
-        self.added = os.getcwd() not in sys.path
+        self.added = self.folder not in sys.path
         if self.added:
-            sys.path.insert(0, os.getcwd())
+            sys.path.insert(0, self.folder)
 
     def __exit__(self, *exc):
-        if self.added and os.getcwd() in sys.path:
-            sys.path.remove(os.getcwd())
+        if self.added and self.folder in sys.path:
+            sys.path.remove(self.folder)
 
 
 def load(ref: str) -> Callable:
@@ -96,11 +130,17 @@ def load(ref: str) -> Callable:
     try:
         if _is_file(module):
             path = source_file(ref)
-            modname = "rlaif_reward_" + sha256_text(str(path))[:12]
-            spec = importlib.util.spec_from_file_location(modname, path)
-            mod = importlib.util.module_from_spec(spec)
-            sys.modules[modname] = mod
-            spec.loader.exec_module(mod)
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            if _FILES.get(path, ("",))[0] == digest:
+                mod = _FILES[path][1]
+            else:   # its own folder first on the path while it imports: its sibling modules import
+                modname = "rlaif_reward_" + sha256_text(str(path))[:12]
+                spec = importlib.util.spec_from_file_location(modname, path)
+                mod = importlib.util.module_from_spec(spec)
+                sys.modules[modname] = mod
+                with _cwd_on_path(str(path.parent)):
+                    spec.loader.exec_module(mod)
+                _FILES[path] = (digest, mod)
         else:
             with _cwd_on_path():
                 mod = importlib.import_module(module)
@@ -137,8 +177,14 @@ class PythonReward:
         self.ref, self.version, self.format = ref, version, fmt
         self.fn = fn or load(ref)
         self.code = code_hash(ref)
+        named, defining = source_file(ref), defining_file(self.fn)
+        if defining and defining != named:   # re-exported (a package's __init__, trl.rewards): its code counts
+            self.code = sha256_text(self.code + hashlib.sha256(defining.read_bytes()).hexdigest())
         self.takes, self.required = arguments(self.fn, ref)
-        self.ingredients = {"kind": "python", "function": ref, "code": self.code, "version": version, "format": fmt}
+        module, name = split_ref(ref)   # a file by its text, not its path: the same file elsewhere hits the cache
+        function = f"file:{name}" if _is_file(module) else ref
+        self.ingredients = {"kind": "python", "function": function, "code": self.code, "version": version,
+                            "format": fmt}
 
     def key(self, problem, completion: str, truncated: bool) -> str:
         from judges.cache import cache_key
@@ -146,7 +192,8 @@ class PythonReward:
                           "completion": sha256_text(completion), "truncated": truncated})
 
     def _kwargs(self, items: list[tuple[Any, str, bool]]) -> dict[str, Any]:
-        rows = [{**p.meta, **{k: v for k, v in p.to_json().items() if k not in ("meta", "prompt")},
+        rows = [{**{k: v for k, v in p.meta.items() if k not in RESERVED},
+                 **{k: v for k, v in p.to_json().items() if k not in ("meta", "prompt")},
                  "truncated": tr} for p, _, tr in items]
         names = set().union(*rows) if rows else set()
         if self.format == "conversational":
@@ -155,14 +202,14 @@ class PythonReward:
         else:
             prompts, completions = [p.prompt for p, _, _ in items], [c for _, c, _ in items]
         kw = {"prompts": prompts, "completions": completions,
-              **{n: [r.get(n) for r in rows] for n in sorted(names)}}
+              **{n: [r.get(n) for r in rows] for n in sorted(names)}, **{n: _no_log for n in LOGGERS}}
+        missing = self.required - kw.keys()   # **kwargs or not: a required name must be there
+        if missing:
+            raise RewardFunctionError(
+                f"judge.python.function={self.ref!r} requires {sorted(missing)}, which no problem has; it is "
+                f"passed prompts, completions and the problems' columns ({', '.join(sorted(names))}); give "
+                "them defaults or add the columns to your data")
         if self.takes is not None:
-            missing = self.required - kw.keys()
-            if missing:
-                raise RewardFunctionError(
-                    f"judge.python.function={self.ref!r} requires {sorted(missing)}, which no problem has; it is "
-                    f"passed prompts, completions and the problems' columns ({', '.join(sorted(names))}); give "
-                    "them defaults or add the columns to your data")
             kw = {k: v for k, v in kw.items() if k in self.takes}
         return kw
 
@@ -173,6 +220,8 @@ class PythonReward:
         if inspect.isawaitable(out):   # an async reward function, as TRL allows
             out = asyncio.run(_wait(out))
         try:
+            if isinstance(out, (str, bytes, dict)):
+                raise TypeError
             values = list(out)
         except TypeError:
             raise RewardFunctionError(f"judge.python.function={self.ref!r} returned {type(out).__name__}; it must "
@@ -186,6 +235,8 @@ class PythonReward:
                 scores.append(Score(value=None, raw=f"{self.ref} returned None"))
                 continue
             try:
+                if isinstance(v, (str, bytes)):   # TRL's torch.tensor refuses text: so does this
+                    raise TypeError
                 value = float(v)
             except (TypeError, ValueError):
                 raise RewardFunctionError(f"judge.python.function={self.ref!r} returned {v!r} for problem {p.id}; "
@@ -205,7 +256,7 @@ class PythonReward:
         found = [cache.get(k) for k in keys]
         out: list[Score | None] = [Score.from_json(v) if v is not None else None for v in found]
         todo = [i for i, v in enumerate(found) if v is None]
-        hits, calls = len(items) - len(todo), 0
+        hits, calls, kept = len(items) - len(todo), 0, 0
         if progress and hits:
             progress(hits)
         if not live:
@@ -220,12 +271,13 @@ class PythonReward:
                 ids = sorted({items[i][0].id for i in chunk})
                 raise RewardFunctionError(
                     f"judge.python.function={self.ref!r} raised {type(e).__name__}: {e} (on a batch of {len(chunk)} "
-                    f"answers to {', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}); the {calls} scores before "
+                    f"answers to {', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}); the {kept} scores before "
                     "it are cached: fix the function and rerun") from e
             for i, s in zip(chunk, scores):
                 out[i] = s
                 if s.value is not None:   # an unscored answer is asked again on the next run
                     cache.set(keys[i], s.to_json())
+                    kept += 1
             calls += len(chunk)
             if progress:
                 progress(len(chunk))

@@ -117,6 +117,8 @@ def test_trls_own_reward_function_runs_unchanged_and_scores_as_in_trl(tmp_path):
     ("import not_a_module_here\n", "{f}:reward", r"importing .* failed: ModuleNotFoundError"),
     ("def reward(completion_ids, **kw): return []\n", "{f}:reward", r"requires 'completion_ids'.*overlong"),
     ("def reward(completions, answer_key): return []\n", "{f}:reward", r"requires \['answer_key'\], which no problem has"),
+    ("def reward(completions, answer_key, **kw): return []\n", "{f}:reward", r"requires \['answer_key'\], which no pr"),
+    ("def reward(completions, environments): return []\n", "{f}:reward", r"requires 'environments'.*environment_fact"),
     (None, "no_such_package.rewards:reward", r"no module 'no_such_package.rewards'|No module named 'no_such_package'"),
     (None, "rewards_without_colon", r"name it as path/to/file.py:function"),
 ])
@@ -135,6 +137,8 @@ def test_a_function_that_cannot_run_fails_before_any_work(tmp_path, source, ref,
     ("return [1.0]", r"returned 1 rewards for 3 completions; it must return exactly one per completion"),
     ("return 1.0", r"returned float; it must return a list of floats"),
     ("return ['high'] * len(completions)", r"returned 'high' for problem p0; each reward must be a number or None"),
+    ("return ['1.0'] * len(completions)", r"returned '1.0' for problem p0; each reward must be a number or None"),
+    ("return '111'", r"returned str; it must return a list of floats"),
 ])
 def test_a_malformed_result_names_the_function_and_the_rule(tmp_path, body, said):
     (tmp_path / "bad.py").write_text(f"def reward(completions, **kw):\n    {body}\n")
@@ -184,3 +188,41 @@ def test_an_epoch_with_a_python_judge_as_typed(tmp_path, tiny_config, capsys):
     assert main(["epoch", "1", "--only", "judge", "--force", *args]) == 0
     figures = json.loads((edir / "judge" / "manifest.json").read_text())["figures"]
     assert (figures["judge/api_calls"], figures["judge/cache_hits"]) == (0, 9)
+
+
+def test_the_same_file_elsewhere_hits_the_cache_and_its_sibling_modules_import(tmp_path, monkeypatch):
+    """A teammate's copy of the file (another path, the same text) scores from the cache; the file imports a
+    module beside it, as `python path/to/file.py` would, from any working directory, and once per process."""
+    for d in ("mine", "theirs"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "weights_rv.py").write_text("W = 0.5\n")
+        (tmp_path / d / "rw.py").write_text(f"from weights_rv import W\nopen({str(tmp_path / 'imports.log')!r}, 'a')"
+                                            ".write('x')\ndef reward(completions, **kw):\n    return [W] * len(completions)\n")
+    monkeypatch.chdir(tmp_path)
+    scores, n_calls, _, _ = score_python(cfg_for(tmp_path, tmp_path / "mine" / "rw.py"), ITEMS[:3])
+    assert [s.value for s in scores] == [0.5] * 3 and n_calls == 3
+    assert score_python(cfg_for(tmp_path, Path("theirs") / "rw.py"), ITEMS[:3])[1:3] == (0, 3)
+    score_python(cfg_for(tmp_path, tmp_path / "mine" / "rw.py"), ITEMS[:3])
+    assert (tmp_path / "imports.log").read_text() == "xx"   # each file imported once
+
+
+def test_trls_keyword_arguments_a_column_named_prompts_and_a_reexported_function(tmp_path, monkeypatch):
+    """TRL passes log_metric and log_extra (here no-ops); a data column `prompts` does not replace the
+    prompts; a package that re-exports the function from another file is keyed by that file's text too."""
+    (tmp_path / "trl_style.py").write_text(
+        "def reward(prompts, completions, **kwargs):\n    kwargs['log_metric']('len', 1.0)\n"
+        "    kwargs['log_extra']('note', ['x'] * len(completions))\n"
+        "    return [float(p.startswith('Write')) for p in prompts]\n")
+    clash = Problem(id="c0", prompt="Write g.", entry_point="g", meta={"prompts": "not the prompt", "completions": 1})
+    scores = score_python(cfg_for(tmp_path, tmp_path / "trl_style.py"), [(clash, "def g(): pass", False)])[0]
+    assert [s.value for s in scores] == [1.0]
+    pkg = tmp_path / "rv_reexporting_pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .impl import reward\n")
+    (pkg / "impl.py").write_text("def reward(completions, **kw):\n    return [1.0] * len(completions)\n")
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config(None, ["judge.kind=python", "judge.python.function=rv_reexporting_pkg:reward",
+                             f"run.dir={tmp_path / 'runs'}"])
+    assert score_python(cfg, ITEMS[:2])[1] == 2 and score_python(cfg, ITEMS[:2])[1] == 0
+    (pkg / "impl.py").write_text((pkg / "impl.py").read_text() + "# an edit of the defining file\n")
+    assert score_python(cfg, ITEMS[:2])[1] == 2

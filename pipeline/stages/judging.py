@@ -251,9 +251,10 @@ def judge_code(cfg: Config) -> dict[str, str]:
     if kinds.keys() & {"anthropic", "openai", "hf"}:
         out.update({"rubric": rubric.rubric_hash()[:12], "parser": rubric.PARSER_VERSION})
     if "python" in kinds:   # the reward function's file: an edit warns that finished judge stages are older
-        from judges.python_reward import RewardFunctionError, code_hash
-        try:
-            out["reward function"] = code_hash(cfg.judge.python.function)[:12]
+        from judges.python_reward import PythonReward, RewardFunctionError
+        pc = cfg.judge.python
+        try:   # the file named and, when another, the one that defines the function: as the cache key has them
+            out["reward function"] = PythonReward(pc.function, pc.version, pc.format).code[:12]
         except RewardFunctionError as e:
             raise RunError(str(e)) from None
     return out
