@@ -29,7 +29,7 @@ NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
 
 NEUTRAL_IN_SECTION: dict[str, Any] = {"update.delta": None, "update.sapo_temperature_pos": 1.0,
-                                      "update.sapo_temperature_neg": 1.05}
+                                      "update.sapo_temperature_neg": 1.05, "update.top_entropy_quantile": 1.0}
 """The same for fields added to a section that a stage reads whole (the update reads `update`): left
 out of the section's dict while at these values (`Config.fingerprinted`). Fields added before this
 existed stay in (moving them out would move those fingerprints)."""

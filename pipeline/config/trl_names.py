@@ -21,6 +21,7 @@ ROWS: list[tuple[tuple[str, ...], str, tuple[str, ...], str]] = [
     (("scale_rewards",), "`group`", ("select.scale_rewards",), "`group` (`none` is `select.advantage: mean`)"),
     (("importance_sampling_level",), "`token`", ("update.importance_sampling_level",), "`token`"),
     (("mask_truncated_completions",), "`False`", ("update.mask_truncated_completions",), "`False`"),
+    (("top_entropy_quantile",), "`1.0`", ("update.top_entropy_quantile",), "`1.0` (off; the paper's `0.2`)"),
     (("temperature",), "`1.0`", ("sample.temperature",), "`0.7`"),
     (("top_p", "top_k"), "`1.0`, `0`", ("sample.top_p", "sample.top_k"), "`1.0`, `0`"),
     (("use_bias_correction_kl",), "`True`", ("update.kl_ratio",), "`True`"),

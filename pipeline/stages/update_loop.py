@@ -20,7 +20,7 @@ from pipeline.engines.forward import (collate, prompt_ordered, resolve_share_pro
                                       split_by_tokens, to_device, token_budget, token_logprobs)
 from pipeline.engines.model import save_adapter
 from pipeline.store import dist
-from pipeline.train.loss import loss_norms, policy_loss, settings, trained_len
+from pipeline.train.loss import high_entropy_mask, loss_norms, policy_loss, settings, trained_len
 from pipeline.train.optim import (OPTIMIZER, SCHEDULE, load_carried, lr_schedule, restore, save_checkpoint,
                                   save_schedule)
 
@@ -227,10 +227,15 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
             is_sft = batch["sft"]                                                    # (B,)
             pg_w = 1 - is_sft
             mask = mask * batch["trains"][:, None]                                   # mask_truncated_completions
+            # update.top_entropy_quantile: the surrogate on the pass's high-entropy trained tokens, the threshold
+            # over every rank's (a collective: then every rank's every pass calls it, filler and teacher passes too)
+            q = uc.top_entropy_quantile
+            ent_mask = high_entropy_mask(ent, mask * (pg_w * w > 0)[:, None], q, accelerator if world > 1 else None) \
+                if q < 1 and (world > 1 or not sft_pass) else None
             # teacher rows have no old/ref logprobs (right_aligned leaves 0): policy_loss ignores them
             pg_seq, terms = policy_loss(logp, old_all[batch["index"], -kc:], ref_all[batch["index"], -kc:],
                                         batch["advantage"], mask * pg_w[:, None], batch["norm"], coef, loss_s,
-                                        None if is_all is None else is_all[batch["index"], -kc:])
+                                        None if is_all is None else is_all[batch["index"], -kc:], ent_mask)
             sft_seq = seq_mean(-logp, batch["completion_mask"])                     # (B,)
             row_loss = torch.where(is_sft.bool(), sft_coef * sft_seq / batch["sft_norm"], pg_seq)
             # DDP averages the gradients over the ranks, and each rank holds a share of the rows: x world

@@ -65,7 +65,8 @@ def sampler_correction(old: torch.Tensor, sampler: torch.Tensor, mask: torch.Ten
 def policy_loss(logp: torch.Tensor, old: torch.Tensor, ref: torch.Tensor, advantages: torch.Tensor,
                 mask: torch.Tensor, norm: torch.Tensor, kl_coef: torch.Tensor | float,
                 s: LossSettings = LossSettings(),
-                is_weight: torch.Tensor | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+                is_weight: torch.Tensor | None = None,
+                token_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """Each row's share of the optimizer step's loss, (B,), and the per-token terms behind it.
 
     logp (B, T): log pi(y_t | ...) at the sampling temperature, with its graph; old (B, T): the same
@@ -75,6 +76,8 @@ def policy_loss(logp: torch.Tensor, old: torch.Tensor, ref: torch.Tensor, advant
     number). Summing the result over every row of an accumulation window gives the step's loss.
     is_weight (B, T) or (B, 1): `sampler_correction`'s weight on the surrogate (not on the KL term,
     as TRL), for tokens a different sampler drew; None: the sampler was the trainer.
+    token_mask (B, T): the tokens that keep the surrogate (`high_entropy_mask`); the KL term and norm
+    still count every token of mask. None: all of them.
     """
     on = mask.bool()
     mask = mask.to(logp.dtype)
@@ -110,6 +113,10 @@ def policy_loss(logp: torch.Tensor, old: torch.Tensor, ref: torch.Tensor, advant
         pg = -torch.min(unclipped * adv, clipped * adv)
     else:
         pg = -logp * adv
+    # Forking tokens (Wang et al. 2025, "Beyond the 80/20 rule"): the surrogate on the high-entropy tokens
+    # alone (TRL's top_entropy_quantile: its entropy_mask multiplies the surrogate before the sampler weight)
+    if token_mask is not None:
+        pg = pg * token_mask.to(pg.dtype)
     if is_weight is not None:  # the sampler-mismatch correction weighs the surrogate only (TRL: the same)
         pg = pg * is_weight
 
@@ -142,6 +149,24 @@ def policy_loss(logp: torch.Tensor, old: torch.Tensor, ref: torch.Tensor, advant
         high = (ratio > s.clip_high) & (adv > 0) if s.algorithm == "grpo" and s.surrogate == "cispo" else low
     return loss, {"policy": pg.expand_as(logp), "kl": kl_loss.expand_as(logp), "k1": kl["k1"], "k3": kl["k3"],
                   "clip_low": low.expand_as(logp).float(), "clip_high": high.expand_as(logp).float()}
+
+
+def high_entropy_mask(entropy: torch.Tensor, mask: torch.Tensor, quantile: float, accelerator=None) -> torch.Tensor:
+    """update.top_entropy_quantile's mask, (B, T) bool: the tokens of mask whose entropy is at or above the
+    (1 - quantile) quantile of mask's tokens' entropies, on every process of `accelerator` (None: this
+    one's). Forking tokens: Wang et al. 2025, "Beyond the 80/20 rule: high-entropy minority tokens drive
+    effective reinforcement learning for LLM reasoning" (arXiv:2506.01939): the top 20%. TRL
+    1.16's get_high_entropy_mask, the same arithmetic: torch.quantile (linear interpolation) of the
+    float32 entropies gathered across processes (padded with -1e9, then dropped: entropies are never
+    negative), compared with >=; no token anywhere: none. accelerator.gather is a collective: every
+    process must call this together."""
+    local = entropy[mask.bool()].float()
+    if accelerator is not None:
+        gathered = accelerator.gather(accelerator.pad_across_processes(local, dim=0, pad_index=-1e9))
+        local = gathered[gathered != -1e9]
+    if local.numel() == 0:
+        return torch.zeros_like(entropy, dtype=torch.bool)
+    return (entropy >= torch.quantile(local, 1 - quantile)) & mask.bool()
 
 
 def trained_len(row: dict, mask_truncated: bool) -> int:
