@@ -39,6 +39,8 @@ ROWS: list[tuple[tuple[str, ...], str, tuple[str, ...], str]] = [
     (("vllm_importance_sampling_clip_min", "vllm_importance_sampling_clip_max"), "`None` / `3.0`",
      ("update.sampler_correction_min", "update.sampler_correction_max"), "`None` / `3.0`"),
     (("seed",), "`42`", ("run.seed",), "`0`"),
+    (("sync_ref_model",), "`False`", ("update.kl_reference",),
+     "`start` (`previous`: the reference is synced to the policy once an epoch, alpha 1)"),
     (("reward_weights",), "`None` (each function 1.0)", ("judge.mix",),
      "used with `judge.kind: mix`; a `python` component is your own reward function ([reward functions](reward-functions.md))"),
     (("gradient_checkpointing",), "`True`", ("update.activation_checkpointing",),

@@ -77,12 +77,13 @@ class Lineage:
         p, m = chosen
         return m["fingerprint"], p / "adapter"
 
-    def reference(self) -> tuple[str, Path | None]:
-        """(fingerprint, adapter dir) of the KL reference (update.kl_reference): the policy epoch 1
-        started from (the warm-start when one was run), or the base model (adapter None)."""
+    def reference(self, n: int = 1) -> tuple[str, Path | None]:
+        """(fingerprint, adapter dir) of epoch n's KL reference (update.kl_reference): the policy epoch 1
+        started from (the warm-start when one was run), the base model (adapter None), or the policy
+        epoch n starts from (previous)."""
         if self.cfg.update.kl_reference == "base":
             return self.base_policy_fp(), None
-        return self.policy(0)
+        return self.policy(n - 1 if self.cfg.update.kl_reference == "previous" else 0)
 
     def outside_inputs(self, n: int) -> tuple[dict[str, str], dict[str, Path | None]]:
         """(fingerprints, dirs) of the inputs epoch n's stages take from outside the epoch:
@@ -91,7 +92,7 @@ class Lineage:
         dirs: dict[str, Path | None] = {}
         fps[POLICY], dirs[POLICY] = self.policy(n - 1)
         if n >= 1:
-            fps[REFERENCE], dirs[REFERENCE] = self.reference()
+            fps[REFERENCE], dirs[REFERENCE] = self.reference(n)
         return fps, dirs
 
     def promote(self, n: int, variant: str) -> Path:
