@@ -328,7 +328,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                      f"look at them: `rlaif samples {e} --worst K` shows each one's reason. Execution judge: a "
                      f"problem without tests, or a sandbox that could not start (its message says why; an answer that "
                      f"runs out of judge.execution.timeout_s is scored, not left out); "
-                     f"LLM judges: fix the rubric's output format or the judge.model. reward.none_as decides what an "
+                     f"LLM judges: fix the rubric's output format or the judge.model; a reward function "
+                     f"(judge.kind=python) returned None, NaN or inf for them. reward.none_as decides what an "
                      f"unscored completion earns (None = dropped from the batch)")
 
         cost = get("judge/cost_usd")
