@@ -327,10 +327,9 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                      f"judge/parse_failures {pf:.0f} of {n_j:.0f} judgements ({frac:.1%} > {cfg.max_parse_failure_frac:.0%})",
                      f"look at them: `rlaif samples {e} --worst K` shows each one's reason. Execution judge: a "
                      f"problem without tests, or a sandbox that could not start (its message says why; an answer that "
-                     f"runs out of judge.execution.timeout_s is scored, not left out); "
-                     f"LLM judges: fix the rubric's output format or the judge.model; a reward function "
-                     f"(judge.kind=python) returned None, NaN or inf for them. reward.none_as decides what an "
-                     f"unscored completion earns (None = dropped from the batch)")
+                     f"runs out of judge.execution.timeout_s is scored, not left out); LLM judges: fix the rubric's "
+                     f"output format or the judge.model; a reward function (judge.kind=python) returned None, NaN or "
+                     f"inf for them. reward.none_as decides what an unscored completion earns (None = dropped)")
 
         cost = get("judge/cost_usd")
         if cost is not None and cost > cfg.max_cost_per_epoch_usd:
