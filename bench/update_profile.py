@@ -208,7 +208,7 @@ def worked_out(a, per_layer: dict, fixed: dict) -> list[str]:
     layout, log-softmax chunks, FLOPs of the body and of the head, on a GPU's peaks."""
     from transformers import AutoConfig
 
-    from pipeline.engines.forward import LOGIT_CHUNK_ELEMS, bytes_per_token
+    from pipeline.engines.forward import FUSED_CHUNK_ELEMS, LOGIT_CHUNK_ELEMS, bytes_per_token
     h, layers, heads, kv, inter = SHAPES[a.shape]
     c = AutoConfig.from_pretrained(build_student(a.shape, None, Path(a.models), "cpu", layers=a.layers, bf16=True))
     c.num_hidden_layers = layers
@@ -233,10 +233,13 @@ def worked_out(a, per_layer: dict, fixed: dict) -> list[str]:
                  f"{ours} tokens; TRL's layout (prompts left-padded, completions right-padded) {trl}")
     per_chunk = max(1, LOGIT_CHUNK_ELEMS // ((a.new + 1) * v))
     chunks = math.ceil(a.rows / per_chunk)
-    notes.append(f"float32 log-softmax: {chunks} chunk(s) of {min(per_chunk, a.rows)} rows "
+    fused = max(1, FUSED_CHUNK_ELEMS // (a.new * v))
+    notes.append(f"float32 log-softmax on the CPU: {chunks} chunk(s) of {min(per_chunk, a.rows)} rows "
                  f"({'one piece, no recompute' if chunks == 1 else 'each recomputed in the backward pass'}); "
-                 f"our logits (B x {a.new + 1} x {v}, float32) {a.rows * (a.new + 1) * v * 4 / 2**30:.2f} GiB a "
-                 f"micro-batch, TRL's fused head none (tiles of its chunked kernel)")
+                 f"the logits (B x {a.new} x {v}, float32) {a.rows * a.new * v * 4 / 2**30:.2f} GiB a copy; on "
+                 f"CUDA the fused head (forward.FUSED_HEAD) {math.ceil(a.rows / fused)} chunk(s) of {min(fused, a.rows)} "
+                 f"rows, {min(fused, a.rows) * a.new * v * 4 / 2**30:.2f} GiB a copy; TRL's fused head none (tiles "
+                 "of its chunked kernel)")
     gpu = "H100"
     flops_body = 4 * body * tokens  # LoRA: forward 2N, backward activation gradients 2N a token
     flops_head = 4 * head * a.rows * a.new  # completion positions only (logits_to_keep)

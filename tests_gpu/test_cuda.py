@@ -88,18 +88,22 @@ def test_chunked_logprobs_equal_unchunked(tiny_model, monkeypatch):
              "completion_ids": torch.randint(5, 4000, (3 + 2 * i,), generator=gen).tolist(), "index": i}
             for i in range(5)]
     got = []
-    for chunk in (forward.LOGIT_CHUNK_ELEMS, 1):
+    # the whole head at once, its log-softmax a row at a time, the fused head (CUDA's default) a row a chunk
+    for fused, chunk in ((False, forward.LOGIT_CHUNK_ELEMS), (False, 1), (True, 1)):
+        monkeypatch.setattr(forward, "FUSED_HEAD", fused)
         monkeypatch.setattr(forward, "LOGIT_CHUNK_ELEMS", chunk)
+        monkeypatch.setattr(forward, "FUSED_CHUNK_ELEMS", chunk)
         model.zero_grad()
         batch = forward.to_device(forward.collate(rows, 0), "cuda")
         logp, ent = forward.token_logprobs(model, batch, 0.7, with_entropy=True)
         (logp * batch["completion_mask"]).sum().backward()
         got.append((logp.detach(), ent, {n: p.grad.float().clone() for n, p in model.named_parameters() if p.requires_grad}))
     # the LM head's matmul split by rows: float32 rounding of another tiling at most
-    torch.testing.assert_close(got[1][0], got[0][0], atol=1e-4, rtol=1e-4)
-    torch.testing.assert_close(got[1][1], got[0][1], atol=1e-4, rtol=1e-4)
-    for n, g in got[0][2].items():
-        torch.testing.assert_close(got[1][2][n], g, atol=1e-3, rtol=1e-2)
+    for other in got[1:]:
+        torch.testing.assert_close(other[0], got[0][0], atol=1e-4, rtol=1e-4)
+        torch.testing.assert_close(other[1], got[0][1], atol=1e-4, rtol=1e-4)
+        for n, g in got[0][2].items():
+            torch.testing.assert_close(other[2][n], g, atol=1e-3, rtol=1e-2)
 
 
 def test_auto_token_budget_split_equals_one_pass(tiny_model):

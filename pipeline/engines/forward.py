@@ -16,7 +16,10 @@ its `Kc` last positions need logits (`logits_to_keep`). Two ways to run a batch,
 
 The full-vocabulary logits are turned into float32 log-softmax a chunk of sequences at a time
 (`logprobs_from_logits`), so float32 logits never exist for more than `LOGIT_CHUNK_ELEMS` at once;
-in training each chunk is recomputed in the backward pass instead of kept. A batch longer than
+in training each chunk is recomputed in the backward pass instead of kept. On CUDA (FUSED_HEAD) the
+padded forward goes further: the model returns its last hidden states and the head itself runs a
+chunk of rows at a time (`head.fused_head`), so the float32 logits never exist whole (a 3B student's
+micro-batch held about five copies of them, 8 GB, at its peak). A batch longer than
 `update.max_batch_tokens` padded tokens runs as several passes (`split_by_tokens`).
 """
 from __future__ import annotations
@@ -28,13 +31,21 @@ from pathlib import Path
 import torch
 from torch.utils.checkpoint import checkpoint
 
-from pipeline.engines.head import fp32_head
+from pipeline.engines.head import fp32_head, fused_head, head_linear, hidden_states_out
 from pipeline.engines.hf import left_pad
 from pipeline.config.errors import RunError
 
 LOGIT_CHUNK_ELEMS = 1 << 28
 """float32 logits (sequences x positions x vocabulary) turned into log-softmax at once: 1 GiB. On
 the CPU's default shapes (micro-batch 4 x 160 tokens x 49k vocabulary) one chunk holds it all."""
+
+FUSED_CHUNK_ELEMS = 1 << 25
+"""float32 logits one chunk of the fused head computes at once (128 MiB)."""
+FUSED_HEAD: bool | str = "auto"
+"""Whether the padded forward applies the LM head itself, a chunk of rows at a time (`head.fused_head`),
+so the float32 logits of a whole batch (a 3B student's micro-batch of 16 x 512 completion tokens: 1.6 GB,
+and as much again for each copy the log-softmax and its gradient make) never exist at once. auto: on
+CUDA (where memory decides a pass's size); on the CPU one piece costs no recompute."""
 
 LOGPROBS_FILE = "logprobs.pt"
 
@@ -199,10 +210,41 @@ def token_logprobs(model, batch: dict, temperature: float, with_entropy: bool = 
     kc = batch["completion_mask"].shape[1]
     # positions as generation saw them under left padding
     pos = (batch["attention_mask"].cumsum(-1) - 1).clamp(min=0)
+    target = batch["input_ids"][:, -kc:]
+    parts = fused_head(model) if _fuse(batch["input_ids"]) else None
+    if parts is not None:   # the head a chunk of rows at a time: (B, Kc, V) float32 logits never at once
+        with hidden_states_out(model):
+            h = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], position_ids=pos,
+                      logits_to_keep=kc + 1).logits[:, :-1]                                # (B, Kc, H)
+        return _fused_logprobs(h, target, parts, temperature, with_entropy)
     with fp32_head(model):
         logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], position_ids=pos,
                        logits_to_keep=kc + 1).logits[:, :-1]                               # (B, Kc, V)
-    return logprobs_from_logits(logits, batch["input_ids"][:, -kc:], temperature, with_entropy)
+    return logprobs_from_logits(logits, target, temperature, with_entropy)
+
+
+def _fuse(ids: torch.Tensor) -> bool:
+    return ids.is_cuda if FUSED_HEAD == "auto" else bool(FUSED_HEAD)
+
+
+def _head_piece(h, target, w, b, temperature: float, with_entropy: bool):
+    x = head_linear(h, w, b)
+    return _logp_piece(x, target, temperature), (_no_grad_entropy(x, temperature) if with_entropy else None)
+
+
+def _fused_logprobs(h: torch.Tensor, target: torch.Tensor, parts, temperature: float, with_entropy: bool):
+    """logprobs_from_logits of the head's logits of hidden states h (B, Kc, H), FUSED_CHUNK_ELEMS of
+    float32 logits at a time; with grad each chunk's logits are recomputed in the backward pass from
+    its hidden states (the head's forward twice: on a 1.5B student about 1% of the update's FLOPs)."""
+    (b, k, _), (w, bias) = h.shape, parts
+    rows = max(1, FUSED_CHUNK_ELEMS // max(k * w.shape[0], 1))
+    lps, ents = [], []
+    for s in range(0, b, rows):
+        args = (h[s:s + rows], target[s:s + rows], w, bias, temperature, with_entropy)
+        lp, ent = checkpoint(_head_piece, *args, use_reentrant=False) if h.requires_grad else _head_piece(*args)
+        lps.append(lp)
+        ents.append(ent)
+    return torch.cat(lps), (torch.cat(ents) if with_entropy else None)
 
 
 def _shared_prompt_logprobs(model, batch: dict, temperature: float, with_entropy: bool):

@@ -25,13 +25,8 @@ def fp32_head(model):
     if not isinstance(head, torch.nn.Linear) or head.weight.dtype not in (torch.bfloat16, torch.float16):
         yield
         return
-    w = head.weight
-    key = (w.data_ptr(), w._version)
-    if getattr(head, "_fp32_key", None) != key:
-        head._fp32 = (w.detach().float(), None if head.bias is None else head.bias.detach().float())
-        head._fp32_key = key
-    w32, b32 = head._fp32
-    if w.is_cuda:
+    w32, b32 = _fp32_weights(head)
+    if head.weight.is_cuda:
         head.forward = lambda h: ExactTF32Linear.apply(h.float(), w32, b32)
     else:
         head.forward = lambda h: torch.nn.functional.linear(h.float(), w32, b32)
@@ -39,6 +34,57 @@ def fp32_head(model):
         yield
     finally:
         del head.forward  # back to the class's own
+
+
+def _fp32_weights(head: torch.nn.Linear) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """The head's float32 (weight, bias), a copy kept on the module and refreshed when the weights change."""
+    w = head.weight
+    if w.dtype == torch.float32:
+        return w.detach(), None if head.bias is None else head.bias.detach()
+    key = (w.data_ptr(), w._version)
+    if getattr(head, "_fp32_key", None) != key:
+        head._fp32 = (w.detach().float(), None if head.bias is None else head.bias.detach().float())
+        head._fp32_key = key
+    return head._fp32
+
+
+PLAIN_HEADS = ("qwen2", "qwen3", "llama", "mistral", "phi3", "starcoder2", "gemma")
+"""model_types whose causal LM computes its logits as `lm_head(last hidden states)` and nothing after
+(no softcapping, no logit scale): their head can run outside the model (`fused_head`)."""
+
+
+def fused_head(model):
+    """(weight, bias) of a float32 LM head that the caller may apply to the model's last hidden states
+    itself, a chunk of positions at a time, so that the (B, K, V) float32 logits never exist at once
+    (`pipeline.engines.forward`); None where it may not: a head that trains (its weights require grad
+    outside no_grad) or carries an adapter, or a
+    model whose forward does more after the head (PLAIN_HEADS)."""
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    if type(head) is not torch.nn.Linear or (head.weight.requires_grad and torch.is_grad_enabled()):
+        return None   # a head that trains computes its own gradient
+    c = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    if getattr(c, "model_type", None) not in PLAIN_HEADS:
+        return None
+    return _fp32_weights(head)
+
+
+@contextmanager
+def hidden_states_out(model):
+    """While the model runs, its `.logits` are its last hidden states (the head a no-op): for `fused_head`."""
+    head = model.get_output_embeddings()
+    head.forward = lambda h: h
+    try:
+        yield
+    finally:
+        del head.forward
+
+
+def head_linear(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None) -> torch.Tensor:
+    """float32 logits of hidden states h under `fused_head`'s weights: on CUDA on TF32 tensor cores
+    (`ExactTF32Linear`) when the weights hold bf16 values, as `fp32_head` computes them."""
+    if h.is_cuda and h.dtype in (torch.bfloat16, torch.float16):
+        return ExactTF32Linear.apply(h.float(), w, b)
+    return torch.nn.functional.linear(h.float(), w, b)
 
 
 @contextmanager
