@@ -11,8 +11,10 @@ answer hit max_new_tokens). A function that takes only some of these names gets 
 Each result is cached like any other judgement, keyed by the function's name (not the file's path: a
 teammate's cache fits), the text of the file named and of the file that defines it when that is another
 (a package re-exporting it; an edit scores everything again), judge.python.version (bump it when the score
-changes through other files), the problem, the answer and whether it was truncated. None means the
-function could not score that answer: it is counted as unscored and asked again on the next run.
+changes through other files), judge.python.format, the problem, the answer and whether it was truncated
+(and, in the conversational format, the system message its prompts open with, when there is one). None
+means the function could not score that answer: it is counted as unscored and asked again on the next run.
+Several functions (TRL's reward_funcs with reward_weights) are judges/python_rewards.py.
 """
 from __future__ import annotations
 
@@ -173,18 +175,31 @@ def arguments(fn: Callable, ref: str) -> tuple[set[str] | None, set[str]]:
 class PythonReward:
     """The configured function behind the cache: `key` per answer, `score` per batch of answers."""
 
-    def __init__(self, ref: str, version: str = "", fmt: str = "standard", fn: Callable | None = None):
+    def __init__(self, ref: str, version: str = "", fmt: str = "standard", fn: Callable | None = None,
+                 system: str = "", label: str = ""):
+        """system: student.system_prompt, the leading system message of conversational prompts ('' for none).
+        label: how errors name the function (judge.python.function[1]='b.py:f' in a list)."""
         self.ref, self.version, self.format = ref, version, fmt
-        self.fn = fn or load(ref)
-        self.code = code_hash(ref)
-        named, defining = source_file(ref), defining_file(self.fn)
-        if defining and defining != named:   # re-exported (a package's __init__, trl.rewards): its code counts
-            self.code = sha256_text(self.code + hashlib.sha256(defining.read_bytes()).hexdigest())
-        self.takes, self.required = arguments(self.fn, ref)
+        self.system = system if fmt == "conversational" else ""
+        plain = f"judge.python.function={ref!r}"
+        self.label = label or plain
+        try:
+            self.fn = fn or load(ref)
+            self.code = code_hash(ref)
+            named, defining = source_file(ref), defining_file(self.fn)
+            if defining and defining != named:   # re-exported (a package's __init__, trl.rewards): its code counts
+                self.code = sha256_text(self.code + hashlib.sha256(defining.read_bytes()).hexdigest())
+            self.takes, self.required = arguments(self.fn, ref)
+        except RewardFunctionError as e:
+            if self.label == plain:
+                raise
+            raise RewardFunctionError(str(e).replace(plain, self.label, 1)) from e.__cause__
         module, name = split_ref(ref)   # a file by its text, not its path: the same file elsewhere hits the cache
         function = f"file:{name}" if _is_file(module) else ref
         self.ingredients = {"kind": "python", "function": function, "code": self.code, "version": version,
                             "format": fmt}
+        if self.system:   # only then: the keys of a run without a system prompt stay as they were
+            self.ingredients["system"] = sha256_text(self.system)
 
     def key(self, problem, completion: str, truncated: bool) -> str:
         from judges.cache import cache_key
@@ -197,7 +212,8 @@ class PythonReward:
                  "truncated": tr} for p, _, tr in items]
         names = set().union(*rows) if rows else set()
         if self.format == "conversational":
-            prompts = [[{"role": "user", "content": p.prompt}] for p, _, _ in items]
+            system = [{"role": "system", "content": self.system}] if self.system else []
+            prompts = [[*system, {"role": "user", "content": p.prompt}] for p, _, _ in items]
             completions = [[{"role": "assistant", "content": c}] for _, c, _ in items]
         else:
             prompts, completions = [p.prompt for p, _, _ in items], [c for _, c, _ in items]
@@ -206,7 +222,7 @@ class PythonReward:
         missing = self.required - kw.keys()   # **kwargs or not: a required name must be there
         if missing:
             raise RewardFunctionError(
-                f"judge.python.function={self.ref!r} requires {sorted(missing)}, which no problem has; it is "
+                f"{self.label} requires {sorted(missing)}, which no problem has; it is "
                 f"passed prompts, completions and the problems' columns ({', '.join(sorted(names))}); give "
                 "them defaults or add the columns to your data")
         if self.takes is not None:
@@ -224,10 +240,10 @@ class PythonReward:
                 raise TypeError
             values = list(out)
         except TypeError:
-            raise RewardFunctionError(f"judge.python.function={self.ref!r} returned {type(out).__name__}; it must "
+            raise RewardFunctionError(f"{self.label} returned {type(out).__name__}; it must "
                                       "return a list of floats (None where it cannot score), one per completion") from None
         if len(values) != len(items):
-            raise RewardFunctionError(f"judge.python.function={self.ref!r} returned {len(values)} rewards for "
+            raise RewardFunctionError(f"{self.label} returned {len(values)} rewards for "
                                       f"{len(items)} completions; it must return exactly one per completion")
         scores = []
         for (p, _, _), v in zip(items, values):
@@ -239,7 +255,7 @@ class PythonReward:
                     raise TypeError
                 value = float(v)
             except (TypeError, ValueError):
-                raise RewardFunctionError(f"judge.python.function={self.ref!r} returned {v!r} for problem {p.id}; "
+                raise RewardFunctionError(f"{self.label} returned {v!r} for problem {p.id}; "
                                           "each reward must be a number or None") from None
             if value != value or value in (float("inf"), float("-inf")):
                 scores.append(Score(value=None, raw=f"{self.ref} returned {value}"))
@@ -270,7 +286,7 @@ class PythonReward:
             except Exception as e:
                 ids = sorted({items[i][0].id for i in chunk})
                 raise RewardFunctionError(
-                    f"judge.python.function={self.ref!r} raised {type(e).__name__}: {e} (on a batch of {len(chunk)} "
+                    f"{self.label} raised {type(e).__name__}: {e} (on a batch of {len(chunk)} "
                     f"answers to {', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}); the {kept} scores before "
                     "it are cached: fix the function and rerun") from e
             for i, s in zip(chunk, scores):

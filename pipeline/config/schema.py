@@ -29,7 +29,8 @@ NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
 
 NEUTRAL_IN_SECTION: dict[str, Any] = {"update.delta": None, "update.sapo_temperature_pos": 1.0,
-                                      "update.sapo_temperature_neg": 1.05, "update.top_entropy_quantile": 1.0}
+                                      "update.sapo_temperature_neg": 1.05, "update.top_entropy_quantile": 1.0,
+                                      "judge.python.weights": []}
 """The same for fields added to a section that a stage reads whole (the update reads `update`): left
 out of the section's dict while at these values (`Config.fingerprinted`). Fields added before this
 existed stay in (moving them out would move those fingerprints)."""
@@ -84,6 +85,7 @@ class Config(Section):
                 and not self.judge.python.function:
             raise ValueError("judge.kind=python (or a python component of judge.mix) needs judge.python.function, "
                              "e.g. judge.python.function=my_rewards.py:reward")
+        _check_reward_functions(self.judge.python.function, self.judge.python.weights)
         api = {"anthropic", "openai"}
         if self.judge.batch and not ({self.judge.kind} | set(self.judge.mix if self.judge.kind == "mix" else ())) & api:
             raise ValueError(f"judge.batch=true needs an anthropic or openai judge (judge.kind={self.judge.kind}); "
@@ -178,6 +180,24 @@ class Config(Section):
         for part in path.split("."):
             obj = getattr(obj, part)
         return _without_runtime(obj, path) if isinstance(obj, BaseModel) else obj
+
+
+def _check_reward_functions(function: str | list[str], weights: list[float]) -> None:
+    """judge.python.function's list holds no empty name, and judge.python.weights one finite weight per function."""
+    refs = [function] if isinstance(function, str) else function
+    for i, ref in enumerate(refs if isinstance(function, list) else ()):
+        if not ref.strip():
+            raise ValueError(f"judge.python.function[{i}] is empty: name each function as path/to/file.py:name or "
+                             "package.module:name, e.g. judge.python.function=[my_rewards.py:format_reward, "
+                             "my_rewards.py:accuracy_reward]")
+    count = len([r for r in refs if r])
+    if weights and len(weights) != count:
+        raise ValueError(f"judge.python.weights has {len(weights)} weights for {count} function"
+                         f"{'' if count == 1 else 's'} in judge.python.function: give one weight per function, in its "
+                         "order (TRL's reward_weights), or none (each 1.0)")
+    bad = [w for w in weights if w != w or w in (float("inf"), float("-inf"))]
+    if bad:
+        raise ValueError(f"judge.python.weights={weights}: each weight must be a finite number")
 
 
 def _without_runtime(section: BaseModel, path: str = "") -> dict:

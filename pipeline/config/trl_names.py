@@ -41,8 +41,12 @@ ROWS: list[tuple[tuple[str, ...], str, tuple[str, ...], str]] = [
     (("seed",), "`42`", ("run.seed",), "`0`"),
     (("sync_ref_model",), "`False`", ("update.kl_reference",),
      "`start` (`previous`: the reference is synced to the policy once an epoch, alpha 1)"),
-    (("reward_weights",), "`None` (each function 1.0)", ("judge.mix",),
-     "used with `judge.kind: mix`; a `python` component is your own reward function ([reward functions](reward-functions.md))"),
+    (("reward_funcs",), "(`GRPOTrainer`'s argument: a function or a list of them)", ("judge.python.function",),
+     "`''`; with `judge.kind: python`, `path/file.py:name` or a list of them, each cached on its own "
+     "([reward functions](reward-functions.md#several-functions))"),
+    (("reward_weights",), "`None` (each function 1.0)", ("judge.python.weights",),
+     "`[]` (each function 1.0); the weighted sum skips a function's `None`, as TRL's `nansum`. Beside the execution "
+     "or an LLM judge: `judge.kind: mix` with a `python` component"),
     (("gradient_checkpointing",), "`True`", ("update.activation_checkpointing",),
      "`False` (turn it on for a 3B-7B student on one GPU)"),
     (("chat_template_kwargs",), "`None`", ("student.chat_template_kwargs",), "`{}`"),

@@ -106,6 +106,7 @@ METRICS: dict[str, Metric] = {
     "judge/parse_failures": Metric("answers (the student's and the teacher's) the judge could not score (parse failure, a problem without tests, sandbox error)", "lower", "judge"),
     "judge/skipped": Metric("judgements left out and unscored, not parse failures: missing from the cache (judge.mode=replay with judge.skip_missing), batch items that failed (judge.batch_failed=missing), requests the API refused (a 400/413/422 about one request)", "lower", "judge"),
     "judge/<component>_mean": Metric("with judge.kind=mix, one component's mean score (0..1) over the student's scored answers, before the mix's weights (judge/execution_mean, judge/anthropic_mean, ...: TRL's rewards/<func>/mean)", "higher", "judge"),
+    "judge/python/<function>_mean": Metric("with several reward functions (a list in judge.python.function, or judge.python.weights), one function's mean value over the student's answers it scored, before judge.python.weights (judge/python/format_reward_mean, ...: TRL's rewards/<func>/mean); a name two functions share carries its index (reward_0, reward_1)", "", "judge"),
     "judge/judgements": Metric("answers judged this epoch (the student's and the teacher's; each once, whatever judge.mix holds): judge/parse_failures' denominator", "", "judge"),
     "teacher/missing": Metric("prompts with no teacher answer", "lower", "teacher"),
     "teacher/skipped": Metric("teacher answers missing from the cache and left out (judge.mode=replay with judge.skip_missing, or judge.batch_failed=missing)", "lower", "teacher"),
@@ -136,6 +137,8 @@ def metric_info(key: str) -> Metric | None:
         return METRICS["time/<stage>_s"]
     if key.startswith("memory/") and key.endswith("_peak_gib"):
         return METRICS["memory/<stage>_peak_gib"]
+    if key.startswith("judge/python/") and key.endswith("_mean"):
+        return METRICS["judge/python/<function>_mean"]
     if key.startswith("judge/") and key.endswith("_mean"):
         return METRICS["judge/<component>_mean"]
     if re.fullmatch(r"eval/pass@\d+", key):

@@ -92,12 +92,12 @@ def estimate(runner, n: int) -> list[str]:
                     missing = len(items)
                 lines.append(f"judge (execution): {missing} of {len(items)} judgements missing{bound}, $0 (local)")
             elif kind == "python":
-                from judges.python_reward import PythonReward
-                pc = cfg.judge.python
-                j = PythonReward(pc.function, pc.version, pc.format)
-                missing = sum(cache.get(j.key(p, c, tr)) is None for p, c, tr, _ in items)
-                lines.append(f"judge (python {pc.function}): {missing} of {len(items)} judgements missing{bound}, "
-                             "$0 (local)")
+                from pipeline.stages.judging_python import python_judge
+                j = python_judge(cfg)   # each function's own keys: an answer misses if one of them lacks it
+                missing, calls = j.missing(cache, [(p, c, tr) for p, c, tr, _ in items])
+                each = "" if j.single else f", {calls} function calls"
+                lines.append(f"judge (python {j.described()}): {missing} of {len(items)} judgements missing{bound}"
+                             f"{each}, $0 (local)")
             elif kind in LLM:
                 m = make_model(kind, cfg.judge.model, cfg)
                 miss = [it for it in items if cache.get(m.key(it[0], it[1], it[3])) is None]

@@ -26,7 +26,7 @@ def check_engines(cfg: Config, sampling: bool = True) -> None:
 def check_model(cfg: Config) -> None:
     """student.model's config and tokenizer reachable (pipeline.engines.model.check_model), before any
     stage; so are an hf teacher's and an hf judge's (judge.kind=hf, or an hf component of judge.mix), and
-    a python judge's function (judge.python.function: found, imported, its arguments offered)."""
+    a python judge's functions (judge.python.function, each: found, imported, its arguments offered)."""
     from pipeline.engines.model import check_model as check
     check(cfg.student.model)
     if cfg.teacher.kind == "hf":
@@ -34,12 +34,9 @@ def check_model(cfg: Config) -> None:
     from pipeline.stages.judging import components
     if "hf" in components(cfg):
         check(cfg.judge.model, "judge.model")
-    if "python" in components(cfg):   # judge.python.function imports, and takes what it will be given
-        from judges.python_reward import PythonReward, RewardFunctionError
-        try:
-            PythonReward(cfg.judge.python.function, cfg.judge.python.version, cfg.judge.python.format)
-        except RewardFunctionError as e:
-            raise RunError(str(e)) from None
+    if "python" in components(cfg):   # each of judge.python.function's imports, and takes what it will be given
+        from pipeline.stages.judging_python import python_judge
+        python_judge(cfg)
 
 
 def check_data(cfg: Config) -> None:

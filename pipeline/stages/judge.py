@@ -11,7 +11,7 @@ from judges.mix import combine
 from pipeline.stages.judging import (PARTS, Judging, Sync, batch_figures, batching, cache_dir, components, execution_parts,
                               full_credit_shares, length_score, make_model, run_items, work_dir)
 from pipeline.stages import Ctx
-from pipeline.stages.judging_python import score_python
+from pipeline.stages.judging_python import function_figures, score_python
 from pipeline.store.tables import load_table, save_table
 
 
@@ -70,6 +70,8 @@ def run(ctx: Ctx) -> None:
             vals = [sc.value for sc in per[kind][: len(samples)] if sc.value is not None]
             if vals:
                 fig[f"judge/{kind}_mean"] = sum(vals) / len(vals)
+    if "python" in per:   # several functions: each one's mean over the student's answers (judge/python/<name>_mean)
+        fig.update(function_figures(cfg, per["python"][: len(samples)]))
     ctx.figures = fig
 
 

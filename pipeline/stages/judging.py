@@ -250,11 +250,10 @@ def judge_code(cfg: Config) -> dict[str, str]:
     out = harness_code(cfg) if "execution" in kinds else {}
     if kinds.keys() & {"anthropic", "openai", "hf"}:
         out.update({"rubric": rubric.rubric_hash()[:12], "parser": rubric.PARSER_VERSION})
-    if "python" in kinds:   # the reward function's file: an edit warns that finished judge stages are older
-        from judges.python_reward import PythonReward, RewardFunctionError
-        pc = cfg.judge.python
-        try:   # the file named and, when another, the one that defines the function: as the cache key has them
-            out["reward function"] = PythonReward(pc.function, pc.version, pc.format).code[:12]
+    if "python" in kinds:   # the reward functions' files: an edit warns that finished judge stages are older
+        from judges.python_rewards import RewardFunctionError, configured
+        try:   # each function's file named and, when another, the one that defines it: as the cache keys have them
+            out["reward function"] = configured(cfg.judge.python, cfg.student.system_prompt).code
         except RewardFunctionError as e:
             raise RunError(str(e)) from None
     return out
