@@ -15,7 +15,8 @@ micro-batch of --rows completions (--rows / --k prompt groups, --prompt + --new 
 
 Each side runs in a process of its own, at --layers and then at --layers2 decoder layers, so every count
 splits into a part per decoder layer and a fixed part, and extrapolates to the real depth. Counted per
-micro-batch: operator calls that reach a kernel (leaf ATen calls, views and allocations left out; on
+micro-batch: its peak memory beyond the weights (on CUDA the allocator's; on the CPU from the profiler's
+memory events), operator calls that reach a kernel (leaf ATen calls, views and allocations left out; on
 CUDA, kernel launches), host syncs (on the CPU `aten::_local_scalar_dense`, the leaf of `.item()`,
 `float()` and `bool()` of a tensor, and `aten::nonzero`; on CUDA the runtime's synchronize and
 device-to-host copy calls), and the micro-batch's wall seconds. Worked out from the config, per
@@ -25,7 +26,7 @@ the padded tokens against TRL's layout, the float32 log-softmax chunks, and the 
 TRL's fused head).
 
     python bench/update_profile.py [--shape 1.5b] [--layers 2] [--layers2 4] [--rows 16] [--k 8]
-                                   [--prompt 100] [--new 64] [--device cpu] [--no-record]
+                                   [--prompt 100] [--new 64] [--device cpu] [--fused-head auto] [--no-record]
 
 Appends its table to bench/RESULTS.md (with --no-record, prints it only); --trace DIR writes each
 side's operator table (by self time) there.
@@ -123,8 +124,10 @@ def profiled(fn, cuda: bool) -> tuple[dict, float, float, object]:
 def side_ours(a, model_dir: Path):
     import torch
 
+    from pipeline.engines import forward
     from pipeline.engines.model import load_tokenizer, student_model
     from pipeline.stages.update_loop import train
+    forward.FUSED_HEAD = {"auto": "auto", "on": True, "off": False}[a.fused_head]
     with tempfile.TemporaryDirectory() as runs:
         cfg = config(a, model_dir, runs)
         tok = load_tokenizer(cfg.student)
@@ -196,11 +199,35 @@ def measure(a, one) -> dict:
     per["by_name"] = {n: (cn["by_name"].get(n, 0) - c1["by_name"].get(n, 0)) / a.extra
                       for n in set(cn["by_name"]) | set(c1["by_name"])}
     per["secs"], per["cpu_s"] = (sn - s1) / a.extra, (pn - p1) / a.extra
+    per["peak_mib"] = peak_bytes(lambda: one(1, 3), cuda) / 2**20
     if a.trace:
         table = prof.key_averages().table(sort_by="self_device_time_total" if cuda else "self_cpu_time_total",
                                           row_limit=30, max_name_column_width=60)
         per["table"] = table
     return per
+
+
+def peak_bytes(fn, cuda: bool) -> int:
+    """The most bytes fn held allocated beyond what it started with: on CUDA the allocator's peak; on the
+    CPU from torch.profiler's memory events (an operator's allocations at its start, its frees at its end)."""
+    import torch
+    if cuda:
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.memory_allocated()
+        fn()
+        torch.cuda.synchronize()
+        return torch.cuda.max_memory_allocated() - base
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        fn()
+    points = sorted((e.time_range.start if e.self_cpu_memory_usage > 0 else e.time_range.end, e.self_cpu_memory_usage)
+                    for e in prof.events() if e.self_cpu_memory_usage)
+    now = peak = 0
+    for _, b in points:
+        now += b
+        peak = max(peak, now)
+    return peak
 
 
 def worked_out(a, per_layer: dict, fixed: dict) -> list[str]:
@@ -255,7 +282,9 @@ def worked_out(a, per_layer: dict, fixed: dict) -> list[str]:
             pl, fx = per_layer[side], fixed[side]
             total = {k: fx[k] + layers * pl[k] for k in pl}
             notes.append(f"{side}: {pl['ops']:.0f} kernel-reaching calls a decoder layer + {fx['ops']:.0f} fixed = "
-                         f"{total['ops']:.0f} a micro-batch at {layers} layers; host syncs {total['syncs']:.0f}")
+                         f"{total['ops']:.0f} a micro-batch at {layers} layers; host syncs {total['syncs']:.0f}; peak "
+                         f"memory {pl['peak_mib']:.0f} MiB a decoder layer + {fx['peak_mib']:.0f} MiB fixed = "
+                         f"{total['peak_mib'] / 1024:.1f} GiB beyond the weights at {layers} layers")
     return notes
 
 
@@ -271,6 +300,8 @@ def main() -> int:
     ap.add_argument("--extra", type=int, default=2, help="micro-batches profiled beyond the first")
     ap.add_argument("--gpu-gib", type=float, default=80.0, help="GPU memory for the max_batch_tokens line")
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--fused-head", choices=["auto", "on", "off"], default="auto",
+                    help="ours: the LM head applied a chunk of rows at a time (forward.FUSED_HEAD; auto: on CUDA only)")
     ap.add_argument("--models", default=str(ROOT / "runs" / ".bench-update"), help="where the random students go")
     ap.add_argument("--trace", metavar="DIR", help="write each side's operator table there")
     ap.add_argument("--no-record", action="store_true", help="print the table, do not append it to RESULTS.md")
@@ -294,7 +325,8 @@ def main() -> int:
         # both depths in one process: its imports (most of a small build's seconds) are paid once a side
         cmd = [sys.executable, __file__, "--side", side, *(x for d in dirs for x in ("--model-dir", str(d))),
                "--shape", a.shape, "--rows", str(a.rows), "--k", str(a.k), "--prompt", str(a.prompt), "--new",
-               str(a.new), "--extra", str(a.extra), "--device", a.device, *(["--trace", a.trace] if a.trace else []),
+               str(a.new), "--extra", str(a.extra), "--device", a.device, "--fused-head", a.fused_head,
+               *(["--trace", a.trace] if a.trace else []),
                *a.overrides]
         p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         if p.returncode != 0:
@@ -315,13 +347,14 @@ def main() -> int:
     fixed = {s: {k: res[(s, a.layers)][k] - a.layers * per_layer[s][k] for k in keys} for s in ("ours", "trl")}
     cuda = "launches" in keys
     lines = ["| side | layers | kernel-reaching calls | host syncs | " + ("kernel launches | CUDA syncs | " if cuda else "")
-             + "seconds | CPU seconds | calls a layer | fixed calls |", "|---" * (10 if cuda else 8) + "|"]
+             + "seconds | CPU seconds | calls a layer | fixed calls | peak MiB |", "|---" * (11 if cuda else 9) + "|"]
     for s in ("ours", "trl"):
         for layers in (a.layers, a.layers2):
             r = res[(s, layers)]
             lines.append(f"| {s} | {layers} | {r['ops']:.0f} | {r['syncs']:.0f} | "
                          + (f"{r['launches']:.0f} | {r['syncs_cuda']:.0f} | " if cuda else "")
-                         + f"{r['secs']:.2f} | {r['cpu_s']:.2f} | {per_layer[s]['ops']:.0f} | {fixed[s]['ops']:.0f} |")
+                         + f"{r['secs']:.2f} | {r['cpu_s']:.2f} | {per_layer[s]['ops']:.0f} | {fixed[s]['ops']:.0f} | "
+                         f"{r['peak_mib']:.0f} |")
     notes = worked_out(a, per_layer, fixed)
     ours, trl = res[("ours", a.layers)]["by_name"], res[("trl", a.layers)]["by_name"]
     diff = sorted(((ours.get(n, 0) - trl.get(n, 0), n) for n in set(ours) | set(trl)), key=lambda d: -abs(d[0]))

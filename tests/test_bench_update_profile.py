@@ -26,7 +26,7 @@ def test_a_micro_batch_of_split_groups_is_refused():
 def test_both_sides_profiled_at_two_depths(tmp_path):
     cmd = [*CMD, "--shape", "tiny", "--layers", "1", "--layers2", "2", "--rows", "4", "--k", "2", "--prompt", "8",
            "--new", "8", "--extra", "1", "--models", str(tmp_path / "students"), "--trace", str(tmp_path / "trace"),
-           "--no-record", "update.share_prompt=false"]
+           "--no-record", "--fused-head", "on", "update.share_prompt=false"]
     res = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
     lines = res.stdout.splitlines()
@@ -43,6 +43,7 @@ def test_both_sides_profiled_at_two_depths(tmp_path):
         assert two[calls] > one[calls] > 0                  # a second decoder layer adds kernel-reaching calls
         assert one["calls a layer"] == two["calls a layer"] == two[calls] - one[calls]   # the per-layer split
         assert one["fixed calls"] + one["calls a layer"] == one[calls]                   # and the fixed part
-    assert "calls ours - TRL by operator" in res.stdout
+        assert one["peak MiB"] >= 1 and two["peak MiB"] >= 1   # the logits alone: 4 x 9 x 49k floats a copy
+    assert "calls ours - TRL by operator" in res.stdout and "MiB a decoder layer" in res.stdout
     assert "max_batch_tokens auto on a 80.0 GiB GPU" in res.stdout and "float32 log-softmax" in res.stdout
     assert {p.name for p in (tmp_path / "trace").iterdir()} == {"ours-1l.txt", "ours-2l.txt", "trl-1l.txt", "trl-2l.txt"}
