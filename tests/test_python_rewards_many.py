@@ -245,3 +245,14 @@ def test_an_epoch_with_two_weighted_functions_writes_each_ones_mean(tmp_path, ti
     assert (figures["judge/api_calls"], figures["judge/cache_hits"]) == (0, 18)
     judged = load_table(edir / "judge", json_cols=("breakdown",))
     assert all(r["value"] == pytest.approx(0.5 * r["breakdown"]["brevity"] + 2.0 * r["breakdown"]["chars"]) for r in judged)
+
+
+def test_rlaif_judge_says_cache_hit_only_when_every_function_answered_from_the_cache(tmp_path):
+    from pipeline.cli.commands_tools import judge_one
+    a, b = fn(tmp_path, "fmt", {"A": 1.0}), fn(tmp_path, "acc", {"A": 0.5})
+    assert judge_one(cfg(tmp_path, a), P, "A", False)[1] is False       # fmt alone, scored live
+    assert judge_one(cfg(tmp_path, a), P, "A", False)[1] is True        # ... then from the cache
+    score, hit = judge_one(cfg(tmp_path, [a, b], [1.0, 2.0]), P, "A", False)
+    assert (score.value, hit) == (2.0, False) and calls(tmp_path) == {"fmt": 1, "acc": 1}   # acc was called
+    score, hit = judge_one(cfg(tmp_path, [a, b], [1.0, 2.0]), P, "A", False)
+    assert (score.value, hit) == (2.0, True) and calls(tmp_path) == {"fmt": 1, "acc": 1}

@@ -63,7 +63,8 @@ def judge_one(cfg: Config, problem, completion: str, truncated: bool) -> tuple:
                  if cfg.judge.show_teacher and cfg.teacher.kind == "reference" and problem.reference else None)
     weights = components(cfg)
     per, fig = score_components(cfg, [(problem, completion, truncated, reference)], Path(cfg.run.dir) / cfg.run.name)
-    judged = sum(1 for k in weights if k != "length")
+    fns = cfg.judge.python.function   # a python component: one judgement a function
+    judged = sum((1 if isinstance(fns, str) else len(fns)) if k == "python" else 1 for k in weights if k != "length")
     return combine({k: v[0] for k, v in per.items()}, weights), judged > 0 and fig["judge/cache_hits"] == judged
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import torch
 from torch.utils.checkpoint import checkpoint
 
-from pipeline.engines.head import fp32_head, fused_head, head_linear, hidden_states_out
+from pipeline.engines.head import fp32_head, fused_head, head_linear, hidden_states_out, unwrapped
 from pipeline.engines.hf import left_pad
 from pipeline.config.errors import RunError
 
@@ -138,7 +138,8 @@ def token_budget(model, setting: int | str, training: bool, checkpointing: bool 
     param = next(model.parameters())
     if param.device.type != "cuda":
         return None
-    c = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    c = unwrapped(model).config   # the update's model under DDP on several GPUs holds no config itself
+    c = c.get_text_config() if hasattr(c, "get_text_config") else c
     free, _ = torch.cuda.mem_get_info(param.device)
     return max(256, int(0.6 * free / bytes_per_token(c, param.element_size(), training, checkpointing)))
 

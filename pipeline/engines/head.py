@@ -21,6 +21,7 @@ def fp32_head(model):
     tokens after prompts of 100), at the peaks, takes 0.6x the time of the rest of the forward and
     backward with a 49k vocabulary, 1.9x with Qwen2.5's 152k. A float32 model, or a head that carries
     a LoRA adapter, runs as it is."""
+    model = unwrapped(model)
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
     if not isinstance(head, torch.nn.Linear) or head.weight.dtype not in (torch.bfloat16, torch.float16):
         yield
@@ -34,6 +35,12 @@ def fp32_head(model):
         yield
     finally:
         del head.forward  # back to the class's own
+
+
+def unwrapped(model):
+    """The model a DDP wrapper holds (the update's model on several processes: accelerate's prepare),
+    else the model: DDP passes no attribute (get_output_embeddings, config) through to the one it wraps."""
+    return model.module if isinstance(model, torch.nn.parallel.DistributedDataParallel) else model
 
 
 def _fp32_weights(head: torch.nn.Linear) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -59,6 +66,7 @@ def fused_head(model):
     (`pipeline.engines.forward`); None where it may not: a head that trains (its weights require grad
     outside no_grad) or carries an adapter, or a
     model whose forward does more after the head (PLAIN_HEADS)."""
+    model = unwrapped(model)
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
     if type(head) is not torch.nn.Linear or (head.weight.requires_grad and torch.is_grad_enabled()):
         return None   # a head that trains computes its own gradient
@@ -71,7 +79,7 @@ def fused_head(model):
 @contextmanager
 def hidden_states_out(model):
     """While the model runs, its `.logits` are its last hidden states (the head a no-op): for `fused_head`."""
-    head = model.get_output_embeddings()
+    head = unwrapped(model).get_output_embeddings()
     head.forward = lambda h: h
     try:
         yield
