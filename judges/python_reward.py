@@ -267,11 +267,14 @@ class PythonReward:
                   progress: Callable[[int], None] | None = None) -> tuple[list[Score | None], int, int]:
         """(a Score per item, None where it is not in the cache and `live` is off; calls made; cache hits).
         The misses go to the function batch_size at a time, each batch's scores cached as it returns, so
-        an error in the function loses nothing done before it."""
+        an error in the function loses nothing done before it. An answer the function returned None for
+        is cached as unscored: a live run asks the function again, a replay (`live` off) gives it unscored
+        as the live run did, so an epoch whose functions skip some answers replays whole."""
         keys = [self.key(*it) for it in items]
         found = [cache.get(k) for k in keys]
         out: list[Score | None] = [Score.from_json(v) if v is not None else None for v in found]
-        todo = [i for i, v in enumerate(found) if v is None]
+        # a None the function returned is cached too: live asks it again, a replay reproduces it
+        todo = [i for i, s in enumerate(out) if s is None or (live and s.value is None)]
         hits, calls, kept = len(items) - len(todo), 0, 0
         if progress and hits:
             progress(hits)
@@ -291,9 +294,8 @@ class PythonReward:
                     "it are cached: fix the function and rerun") from e
             for i, s in zip(chunk, scores):
                 out[i] = s
-                if s.value is not None:   # an unscored answer is asked again on the next run
-                    cache.set(keys[i], s.to_json())
-                    kept += 1
+                cache.set(keys[i], s.to_json())   # a None too (see above)
+                kept += s.value is not None
             calls += len(chunk)
             if progress:
                 progress(len(chunk))

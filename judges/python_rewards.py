@@ -3,7 +3,7 @@
 `judge.python.function` names one function (a string: judges/python_reward.py's PythonReward, unchanged)
 or a list of them; `judge.python.weights` gives one weight each (none: 1.0 each). An answer's score is
 TRL's `(rewards_per_func * reward_weights).nansum(dim=1)`: the sum over the functions of weight x value,
-a function's None left out; it is None (unscored, asked again on the next run) only when every function
+a function's None left out; it is None (unscored, asked again on the next live run) only when every function
 returned None, as TRL 1.16 marks such a row unscorable. Each function's value is cached under that
 function's own key, the key a single function has (the weights are in no key): changing or reordering
 the weights calls nothing again, adding a function calls only that one. The Score's breakdown holds

@@ -73,12 +73,15 @@ def test_unscored_answers_are_asked_again_and_replay_answers_from_the_cache(tmp_
     scores, n_calls, _, _ = score_python(cfg, items)
     assert [s.value for s in scores] == [1.0, 1.0, None] and n_calls == 3
     assert score_python(cfg, items)[1] == 1   # only the unscored answer is asked again
-    replay = cfg_for(tmp_path, path, "judge.mode=replay")
-    with pytest.raises(RunError, match=r"judge.mode=replay: 1 of 3 judgements are not in the cache"):
-        score_python(replay, items)
+    # a replay gives the live run's scores, the unscored one unscored again, and calls nothing
+    scores, n_calls, hits, skipped = score_python(cfg_for(tmp_path, path, "judge.mode=replay"), items)
+    assert (n_calls, hits, skipped) == (0, 3, 0) and [s.value for s in scores] == [1.0, 1.0, None]
+    more = items + [(PROBLEMS[2], "never judged", False)]   # an answer no live run saw: a miss
+    with pytest.raises(RunError, match=r"judge.mode=replay: 1 of 4 judgements are not in the cache"):
+        score_python(cfg_for(tmp_path, path, "judge.mode=replay"), more)
     scores, n_calls, hits, skipped = score_python(cfg_for(tmp_path, path, "judge.mode=replay", "judge.skip_missing=true"),
-                                                  items)
-    assert (n_calls, hits, skipped) == (0, 2, 1) and scores[2].breakdown == {"unanswered": "skipped: not in the cache"}
+                                                  more)
+    assert (n_calls, hits, skipped) == (0, 3, 1) and scores[3].breakdown == {"unanswered": "skipped: not in the cache"}
 
 
 def test_an_error_mid_stage_keeps_the_scores_before_it(tmp_path):

@@ -256,3 +256,18 @@ def test_rlaif_judge_says_cache_hit_only_when_every_function_answered_from_the_c
     assert (score.value, hit) == (2.0, False) and calls(tmp_path) == {"fmt": 1, "acc": 1}   # acc was called
     score, hit = judge_one(cfg(tmp_path, [a, b], [1.0, 2.0]), P, "A", False)
     assert (score.value, hit) == (2.0, True) and calls(tmp_path) == {"fmt": 1, "acc": 1}
+
+
+def test_a_replay_reproduces_the_answers_a_function_returned_none_for(tmp_path):
+    """TRL's functions return None where they do not apply: a live run asks such an answer again, a replay
+    gives the live run's scores, those Nones included, and calls nothing."""
+    a, b = fn(tmp_path, "fmt", {"A": 1.0, "B": None, "C": None}), fn(tmp_path, "acc", {"A": 0.5, "B": 1.0, "C": None})
+    live, _, _, _ = score_python(cfg(tmp_path, [a, b]), ITEMS)
+    replayed, n_calls, hits, skipped = score_python(cfg(tmp_path, [a, b], judge={"mode": "replay"}), ITEMS)
+    assert (n_calls, hits, skipped) == (0, 8, 0) and calls(tmp_path) == {"fmt": 4, "acc": 4}
+    assert [s.value for s in replayed] == [s.value for s in live] == [1.5, 1.0, None, 0.0]
+    assert [s.breakdown for s in replayed] == [s.breakdown for s in live]
+    again, n_calls, hits, _ = score_python(cfg(tmp_path, [a, b]), ITEMS)   # live: only the Nones asked again
+    assert (n_calls, hits) == (3, 5) and [s.value for s in again] == [1.5, 1.0, None, 0.0]
+    single, n_calls, _, skipped = score_python(cfg(tmp_path, a, judge={"mode": "replay"}), ITEMS)   # one function too
+    assert (n_calls, skipped) == (0, 0) and [s.value for s in single] == [1.0, None, None, 0.0]
