@@ -64,9 +64,12 @@ class PythonRewards:
         """How a line names the functions: the reference, or the list of them."""
         return self.refs[0] if self.single else "[" + ", ".join(self.refs) + "]"
 
-    def missing(self, cache, items: list[tuple[Any, str, bool]]) -> tuple[int, int]:
-        """(answers some function has not scored yet, function calls that would take)."""
-        lacking = [[cache.get(j.key(*it)) is None for j in self.judges] for it in items]
+    def missing(self, cache, items: list[tuple[Any, str, bool]], live: bool = True) -> tuple[int, int]:
+        """(answers some function has not scored yet, function calls that would take); live: a None a function
+        returned (cached as unscored) is asked again, so it counts as not scored."""
+        def lacks(found) -> bool:
+            return found is None or (live and found.get("value") is None)
+        lacking = [[lacks(cache.get(j.key(*it))) for j in self.judges] for it in items]
         return sum(any(row) for row in lacking), sum(map(sum, lacking))
 
     def combine(self, values: list[Score | None]) -> Score | None:

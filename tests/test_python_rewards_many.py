@@ -271,3 +271,12 @@ def test_a_replay_reproduces_the_answers_a_function_returned_none_for(tmp_path):
     assert (n_calls, hits) == (3, 5) and [s.value for s in again] == [1.5, 1.0, None, 0.0]
     single, n_calls, _, skipped = score_python(cfg(tmp_path, a, judge={"mode": "replay"}), ITEMS)   # one function too
     assert (n_calls, skipped) == (0, 0) and [s.value for s in single] == [1.0, None, None, 0.0]
+    from judges.cache import JudgeCache
+    from pipeline.stages.judging import cache_dir
+    c = cfg(tmp_path, [a, b])
+    cache = JudgeCache(cache_dir(c))
+    try:   # what --dry-run says: a live run calls the functions on their Nones again, a replay nothing
+        judge = configured(c.judge.python)
+        assert judge.missing(cache, ITEMS, live=True) == (2, 3) and judge.missing(cache, ITEMS, live=False) == (0, 0)
+    finally:
+        cache.close()

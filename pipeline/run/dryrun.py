@@ -94,7 +94,7 @@ def estimate(runner, n: int) -> list[str]:
             elif kind == "python":
                 from pipeline.stages.judging_python import python_judge
                 j = python_judge(cfg)   # each function's own keys: an answer misses if one of them lacks it
-                missing, calls = j.missing(cache, [(p, c, tr) for p, c, tr, _ in items])
+                missing, calls = j.missing(cache, [(p, c, tr) for p, c, tr, _ in items], cfg.judge.mode == "live")
                 each = "" if j.single else f", {calls} function calls"
                 lines.append(f"judge (python {j.described()}): {missing} of {len(items)} judgements missing{bound}"
                              f"{each}, $0 (local)")
