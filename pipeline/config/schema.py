@@ -20,7 +20,7 @@ from pipeline.config.student import RunConfig, StudentConfig
 from pipeline.config.update import SEQUENCE_CLIP_WARN, UpdateConfig
 
 
-NEUTRAL: dict[str, Any] = {"data.validation_size": 0, "data.validation": None, "sample.stop_after_code": False,
+NEUTRAL: dict[str, Any] = {"student.prompt_format": "chat", "data.validation_size": 0, "data.validation": None, "sample.stop_after_code": False,
                            "select.scale_rewards": "group", "select.std": "population", "data.warm_start_sources": [],
                            "data.rl_sources": [], "update.weight_decay": 0.0, "eval_reading": None,
                            "student.chat_template_kwargs": {},

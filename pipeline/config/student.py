@@ -47,6 +47,7 @@ class StudentConfig(Section):
     system_prompt: str = Field(
         "You are a helpful Python programmer. Answer with one ```python code block.",
         description="System message put before every prompt through the chat template ('' for none).")
+    prompt_format: Literal["chat", "raw"] = Field("chat", description="How a problem's prompt becomes the student's tokens. chat: through the tokenizer's chat template (student.system_prompt as the system turn, the prompt as the user's, the assistant's turn opened), for instruct/chat models. raw: the prompt's text as it is (after student.system_prompt and a blank line, when that is set), tokenized as TRL tokenizes a standard (non-conversational) prompt, `tokenizer(text)`: for a base model without a chat template (\"zero RL\": RL straight from a pretrained model). A raw prompt is only what the model continues: write your data's prompts so that the answer follows, e.g. ending with a function's signature and docstring.")
     chat_template_kwargs: dict[str, Any] = Field(
         default_factory=dict,
         description="Extra variables for the tokenizer's chat template (apply_chat_template's keyword arguments; TRL's "

@@ -30,6 +30,11 @@ log = logging.getLogger("rlaif")
 
 
 def chat_prompt(tok, cfg: Config, prompt: str) -> list[int]:
+    """A problem's prompt as the student's tokens (student.prompt_format): through the chat template, or
+    raw, the text as it is after the system prompt, tokenized as TRL tokenizes a text prompt."""
+    if cfg.student.prompt_format == "raw":
+        system = cfg.student.system_prompt
+        return list(tok(f"{system}\n\n{prompt}" if system else prompt)["input_ids"])
     msgs = ([{"role": "system", "content": cfg.student.system_prompt}] if cfg.student.system_prompt else [])
     msgs.append({"role": "user", "content": prompt})
     ids = tok.apply_chat_template(msgs, add_generation_prompt=True, tokenize=True, **cfg.student.chat_template_kwargs)

@@ -103,6 +103,10 @@ def load_tokenizer(cfg: StudentConfig):
     name = resolve(cfg.model)
     if name not in _TOKENIZERS:
         _TOKENIZERS[name] = _read_tokenizer(cfg.model, name)
+    if _TOKENIZERS[name].chat_template is None and getattr(cfg, "prompt_format", "chat") == "chat":
+        raise ModelError(f"student.model={cfg.model}: the tokenizer has no chat template; use an instruct/chat model "
+                         "(e.g. smollm2-135m-instruct), or set student.prompt_format=raw to give this (base) model "
+                         "each prompt's text as it is")
     return _TOKENIZERS[name]
 
 
@@ -112,9 +116,6 @@ def _read_tokenizer(model: str, name: str):
         tok = AutoTokenizer.from_pretrained(name)
     except (OSError, ValueError) as e:
         raise ModelError(_missing(model, e)) from None
-    if tok.chat_template is None:
-        raise ModelError(f"student.model={model}: the tokenizer has no chat template; "
-                         "use an instruct/chat model (e.g. smollm2-135m-instruct)")
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
     tok.padding_side = "left"  # generation appends on the right

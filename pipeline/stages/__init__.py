@@ -61,7 +61,7 @@ class Stage:
 
 
 # student.dtype is runtime only (DESIGN.md, "Devices and scale"): bf16 on a GPU and fp32 on a CPU make the same artifacts
-STUDENT = ("student.model", "student.system_prompt", "student.chat_template_kwargs")
+STUDENT = ("student.model", "student.system_prompt", "student.chat_template_kwargs", "student.prompt_format")
 # what changes a teacher answer or a judgement (runtime knobs such as judge.max_in_flight are left out)
 TEACHER = ("teacher.kind", "teacher.model", "teacher.base_url", "teacher.max_tokens", "teacher.temperature")
 JUDGE = ("judge.kind", "judge.model", "judge.base_url", "judge.max_tokens", "judge.temperature", "judge.show_teacher",
