@@ -231,10 +231,24 @@ def _load_base(cfg: StudentConfig, device):
         model = AutoModelForCausalLM.from_pretrained(name, dtype=resolve_dtype(cfg.dtype, device), device_map=None)
     except (OSError, ValueError) as e:
         raise ModelError(_missing(cfg.model, e)) from None
+    no_dropout(model)
     if device.type == "cuda":
         import torch
         torch.cuda.set_device(device)  # accelerate and generate pick the current GPU
     return model.to(device)
+
+
+def no_dropout(model) -> None:
+    """The base model's dropout off: its nn.Dropout modules and the attention's own rate (TRL's disable_dropout
+    misses the latter). The update runs in train mode, the logprobs stage and the sampler in eval mode: a
+    model's dropout would part the update's logprobs from the old policy's (a ratio off 1 before any step).
+    Done before any adapter: student.lora.dropout keeps its rate."""
+    import torch
+    for module in model.modules():
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+        if isinstance(getattr(module, "attention_dropout", None), float):
+            module.attention_dropout = 0.0
 
 
 class Student:
