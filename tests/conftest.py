@@ -167,3 +167,18 @@ def count_loads(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", classmethod(counting))
     return loads
+
+
+@pytest.fixture
+def base_model(tmp_path, tiny_model) -> str:
+    """The tiny model with its chat template taken away: a base model's tokenizer."""
+    import json
+    import shutil
+    plain = tmp_path / "base"
+    shutil.copytree(tiny_model, plain)
+    cfg_file = plain / "tokenizer_config.json"
+    tc = json.loads(cfg_file.read_text())
+    tc.pop("chat_template", None)
+    cfg_file.write_text(json.dumps(tc))
+    (plain / "chat_template.jinja").unlink(missing_ok=True)
+    return str(plain)

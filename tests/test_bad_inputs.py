@@ -15,17 +15,9 @@ from pipeline.config.errors import RunError
 from pipeline.run.runner import Runner
 
 
-def test_model_without_chat_template_is_rejected(tmp_path, tiny_model):
-    import shutil
-    plain = tmp_path / "plain"
-    shutil.copytree(tiny_model, plain)
-    cfg_file = plain / "tokenizer_config.json"
-    tc = json.loads(cfg_file.read_text())
-    tc.pop("chat_template", None)
-    cfg_file.write_text(json.dumps(tc))
-    (plain / "chat_template.jinja").unlink(missing_ok=True)
+def test_model_without_chat_template_is_rejected(base_model):
     with pytest.raises(ModelError, match="no chat template"):
-        load_tokenizer(load_config(None, [f"student.model={plain}"]).student)
+        load_tokenizer(load_config(None, [f"student.model={base_model}"]).student)
 
 
 def test_adapter_from_another_base_is_rejected(tmp_path, tiny_model):

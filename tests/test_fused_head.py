@@ -4,8 +4,8 @@ once. The same log-probabilities, entropies and gradients as the whole-batch hea
 from __future__ import annotations
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
+from bench.update_profile import peak_bytes   # the profiler's memory events: the bench's measure
 from pipeline.config.file import load_config
 from pipeline.engines import forward, head
 from pipeline.engines.model import load_student
@@ -69,20 +69,6 @@ def test_the_head_is_fused_only_where_the_model_computes_nothing_after_it(tiny_m
     assert torch.equal(head.head_linear(h, w16, None), want)   # the head applied outside: the same logits
 
 
-def peak_bytes(fn) -> int:
-    """The most bytes fn held allocated on the CPU beyond what it started with (torch.profiler's memory
-    events: an operator's allocations at its start, its frees at its end)."""
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-        fn()
-    points = sorted((e.time_range.start if e.self_cpu_memory_usage > 0 else e.time_range.end, e.self_cpu_memory_usage)
-                    for e in prof.events() if e.self_cpu_memory_usage)
-    now = peak = 0
-    for _, b in points:
-        now += b
-        peak = max(peak, now)
-    return peak
-
-
 def test_the_fused_head_lowers_the_peak_by_the_logits_copies(tiny_model, monkeypatch):
     """A micro-batch of 8 completions of 64 tokens on a 49k vocabulary: 16 MB of float32 logits a copy,
     the tiny model's activations a tenth of that. The whole head holds several copies at once (the
@@ -98,7 +84,7 @@ def test_the_fused_head_lowers_the_peak_by_the_logits_copies(tiny_model, monkeyp
         monkeypatch.setattr(forward, "FUSED_HEAD", fused)
         monkeypatch.setattr(forward, "FUSED_CHUNK_ELEMS", 65 * model.config.vocab_size)   # a row a chunk
         _pass(model, rows)   # warm-up
-        peaks[fused] = peak_bytes(lambda: _pass(model, rows))
+        peaks[fused] = peak_bytes(lambda: _pass(model, rows), cuda=False)
     # measured on an AMD EPYC: 4.98 copies, fused 0.66 (one chunk is an eighth of a copy)
     assert peaks[False] >= 4 * copy, peaks                 # the whole head: four copies or more at once
     assert peaks[True] <= peaks[False] - 3 * copy, peaks   # fused: at least three copies fewer

@@ -3,8 +3,6 @@ student.system_prompt and a blank line, when set), tokenized as TRL's GRPOTraine
 (non-conversational) prompt; the default, chat, still refuses such a model, saying what to set."""
 from __future__ import annotations
 
-import json
-import shutil
 import types
 from pathlib import Path
 
@@ -16,19 +14,6 @@ from pipeline.engines.hf import chat_prompt
 from pipeline.engines.model import ModelError, load_tokenizer
 from pipeline.run.lineage import Lineage
 from pipeline.store.tables import load_table
-
-
-@pytest.fixture
-def base_model(tmp_path, tiny_model) -> str:
-    """The tiny model with its chat template taken away: a base model's tokenizer."""
-    plain = tmp_path / "base"
-    shutil.copytree(tiny_model, plain)
-    cfg_file = plain / "tokenizer_config.json"
-    tc = json.loads(cfg_file.read_text())
-    tc.pop("chat_template", None)
-    cfg_file.write_text(json.dumps(tc))
-    (plain / "chat_template.jinja").unlink(missing_ok=True)
-    return str(plain)
 
 
 def test_a_base_model_is_refused_as_chat_and_read_raw_as_trl_reads_a_text_prompt(base_model):
