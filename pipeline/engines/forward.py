@@ -18,9 +18,9 @@ The full-vocabulary logits are turned into float32 log-softmax a chunk of sequen
 (`logprobs_from_logits`), so float32 logits never exist for more than `LOGIT_CHUNK_ELEMS` at once;
 in training each chunk is recomputed in the backward pass instead of kept. On CUDA (FUSED_HEAD) the
 padded forward goes further: the model returns its last hidden states and the head itself runs a
-chunk of rows at a time (`head.fused_head`), so the float32 logits never exist whole (a 3B student's
-micro-batch held about five copies of them, 8 GB, at its peak). A batch longer than
-`update.max_batch_tokens` padded tokens runs as several passes (`split_by_tokens`).
+chunk of rows at a time (`head.fused_head`), so the float32 logits never exist whole (the whole
+head held 6.3-6.4 copies of a micro-batch's logits at its peak, the fused 2.6-2.7: bench/head_memory.py
+on the CPU). A batch longer than `update.max_batch_tokens` padded tokens runs as several passes (`split_by_tokens`).
 """
 from __future__ import annotations
 
@@ -236,7 +236,7 @@ def _head_piece(h, target, w, b, temperature: float, with_entropy: bool):
 def _fused_logprobs(h: torch.Tensor, target: torch.Tensor, parts, temperature: float, with_entropy: bool):
     """logprobs_from_logits of the head's logits of hidden states h (B, Kc, H), FUSED_CHUNK_ELEMS of
     float32 logits at a time; with grad each chunk's logits are recomputed in the backward pass from
-    its hidden states (the head's forward twice: on a 1.5B student about 1% of the update's FLOPs)."""
+    its hidden states (the head's forward twice: on a 1.5B or 3B student about 2% of the update's FLOPs)."""
     (b, k, _), (w, bias) = h.shape, parts
     rows = max(1, FUSED_CHUNK_ELEMS // max(k * w.shape[0], 1))
     lps, ents = [], []

@@ -62,7 +62,7 @@ PLAIN_HEADS = ("qwen2", "qwen3", "llama", "mistral", "phi3", "starcoder2", "gemm
 
 def fused_head(model):
     """(weight, bias) of a float32 LM head that the caller may apply to the model's last hidden states
-    itself, a chunk of positions at a time, so that the (B, K, V) float32 logits never exist at once
+    itself, a chunk of rows at a time, so that the (B, K, V) float32 logits never exist at once
     (`pipeline.engines.forward`); None where it may not: a head that trains (its weights require grad
     outside no_grad) or carries an adapter, or a
     model whose forward does more after the head (PLAIN_HEADS)."""
