@@ -1,5 +1,5 @@
 """The commands around the runs: `rlaif judge` (one answer, with the configured judge, through the
-cache), `config` (show, check, document), `cache` (stats, export, import)."""
+cache), `config` (show, check, document), `cache` (stats, export, import), `export` (a policy as a model)."""
 
 import json
 import logging
@@ -119,4 +119,26 @@ def cmd_cache(cfg: Config, a) -> int:
             print(f"imported {added} judgements into {c.directory} ({present} were already there, kept as they were)")
     finally:
         c.close()
+    return 0
+
+
+def cmd_export(cfg: Config, a) -> int:
+    """`rlaif export N OUT`: epoch N's chosen policy as a standard transformers (or PEFT) directory."""
+    from pipeline.cli.common import duration, existing_run, say
+    from pipeline.run.export import export_policy
+    import time
+    t0 = time.time()
+    r = existing_run(cfg)
+    r.lock()   # not while an epoch of the run rewrites the update being read
+    try:
+        info = export_policy(r, a.n, Path(a.out), variant=a.variant, adapter_only=a.adapter, dtype=a.dtype,
+                             force=a.force, echo=say)
+    finally:
+        r.unlock()
+    size = sum(p.stat().st_size for p in Path(a.out).expanduser().rglob("*") if p.is_file())
+    how = ("PeftModel.from_pretrained(base, OUT) over " + info["base_model"]) if a.adapter else \
+        "AutoModelForCausalLM.from_pretrained(OUT), or `vllm serve OUT`"
+    say(f"exported epoch {a.n}'s policy {info['update']} ({'adapter' if a.adapter else 'merged, ' + info['dtype']}, "
+        f"{size / 1e6:.1f} MB) to {a.out} in {duration(time.time() - t0)}; load it with {how}; "
+        f"README.md says how to prompt it, rlaif.json where it came from")
     return 0

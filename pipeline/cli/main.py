@@ -12,7 +12,7 @@ if os.environ.get("RANK", "0") != "0":  # several processes: rank 0's progress b
 from pipeline.store import dist
 from pipeline.cli.commands_read import (cmd_compare, cmd_compare_evals, cmd_metrics, cmd_promote, cmd_report,
                                         cmd_samples, cmd_status)
-from pipeline.cli.commands_tools import cmd_cache, cmd_config, cmd_judge
+from pipeline.cli.commands_tools import cmd_cache, cmd_config, cmd_export, cmd_judge
 from pipeline.cli.commands_train import cmd_epoch, cmd_eval, cmd_sweep
 from pipeline.config.base import ConfigError
 from pipeline.config.file import load_config
@@ -153,6 +153,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("variant", help="variant directory name (update-1a2b3c4d) or its fingerprint prefix")
     with_overrides(p)
     p.set_defaults(fn=cmd_promote)
+    p = sub.add_parser("export", help="write epoch N's chosen policy as a model that loads without rlaif",
+                       description="Write epoch N's chosen policy (or --variant's) to OUT as one standard "
+                       "transformers directory: the LoRA adapter merged into the base weights (in float32, then "
+                       "--dtype), the tokenizer, a model card (README.md: how to prompt it, with the system prompt "
+                       "it was trained with) and rlaif.json (run, epoch, update variant, fingerprint, eval figures). "
+                       "AutoModelForCausalLM.from_pretrained(OUT) and `vllm serve OUT` load it; "
+                       "`hf upload USER/NAME OUT` puts it on the Hub. --adapter writes the PEFT "
+                       "adapter alone instead. N=0 is the supervised warm-start's adapter.")
+    p.add_argument("n", type=_count, help="epoch number (0: the supervised warm-start)")
+    p.add_argument("out", help="directory to write (new or empty; --force replaces it)")
+    p.add_argument("--variant", metavar="VARIANT", help="one of epoch N's update variants (update-1a2b3c4d or a "
+                   "prefix; `rlaif compare N` lists them) instead of its chosen policy")
+    p.add_argument("--adapter", action="store_true", help="write the PEFT LoRA adapter alone (megabytes), not merged "
+                   "weights; load it over the same base model")
+    p.add_argument("--dtype", choices=["auto", "float32", "bfloat16", "float16"], default="auto",
+                   help="the merged weights' dtype (default auto: the base model's checkpoint's own)")
+    p.add_argument("--force", action="store_true", help="replace OUT when it exists and is not empty")
+    with_overrides(p)
+    p.set_defaults(fn=cmd_export)
     p = with_overrides(sub.add_parser("judge", help="score one answer with the configured judge and print the JSON",
                                       description="Score one answer to one problem with the configured judge "
                                       "(judge.kind: execution, the Python or the OCaml harness by the problem's "

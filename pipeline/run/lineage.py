@@ -95,7 +95,9 @@ class Lineage:
             fps[REFERENCE], dirs[REFERENCE] = self.reference(n)
         return fps, dirs
 
-    def promote(self, n: int, variant: str) -> Path:
+    def find_variant(self, n: int, variant: str) -> Path:
+        """Epoch n's finished update variant named `variant`: its directory's name (update-1a2b3c4d) or
+        a prefix of that name or of its fingerprint."""
         variants = self.update_variants(n)
         names = [p.name for p, _ in variants]
         if variant not in names:   # a prefix of the directory's name or of the fingerprint
@@ -106,9 +108,13 @@ class Lineage:
             if not match:
                 raise RunError(f"epoch {n} has no update variant {variant!r}; variants: {', '.join(names) or 'none'}")
             variant = match[0]
-        write_json(self.epoch_dir(n) / "chosen.json", {"update": variant, "promoted_at": time.time()})
-        self.write_metrics(n)
         return self.epoch_dir(n) / variant
+
+    def promote(self, n: int, variant: str) -> Path:
+        d = self.find_variant(n, variant)
+        write_json(self.epoch_dir(n) / "chosen.json", {"update": d.name, "promoted_at": time.time()})
+        self.write_metrics(n)
+        return d
 
     def frozen_changes(self, n: int) -> list[str] | None:
         """Epoch n finished (its metrics.json and a chosen policy), and what this config would remake it

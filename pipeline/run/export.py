@@ -1,0 +1,148 @@
+"""`rlaif export N OUT`: epoch N's chosen policy as a model anyone can load, without rlaif or PEFT.
+
+By default the LoRA adapter is merged into the base weights (PEFT's `merge_and_unload`, in float32,
+then cast to the export's dtype) and written with the tokenizer as one standard transformers
+directory: `AutoModelForCausalLM.from_pretrained(OUT)`, `vllm serve OUT`, or an upload to the Hub
+(`hf upload USER/NAME OUT`). `--adapter` writes the PEFT adapter alone (megabytes
+instead of the whole model; load it over the same base model). Beside the weights: `rlaif.json`
+(where the policy came from: run, epoch, update variant and fingerprint, base model, the prompt
+settings it was trained with, its eval's figures) and a model card, `README.md`.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Callable
+
+from pipeline.config.errors import RunError
+from pipeline.store.artifacts import atomic_dir, corrupted_file, read_manifest
+
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
+def export_policy(r, n: int, out: Path, variant: str | None = None, adapter_only: bool = False,
+                  dtype: str = "auto", force: bool = False, echo: Callable[[str], None] = print) -> dict:
+    """Write epoch n's chosen policy (or its update variant `variant`) to `out`; its rlaif.json."""
+    d, m = _policy_dir(r, n, variant)
+    out = Path(out).expanduser()
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
+        raise RunError(f"{out} exists and is not empty: give a new directory, or --force to replace it")
+    if out.resolve() == d.resolve() or d.resolve() in out.resolve().parents:
+        raise RunError(f"{out} is inside the run's own {d}: export to a directory outside the run")
+    trained = m.get("config", {})
+    student = {k: trained.get(f"student.{k}", getattr(r.cfg.student, k))
+               for k in ("model", "system_prompt", "prompt_format", "chat_template_kwargs")}
+    if student["model"] != r.cfg.student.model:
+        raise RunError(f"{d} was trained on student.model={student['model']!r}, but this config says "
+                       f"{r.cfg.student.model!r}: export with the run's own config (--config)")
+    from pipeline.engines.model import resolve
+    ev = r.eval_of(n, m["fingerprint"])
+    info = {"run": r.cfg.run.name, "epoch": n, "update": d.name, "fingerprint": m["fingerprint"],
+            "base_model": student["model"], "base_model_path": resolve(student["model"]), "merged": not adapter_only,
+            **{k: student[k] for k in ("system_prompt", "prompt_format", "chat_template_kwargs")},
+            "eval": {k: v for k, v in (ev[1].get("figures") or {}).items()} if ev else None}
+    with atomic_dir(out) as tmp:
+        info["dtype"] = _write(r.cfg, d / "adapter", tmp, adapter_only, dtype, echo)
+        (tmp / "rlaif.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
+        (tmp / "README.md").write_text(model_card(info))
+    return info
+
+
+def _policy_dir(r, n: int, variant: str | None) -> tuple[Path, dict]:
+    """The update directory of epoch n's chosen policy (or of `variant`), checked intact."""
+    if variant is not None:
+        d = r.find_variant(n, variant)
+        m = read_manifest(d)
+    else:
+        chosen = r.chosen_update(n)
+        if chosen is None:
+            raise RunError(f"epoch {n} has no finished update in {r.epoch_dir(n)}: nothing to export"
+                           + (" (epoch 0 is the base model unless the supervised warm-start ran: `rlaif epoch 0`)"
+                              if n == 0 else f"; run `rlaif epoch {n}` first"))
+        d, m = chosen
+    bad = corrupted_file(d, m) if m else "manifest.json"
+    if bad is not None:
+        raise RunError(f"{d}: {bad} is missing or corrupted (checksum mismatch): it changed after it was written; "
+                       f"remake it (`rlaif epoch {n} --force`) or export another variant (--variant)")
+    return d, m
+
+
+def _write(cfg, adapter: Path, tmp: Path, adapter_only: bool, dtype: str, echo) -> str:
+    """The weights and the tokenizer into tmp; the dtype written."""
+    import torch
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM
+
+    from pipeline.engines.model import ModelError, _missing, check_adapter_base, load_tokenizer, resolve
+    name = resolve(cfg.student.model)
+    check_adapter_base(adapter, name)
+    load_tokenizer(cfg.student).save_pretrained(tmp)
+    if adapter_only:   # adapter_config.json names the base it loads over (PeftModel.from_pretrained(base, OUT))
+        for f in adapter.iterdir():
+            shutil.copy2(f, tmp / f.name)
+        return "adapter"
+    try:   # float32 for the merge (W + s B A rounds once, in float32), then the export's dtype
+        base = AutoModelForCausalLM.from_pretrained(name, dtype=torch.float32)
+    except (OSError, ValueError) as e:
+        raise ModelError(_missing(cfg.student.model, e)) from None
+    want = _dtype(dtype, base.config)
+    echo(f"  merging {adapter.parent.name}'s adapter into {cfg.student.model} ({want})")
+    model = PeftModel.from_pretrained(base, str(adapter)).merge_and_unload()
+    model.to(getattr(torch, want)).save_pretrained(tmp, safe_serialization=True)
+    return want
+
+
+def _dtype(spec: str, config) -> str:
+    """auto: the dtype the base model's checkpoint is stored in (float32 when it says none)."""
+    if spec != "auto":
+        return spec
+    stored = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
+    stored = str(stored).removeprefix("torch.") if stored is not None else "float32"
+    return stored if stored in DTYPES[1:] else "float32"
+
+
+def model_card(info: dict) -> str:
+    """A Hugging Face model card: front matter the Hub reads, then how to load and prompt the model."""
+    base = info["base_model"]
+    hub = "/" in base and not Path(base).expanduser().exists()
+    path = base if hub else info["base_model_path"]
+    front = ["---", "library_name: " + ("transformers" if info["merged"] else "peft"), "tags:", "- rlaif", "- grpo"]
+    if hub:
+        front.append(f"base_model: {base}")
+    front.append("---")
+    msgs = (f'[{{"role": "system", "content": {json.dumps(info["system_prompt"])}}}, '
+            if info["system_prompt"] else "[") + '{"role": "user", "content": "Write is_even(n)."}]'
+    if info["merged"]:
+        load = ("from transformers import AutoModelForCausalLM, AutoTokenizer\n\n"
+                "model = AutoModelForCausalLM.from_pretrained(PATH)\ntok = AutoTokenizer.from_pretrained(PATH)\n")
+    else:
+        load = ("from peft import PeftModel\nfrom transformers import AutoModelForCausalLM, AutoTokenizer\n\n"
+                f"base = AutoModelForCausalLM.from_pretrained({json.dumps(path)})  # the base model it was trained on\n"
+                "model = PeftModel.from_pretrained(base, PATH)\ntok = AutoTokenizer.from_pretrained(PATH)\n")
+    if info["prompt_format"] == "chat":
+        kw = "".join(f", {k}={v!r}" for k, v in (info["chat_template_kwargs"] or {}).items())
+        load += (f"inputs = tok.apply_chat_template({msgs}, add_generation_prompt=True, return_tensors=\"pt\", "
+                 f"return_dict=True{kw})\n")
+    else:
+        pre = (info["system_prompt"] + "\n\n") if info["system_prompt"] else ""
+        load += f"inputs = tok({json.dumps(pre + 'def is_even(n):')}, return_tensors=\"pt\")\n"
+    load += ("out = model.generate(**inputs, max_new_tokens=256)\n"
+             "print(tok.decode(out[0][inputs[\"input_ids\"].shape[1]:], skip_special_tokens=True))\n")
+    ev = info.get("eval") or {}
+    figures = "".join(f"- `{k}`: {v:.4g}\n" for k, v in ev.items() if isinstance(v, (int, float)))
+    return "\n".join(front) + f"""
+
+# {info['run']}, epoch {info['epoch']}
+
+A policy trained with [rlaif](https://pypi.org/project/rlaif/) (RL from a teacher-relative reward) on
+`{base}`: run `{info['run']}`, epoch {info['epoch']}, update `{info['update']}`
+({'the LoRA adapter merged into the base weights, ' + info['dtype'] if info['merged'] else 'a PEFT LoRA adapter'}).
+It was trained on prompts built as below ({'the chat template' if info['prompt_format'] == 'chat' else 'raw text'}{', with its system prompt' if info['system_prompt'] else ''}):
+prompt it the same way.
+
+````python
+PATH = "."  # this directory, or its Hub id
+{load}````
+""" + (f"\nThe run's eval of this policy (`rlaif eval`):\n\n{figures}" if figures else "") + \
+        "\nWhere it came from, exactly: `rlaif.json`.\n"

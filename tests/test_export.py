@@ -1,0 +1,136 @@
+"""`rlaif export N OUT`: a trained policy as a model that loads without rlaif or PEFT, as a user types it."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from pipeline.cli.main import main
+from pipeline.config.file import load_config
+from pipeline.run.runner import Runner
+from tests.tolerance import assert_close, logits_tolerance
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory, tiny_model):
+    """One epoch of the tiny model, with a learning rate that moves the adapter well past rounding,
+    and an update variant beside it."""
+    root = tmp_path_factory.mktemp("export")
+    over = [f"run.dir={root / 'runs'}", f"student.model={tiny_model}", "student.lora.r=4", "student.lora.alpha=8",
+            "data.prompts_per_epoch=3", "sample.num_samples=3", "sample.max_new_tokens=24",
+            "update.micro_batch_size=3", "update.grad_accum=1", "eval.max_problems=2", "eval.max_new_tokens=8",
+            "sample.dtype=float32", "update.warm_start=false", "select.drop_zero_std=false",
+            "select.advantage=mean", "reward.none_as=0.0", "update.lr=0.02"]
+    assert main(["epoch", "1", *over]) == 0
+    assert main(["update", "1", *over, "update.lr=0.005"]) == 0
+    return root, over, Runner(load_config(None, over))
+
+
+def _logits(model, ids):
+    with torch.no_grad():
+        return model(input_ids=ids).logits.float()
+
+
+def test_merged_export_loads_with_transformers_alone_and_is_the_trained_policy(trained, capsys):
+    root, over, r = trained
+    out = root / "merged"
+    capsys.readouterr()
+    assert main(["export", "1", str(out), *over]) == 0
+    said = capsys.readouterr().out
+    chosen, m = r.chosen_update(1)
+    assert f"exported epoch 1's policy {chosen.name} (merged, float32" in said
+    assert not (out / "adapter_config.json").exists() and (out / "model.safetensors").exists()
+
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    exported = AutoModelForCausalLM.from_pretrained(out).eval()
+    base = AutoModelForCausalLM.from_pretrained(r.cfg.student.model).eval()
+    ids = torch.tensor([[1, 520, 33, 1095, 17, 42, 7, 900, 311, 12]])
+    plain = _logits(base, ids)
+    adapted = _logits(PeftModel.from_pretrained(base, str(chosen / "adapter")).eval(), ids)
+    got = _logits(exported, ids)
+    # W + sBA merged once against W x + s B(A x): the same sums in another order, one more rounding a weight
+    atol = logits_tolerance(exported, ids.shape[1], float(adapted.abs().max()), adapted.numel())
+    assert_close(got, adapted, atol, "merged export against the adapter over its base")
+    assert float((adapted - plain).abs().max()) > 10 * atol, "the adapter learned nothing: the check cannot fail"
+
+    info = json.loads((out / "rlaif.json").read_text())
+    assert info["update"] == chosen.name and info["fingerprint"] == m["fingerprint"] and info["epoch"] == 1
+    assert info["merged"] and info["dtype"] == "float32" and info["base_model"] == r.cfg.student.model
+    assert info["system_prompt"] == r.cfg.student.system_prompt and info["prompt_format"] == "chat"
+    assert info["eval"]["eval/problems"] == 2    # the epoch's own eval of this policy
+    assert AutoTokenizer.from_pretrained(out).chat_template   # the student's prompts need its template
+
+    # the model card's code block, run as a user pastes it (PATH = "." from inside the directory)
+    card = (out / "README.md").read_text()
+    assert card.startswith("---\nlibrary_name: transformers")
+    code = re.search(r"````python\n(.*?)````", card, re.S).group(1).replace("max_new_tokens=256", "max_new_tokens=4")
+    assert "You are a helpful Python programmer" in code       # prompted as it was trained
+    res = subprocess.run([sys.executable, "-c", code], cwd=out, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+
+
+def test_adapter_export_a_variant_and_bf16(trained, capsys):
+    root, over, r = trained
+    (first, m1), (second, _) = r.update_variants(1)
+    out = root / "adapter"
+    assert main(["export", "1", str(out), "--adapter", "--variant", first.name[:11], *over]) == 0
+    assert "(adapter," in capsys.readouterr().out
+    assert (out / "adapter_config.json").exists() and not (out / "model.safetensors").exists()
+    assert json.loads((out / "rlaif.json").read_text())["fingerprint"] == m1["fingerprint"]
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM
+    ids = torch.tensor([[1, 2, 3, 4, 5]])
+    want = _logits(PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(r.cfg.student.model),
+                                             str(first / "adapter")).eval(), ids)
+    got = _logits(PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(r.cfg.student.model),
+                                            str(out)).eval(), ids)
+    assert torch.equal(got, want)    # the same adapter file, the same kernels: bit for bit
+    assert "library_name: peft" in (out / "README.md").read_text()
+
+    half = root / "bf16"
+    assert main(["export", "1", str(half), "--dtype", "bfloat16", *over]) == 0
+    assert json.loads((half / "config.json").read_text())["dtype"] == "bfloat16"
+    assert json.loads((half / "rlaif.json").read_text())["update"] == second.name   # the chosen: the last made
+    assert AutoModelForCausalLM.from_pretrained(half).dtype == torch.bfloat16
+
+
+def test_mistakes_say_what_to_do_and_lose_nothing(trained, capsys):
+    root, over, r = trained
+    out = root / "kept"
+    out.mkdir()
+    (out / "mine.txt").write_text("a user's file")
+    assert main(["export", "1", str(out), *over]) == 2
+    assert "is not empty: give a new directory, or --force" in capsys.readouterr().err
+    assert (out / "mine.txt").read_text() == "a user's file"
+    assert main(["export", "1", str(out), "--force", "--adapter", *over]) == 0
+    assert not (out / "mine.txt").exists() and (out / "adapter_config.json").exists()
+
+    assert main(["export", "2", str(root / "none"), *over]) == 2
+    assert "epoch 2 has no finished update" in capsys.readouterr().err
+    assert main(["export", "0", str(root / "none"), *over]) == 2
+    assert "unless the supervised warm-start ran: `rlaif epoch 0`" in capsys.readouterr().err
+    assert main(["export", "1", str(root / "none"), "--variant", "update-zz", *over]) == 2
+    assert "has no update variant 'update-zz'" in capsys.readouterr().err
+    assert main(["export", "1", str(root / "none"), *over, "run.name=other"]) == 2
+    assert "no run at" in capsys.readouterr().err
+    assert not (root / "none").exists()
+
+    chosen, _ = r.chosen_update(1)
+    weights = chosen / "adapter" / "adapter_model.safetensors"
+    good = weights.read_bytes()
+    try:
+        weights.write_bytes(good[:-8] + bytes(8))
+        assert main(["export", "1", str(root / "bad"), *over]) == 2
+        err = capsys.readouterr().err
+        assert "adapter/adapter_model.safetensors is missing or corrupted" in err and "--variant" in err
+        assert not (root / "bad").exists()
+    finally:
+        weights.write_bytes(good)
