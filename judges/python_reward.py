@@ -229,6 +229,10 @@ class PythonReward:
             kw = {k: v for k, v in kw.items() if k in self.takes}
         return kw
 
+    def check_columns(self, problems: list) -> None:
+        """The problems' columns hold every argument the function requires: RewardFunctionError if not."""
+        self._kwargs([(p, "", False) for p in problems])
+
     def score(self, items: list[tuple[Any, str, bool]]) -> list[Score]:
         """One call of the function on these (problem, answer, truncated) items: a Score each."""
         kw = self._kwargs(items)

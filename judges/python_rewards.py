@@ -64,6 +64,11 @@ class PythonRewards:
         """How a line names the functions: the reference, or the list of them."""
         return self.refs[0] if self.single else "[" + ", ".join(self.refs) + "]"
 
+    def check_columns(self, problems: list) -> None:
+        """Each function's required arguments are among the problems' columns (before any answer is drawn)."""
+        for j in self.judges:
+            j.check_columns(problems)
+
     def missing(self, cache, items: list[tuple[Any, str, bool]], live: bool = True) -> tuple[int, int]:
         """(answers some function has not scored yet, function calls that would take); live: a None a function
         returned (cached as unscored) is asked again, so it counts as not scored."""

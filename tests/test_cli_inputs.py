@@ -306,3 +306,30 @@ def test_a_split_no_row_has_is_named(tmp_path, capsys):
 def test_a_model_kind_without_a_model_gets_an_example_of_its_own_kind(capsys, who, kind, model):
     assert main(["config", "show", f"{who}.kind={kind}"]) == 2
     assert f"(e.g. {who}.model={model}" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_small_file_with_a_wrong_reference_is_said_before_and_during_the_run(tiny_config, tmp_path, caplog):
+    """Two problems: auto holds none out, so the eval would score nothing (said by the dry run); one
+    reference fails its own test, so the ratio reward would divide by its partial score (said by the
+    judge stage, and counted)."""
+    rows = [{"id": "a1", "prompt": "Write `def add(a, b)` returning a + b.", "entry_point": "add",
+             "tests": [{"input": [1, 2], "output": 3}], "reference": "def add(a, b):\n    return a - b\n"},
+            {"id": "a2", "prompt": "Write `def neg(a)` returning -a.", "entry_point": "neg",
+             "tests": [{"input": [1], "output": -1}], "reference": "def neg(a):\n    return -a\n"}]
+    src = tmp_path / "two.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    over = [*tiny_config, f"data.source={src}", "data.prompts_per_epoch=2"]
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert main(["epoch", "1", "--dry-run", *over]) == 0
+    said = " ".join(r.getMessage() for r in caplog.records)
+    assert "the eval has no problems to score" in said and "holds none of data.source's 2 problems out" in said
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert main(["epoch", "1", *over, "eval.sources=[]"]) == 0
+    said = " ".join(r.getMessage() for r in caplog.records)
+    assert "the eval has no problems" not in said                    # turned off on purpose: no warning
+    assert "1 of 2 reference answers fail their own tests (a1: " in said
+    cfg = load_config(None, [*over, "eval.sources=[]"])
+    metrics = json.loads((tmp_path / "runs" / cfg.run.name / "epoch-001" / "metrics.json").read_text())
+    assert metrics["judge/reference_failures"] == 1

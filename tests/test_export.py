@@ -47,6 +47,8 @@ def test_merged_export_loads_with_transformers_alone_and_is_the_trained_policy(t
     chosen, m = r.chosen_update(1)
     assert f"exported epoch 1's policy {chosen.name} (merged, float32" in said
     assert not (out / "adapter_config.json").exists() and (out / "model.safetensors").exists()
+    modes = {f.name: f.stat().st_mode & 0o777 for f in out.iterdir()}
+    assert len(set(modes.values())) == 1, modes     # the weights readable as every other file (umask's)
 
     from peft import PeftModel
     from transformers import AutoModelForCausalLM, AutoTokenizer

@@ -14,7 +14,7 @@ from pipeline.cli.main import main
 from pipeline.config.base import ConfigError
 from pipeline.config.errors import RunError
 from pipeline.config.file import load_config
-from pipeline.run.preflight import check_model
+from pipeline.run.preflight import check_data, check_model
 from pipeline.stages.judging import judge_code, length_score
 from pipeline.stages.judging_python import score_python
 from pipeline.store.tables import load_table
@@ -130,10 +130,13 @@ def test_a_function_that_cannot_run_fails_before_any_work(tmp_path, source, ref,
     if source is not None:
         f.write_text(source)
     cfg = load_config(None, ["judge.kind=python", f"judge.python.function={ref.format(f=f)}", f"run.dir={tmp_path / 'r'}"])
-    late = "answer_key" in (source or "")   # a column no problem has is known only with the problems
+    late = "answer_key" in (source or "")   # a column no problem has is known with the problems: check_data
     with pytest.raises(RunError, match=said):
-        score_python(cfg, ITEMS[:1]) if late else check_model(cfg)
-    assert late or not (tmp_path / "r").exists()
+        check_data(cfg) if late else check_model(cfg)
+    assert not (tmp_path / "r").exists()
+    if late:   # and the judge stage says the same, should the problems it meets lack it
+        with pytest.raises(RunError, match=said):
+            score_python(cfg, ITEMS[:1])
 
 
 @pytest.mark.parametrize("body, said", [

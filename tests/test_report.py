@@ -289,3 +289,13 @@ def test_the_wandb_tracker_logs_every_epoch_into_one_wandb_run(tmp_path, monkeyp
     assert inits[0]["id"].startswith("rlaif-")
     assert [c[1:] for c in calls if c[0] == "log"] == [(1, {"reward/mean": 1.5}), (2, {"reward/mean": 2.5})]
 
+
+
+def test_one_sources_figures_are_good_the_way_their_figure_is():
+    """eval/<source>/ref_nll is an NLL: lower is better, as eval/ref_nll (the report once called its fall worse)."""
+    from pipeline.metrics.doc import metric_info
+    from pipeline.report.report import trend
+    assert metric_info("eval/validation/ref_nll").good == "lower"
+    assert metric_info("eval/builtin:heldout/pass@1").good == metric_info("eval/bank:heldout/pass@5").good == "higher"
+    assert trend("eval/validation/ref_nll", [0.9, 0.7])[1].endswith("better")
+    assert trend("eval/validation/score", [0.9, 0.7])[1].endswith("worse")

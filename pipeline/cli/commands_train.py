@@ -94,8 +94,9 @@ def cmd_epoch(cfg: Config, a) -> int:
         elif a.cmd == "update" and chosen and (r.epoch_dir(a.n) / "chosen.json").exists():
             print(f"epoch {a.n}'s chosen policy stays {chosen[0].name} (promoted); `rlaif promote {a.n} "
                   f"update-{res['update']['fingerprint'][:8]}` chooses this one")
-    if single:
-        print(epoch_line(r, a.n))
+    if single:   # a judge stage reused (always, for `rlaif update`) called nothing now: its figures are its own run's
+        judge = res.get("judge") if isinstance(res, dict) else None
+        print(epoch_line(r, a.n, judge_reused=bool(judge) and judge.get("finished_at", t) < t))
     for line in health_lines(r, cfg, [n for n in done if n not in said]):
         print(line)
     print(f"done in {duration(time.time() - t)}")
@@ -116,13 +117,16 @@ def health_lines(r, cfg: Config, epochs: list[int]) -> list[str]:
 
 
 def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float | None = None,
-               name: str | None = None) -> str:
-    """One epoch's line: its headline metrics (and, looping over epochs, what ran, in how long)."""
+               name: str | None = None, judge_reused: bool = False) -> str:
+    """One epoch's line: its headline metrics (and, looping over epochs, what ran, in how long);
+    judge_reused: this command reused the judge stage, so its call counts are said as that stage's."""
     path = r.epoch_dir(n) / "metrics.json"
     m = json.loads(path.read_text()) if path.exists() else {}
     keys = ["reward/mean", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean", "score/teacher_mean",
-            "loss/total", "kl/k3", "eval/pass@1", "judge/api_calls", "judge/cache_hits"]
+            "loss/total", "kl/k3", "eval/pass@1"] + ([] if judge_reused else ["judge/api_calls", "judge/cache_hits"])
     figures = "  ".join(f"{k}={m[k]:.4g}" for k in keys if isinstance(m.get(k), (int, float)))
+    if judge_reused and isinstance(m.get("judge/api_calls"), (int, float)):
+        figures += f"  (judge: no call now; {m['judge/api_calls']:.0f} calls when it ran)"
     if reused is None:
         return figures
     how = "(every stage reused)" if not ran else f"in {duration(secs or 0)} ({ran} stages ran, {reused} reused)"

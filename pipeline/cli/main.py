@@ -25,7 +25,7 @@ def _count(text: str) -> int:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if v < 0:
-        raise argparse.ArgumentTypeError(f"{v} is negative: epochs count from 0 (the warm-start), counts from 0")
+        raise argparse.ArgumentTypeError(f"{v} is negative: epochs and counts start at 0 (epoch 0 is the warm-start)")
     return v
 
 
@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "judge call (its eval generates answers to the held-out problems, scored by the "
                                       "execution judge). `rlaif compare N` shows the "
                                       "variants side by side, `rlaif promote N VARIANT` chooses the one epoch N+1 "
-                                      "starts from."), epoch=True)
+                                      "starts from; until one is promoted, the newest variant is the chosen "
+                                      "policy."), epoch=True)
     p.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
     with_processes(p)
     p.set_defaults(fn=cmd_epoch)

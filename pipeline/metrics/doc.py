@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Literal
 
 Good = Literal["higher", "lower", "target", ""]
@@ -86,7 +86,7 @@ METRICS: dict[str, Metric] = {
     "eval/pass@1": Metric("share of held-out problems whose answer passes every test; with eval.num_samples=n the unbiased pass@1, the mean of c/n (eval/pass@k for k <= n likewise); `rlaif report` says whether a change is beyond noise", "higher", "eval"),
     "eval/ref_nll": Metric("mean per-token NLL (nats) of the held-out problems' reference answers under the policy: distillation that moves before pass@1 does", "lower", "eval"),
     "eval/pass@k": Metric("with eval.num_samples=n, the unbiased pass@k for each k <= n among 1, 5, 10, ... (Chen et al. 2021): the chance that one of k answers passes", "higher", "eval"),
-    "eval/<source>/<figure>": Metric("eval/score, eval/pass@1 and eval/ref_nll of one source of eval.sources alone (e.g. eval/builtin:heldout/pass@1), when the eval reads a source by name", "higher", "eval"),
+    "eval/<source>/<figure>": Metric("eval/score, eval/pass@1 and eval/ref_nll of one source of eval.sources alone (e.g. eval/builtin:heldout/pass@1), when the eval reads a source by name; good as its figure is (ref_nll: lower)", "", "eval"),
     "eval/problems": Metric("held-out problems evaluated", "", "eval"),
     "eval/samples": Metric("answers per held-out problem (eval.num_samples)", "", "eval"),
     "curriculum/easy": Metric("chosen prompts in the easy difficulty bucket", "", "prompts"),
@@ -108,6 +108,7 @@ METRICS: dict[str, Metric] = {
     "judge/<component>_mean": Metric("with judge.kind=mix, one component's mean score (0..1) over the student's scored answers, before the mix's weights (judge/execution_mean, judge/anthropic_mean, ...: TRL's rewards/<func>/mean)", "higher", "judge"),
     "judge/python/<function>_mean": Metric("with several reward functions (a list in judge.python.function, or judge.python.weights), one function's mean value over the student's answers it scored, before judge.python.weights (judge/python/format_reward_mean, ...: TRL's rewards/<func>/mean); a name two functions share carries its index (reward_0, reward_1)", "", "judge"),
     "judge/judgements": Metric("answers judged this epoch (the student's and the teacher's; each once, whatever judge.mix holds): judge/parse_failures' denominator", "", "judge"),
+    "judge/reference_failures": Metric("with teacher.kind=reference and an execution judge: reference answers that fail their own problem's tests (a warning names them); the reward divides by their scores, so 0 is the only healthy value", "lower", "judge"),
     "teacher/missing": Metric("prompts with no teacher answer", "lower", "teacher"),
     "teacher/skipped": Metric("teacher answers missing from the cache and left out (judge.mode=replay with judge.skip_missing, or judge.batch_failed=missing)", "lower", "teacher"),
     "judge/batches": Metric("batches submitted to the provider's batch API this epoch (judge.batch)", "", "judge"),
@@ -143,8 +144,10 @@ def metric_info(key: str) -> Metric | None:
         return METRICS["judge/<component>_mean"]
     if re.fullmatch(r"eval/pass@\d+", key):
         return METRICS["eval/pass@k"]
-    if key.startswith("eval/") and key.count("/") == 2:
-        return METRICS["eval/<source>/<figure>"]
+    if key.startswith("eval/") and key.count("/") == 2:   # one source's figure: good as the figure is
+        figure = metric_info("eval/" + key.rsplit("/", 1)[1])
+        per = METRICS["eval/<source>/<figure>"]
+        return replace(per, good=figure.good) if figure else per
     return None
 
 

@@ -11,6 +11,7 @@ settings it was trained with, its eval's figures) and a model card, `README.md`.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Callable
@@ -46,6 +47,10 @@ def export_policy(r, n: int, out: Path, variant: str | None = None, adapter_only
         info["dtype"] = _write(r.cfg, d / "adapter", tmp, adapter_only, dtype, echo)
         (tmp / "rlaif.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
         (tmp / "README.md").write_text(model_card(info))
+        mask = os.umask(0)
+        os.umask(mask)
+        for f in tmp.iterdir():   # safetensors writes its file 0600: every file as the user's umask makes them
+            f.chmod(0o666 & ~mask)
     return info
 
 
@@ -135,7 +140,7 @@ def model_card(info: dict) -> str:
 
 # {info['run']}, epoch {info['epoch']}
 
-A policy trained with [rlaif](https://pypi.org/project/rlaif/) (RL from a teacher-relative reward) on
+A policy trained with rlaif (reinforcement learning from a teacher-relative reward) on
 `{base}`: run `{info['run']}`, epoch {info['epoch']}, update `{info['update']}`
 ({'the LoRA adapter merged into the base weights, ' + info['dtype'] if info['merged'] else 'a PEFT LoRA adapter'}).
 It was trained on prompts built as below ({'the chat template' if info['prompt_format'] == 'chat' else 'raw text'}{', with its system prompt' if info['system_prompt'] else ''}):

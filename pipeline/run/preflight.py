@@ -67,6 +67,14 @@ def check_data(cfg: Config) -> None:
     train = training_problems(cfg)
     # the same problem: its id and its prompt (two files may each number their ids from 0)
     scored = {(p.id, p.prompt): src for src, p in eval_problems(cfg, sample=False)}
+    if not scored and cfg.eval.sources != []:   # [] turns the eval off on purpose
+        import logging
+        logging.getLogger("rlaif").warning(
+            "the eval has no problems to score (eval.sources=%s%s): every epoch's eval/pass@1 will be missing; set "
+            "data.validation_size=N to hold N of data.source's problems out, or eval.sources=[a held-out file] (or "
+            "builtin:heldout); eval.sources=[] turns the eval off, and this warning", cfg.eval.sources,
+            f"; data.validation_size={cfg.data.validation_size} holds none of data.source's "
+            f"{len(source_problems(cfg, cfg.data.source))} problems out" if "validation" in (cfg.eval.sources or ["validation"]) else "")
     both = [] if cfg.eval.allow_trained else [(p.id, p.prompt) for p in train if (p.id, p.prompt) in scored]
     if both:   # (the validation split is carved out of the training problems: never both)
         raise RunError(f"data.source={cfg.data.source} trains on {len(both)} problem(s) the eval scores "
@@ -77,7 +85,16 @@ def check_data(cfg: Config) -> None:
     # read whole here (a malformed row named with the key), and a problem the eval scores among them refused
     # now, not when the warm-start or RL reaches it
     extra_problems(cfg, "data.warm_start_sources", "the warm-start", train)
-    check_scorable(cfg, train + extra_problems(cfg, "data.rl_sources", "RL", train))
+    rl = train + extra_problems(cfg, "data.rl_sources", "RL", train)
+    check_scorable(cfg, rl)
+    from pipeline.stages.judging import components
+    if "python" in components(cfg):   # a reward function's required columns, in the rows RL will judge
+        from judges.python_reward import RewardFunctionError
+        from pipeline.stages.judging_python import python_judge
+        try:
+            python_judge(cfg).check_columns(rl)
+        except RewardFunctionError as e:
+            raise RunError(f"data.source={cfg.data.source}: {e}") from None
 
 
 def check_scorable(cfg: Config, problems: list) -> None:

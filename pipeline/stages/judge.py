@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from data.schema import Problem
@@ -13,6 +14,8 @@ from pipeline.stages.judging import (PARTS, Judging, Sync, batch_figures, batchi
 from pipeline.stages import Ctx
 from pipeline.stages.judging_python import function_figures, score_python
 from pipeline.store.tables import load_table, save_table
+
+log = logging.getLogger("rlaif")
 
 
 def breakdown_figures(breakdowns: list[dict]) -> dict[str, float]:
@@ -72,7 +75,22 @@ def run(ctx: Ctx) -> None:
                 fig[f"judge/{kind}_mean"] = sum(vals) / len(vals)
     if "python" in per:   # several functions: each one's mean over the student's answers (judge/python/<name>_mean)
         fig.update(function_figures(cfg, per["python"][: len(samples)]))
+    if cfg.teacher.kind == "reference" and "execution" in per:
+        fig["judge/reference_failures"] = reference_failures(teacher, per["execution"][len(samples):])
     ctx.figures = fig
+
+
+def reference_failures(teacher: list[dict], scores: list[Score]) -> int:
+    """How many reference answers fail their own problem's tests (an execution score below 1), said in a
+    warning with their ids: the ratio reward divides each of those problems' student scores by it, so a
+    wrong reference (or a wrong test) inflates their rewards without a word."""
+    bad = [(t["problem_id"], s.value) for t, s in zip(teacher, scores) if s.value is not None and s.value < 1]
+    if bad:
+        log.warning("teacher.kind=reference: %d of %d reference answers fail their own tests (%s%s): the reward divides "
+                    "by those scores; fix the reference or the tests (`rlaif judge --problem ID --completion FILE` "
+                    "shows the breakdown)", len(bad), len(teacher),
+                    ", ".join(f"{i}: {v:.2f}" for i, v in bad[:5]), ", ..." if len(bad) > 5 else "")
+    return len(bad)
 
 
 def score_components(cfg, items: list[tuple], run_dir, journal=None) -> tuple[dict[str, list[Score]], dict[str, Any]]:
