@@ -124,6 +124,11 @@ def test_mistakes_say_what_to_do_and_lose_nothing(trained, capsys):
     assert main(["export", "1", str(root / "none"), *over, "run.name=other"]) == 2
     assert "no run at" in capsys.readouterr().err
     assert not (root / "none").exists()
+    # epoch 0 (the warm-start) has neither samples nor an RL update: said as such, not "run epoch 0 first"
+    assert main(["samples", "0", *over]) == 2
+    assert "epoch 0 is the supervised warm-start: it samples nothing" in capsys.readouterr().err
+    assert main(["update", "0", *over]) == 2
+    assert "has no RL update to rerun" in capsys.readouterr().err
 
     chosen, _ = r.chosen_update(1)
     weights = chosen / "adapter" / "adapter_model.safetensors"

@@ -194,6 +194,12 @@ def test_an_epoch_with_a_python_judge_as_typed(tmp_path, tiny_config, capsys):
     assert main(["epoch", "1", "--only", "judge", "--force", *args]) == 0
     figures = json.loads((edir / "judge" / "manifest.json").read_text())["figures"]
     assert (figures["judge/api_calls"], figures["judge/cache_hits"]) == (0, 9)
+    # the function edited: the finished stage is reused (said so), its new keys counted as what remaking it calls
+    (tmp_path / "brevity.py").write_text("def reward(completions, **kw):\n    return [1.0 for c in completions]\n")
+    capsys.readouterr()
+    assert main(["epoch", "1", "--dry-run", *args]) == 0
+    assert ("judge: done, reused: nothing is called (`rlaif epoch 1 --force` would remake it; then judge (python "
+            f"{tmp_path / 'brevity.py'}:reward): 9 of 9 judgements missing") in capsys.readouterr().out
 
 
 def test_the_same_file_elsewhere_hits_the_cache_and_its_sibling_modules_import(tmp_path, monkeypatch):

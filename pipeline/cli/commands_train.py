@@ -28,6 +28,9 @@ def cmd_epoch(cfg: Config, a) -> int:
     r = common.open_runner(cfg)
     from pipeline.run.preflight import check_data_files
     _, record_data_files = check_data_files(cfg, r.run_dir)
+    if a.cmd == "update" and a.n == 0:
+        raise RunError("epoch 0 is the supervised warm-start, which has no RL update to rerun; its settings are "
+                       "update.sft_*: `rlaif epoch 0 update.sft_lr=...` makes another warm-start")
     if a.cmd == "update" and not any(r.epoch_dir(a.n).glob("*/manifest.json")):
         raise RunError(f"epoch {a.n} of run {r.run_dir} has not run: `rlaif update {a.n}` reruns the update of an "
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first "

@@ -68,7 +68,8 @@ def epoch_completions(runner: "Runner", n: int) -> list[dict]:
     edir = runner.epoch_dir(n)
     sample = _table_rows(edir / "sample")
     if sample is None:
-        raise RunError(f"epoch {n} has no sample table in {edir / 'sample'}; run `rlaif epoch {n}` first")
+        raise RunError("epoch 0 is the supervised warm-start: it samples nothing; epochs 1, 2, ... have samples"
+                       if n == 0 else f"epoch {n} has no sample table in {edir / 'sample'}; run `rlaif epoch {n}` first")
     judged = {(j["problem_id"], j["sample_idx"]): j for j in _table_rows(edir / "judge", ("breakdown",)) or []}
     rewards = {(r["problem_id"], r["sample_idx"]): r for r in _table_rows(edir / "reward") or []}
     out = []

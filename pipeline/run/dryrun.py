@@ -41,8 +41,24 @@ class _NoCache:
         pass
 
 
+def _up_to_date(runner, n: int) -> set[str]:
+    """Epoch n's stages finished with this config's fingerprints: a run reuses them, calling nothing."""
+    from pipeline.config.errors import RunError
+    try:
+        return {st.name for st, fp, d, _ in runner.plan(n) if load_complete(d, fp, verify=False) is not None}
+    except RunError:   # the policy it starts from is not there yet: nothing of it is done
+        return set()
+
+
+def _reused(stage: str, n: int, lines: list[str]) -> list[str]:
+    """A finished stage's cache counts, said as what remaking it would call: this run calls nothing."""
+    return [f"{stage}: done, reused: nothing is called (`rlaif epoch {n} --force` would remake it; then "
+            + "; ".join(lines) + ")"] if lines else []
+
+
 def estimate(runner, n: int) -> list[str]:
     cfg = runner.cfg
+    done = _up_to_date(runner, n)
     edir = runner.epoch_dir(n)
     if _done(edir / "prompts"):
         problems = [Problem.from_json(p["problem"]) for p in load_table(edir / "prompts", json_cols=("problem",))]
@@ -63,8 +79,9 @@ def estimate(runner, n: int) -> list[str]:
             missing = [p for p in problems if cache.get(t.teacher_key(p)) is None]
             cost = (_prices(t, t.estimate_generate_usd, [(p,) for p in missing], batching(cfg, teacher=True))
                     if cfg.teacher.kind != "hf" else "$0 (local)")
-            lines.append(f"teacher ({cfg.teacher.kind} {cfg.teacher.model}): {len(missing)} of {len(problems)} "
-                         f"answers missing from the cache, {cost}")
+            said = [f"teacher ({cfg.teacher.kind} {cfg.teacher.model}): {len(missing)} of {len(problems)} "
+                    f"answers missing from the cache, {cost}"]
+            lines += _reused("teacher", n, said) if "teacher" in done else said
             for p in problems:
                 hit = cache.get(t.teacher_key(p))
                 teacher_text[p.id] = hit["text"] if hit else None
@@ -82,6 +99,7 @@ def estimate(runner, n: int) -> list[str]:
         items += [(p, txt or as_answer("pass", p.language), False, None) for p, txt in
                   ((p, teacher_text.get(p.id)) for p in problems) if cfg.teacher.kind != "none"]
         bound = "" if exact else " at most (samples not drawn yet)"
+        judged = len(lines)
         for kind in components(cfg) if n > 0 else ():     # epoch 0, the warm-start, judges nothing
             if kind == "execution":
                 if cached:
@@ -105,6 +123,8 @@ def estimate(runner, n: int) -> list[str]:
                         if kind != "hf" else "$0 (local)")
                 lines.append(f"judge ({kind} {cfg.judge.model}): {len(miss)} of {len(items)} judgements missing"
                              f"{bound}, {cost}")
+        if "judge" in done:
+            lines[judged:] = _reused("judge", n, lines[judged:])
     finally:
         cache.close()
     return lines
