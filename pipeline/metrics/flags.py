@@ -370,7 +370,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         if nothing or (skipped and (not answers or skipped / answers > cfg.max_parse_failure_frac)):
             flag("unscored", e,
                  f"score/student_unscored {unscored or 0:.0f}" + (f", judge/skipped {skipped:.0f}" if skipped else "")
-                 + (f" of {answers:.0f} judgements" if answers else "")
+                 + (f" (judge/judgements {answers:.0f}, the teacher's answers among them)" if answers else "")
                  + ("; no reward figures: nothing was scored" if nothing else ""),
                  f"`rlaif samples {e} --worst K` shows why; judge.skip_missing or the API's refusals leave answers "
                  f"out (`rlaif epoch {e} --force` asks again); reward.none_as gives an unscored answer a reward "
