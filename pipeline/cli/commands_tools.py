@@ -83,7 +83,9 @@ def cmd_judge(cfg: Config, a) -> int:
     if problem is None:
         print(f"error: no problem {a.problem!r} in {where}", file=sys.stderr)
         return 2
-    score, hit = judge_one(cfg, problem, completion, a.truncated)
+    from pipeline.cli.common import transient_bars
+    with transient_bars():   # one answer: its bar clears, the JSON stands alone
+        score, hit = judge_one(cfg, problem, completion, a.truncated)
     print(json.dumps({"problem": a.problem, "judge": cfg.judge.kind, **score.to_json(), "cache_hit": hit}, indent=2))
     return 0
 
