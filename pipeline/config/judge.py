@@ -60,6 +60,7 @@ class PythonRewardConfig(Section):
 class JudgeConfig(Section):
     kind: Literal["execution", "anthropic", "openai", "hf", "python", "mix", "length"] = Field("execution", description="Which judge scores student and teacher answers (python: your own reward function, judge.python.function; length: the toy 2 - words/16 score of configs/length_reward.yaml).")
     model: str = Field("", description="Judge model id for LLM judges (e.g. claude-haiku-4-5, gpt-5-mini, or a local path for hf).")
+    models: dict[str, str] = Field(default_factory=dict, description="A panel of LLM judges: judge.mix with several LLM components (e.g. {execution: 0.5, anthropic: 0.25, openai: 0.25}) names each one's model here, e.g. {anthropic: claude-haiku-4-5, openai: gpt-5-mini}; a component it does not name takes judge.model. Each component is priced, budgeted (judge.budget_usd counts them all), cached and batched on its own; judge/<component>_mean is each one's mean score. With judge.base_url unset, each SDK reads its own ANTHROPIC_BASE_URL / OPENAI_BASE_URL.")
     base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default).")
     max_tokens: int = Field(512, ge=1, description="Length limit of an LLM judge's answer.")
     temperature: float | None = Field(None, ge=0, description="LLM judge temperature (None = the API's default; must stay None for anthropic).")
@@ -84,6 +85,15 @@ class JudgeConfig(Section):
     execution: ExecutionJudgeConfig = Field(default_factory=ExecutionJudgeConfig, description="Execution judge grading.")
     ocaml: OcamlJudgeConfig = Field(default_factory=OcamlJudgeConfig, description="Execution judge grading of OCaml problems.")
     python: PythonRewardConfig = Field(default_factory=PythonRewardConfig, description="Your own reward function (judge.kind=python).")
+
+    @field_validator("models")
+    @classmethod
+    def _model_kinds(cls, v: dict[str, str]) -> dict[str, str]:
+        bad = set(v) - {"anthropic", "openai", "hf"}
+        if bad:
+            raise ValueError(f"names {sorted(bad)}: judge.models maps LLM components (anthropic, openai, hf) to their "
+                             "models, e.g. {anthropic: claude-haiku-4-5, openai: gpt-5-mini}")
+        return v
 
     @field_validator("prices")
     @classmethod

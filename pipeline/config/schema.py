@@ -23,7 +23,7 @@ from pipeline.config.update import SEQUENCE_CLIP_WARN, UpdateConfig
 NEUTRAL: dict[str, Any] = {"student.prompt_format": "chat", "data.validation_size": 0, "data.validation": None, "sample.stop_after_code": False,
                            "select.scale_rewards": "group", "select.std": "population", "data.warm_start_sources": [],
                            "data.rl_sources": [], "update.weight_decay": 0.0, "eval_reading": None,
-                           "student.chat_template_kwargs": {},
+                           "student.chat_template_kwargs": {}, "judge.models": {},
                            "judge.python": {"function": "", "version": "", "format": "standard"}}
 """Stage fields added after runs existed, with the value every earlier run had: a fingerprint leaves
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
@@ -69,7 +69,7 @@ class Config(Section):
             raise ValueError(f"teacher.kind={self.teacher.kind} needs teacher.model "
                              f"(e.g. teacher.model={example[self.teacher.kind][0]})")
         llm = {"anthropic", "openai", "hf"}
-        if self.judge.kind in llm and not self.judge.model:
+        if self.judge.kind in llm and not (self.judge.models.get(self.judge.kind) or self.judge.model):
             raise ValueError(f"judge.kind={self.judge.kind} needs judge.model "
                              f"(e.g. judge.model={example[self.judge.kind][1]})")
         if self.judge.kind == "mix":
@@ -77,10 +77,15 @@ class Config(Section):
             if bad or not self.judge.mix or sum(self.judge.mix.values()) <= 0:
                 raise ValueError(f"judge.mix={self.judge.mix}: components must be among execution, anthropic, "
                                  "openai, hf, python with positive total weight, e.g. {execution: 0.65, anthropic: 0.35}")
-            if set(self.judge.mix) & llm and not self.judge.model:
-                raise ValueError("judge.mix has an LLM component, so judge.model must name its model")
-            if len(set(self.judge.mix) & llm) > 1:
-                raise ValueError("judge.mix takes at most one LLM component (one judge.model)")
+            panel = sorted(set(self.judge.mix) & llm)
+            unnamed = [k for k in panel if not self.judge.models.get(k)]
+            if len(panel) > 1 and len(unnamed) > 1:
+                raise ValueError(f"judge.mix has several LLM components ({', '.join(panel)}): name each one's model in "
+                                 "judge.models, e.g. judge.models={" + ", ".join(f"{k}: {example[k][1]}" for k in panel)
+                                 + "}")
+            if unnamed and not self.judge.model:
+                raise ValueError(f"judge.mix has an LLM component ({unnamed[0]}), so judge.model (or judge.models."
+                                 f"{unnamed[0]}) must name its model")
         if "python" in ({self.judge.kind} | set(self.judge.mix if self.judge.kind == "mix" else ())) \
                 and not self.judge.python.function:
             raise ValueError("judge.kind=python (or a python component of judge.mix) needs judge.python.function, "

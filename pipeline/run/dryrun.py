@@ -11,7 +11,7 @@ from pathlib import Path
 from data.schema import Problem
 from judges.cache import JudgeCache
 from pipeline.store.artifacts import load_complete
-from pipeline.stages.judging import LLM, Judging, as_answer, batching, cache_dir, components, make_model
+from pipeline.stages.judging import LLM, Judging, as_answer, batching, cache_dir, components, judge_model, make_model
 from pipeline.stages.problems import choose_prompts
 from pipeline.store.tables import load_table
 
@@ -117,11 +117,11 @@ def estimate(runner, n: int) -> list[str]:
                 lines.append(f"judge (python {j.described()}): {missing} of {len(items)} judgements missing{bound}"
                              f"{each}, $0 (local)")
             elif kind in LLM:
-                m = make_model(kind, cfg.judge.model, cfg)
+                m = make_model(kind, judge_model(cfg, kind), cfg)
                 miss = [it for it in items if cache.get(m.key(it[0], it[1], it[3])) is None]
                 cost = (_prices(m, m.estimate_usd, [(p, c, r) for p, c, _, r in miss], batching(cfg))
                         if kind != "hf" else "$0 (local)")
-                lines.append(f"judge ({kind} {cfg.judge.model}): {len(miss)} of {len(items)} judgements missing"
+                lines.append(f"judge ({kind} {judge_model(cfg, kind)}): {len(miss)} of {len(items)} judgements missing"
                              f"{bound}, {cost}")
         if "judge" in done:
             lines[judged:] = _reused("judge", n, lines[judged:])

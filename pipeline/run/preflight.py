@@ -33,7 +33,8 @@ def check_model(cfg: Config) -> None:
         check(cfg.teacher.model, "teacher.model")
     from pipeline.stages.judging import components
     if "hf" in components(cfg):
-        check(cfg.judge.model, "judge.model")
+        from pipeline.stages.judging import judge_model
+        check(judge_model(cfg, "hf"), "judge.models.hf" if cfg.judge.models.get("hf") else "judge.model")
     if "python" in components(cfg):   # each of judge.python.function's imports, and takes what it will be given
         from pipeline.stages.judging_python import python_judge
         python_judge(cfg)

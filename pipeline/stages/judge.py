@@ -10,7 +10,7 @@ from judges.base import Score
 from judges.cache import JudgeCache
 from judges.mix import combine
 from pipeline.stages.judging import (PARTS, Judging, Sync, batch_figures, batching, cache_dir, components, execution_parts,
-                              full_credit_shares, length_score, make_model, run_items, work_dir)
+                              full_credit_shares, judge_model, length_score, make_model, run_items, work_dir)
 from pipeline.stages import Ctx
 from pipeline.stages.judging_python import function_figures, score_python
 from pipeline.store.tables import load_table, save_table
@@ -121,20 +121,25 @@ def score_components(cfg, items: list[tuple], run_dir, journal=None) -> tuple[di
             if j.skipped:
                 fig["judge/skipped"] = fig.get("judge/skipped", 0) + j.skipped
         else:
-            model = make_model(kind, cfg.judge.model, cfg)
+            model = make_model(kind, judge_model(cfg, kind), cfg)
             api = model if kind != "hf" else Sync(model)
             batch = journal is not None and kind != "hf"
+            if batch and len(set(components(cfg)) & {"anthropic", "openai"}) > 1:
+                journal_of = journal / kind   # a panel: each provider's batches journaled apart
+            else:
+                journal_of = journal
             cache = JudgeCache(cache_dir(cfg))
             try:
                 results, stats = run_items(cfg, cache, api, [api.score_item(p, c, r) for p, c, _, r in items],
-                                           f"judge ({kind})", run_dir, journal if batch else None)
+                                           f"judge ({kind})", run_dir, journal_of if batch else None)
             finally:
                 cache.close()
             why = ("not answered: the batch item failed (judge.batch_failed)" if batch else "skipped: not in the cache"
                    if cfg.judge.mode == "replay" else "left out: the API refused this request (a rerun asks again)")
             per[kind] = [Score.from_json(r) if r else Score(value=None, breakdown={"unanswered": why}, raw=why)
                          for r in results]
-            fig.update(batch_figures("judge", stats, batch))
+            for k, v in batch_figures("judge", stats, batch).items():   # a panel: its providers' batches summed
+                fig[k] = fig.get(k, 0) + v
             fig["judge/api_calls"] += stats.api_calls
             fig["judge/cache_hits"] += stats.cache_hits
             fig["judge/cost_usd"] += stats.cost_usd

@@ -361,6 +361,11 @@ def components(cfg: Config) -> dict[str, float]:
     return dict(cfg.judge.mix) if cfg.judge.kind == "mix" else {cfg.judge.kind: 1.0}
 
 
+def judge_model(cfg: Config, kind: str) -> str:
+    """The model of an LLM judge component: judge.models' entry for it, else judge.model."""
+    return cfg.judge.models.get(kind) or cfg.judge.model
+
+
 
 
 def check_api(cfg: Config, teacher: bool, judge: bool) -> None:
@@ -368,7 +373,7 @@ def check_api(cfg: Config, teacher: bool, judge: bool) -> None:
     tracked) and its key in the environment (live mode; replay sends none). RunError says what to set."""
     import os
     wanted = ([(cfg.teacher.kind, cfg.teacher.model, "teacher")] if teacher else []) + (
-        [(kind, cfg.judge.model, "judge") for kind in components(cfg)] if judge else [])
+        [(kind, judge_model(cfg, kind), "judge") for kind in components(cfg)] if judge else [])
     for kind, model, role in wanted:
         if kind not in ("anthropic", "openai"):
             continue

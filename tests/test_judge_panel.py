@@ -1,0 +1,95 @@
+"""A panel of LLM judges (judge.mix with anthropic and openai, each its own model in judge.models) inside
+real epochs, through the official SDKs against the local fake API server: each component called once
+per answer with its own model, cached on its own, batched on its own."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.cli.main import main
+from pipeline.config.file import load_config
+from pipeline.run.runner import Runner
+from pipeline.stages import JUDGE
+from pipeline.store.tables import load_table
+from tests.fakeapi import FakeAPI
+from tests.fakeapi_replies import ANTHROPIC_PATH, OPENAI_PATH
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def api(monkeypatch):
+    with FakeAPI(batch_delay=0.1) as a:
+        # judge.base_url unset: each SDK reads its own base URL from the environment, as documented
+        for name, url in (("ANTHROPIC", a.anthropic_url), ("OPENAI", a.openai_url)):
+            monkeypatch.setenv(f"{name}_API_KEY", "test-key")
+            monkeypatch.setenv(f"{name}_BASE_URL", url)
+        yield a
+
+
+def panel(tiny_config, claude: str = "fake-claude", gpt: str = "fake-gpt") -> list[str]:
+    return tiny_config + [
+        "judge.kind=mix", "judge.mix={execution: 0.5, anthropic: 0.25, openai: 0.25}",
+        f"judge.models={{anthropic: {claude}, openai: {gpt}}}",
+        "judge.prices={fake-claude: {input: 1.0, output: 5.0, batch_input: 0.5, batch_output: 2.5}, "
+        "fake-gpt: {input: 0.25, output: 2.0, batch_input: 0.125, batch_output: 1.0}, "
+        "fake-gpt-2: {input: 0.25, output: 2.0}}",
+        "select.drop_zero_std=false", "select.advantage=mean", "reward.none_as=0.0"]
+
+
+def models_called(api: FakeAPI) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for r in api.requests:
+        if r.path in (ANTHROPIC_PATH, OPENAI_PATH):
+            out[f"{r.path}:{r.body['model']}"] = out.get(f"{r.path}:{r.body['model']}", 0) + 1
+    return out
+
+
+def test_a_panel_calls_each_judge_with_its_own_model_once_and_caches_each_apart(tiny_config, api, capsys):
+    over = panel(tiny_config)
+    assert main(["epoch", "1", "--dry-run", *over]) == 0
+    out = capsys.readouterr().out
+    assert "judge (anthropic fake-claude): 12 of 12 judgements missing" in out
+    assert "judge (openai fake-gpt): 12 of 12 judgements missing" in out and api.total == 0
+
+    assert main(["epoch", "1", *over]) == 0
+    # 9 student answers and 3 references, each judged once by each member of the panel
+    assert models_called(api) == {f"{ANTHROPIC_PATH}:fake-claude": 12, f"{OPENAI_PATH}:fake-gpt": 12}
+    r = Runner(load_config(None, over))
+    m = json.loads((r.epoch_dir(1) / "metrics.json").read_text())
+    assert all(0 <= m[f"judge/{k}_mean"] <= 1 for k in ("execution", "anthropic", "openai"))
+    assert m["judge/cost_usd"] > 0 and m["judge/api_calls"] >= 24
+    for row in load_table(r.epoch_dir(1) / "judge", json_cols=("breakdown",)):
+        bd = row["breakdown"]
+        assert {k: bd[k]["weight"] for k in ("execution", "anthropic", "openai")} == \
+            {"execution": 0.5, "anthropic": 0.25, "openai": 0.25}
+        assert row["value"] == pytest.approx(sum(bd[k]["weight"] * bd[k]["value"] for k in
+                                                 ("execution", "anthropic", "openai")), abs=1e-12)
+
+    # another model for one member: only that member is asked again; the other's judgements come from the cache
+    before = api.total
+    assert main(["epoch", "1", "--only", "judge", *panel(tiny_config, gpt="fake-gpt-2")]) == 0
+    assert models_called(api)[f"{OPENAI_PATH}:fake-gpt-2"] == 12 and api.total == before + 12
+
+
+def test_a_panel_batches_each_provider_apart(tiny_config, api):
+    over = panel(tiny_config) + ["judge.batch=true", "judge.batch_poll_s=0.02", "judge.batch_max_poll_s=0.05"]
+    assert main(["epoch", "1", *over]) == 0
+    assert api.batch_creates["anthropic"] == 1 and api.batch_creates["openai"] == 1
+    assert not models_called(api)                     # every judgement through the batches, none live
+    m = json.loads((Runner(load_config(None, over)).epoch_dir(1) / "metrics.json").read_text())
+    assert m["judge/batches"] == 2 and all(f"judge/{k}_mean" in m for k in ("anthropic", "openai"))
+
+
+def test_a_panel_names_every_members_model_and_moves_no_earlier_fingerprint():
+    with pytest.raises(Exception, match=r"several LLM components \(anthropic, openai\): name each one's model in "
+                                        r"judge.models, e.g. judge.models=\{anthropic: claude-haiku-4-5"):
+        load_config(None, ["judge.kind=mix", "judge.mix={execution: 0.5, anthropic: 0.25, openai: 0.25}",
+                           "judge.model=x"])
+    with pytest.raises(Exception, match=r"judge.models maps LLM components"):
+        load_config(None, ["judge.models={claude: x}"])
+    one = load_config(None, ["judge.kind=anthropic", "judge.models={anthropic: m}"])   # judge.models alone names it
+    assert one.judge.model == "" and one.judge.models == {"anthropic": "m"}
+    # unset (every run before it), judge.models is not in the judge stage's fingerprint
+    assert "judge.models" not in load_config(None, []).stage_config(JUDGE)
