@@ -127,4 +127,17 @@ def estimate(runner, n: int) -> list[str]:
             lines[judged:] = _reused("judge", n, lines[judged:])
     finally:
         cache.close()
-    return lines
+    return [_in_replay(x) for x in lines] if cfg.judge.mode == "replay" else lines
+
+
+def _in_replay(line: str) -> str:
+    """A replay calls nothing: a line's misses are what would stop it, not what they would cost."""
+    import re
+    found = re.search(r": (\d+) of \d+ (?:answers|judgements) missing", line)
+    if not found or line.startswith(("teacher: done", "judge: done")):
+        return line
+    head = line[:line.index(" missing", found.start()) + len(" missing")]
+    rest = line[len(head):]
+    bound = " at most (samples not drawn yet)" if rest.startswith(" at most") else ""
+    return head + bound + (": judge.mode=replay stops on them (judge.skip_missing=true skips and counts them)"
+                           if int(found.group(1)) else ": the replay has them all")
