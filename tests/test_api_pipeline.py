@@ -81,6 +81,8 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
     assert main(["replay", "1", "--dry-run", *over, "judge.show_teacher=false"]) == 0
     assert ("judge (anthropic fake-model): 9 of 12 judgements missing: judge.mode=replay stops on them"
             in capsys.readouterr().out)
+    assert main(["replay", "1", "--dry-run", *over, "judge.show_teacher=false", "judge.skip_missing=true"]) == 0
+    assert "9 of 12 judgements missing: the replay skips and counts them" in capsys.readouterr().out
     assert main(["replay", "1", *over, "judge.show_teacher=false"]) == 2
     out, err = capsys.readouterr()
     assert "judge    running  epoch-001/judge (remade: judge.show_teacher True -> False)" in out  # why it asks again

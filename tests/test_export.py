@@ -111,9 +111,17 @@ def test_mistakes_say_what_to_do_and_lose_nothing(trained, capsys):
     (out / "mine.txt").write_text("a user's file")
     assert main(["export", "1", str(out), *over]) == 2
     assert "is not empty: give a new directory, or --force" in capsys.readouterr().err
+    assert main(["export", "1", str(out), "--force", *over]) == 2    # --force replaces only an earlier export
+    assert "holds files that are not an export of rlaif (no rlaif.json)" in capsys.readouterr().err
     assert (out / "mine.txt").read_text() == "a user's file"
-    assert main(["export", "1", str(out), "--force", "--adapter", *over]) == 0
-    assert not (out / "mine.txt").exists() and (out / "adapter_config.json").exists()
+    again = root / "again"
+    assert main(["export", "1", str(again), "--adapter", *over]) == 0
+    assert main(["export", "1", str(again), "--force", *over]) == 0
+    assert (again / "model.safetensors").exists() and not (again / "adapter_config.json").exists()
+    for place in (r.run_dir, r.run_dir.parent, r.run_dir / "inside"):   # never over (nor into) the run
+        assert main(["export", "1", str(place), "--force", *over]) == 2
+        assert "the run" in capsys.readouterr().err
+    assert (r.epoch_dir(1) / "metrics.json").exists()
 
     assert main(["export", "2", str(root / "none"), *over]) == 2
     assert "epoch 2 has no finished update" in capsys.readouterr().err
@@ -141,3 +149,14 @@ def test_mistakes_say_what_to_do_and_lose_nothing(trained, capsys):
         assert not (root / "bad").exists()
     finally:
         weights.write_bytes(good)
+
+
+def test_auto_dtype_is_the_checkpoints_own(tmp_path, tiny_model):
+    """--dtype auto reads the stored dtype from config.json before loading (a model loaded in float32
+    for the merge reports float32 whatever it was saved in)."""
+    from transformers import AutoModelForCausalLM
+    from pipeline.run.export import _dtype
+    half = tmp_path / "bf16"
+    AutoModelForCausalLM.from_pretrained(tiny_model, dtype=torch.bfloat16).save_pretrained(half)
+    assert _dtype("auto", str(half)) == "bfloat16" and _dtype("auto", tiny_model) == "float32"
+    assert _dtype("float16", str(half)) == "float16"

@@ -91,5 +91,10 @@ def test_a_panel_names_every_members_model_and_moves_no_earlier_fingerprint():
         load_config(None, ["judge.models={claude: x}"])
     one = load_config(None, ["judge.kind=anthropic", "judge.models={anthropic: m}"])   # judge.models alone names it
     assert one.judge.model == "" and one.judge.models == {"anthropic": "m"}
-    # unset (every run before it), judge.models is not in the judge stage's fingerprint
-    assert "judge.models" not in load_config(None, []).stage_config(JUDGE)
+    # unset (every run before it), or naming only what judge.model already says or a component not in use,
+    # judge.models moves no fingerprint
+    assert "judge_panel" not in load_config(None, []).stage_config(JUDGE)
+    same = ["judge.kind=anthropic", "judge.model=X"]
+    for extra in (["judge.models={anthropic: X}"], ["judge.models={openai: Y}"]):
+        assert load_config(None, same + extra).stage_config(JUDGE) == load_config(None, same).stage_config(JUDGE)
+    assert load_config(None, same + ["judge.models={anthropic: Z}"]).stage_config(JUDGE)["judge_panel"] == {"anthropic": "Z"}

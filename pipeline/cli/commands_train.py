@@ -82,7 +82,8 @@ def cmd_epoch(cfg: Config, a) -> int:
         return 0
     if dry_run:
         from pipeline.run.dryrun import estimate
-        for line in estimate(r, done[0] if single else next((n for n in done if r.chosen_update(n) is None), done[-1])):
+        for line in estimate(r, done[0] if single else next((n for n in done if r.chosen_update(n) is None), done[-1]),
+                             force=getattr(a, "force", False), only=getattr(a, "only", None)):
             print("  " + line)
         return 0
     record_data_files()   # the run read these files as they are now: their next change is said once

@@ -163,14 +163,15 @@ def build_parser() -> argparse.ArgumentParser:
                        "`hf upload USER/NAME OUT` puts it on the Hub. --adapter writes the PEFT "
                        "adapter alone instead. N=0 is the supervised warm-start's adapter.")
     p.add_argument("n", type=_count, help="epoch number (0: the supervised warm-start)")
-    p.add_argument("out", help="directory to write (new or empty; --force replaces it)")
+    p.add_argument("out", help="directory to write: new or empty (--force replaces an earlier export there)")
     p.add_argument("--variant", metavar="VARIANT", help="one of epoch N's update variants (update-1a2b3c4d or a "
                    "prefix; `rlaif compare N` lists them) instead of its chosen policy")
     p.add_argument("--adapter", action="store_true", help="write the PEFT LoRA adapter alone (megabytes), not merged "
                    "weights; load it over the same base model")
     p.add_argument("--dtype", choices=["auto", "float32", "bfloat16", "float16"], default="auto",
                    help="the merged weights' dtype (default auto: the base model's checkpoint's own)")
-    p.add_argument("--force", action="store_true", help="replace OUT when it exists and is not empty")
+    p.add_argument("--force", action="store_true", help="replace OUT when it holds an earlier export (its rlaif.json); "
+                   "a directory of other files is never replaced")
     with_overrides(p)
     p.set_defaults(fn=cmd_export)
     p = with_overrides(sub.add_parser("judge", help="score one answer with the configured judge and print the JSON",

@@ -23,7 +23,7 @@ from pipeline.config.update import SEQUENCE_CLIP_WARN, UpdateConfig
 NEUTRAL: dict[str, Any] = {"student.prompt_format": "chat", "data.validation_size": 0, "data.validation": None, "sample.stop_after_code": False,
                            "select.scale_rewards": "group", "select.std": "population", "data.warm_start_sources": [],
                            "data.rl_sources": [], "update.weight_decay": 0.0, "eval_reading": None,
-                           "student.chat_template_kwargs": {}, "judge.models": {},
+                           "student.chat_template_kwargs": {}, "judge_panel": None,
                            "judge.python": {"function": "", "version": "", "format": "standard"}}
 """Stage fields added after runs existed, with the value every earlier run had: a fingerprint leaves
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
@@ -49,6 +49,14 @@ class Config(Section):
     update: UpdateConfig = Field(default_factory=UpdateConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
     report: ReportConfig = Field(default_factory=ReportConfig)
+
+    @property
+    def judge_panel(self) -> dict | None:
+        """judge.models as the judge's fingerprint sees it: the models of the LLM components in use that
+        differ from judge.model (what the judges are), None when there are none (every run before it)."""
+        used = set(self.judge.mix) if self.judge.kind == "mix" else {self.judge.kind}
+        own = {k: v for k, v in sorted(self.judge.models.items()) if k in used and v and v != self.judge.model}
+        return own or None
 
     @property
     def eval_reading(self) -> dict | None:

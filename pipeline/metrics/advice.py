@@ -72,7 +72,8 @@ def no_signal_flag(m: dict, first: bool, cfg: ReportConfig, s: dict[str, Any]) -
     if not s.get("update.warm_start"):
         levers.append("update.warm_start=true: a supervised pass over the teacher's answers before RL teaches the "
                       "answer's form, which the judge's partial credit then grades"
-                      + WARM_START_MEASURED.get(str(s.get("data.language") or "python"), ""))
+                      + WARM_START_MEASURED.get("ocaml" if s.get("data.language") == "ocaml" or str(
+                          s.get("data.source", "")).startswith("ocaml:") else "python", ""))
     if not as_number(s.get("update.teacher_sft_coef")):
         levers.append("update.teacher_sft_coef=4.0: each update also imitates the teacher's answer where the "
                       "student's best scores below it, a gradient that needs no spread in the group")

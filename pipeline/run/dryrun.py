@@ -56,9 +56,10 @@ def _reused(stage: str, n: int, lines: list[str]) -> list[str]:
             + "; ".join(lines) + ")"] if lines else []
 
 
-def estimate(runner, n: int) -> list[str]:
+def estimate(runner, n: int, force: bool = False, only: str | None = None) -> list[str]:
+    """The dry run's cost lines for epoch n; force (with only: that stage) remakes finished stages."""
     cfg = runner.cfg
-    done = _up_to_date(runner, n)
+    done = _up_to_date(runner, n) - ({only} if only else {"teacher", "judge"}) if force else _up_to_date(runner, n)
     edir = runner.epoch_dir(n)
     if _done(edir / "prompts"):
         problems = [Problem.from_json(p["problem"]) for p in load_table(edir / "prompts", json_cols=("problem",))]
@@ -127,10 +128,10 @@ def estimate(runner, n: int) -> list[str]:
             lines[judged:] = _reused("judge", n, lines[judged:])
     finally:
         cache.close()
-    return [_in_replay(x) for x in lines] if cfg.judge.mode == "replay" else lines
+    return [_in_replay(x, cfg.judge.skip_missing) for x in lines] if cfg.judge.mode == "replay" else lines
 
 
-def _in_replay(line: str) -> str:
+def _in_replay(line: str, skip: bool = False) -> str:
     """A replay calls nothing: a line's misses are what would stop it, not what they would cost."""
     import re
     found = re.search(r": (\d+) of \d+ (?:answers|judgements) missing", line)
@@ -139,5 +140,7 @@ def _in_replay(line: str) -> str:
     head = line[:line.index(" missing", found.start()) + len(" missing")]
     rest = line[len(head):]
     bound = " at most (samples not drawn yet)" if rest.startswith(" at most") else ""
-    return head + bound + (": judge.mode=replay stops on them (judge.skip_missing=true skips and counts them)"
-                           if int(found.group(1)) else ": the replay has them all")
+    if not int(found.group(1)):
+        return head + bound + ": the replay has them all"
+    return head + bound + (": the replay skips and counts them (judge.skip_missing, judge/skipped)" if skip else
+                           ": judge.mode=replay stops on them (judge.skip_missing=true skips and counts them)")

@@ -27,12 +27,10 @@ def export_policy(r, n: int, out: Path, variant: str | None = None, adapter_only
     """Write epoch n's chosen policy (or its update variant `variant`) to `out`; its rlaif.json."""
     d, m = _policy_dir(r, n, variant)
     out = Path(out).expanduser()
-    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
-        raise RunError(f"{out} exists and is not empty: give a new directory, or --force to replace it")
-    if out.resolve() == d.resolve() or d.resolve() in out.resolve().parents:
-        raise RunError(f"{out} is inside the run's own {d}: export to a directory outside the run")
-    trained = m.get("config", {})
-    student = {k: trained.get(f"student.{k}", getattr(r.cfg.student, k))
+    _check_out(r, out, force)
+    from pipeline.config.schema import NEUTRAL
+    trained = m.get("config", {})   # a key an older manifest lacks had its NEUTRAL value then, not this config's
+    student = {k: trained.get(f"student.{k}", NEUTRAL.get(f"student.{k}", getattr(r.cfg.student, k)))
                for k in ("model", "system_prompt", "prompt_format", "chat_template_kwargs")}
     if student["model"] != r.cfg.student.model:
         raise RunError(f"{d} was trained on student.model={student['model']!r}, but this config says "
@@ -52,6 +50,31 @@ def export_policy(r, n: int, out: Path, variant: str | None = None, adapter_only
         for f in tmp.iterdir():   # safetensors writes its file 0600: every file as the user's umask makes them
             f.chmod(0o666 & ~mask)
     return info
+
+
+def _check_out(r, out: Path, force: bool) -> None:
+    """OUT is new, an empty directory, or (with force) an earlier export: never a file, a directory of
+    other files, nor one holding or inside the run, the judge cache, the working directory or home."""
+    from pipeline.stages.judging import cache_dir
+    where = out.resolve()
+    for name, p, inside in (("the run", r.run_dir, False), ("the judge cache", cache_dir(r.cfg), False),
+                            ("the working directory", Path.cwd(), True), ("your home", Path.home(), True)):
+        p = Path(p).expanduser().resolve()
+        if where == p or where in p.parents:
+            raise RunError(f"{out} is or holds {name} ({p}): export to a new directory, not one that holds it")
+        if not inside and p in where.parents:
+            raise RunError(f"{out} is inside {name} ({p}): export to a new directory outside it")
+    if not out.exists() and not out.is_symlink():
+        return
+    if not out.is_dir() or out.is_symlink():
+        raise RunError(f"{out} exists and is not a directory: give a new directory")
+    if not any(out.iterdir()):
+        return
+    if not force:
+        raise RunError(f"{out} exists and is not empty: give a new directory, or --force to replace an earlier export")
+    if not (out / "rlaif.json").is_file():
+        raise RunError(f"{out} holds files that are not an export of rlaif (no rlaif.json): --force replaces only an "
+                       "earlier export; give a new directory, or empty this one yourself")
 
 
 def _policy_dir(r, n: int, variant: str | None) -> tuple[Path, dict]:
@@ -88,20 +111,23 @@ def _write(cfg, adapter: Path, tmp: Path, adapter_only: bool, dtype: str, echo) 
             shutil.copy2(f, tmp / f.name)
         return "adapter"
     try:   # float32 for the merge (W + s B A rounds once, in float32), then the export's dtype
+        want = _dtype(dtype, name)
         base = AutoModelForCausalLM.from_pretrained(name, dtype=torch.float32)
     except (OSError, ValueError) as e:
         raise ModelError(_missing(cfg.student.model, e)) from None
-    want = _dtype(dtype, base.config)
     echo(f"  merging {adapter.parent.name}'s adapter into {cfg.student.model} ({want})")
     model = PeftModel.from_pretrained(base, str(adapter)).merge_and_unload()
     model.to(getattr(torch, want)).save_pretrained(tmp, safe_serialization=True)
     return want
 
 
-def _dtype(spec: str, config) -> str:
-    """auto: the dtype the base model's checkpoint is stored in (float32 when it says none)."""
+def _dtype(spec: str, name: str) -> str:
+    """auto: the dtype the base model's checkpoint is stored in, as its config.json says (read before
+    loading: a model loaded in float32 reports float32), float32 when it says none."""
     if spec != "auto":
         return spec
+    from transformers import AutoConfig
+    config = AutoConfig.from_pretrained(name)
     stored = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
     stored = str(stored).removeprefix("torch.") if stored is not None else "float32"
     return stored if stored in DTYPES[1:] else "float32"

@@ -64,7 +64,7 @@ class Stage:
 STUDENT = ("student.model", "student.system_prompt", "student.chat_template_kwargs", "student.prompt_format")
 # what changes a teacher answer or a judgement (runtime knobs such as judge.max_in_flight are left out)
 TEACHER = ("teacher.kind", "teacher.model", "teacher.base_url", "teacher.max_tokens", "teacher.temperature")
-JUDGE = ("judge.kind", "judge.model", "judge.models", "judge.base_url", "judge.max_tokens", "judge.temperature", "judge.show_teacher",
+JUDGE = ("judge.kind", "judge.model", "judge_panel", "judge.base_url", "judge.max_tokens", "judge.temperature", "judge.show_teacher",
          "judge.mix", "judge.execution", "judge.ocaml", "judge.python")
 SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.top_k",
             "sample.max_new_tokens", "sample.stop", "sample.share_prompt", "sample.seed_per_epoch", "sample.stop_after_code")

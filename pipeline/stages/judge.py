@@ -124,14 +124,10 @@ def score_components(cfg, items: list[tuple], run_dir, journal=None) -> tuple[di
             model = make_model(kind, judge_model(cfg, kind), cfg)
             api = model if kind != "hf" else Sync(model)
             batch = journal is not None and kind != "hf"
-            if batch and len(set(components(cfg)) & {"anthropic", "openai"}) > 1:
-                journal_of = journal / kind   # a panel: each provider's batches journaled apart
-            else:
-                journal_of = journal
             cache = JudgeCache(cache_dir(cfg))
             try:
                 results, stats = run_items(cfg, cache, api, [api.score_item(p, c, r) for p, c, _, r in items],
-                                           f"judge ({kind})", run_dir, journal_of if batch else None)
+                                           f"judge ({kind})", run_dir, journal if batch else None)
             finally:
                 cache.close()
             why = ("not answered: the batch item failed (judge.batch_failed)" if batch else "skipped: not in the cache"
