@@ -200,6 +200,7 @@ def test_an_epoch_with_a_python_judge_as_typed(tmp_path, tiny_config, capsys):
     assert main(["epoch", "1", "--dry-run", *args]) == 0
     assert ("judge: done, reused: nothing is called (`rlaif epoch 1 --force` would remake it; then judge (python "
             f"{tmp_path / 'brevity.py'}:reward): 9 of 9 judgements missing") in capsys.readouterr().out
+    assert main(["status", *args]) == 0 and "judge:done(older code)" in capsys.readouterr().out
     assert main(["epoch", "1", "--force", "--dry-run", *args]) == 0   # --force remakes it: the calls are this run's
     out = capsys.readouterr().out
     assert f"  judge (python {tmp_path / 'brevity.py'}:reward): 9 of 9 judgements missing" in out and "reused: nothing" not in out

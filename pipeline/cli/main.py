@@ -192,8 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--truncated", action="store_true", help="treat the answer as cut off by max_new_tokens")
     p.set_defaults(fn=cmd_judge)
     p = with_overrides(sub.add_parser("status", help="epochs, stages, chosen variants, money spent",
-                                      description="The run's epochs and stages (done, stale, new, -), each epoch's chosen "
-                                      "update variant, and the money its API calls cost. Reads the run; runs nothing."))
+                                      description="The run's epochs and stages (done; done(older code): made before a "
+                                      "harness, the rubric or a reward function changed, reused until --force; stale; "
+                                      "new; -), each epoch's chosen update variant, and the money its API calls cost. "
+                                      "Reads the run; runs nothing."))
     p.set_defaults(fn=cmd_status)
     p = with_overrides(sub.add_parser("report", help="write runs/<run>/report.md: metrics table, health flags, plots, samples",
                                       description="Write runs/<run>/report.md from the finished epochs: the metrics "

@@ -21,6 +21,7 @@ from pipeline.config.errors import RunError
 from pipeline.metrics.flags import FLAGS, analyse
 from pipeline.metrics.doc import METRICS, as_number, metric_info, metrics_markdown
 from pipeline.report.plots import make_plots, stage_times
+from pipeline.run.runner import older_code
 
 if TYPE_CHECKING:
     from pipeline.run.runner import Runner
@@ -258,8 +259,8 @@ def status_lines(runner: "Runner") -> list[str]:
             want = planned.get(st.name, (m or {}).get("fingerprint"))
             if m is None:
                 state = "-"
-            elif want == m.get("fingerprint"):
-                state = "done"
+            elif want == m.get("fingerprint"):   # made by older code (a reward function edited since): said so
+                state = "done(older code)" if older_code(runner.cfg, st, m) else "done"
             elif st.variant:
                 # variants sit side by side: the current config's may exist without being the chosen
                 # one (after a sweep or a promote), or would be added beside the others; nothing is stale

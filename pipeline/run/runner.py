@@ -46,6 +46,20 @@ def _resolve(ref: str) -> Callable[[Ctx], None]:
     return getattr(importlib.import_module(module), name)
 
 
+def older_code(cfg, st, m: dict | None) -> dict[str, tuple]:
+    """What of a finished stage's code (Stage.code: the harnesses, the rubric, a reward function's file)
+    differs from this version's: {part: (then, now)}; {} when nothing does, or it cannot be told (a
+    reward function that no longer imports: the run says so when it needs it)."""
+    old = (m or {}).get("code")
+    if not st.code or old is None:
+        return {}
+    try:
+        now = _resolve(st.code)(cfg)
+    except Exception:   # noqa: BLE001  a reading command must not fail on what only a run needs
+        return {}
+    return {k: (old.get(k), v) for k, v in now.items() if old.get(k) != v}
+
+
 def quiet_libraries() -> None:
     """Our own progress bars say what is happening; silence the libraries' per-file ones."""
     import datasets
@@ -216,9 +230,8 @@ class Runner(Lineage):
             m = None if (force and (only in (None, st.name))) else dist.on_main(lambda: load_complete(d, fp))
             if m is not None:
                 echo(f"  {st.name:<8} reused   {d.relative_to(self.run_dir)} ({m.get('rows', 0)} rows)")
-                old = m.get("code")
-                if st.code and old is not None and old != (now := _resolve(st.code)(self.cfg)):
-                    moved = ", ".join(f"{k} {old.get(k)} -> {v}" for k, v in now.items() if old.get(k) != v)
+                if changed := older_code(self.cfg, st, m):
+                    moved = ", ".join(f"{k} {a} -> {b}" for k, (a, b) in changed.items())
                     how = (f"`rlaif epoch {n} --only {st.name} --force`" if not any(
                         st.name in later.inputs for later in self.stages) else
                         f"`rlaif epoch {n} --force` (the stages after it read it; what did not change comes from "
