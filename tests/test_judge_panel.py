@@ -38,6 +38,13 @@ def panel(tiny_config, claude: str = "fake-claude", gpt: str = "fake-gpt") -> li
         "select.drop_zero_std=false", "select.advantage=mean", "reward.none_as=0.0"]
 
 
+def through_judge(over: list[str]) -> dict:
+    """Epoch 1's stages up to the judge (all a panel changes), one `--only` each; the judge's figures."""
+    for stage in ("prompts", "sample", "teacher", "judge"):
+        assert main(["epoch", "1", "--only", stage, *over]) == 0
+    return json.loads((Runner(load_config(None, over)).epoch_dir(1) / "judge" / "manifest.json").read_text())["figures"]
+
+
 def models_called(api: FakeAPI) -> dict[str, int]:
     out: dict[str, int] = {}
     for r in api.requests:
@@ -53,11 +60,10 @@ def test_a_panel_calls_each_judge_with_its_own_model_once_and_caches_each_apart(
     assert "judge (anthropic fake-claude): 12 of 12 judgements missing" in out
     assert "judge (openai fake-gpt): 12 of 12 judgements missing" in out and api.total == 0
 
-    assert main(["epoch", "1", *over]) == 0
+    m = through_judge(over)
     # 9 student answers and 3 references, each judged once by each member of the panel
     assert models_called(api) == {f"{ANTHROPIC_PATH}:fake-claude": 12, f"{OPENAI_PATH}:fake-gpt": 12}
     r = Runner(load_config(None, over))
-    m = json.loads((r.epoch_dir(1) / "metrics.json").read_text())
     assert all(0 <= m[f"judge/{k}_mean"] <= 1 for k in ("execution", "anthropic", "openai"))
     assert m["judge/cost_usd"] > 0 and m["judge/api_calls"] >= 24
     for row in load_table(r.epoch_dir(1) / "judge", json_cols=("breakdown",)):
@@ -75,10 +81,9 @@ def test_a_panel_calls_each_judge_with_its_own_model_once_and_caches_each_apart(
 
 def test_a_panel_batches_each_provider_apart(tiny_config, api):
     over = panel(tiny_config) + ["judge.batch=true", "judge.batch_poll_s=0.02", "judge.batch_max_poll_s=0.05"]
-    assert main(["epoch", "1", *over]) == 0
+    m = through_judge(over)
     assert api.batch_creates["anthropic"] == 1 and api.batch_creates["openai"] == 1
     assert not models_called(api)                     # every judgement through the batches, none live
-    m = json.loads((Runner(load_config(None, over)).epoch_dir(1) / "metrics.json").read_text())
     assert m["judge/batches"] == 2 and all(f"judge/{k}_mean" in m for k in ("anthropic", "openai"))
 
 
