@@ -299,3 +299,10 @@ def test_one_sources_figures_are_good_the_way_their_figure_is():
     assert metric_info("eval/builtin:heldout/pass@1").good == metric_info("eval/bank:heldout/pass@5").good == "higher"
     assert trend("eval/validation/ref_nll", [0.9, 0.7])[1].endswith("better")
     assert trend("eval/validation/score", [0.9, 0.7])[1].endswith("worse")
+
+
+def test_a_mix_components_breakdown_reads_as_json():
+    """`rlaif samples` of a judge.mix: each component's nested breakdown as JSON (null, true), not a Python repr."""
+    from pipeline.report.report import _fmt
+    got = _fmt({"value": 0.5, "weight": 0.35, "breakdown": {"ok": True, "why": None}})
+    assert json.loads(got) == {"value": 0.5, "weight": 0.35, "breakdown": {"ok": True, "why": None}}

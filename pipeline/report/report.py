@@ -99,6 +99,8 @@ def _fmt(v: Any) -> str:
         if v == int(v) and abs(v) < 1e6:
             return str(int(v))
         return f"{v:,.0f}" if abs(v) >= 10000 else f"{v:.4g}"
+    if isinstance(v, (dict, list)):   # a judge.mix component's breakdown: JSON, as `rlaif judge` prints it
+        return json.dumps(v, default=str, separators=(", ", ": "))
     return str(v)
 
 
