@@ -249,6 +249,7 @@ def status_lines(runner: "Runner") -> list[str]:
         return [f"run {runner.run_dir}: no epochs yet; start with `rlaif epoch 1`"]
     lines = [f"run {runner.run_dir}: {len(epochs)} epoch(s)"]
     total: dict[str, float] = {}
+    codes: dict = {}   # this version's code of each stage, worked out once for all the epochs
     for n in epochs:
         ms = runner.epoch_manifests(n)
         try:
@@ -262,7 +263,7 @@ def status_lines(runner: "Runner") -> list[str]:
             if m is None:
                 state = "-"
             elif want == m.get("fingerprint"):   # made by older code (a reward function edited since): said so
-                state = "done(older code)" if older_code(runner.cfg, st, m) else "done"
+                state = "done(older code)" if older_code(runner.cfg, st, m, codes) else "done"
             elif st.variant:
                 # variants sit side by side: the current config's may exist without being the chosen
                 # one (after a sweep or a promote), or would be added beside the others; nothing is stale

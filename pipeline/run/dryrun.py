@@ -56,10 +56,22 @@ def _reused(stage: str, n: int, lines: list[str]) -> list[str]:
             + "; ".join(lines) + ")"] if lines else []
 
 
+def _tail(cfg, missing: int, cost: str) -> str:
+    """What a line's misses mean: their cost live, or in a replay (which calls nothing) whether they stop it."""
+    if cfg.judge.mode != "replay":
+        return f", {cost}"
+    if not missing:
+        return ": the replay has them all"
+    return (": the replay skips and counts them (judge.skip_missing, judge/skipped)" if cfg.judge.skip_missing else
+            ": judge.mode=replay stops on them (judge.skip_missing=true skips and counts them)")
+
+
 def estimate(runner, n: int, force: bool = False, only: str | None = None) -> list[str]:
     """The dry run's cost lines for epoch n; force (with only: that stage) remakes finished stages."""
     cfg = runner.cfg
-    done = _up_to_date(runner, n) - ({only} if only else {"teacher", "judge"}) if force else _up_to_date(runner, n)
+    done = _up_to_date(runner, n)
+    if force:
+        done -= {only} if only else {"teacher", "judge"}
     edir = runner.epoch_dir(n)
     if _done(edir / "prompts"):
         problems = [Problem.from_json(p["problem"]) for p in load_table(edir / "prompts", json_cols=("problem",))]
@@ -81,7 +93,7 @@ def estimate(runner, n: int, force: bool = False, only: str | None = None) -> li
             cost = (_prices(t, t.estimate_generate_usd, [(p,) for p in missing], batching(cfg, teacher=True))
                     if cfg.teacher.kind != "hf" else "$0 (local)")
             said = [f"teacher ({cfg.teacher.kind} {cfg.teacher.model}): {len(missing)} of {len(problems)} "
-                    f"answers missing from the cache, {cost}"]
+                    f"answers missing from the cache{_tail(cfg, len(missing), cost)}"]
             lines += _reused("teacher", n, said) if "teacher" in done else said
             for p in problems:
                 hit = cache.get(t.teacher_key(p))
@@ -109,38 +121,24 @@ def estimate(runner, n: int, force: bool = False, only: str | None = None) -> li
                     j.cache.close()
                 else:
                     missing = len(items)
-                lines.append(f"judge (execution): {missing} of {len(items)} judgements missing{bound}, $0 (local)")
+                lines.append(f"judge (execution): {missing} of {len(items)} judgements missing{bound}"
+                             f"{_tail(cfg, missing, '$0 (local)')}")
             elif kind == "python":
                 from pipeline.stages.judging_python import python_judge
                 j = python_judge(cfg)   # each function's own keys: an answer misses if one of them lacks it
                 missing, calls = j.missing(cache, [(p, c, tr) for p, c, tr, _ in items], cfg.judge.mode == "live")
                 each = "" if j.single else f", {calls} function calls"
                 lines.append(f"judge (python {j.described()}): {missing} of {len(items)} judgements missing{bound}"
-                             f"{each}, $0 (local)")
+                             f"{each}{_tail(cfg, missing, '$0 (local)')}")
             elif kind in LLM:
                 m = make_model(kind, judge_model(cfg, kind), cfg)
                 miss = [it for it in items if cache.get(m.key(it[0], it[1], it[3])) is None]
                 cost = (_prices(m, m.estimate_usd, [(p, c, r) for p, c, _, r in miss], batching(cfg))
                         if kind != "hf" else "$0 (local)")
                 lines.append(f"judge ({kind} {judge_model(cfg, kind)}): {len(miss)} of {len(items)} judgements missing"
-                             f"{bound}, {cost}")
+                             f"{bound}{_tail(cfg, len(miss), cost)}")
         if "judge" in done:
             lines[judged:] = _reused("judge", n, lines[judged:])
     finally:
         cache.close()
-    return [_in_replay(x, cfg.judge.skip_missing) for x in lines] if cfg.judge.mode == "replay" else lines
-
-
-def _in_replay(line: str, skip: bool = False) -> str:
-    """A replay calls nothing: a line's misses are what would stop it, not what they would cost."""
-    import re
-    found = re.search(r": (\d+) of \d+ (?:answers|judgements) missing", line)
-    if not found or line.startswith(("teacher: done", "judge: done")):
-        return line
-    head = line[:line.index(" missing", found.start()) + len(" missing")]
-    rest = line[len(head):]
-    bound = " at most (samples not drawn yet)" if rest.startswith(" at most") else ""
-    if not int(found.group(1)):
-        return head + bound + ": the replay has them all"
-    return head + bound + (": the replay skips and counts them (judge.skip_missing, judge/skipped)" if skip else
-                           ": judge.mode=replay stops on them (judge.skip_missing=true skips and counts them)")
+    return lines

@@ -40,7 +40,7 @@ def export_policy(r, n: int, out: Path, variant: str | None = None, adapter_only
     info = {"run": r.cfg.run.name, "epoch": n, "update": d.name, "fingerprint": m["fingerprint"],
             "base_model": student["model"], "base_model_path": resolve(student["model"]), "merged": not adapter_only,
             **{k: student[k] for k in ("system_prompt", "prompt_format", "chat_template_kwargs")},
-            "eval": {k: v for k, v in (ev[1].get("figures") or {}).items()} if ev else None}
+            "eval": dict(ev[1].get("figures") or {}) if ev else None}
     with atomic_dir(out) as tmp:
         info["dtype"] = _write(r.cfg, d / "adapter", tmp, adapter_only, dtype, echo)
         (tmp / "rlaif.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")

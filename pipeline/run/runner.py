@@ -46,16 +46,22 @@ def _resolve(ref: str) -> Callable[[Ctx], None]:
     return getattr(importlib.import_module(module), name)
 
 
-def older_code(cfg, st, m: dict | None) -> dict[str, tuple]:
+def older_code(cfg, st, m: dict | None, memo: dict | None = None) -> dict[str, tuple]:
     """What of a finished stage's code (Stage.code: the harnesses, the rubric, a reward function's file)
     differs from this version's: {part: (then, now)}; {} when nothing does, or it cannot be told (a
-    reward function that no longer imports: the run says so when it needs it)."""
+    reward function that no longer imports: the run says so when it needs it). memo: this version's
+    code per Stage.code, kept by a caller that asks for many epochs (`rlaif status`)."""
     old = (m or {}).get("code")
     if not st.code or old is None:
         return {}
-    try:
-        now = _resolve(st.code)(cfg)
-    except Exception:   # noqa: BLE001  a reading command must not fail on what only a run needs
+    memo = {} if memo is None else memo
+    if st.code not in memo:
+        try:
+            memo[st.code] = _resolve(st.code)(cfg)
+        except Exception:   # noqa: BLE001  a reading command must not fail on what only a run needs
+            memo[st.code] = None
+    now = memo[st.code]
+    if now is None:
         return {}
     return {k: (old.get(k), v) for k, v in now.items() if old.get(k) != v}
 
