@@ -92,8 +92,15 @@ def file_split(spec: str) -> tuple[str, str | None]:
     `split` field, train when a row has none); a spec that is a file as it stands, or whose tail is
     no split, is all path."""
     path, sep, split = spec.rpartition(":")
-    if sep and split in SPLITS and not Path(spec).expanduser().exists():
-        return path, split
+    if sep and not Path(spec).expanduser().exists():
+        if split in SPLITS:
+            return path, split
+        if path and Path(path).expanduser().is_file():   # my.jsonl:validation: a file, and a tail that is no split
+            carved = (" (the validation split is carved by data.validation_size and evaluated as the eval source "
+                      "`validation`)" if split == "validation" else "")
+            raise DataError(f"unknown data source {spec!r}: unknown split {split!r} of {path}; a file's splits are {', '.join(SPLITS)} (each "
+                            f"row's split field, train when it has none): write {path}:train, {path}:heldout or "
+                            f"{path}:tune, or {path} for all its rows{carved}")
     return spec, None
 
 
@@ -102,7 +109,10 @@ def check_source(spec: str, key: str = "data.source") -> None:
     (the named sets and Hub datasets are checked when they load)."""
     if spec in FIXED or spec.startswith(("builtin:", "ocaml:", "bank:", "hf:")):
         return
-    name = file_split(spec)[0]
+    try:
+        name = file_split(spec)[0]
+    except DataError as e:
+        raise DataError(f"{key}: {e}") from None
     path = Path(name).expanduser()
     if not path.is_file():
         where = (f" (looked for {path.absolute()}: a relative path, in a config file as on the command line, is "

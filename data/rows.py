@@ -140,8 +140,13 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
     for f in REQUIRED:
         if f not in values:
             hint = ("or map it to the right column, e.g. data.mapping={%s: <column>}" % f
-                    if f not in mapping else "or correct the mapping")
-            raise bad(f, "is missing", f"add it to that row {hint}")
+                    if f not in mapping else f"or correct data.mapping.{f}")
+            if mapping.get(f, f) in row:   # there, but null
+                raise bad(f, "is null", f"give it a value in that row {hint}")
+            cols = [str(c) for c in row]
+            have = (f" (the row's columns: {', '.join(cols[:30])}{', ...' if len(cols) > 30 else ''})" if cols
+                    else " (the row has no columns)")
+            raise bad(f, f"is missing{have}", f"add it to that row {hint}")
 
     if isinstance(values["id"], int) and not isinstance(values["id"], bool):
         values["id"] = str(values["id"])

@@ -54,6 +54,8 @@ def cmd_compare(cfg: Config, a) -> int:
 def cmd_compare_evals(cfg: Config, a) -> int:
     from pipeline.config.errors import RunError
     from pipeline.metrics.evals import compare_evals, resolve_eval
+    for spec in (s for side in (a.a, a.b) for s in side.split(",") if s):
+        check_eval_spec(spec, cfg)
     try:
         a_dirs = [resolve_eval(s) for s in a.a.split(",") if s]
         b_dirs = [resolve_eval(s) for s in a.b.split(",") if s]
@@ -61,6 +63,22 @@ def cmd_compare_evals(cfg: Config, a) -> int:
     except ValueError as e:
         raise RunError(str(e)) from None
     return 0
+
+
+def check_eval_spec(spec: str, cfg: Config) -> None:
+    """A compare-evals RUN_DIR@N whose run directory is not there fails saying so, not that it has no eval yet."""
+    from pathlib import Path
+
+    from pipeline.config.errors import RunError
+    run, at, n = spec.rpartition("@")
+    if not at or not n.strip().isdigit() or Path(run).is_dir():   # RUN_DIR@N: N an epoch number
+        return
+    away = f" ({Path(run).absolute()}: a relative path is read from the working directory)" if not Path(
+        run).is_absolute() else ""
+    mine = Path(cfg.run.dir) / cfg.run.name
+    raise RunError(f"{spec}: the run directory {run} does not exist{away}; RUN_DIR@N names a run's own directory, "
+                   f"<run.dir>/<run.name> (this config's: {mine}@{n}), and N an epoch of it, whose newest "
+                   "finished eval of the chosen update it compares")
 
 
 def cmd_promote(cfg: Config, a) -> int:

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from pipeline.config.schema import Config
-from pipeline.config.file import describe
+from pipeline.config.file import as_written, describe, read_config
 
 from pipeline.cli.common import config_file_line
 
@@ -95,9 +95,21 @@ def cmd_config(cfg: Config, a) -> int:
         for key, default, doc in describe():
             print(f"{key:<34} {default:<24} {doc}")
     else:
+        # as written: a key a whole-config check fills in from data.source (data.validation_size: auto, eval.sources
+        # unset) stays so, and a comment says its value here, so the file with another data.source fills it afresh
+        dump, resolved = as_written(cfg, read_config(a.config, a.overrides)[0])
         print(f"# {config_file_line(a.config)}")  # a YAML comment: the output still loads as a config file
-        print(yaml.safe_dump(cfg.model_dump(), sort_keys=False), end="")
+        for key, value in resolved.items():
+            print(f"# {key}: {dump_value(key, dump)} means {json.dumps(value)} with data.source={cfg.data.source}")
+        print(yaml.safe_dump(dump, sort_keys=False), end="")
     return 0
+
+
+def dump_value(key: str, dump: dict) -> str:
+    """A key's value in a config dump, as YAML writes it (auto, null)."""
+    for part in key.split("."):
+        dump = dump[part]
+    return yaml.safe_dump(dump, default_flow_style=True).strip().removesuffix("...").strip()
 
 
 def cmd_cache(cfg: Config, a) -> int:

@@ -3,16 +3,39 @@ the error a user can fix, and a path type with ~ expanded."""
 from __future__ import annotations
 
 import os
-from typing import Annotated
+import types
+import typing
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationInfo, field_validator
 
 class ConfigError(ValueError):
     """A config problem a user can fix; the message names the key and what to do."""
 
 
+def _members(annotation: Any) -> set:
+    """The plain types an annotation accepts: int | Literal['auto'] -> {int, Literal['auto']}, Annotated stripped."""
+    if typing.get_origin(annotation) is Annotated:
+        return _members(typing.get_args(annotation)[0])
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return set().union(*(_members(a) for a in typing.get_args(annotation)))
+    return {annotation}
+
+
 class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_number(cls, v: Any, info: ValidationInfo) -> Any:
+        """true/false is no number: pydantic would read update.kl_coef=true as 1.0 (a YAML 0 or 1 stays a number)."""
+        if isinstance(v, bool) and info.field_name in cls.model_fields:
+            kinds = _members(cls.model_fields[info.field_name].annotation)
+            if kinds & {int, float} and not kinds & {bool, Any}:
+                default = cls.model_fields[info.field_name].default
+                raise ValueError(f"give a number, not {str(v).lower()}"
+                                 + (f" (the default is {default})" if isinstance(default, (int, float)) else ""))
+        return v
 
 
 RUNTIME = {"runtime": True}

@@ -3,6 +3,8 @@
 (`rlaif config show --doc`, docs/reference/config.md: `python -m pipeline.cli.docs_gen`)."""
 from __future__ import annotations
 
+import types
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -60,8 +62,24 @@ def parse_overrides(items: list[str]) -> dict:
             value = yaml.safe_load(raw) if raw != "" else ""
         except yaml.YAMLError:
             value = raw
+        glued = _glued_keys(value)
+        if glued:
+            fixed = raw
+            for k in glued:
+                fixed = fixed.replace(k, k.replace(":", ": ", 1), 1)
+            raise ConfigError(f"override {item!r}: YAML reads {glued[0]!r} as one key with no value (a colon needs a "
+                              f"space after it in {{...}}); write '{key.strip()}={fixed}'")
         _set_path(out, key.strip(), _Replace(value) if isinstance(value, dict) else value)
     return out
+
+
+def _glued_keys(value: Any) -> list[str]:
+    """The keys of a `{...}` value written without a space after the colon ({execution:1.0}: YAML's key
+    'execution:1.0' with no value), at any depth."""
+    if not isinstance(value, dict):
+        return []
+    out = [k for k, v in value.items() if isinstance(k, str) and ":" in k and v is None]
+    return out + [k for v in value.values() for k in _glued_keys(v)]
 
 
 def _merge(base: dict, over: dict, model: Any = None) -> dict:
@@ -91,23 +109,82 @@ def did_you_mean(key: str) -> str:
 
 def _format_error(err: ValidationError, source: str) -> str:
     lines = [f"invalid config ({source}):"]
-    for e in err.errors():
+    for e in _one_per_union(err.errors()):
         key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        last = e["loc"][-1] if e["loc"] else ""
+        glued = (f"; YAML reads {last!r} as a key with no value: write {{{last.replace(':', ': ', 1)}}} (a space "
+                 "after the colon)" if isinstance(last, str) and ":" in last and e.get("input") is None else "")
         if e["type"] == "extra_forbidden":
-            lines.append(f"  {key}: unknown key{trl_names.hint(key) or did_you_mean(key)}; see `rlaif config show "
-                         "--doc` for valid keys")
+            lines.append(f"  {key}: unknown key{glued or trl_names.hint(key) or did_you_mean(key)}; see `rlaif config "
+                         "show --doc` for valid keys")
         elif not e["loc"]:  # a whole-config check: the message names the keys itself
             lines.append(f"  {e['msg'].removeprefix('Value error, ')}")
         else:
             quote = (f"; quote it to keep it text: {key}='{e.get('input')}'" if e["type"] == "string_type" and (
                 isinstance(e.get("input"), (int, float, bool)) or type(e.get("input")).__name__ in ("date", "datetime"))
                 else "")
-            lines.append(f"  {key}: {e['msg']} (got {e.get('input')!r}){quote}{trl_names.value_hint(key, e.get('input'))}")
+            lines.append(f"  {key}: {e['msg'].removeprefix('Value error, ')} (got {e.get('input')!r}){quote}{glued}"
+                         f"{trl_names.value_hint(key, e.get('input'))}")
     return "\n".join(lines)
+
+
+def _one_per_union(errors: list[dict]) -> list[dict]:
+    """pydantic's errors with those of one field of several types (data.validation_size: an int >= 0 or auto)
+    made one: 'give a whole number >= 0 or auto', instead of one line per type under a tag of pydantic's."""
+    out, seen = [], set()
+    for e in errors:
+        n, info = _field_at(e["loc"])
+        members = [a for a in typing.get_args(info.annotation) if a is not type(None)] if info else []
+        if not (n < len(e["loc"]) and len(members) > 1
+                and typing.get_origin(info.annotation) in (typing.Union, types.UnionType)):
+            out.append(e)
+            continue
+        loc = tuple(e["loc"][:n])
+        if loc not in seen:
+            seen.add(loc)
+            whole = [x for x in errors if tuple(x["loc"][:n]) == loc and len(x["loc"]) == n + 1] or [e]
+            kinds = " or ".join(_kind(a) for a in members) + (" or null" if type(None) in typing.get_args(
+                info.annotation) else "")
+            out.append({"type": "union", "loc": loc, "msg": f"give {kinds}", "input": whole[0].get("input")})
+    return out
+
+
+def _field_at(loc: tuple) -> tuple[int, Any]:
+    """(how many parts of an error's loc name config keys, the field the last of them names)."""
+    model, info = Config, None
+    for i, part in enumerate(loc):
+        fields = model.model_fields if isinstance(model, type) and issubclass(model, BaseModel) else {}
+        if part not in fields:
+            return i, info
+        info = fields[part]
+        model = info.annotation
+    return len(loc), info
+
+
+def _kind(annotation: Any) -> str:
+    """A type as a user reads it: 'a whole number >= 0', 'auto', 'a list'."""
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:   # Annotated[int, Field(ge=0)]: the bounds are in the FieldInfo's metadata
+        bounds = _bound_text([m for x in args[1:] for m in (getattr(x, "metadata", None) or [x])])
+        return f"{_kind(args[0])} {bounds}".strip()
+    if origin is typing.Literal:
+        return " or ".join(str(a) for a in args)
+    names = {bool: "true or false", int: "a whole number", float: "a number", str: "text", list: "a list",
+             dict: "a mapping {key: value}"}
+    return names.get(origin or annotation, getattr(annotation, "__name__", str(annotation)))
 
 
 def load_config(path: str | Path | None = "config.yaml", overrides: list[str] | dict | None = None) -> Config:
     """Read YAML (missing default file = all defaults), apply overrides, validate."""
+    data, source = read_config(path, overrides)
+    try:
+        return Config.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(_format_error(e, source)) from None
+
+
+def read_config(path: str | Path | None = "config.yaml", overrides: list[str] | dict | None = None) -> tuple[dict, str]:
+    """(the config as written: the YAML file with the overrides merged, not yet validated; where it came from)."""
     data: dict = {}
     source = "defaults"
     if path is not None:
@@ -131,10 +208,29 @@ def load_config(path: str | Path | None = "config.yaml", overrides: list[str] | 
     over = parse_overrides(overrides) if isinstance(overrides, list) else (overrides or {})
     if over:
         source += " + command-line overrides"
-    try:
-        return Config.model_validate(_merge(data, over, Config))
-    except ValidationError as e:
-        raise ConfigError(_format_error(e, source)) from None
+    return _merge(data, over, Config), source
+
+
+def as_written(cfg: Config, written: dict) -> tuple[dict, dict]:
+    """(cfg as a config file holds it, {key: value in effect} of the keys it holds otherwise).
+
+    A whole-config check fills some keys in from others (data.validation_size auto and eval.sources
+    unset follow data.source): those keep what `written` (read_config's) gives them, else their
+    default, so the file read with another data.source fills them in afresh, as the first one did."""
+    dump, resolved = cfg.model_dump(), {}
+
+    def walk(model: type[BaseModel], out: dict, given: dict, prefix: str) -> None:
+        for name, f in model.model_fields.items():
+            value = given.get(name, ...) if isinstance(given, dict) else ...
+            if isinstance(f.annotation, type) and issubclass(f.annotation, BaseModel):
+                walk(f.annotation, out[name], value if isinstance(value, dict) else {}, f"{prefix}{name}.")
+                continue
+            value = f.get_default(call_default_factory=True) if value is ... else value
+            if (value is None or value == "auto") and out[name] != value:
+                resolved[prefix + name], out[name] = out[name], value
+
+    walk(Config, dump, written, "")
+    return dump, resolved
 
 
 def describe(model: type[BaseModel] = Config, prefix: str = "") -> list[tuple[str, str, str]]:
@@ -154,9 +250,13 @@ def describe(model: type[BaseModel] = Config, prefix: str = "") -> list[tuple[st
 
 def _bounds(f) -> str:
     """A field's numeric bounds as a user reads them ('>= 1', '> 0 and <= 1'), '' when it has none."""
+    return _bound_text(f.metadata)
+
+
+def _bound_text(metadata: list) -> str:
     import annotated_types as at
     signs = {at.Ge: (">=", "ge"), at.Gt: (">", "gt"), at.Le: ("<=", "le"), at.Lt: ("<", "lt")}
-    parts = [f"{sign} {getattr(m, attr)}" for m in f.metadata for kind, (sign, attr) in signs.items()
+    parts = [f"{sign} {getattr(m, attr)}" for m in metadata for kind, (sign, attr) in signs.items()
              if isinstance(m, kind)]
     return " and ".join(parts)
 

@@ -2,9 +2,10 @@
 (the execution judge's sandbox, OCaml's, the LLM rubric, the batch APIs)."""
 from __future__ import annotations
 
+import warnings
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from pipeline.config.base import RUNTIME, HomePath, Section
 
@@ -57,6 +58,10 @@ class PythonRewardConfig(Section):
     batch_size: int = Field(64, ge=1, description="Answers per call of the function (each batch's scores are cached as it returns). Runtime only.", json_schema_extra=RUNTIME)
 
 
+MIX_COMPONENTS = ("execution", "anthropic", "openai", "hf", "python")
+"""The judges judge.mix may combine."""
+
+
 class JudgeConfig(Section):
     kind: Literal["execution", "anthropic", "openai", "hf", "python", "mix", "length"] = Field("execution", description="Which judge scores student and teacher answers (python: your own reward function, judge.python.function; length: the toy 2 - words/16 score of configs/length_reward.yaml).")
     model: str = Field("", description="Judge model id for LLM judges (e.g. claude-haiku-4-5, gpt-5-mini, or a local path for hf).")
@@ -94,6 +99,34 @@ class JudgeConfig(Section):
             raise ValueError(f"names {sorted(bad)}: judge.models maps LLM components (anthropic, openai, hf) to their "
                              "models, e.g. {anthropic: claude-haiku-4-5, openai: gpt-5-mini}")
         return v
+
+    @field_validator("mix")
+    @classmethod
+    def _mix_components(cls, v: dict[str, float]) -> dict[str, float]:
+        """A component judge.mix names must be one there is, whatever judge.kind: a typo (pyton) would
+        otherwise wait unseen until judge.kind=mix, and then score without it."""
+        import difflib
+        bad = sorted(set(v) - set(MIX_COMPONENTS))
+        if bad:
+            close = difflib.get_close_matches(bad[0], MIX_COMPONENTS, n=1)
+            raise ValueError(f"names {', '.join(bad)}: judge.mix's components are {', '.join(MIX_COMPONENTS)}"
+                             + (f" (did you mean {close[0]}?)" if close else "")
+                             + ", each with its weight, e.g. {execution: 0.65, anthropic: 0.35}")
+        return v
+
+    @model_validator(mode="after")
+    def _python_in_use(self) -> "JudgeConfig":
+        """judge.python.function set while no judge in use calls it: warned, since the run would score without it."""
+        used = set(self.mix) if self.kind == "mix" else {self.kind}
+        fn = self.python.function
+        if fn and "python" not in used:
+            warnings.warn(f"judge.python.function={fn if isinstance(fn, str) else '[' + ', '.join(fn) + ']'} is not "
+                          f"called: judge.kind={self.kind}"
+                          + (f" (judge.mix={{{', '.join(f'{k}: {w:g}' for k, w in self.mix.items())}}}, no python component)" if self.kind == "mix" else "")
+                          + " scores without it. Set judge.kind=python to score with it alone, or judge.kind=mix with "
+                          "a python component (judge.mix={execution: 0.5, python: 0.5}); or leave "
+                          "judge.python.function unset", UserWarning)
+        return self
 
     @field_validator("prices")
     @classmethod

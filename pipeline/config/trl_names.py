@@ -39,6 +39,10 @@ ROWS: list[tuple[tuple[str, ...], str, tuple[str, ...], str]] = [
     (("vllm_importance_sampling_clip_min", "vllm_importance_sampling_clip_max"), "`None` / `3.0`",
      ("update.sampler_correction_min", "update.sampler_correction_max"), "`None` / `3.0`"),
     (("seed",), "`42`", ("run.seed",), "`0`"),
+    (("save_steps",), "`500`", ("run.checkpoint_every",),
+     "`10` (a resume checkpoint within an epoch's update; every epoch's policy is kept whole anyway)"),
+    (("vllm_gpu_memory_utilization",), "`0.3`", ("sample.vllm_memory",),
+     "`0.0` (auto: 0.85 x the share free when sampling starts; with `sample.engine: vllm`)"),
     (("sync_ref_model",), "`False`", ("update.kl_reference",),
      "`start` (`previous`: the reference is synced to the policy once an epoch, alpha 1)"),
     (("reward_funcs",), "(`GRPOTrainer`'s argument: a function or a list of them)", ("judge.python.function",),
@@ -51,6 +55,26 @@ ROWS: list[tuple[tuple[str, ...], str, tuple[str, ...], str]] = [
      "`False` (turn it on for a 3B-7B student on one GPU)"),
     (("chat_template_kwargs",), "`None`", ("student.chat_template_kwargs",), "`{}`"),
     (("num_generations_eval",), "`num_generations`", ("eval.num_samples",), "`1` (greedy)"),
+]
+
+# TRL options with no key of their own here: (TRL options, TRL default, what does their work here). Typed as a
+# key, the error says this instead of a look-alike key's name (update.num_train_epochs is not update.sft_epochs)
+NEAREST: list[tuple[tuple[str, ...], str, str]] = [
+    (("num_train_epochs",), "`3.0`",
+     "no key: `rlaif epoch N` trains up to epoch N, one generation batch an epoch; `update.planned_epochs` is the "
+     "RL epochs the LR schedule spans (`update.epochs` is `num_iterations`)"),
+    (("max_steps",), "`-1`",
+     "no key: an epoch takes `rows / (update.micro_batch_size x update.grad_accum)` optimizer steps, x "
+     "`update.epochs`, and `rlaif epoch N` says how many epochs; `update.planned_epochs` sizes the LR schedule"),
+    (("use_vllm",), "`False`", "`sample.engine=vllm` (`eval.engine=vllm` for the eval too)"),
+    (("logging_steps",), "`10`",
+     "no key: the metrics are recorded once an epoch, over its update's steps (`rlaif report`, "
+     "`run.trackers`); `run.log_level` is the console's verbosity"),
+    (("bf16", "fp16"), "`None` (on, unless fp16) / `False`",
+     "`student.dtype` (`auto`: bfloat16 on CUDA; `bfloat16`, `float16`, `float32`)"),
+    (("repetition_penalty", "min_p", "generation_kwargs"), "`1.0` / `None` / `None`",
+     "left out on purpose: tokens are drawn from softmax(logits / `sample.temperature`), with `sample.top_p` / "
+     "`sample.top_k` only when set, so the update's logprobs are those of the policy that sampled"),
 ]
 
 # a value of TRL's that rlaif spells with another key: (key, value) -> what to write instead
@@ -67,12 +91,21 @@ def names() -> dict[str, str]:
     return out
 
 
+def nearest() -> dict[str, str]:
+    """{TRL option with no key of its own: what does its work here}."""
+    return {name: text for trl, _, text in NEAREST for name in trl}
+
+
 def hint(key: str) -> str:
     """' (TRL's beta is update.kl_coef here)' for an unknown key whose last part is a TRL option
-    (`update.beta`, `beta`, `trainer.num_generations`), else ''."""
+    (`update.beta`, `beta`, `trainer.num_generations`), ' (TRL's use_vllm: ...)' for one with no key of its
+    own (NEAREST), else ''."""
     name = key.rsplit(".", 1)[-1]
     to = names().get(name)
-    return f" (TRL's {name} is {to} here)" if to and to != key else ""
+    if to and to != key:
+        return f" (TRL's {name} is {to} here)"
+    text = nearest().get(name)
+    return f" (TRL's {name}: {text.replace('`', '')})" if text else ""
 
 
 def value_hint(key: str, value) -> str:
@@ -84,9 +117,12 @@ def value_hint(key: str, value) -> str:
 
 
 def table() -> str:
-    """The Markdown table of docs/guides/from-trl.md."""
+    """The Markdown tables of docs/guides/from-trl.md: TRL's options and their keys, then those with no key."""
     lines = ["| TRL `GRPOConfig` | TRL default | rlaif key | rlaif default |", "|---|---|---|---|"]
     for trl, trl_default, keys, default in ROWS:
         lines.append(f"| {' / '.join(f'`{n}`' for n in trl)} | {trl_default} | "
                      f"{' / '.join(f'`{k}`' for k in keys)} | {default} |")
+    lines += ["", "TRL options with no key of their own here, and what does their work (typed as a key, the error "
+              "says the same):", "", "| TRL `GRPOConfig` | TRL default | in rlaif |", "|---|---|---|"]
+    lines += [f"| {' / '.join(f'`{n}`' for n in trl)} | {trl_default} | {text} |" for trl, trl_default, text in NEAREST]
     return "\n".join(lines)
