@@ -167,6 +167,14 @@ def arguments(fn: Callable, ref: str) -> tuple[set[str] | None, set[str]]:
     takes_all = any(p.kind is p.VAR_KEYWORD for p in params)
     named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
     required = {p.name for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    positional = [p.name for p in params if p.kind is p.POSITIONAL_ONLY and p.default is p.empty]
+    if positional or not (takes_all or named):   # it is called with keywords only: it could never see an answer
+        raise RewardFunctionError(
+            f"judge.python.function={ref!r} " + (f"requires {positional} positionally (before a /)" if positional
+                                                  else "takes no keyword arguments")
+            + ", but it is called as TRL calls reward_funcs, with keywords only: fn(prompts=[...], "
+            "completions=[...], **columns); define it as def name(prompts, completions, **kwargs) returning one "
+            "float (or None) per completion")
     for name in required & NOT_OFFERED.keys():
         raise RewardFunctionError(f"judge.python.function={ref!r} requires {name!r}: {NOT_OFFERED[name]}")
     return (None if takes_all else named), required
@@ -227,6 +235,11 @@ class PythonReward:
                 "them defaults or add the columns to your data")
         if self.takes is not None:
             kw = {k: v for k, v in kw.items() if k in self.takes}
+            if not kw.keys() - set(LOGGERS):   # nothing per answer: it could not return one score per completion
+                raise RewardFunctionError(
+                    f"{self.label} takes none of the arguments it is passed (its own: {', '.join(sorted(self.takes))}; "
+                    f"passed: prompts, completions and the problems' columns, {', '.join(sorted(names))}); define it "
+                    "as def name(prompts, completions, **kwargs) returning one float (or None) per completion")
         return kw
 
     def check_columns(self, problems: list) -> None:

@@ -11,7 +11,7 @@ from pipeline.config.schema import Config
 from pipeline.config.base import ConfigError
 from pipeline.config.file import load_config
 from pipeline.config.errors import RunError
-from pipeline.run.preflight import check_data, check_engines
+from pipeline.run.preflight import check_data, check_engines, check_prompt_lengths, check_trackers
 
 from pipeline.cli import common
 from pipeline.cli.commands_read import cmd_compare
@@ -25,7 +25,15 @@ def cmd_epoch(cfg: Config, a) -> int:
     line); `rlaif update N`, `rlaif replay N`, `--only`, `--force`: epoch N alone."""
     check_engines(cfg, sampling=a.cmd != "update")
     check_data(cfg)
+    check_trackers(cfg)
+    dry_run = getattr(a, "dry_run", False)
+    warm_start_next = (a.cmd == "epoch" and a.n >= 1 and cfg.update.warm_start and getattr(a, "only", None) is None
+                       and not getattr(a, "force", False))
     r = common.open_runner(cfg)
+    if dry_run or (warm_start_next and r.chosen_update(0) is None):
+        # a prompt the sample or eval stage would refuse fails now, not after the warm-start has trained
+        # (and paid an API teacher); a rerun that reuses everything loads no tokenizer
+        check_prompt_lengths(cfg, sampling=a.cmd != "update")
     from pipeline.run.preflight import check_data_files
     _, record_data_files = check_data_files(cfg, r.run_dir)
     if a.cmd == "update" and a.n == 0:
@@ -36,7 +44,6 @@ def cmd_epoch(cfg: Config, a) -> int:
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first "
                        "(with these settings), then `rlaif update` for other update settings")
     ranks = f" on {dist.world_size()} processes" if dist.world_size() > 1 else ""
-    dry_run = getattr(a, "dry_run", False)
     single = a.cmd != "epoch" or a.n <= 1 or getattr(a, "only", None) is not None or getattr(a, "force", False)
     say(config_file_line(a.config))
     if cfg.update.optimizer_state == "carry" and a.n > cfg.update.planned_epochs and cfg.update.scheduler != "constant":
@@ -81,10 +88,16 @@ def cmd_epoch(cfg: Config, a) -> int:
     if not dist.is_main():
         return 0
     if dry_run:
-        from pipeline.run.dryrun import estimate
-        for line in estimate(r, done[0] if single else next((n for n in done if r.chosen_update(n) is None), done[-1]),
-                             force=getattr(a, "force", False), only=getattr(a, "only", None)):
-            print("  " + line)
+        from pipeline.run.dryrun import data_lines, estimate
+        # every epoch this command runs: from the first without a policy to N (one: --only, --force, update,
+        # replay), the warm-start first where epoch 1's run brings it in
+        first = done[0] if single else next((n for n in done if r.chosen_update(n) is None), done[-1])
+        epochs = list(range(first, (first if single else a.n) + 1))
+        if first == 1 and cfg.update.warm_start and a.cmd != "update" and getattr(a, "only", None) is None:
+            epochs.insert(0, 0)
+        for line in data_lines(cfg) + estimate(r, epochs, force=getattr(a, "force", False),
+                                               only=getattr(a, "only", None)):
+            print(line)
         return 0
     record_data_files()   # the run read these files as they are now: their next change is said once
     if "update" in res:
@@ -216,6 +229,7 @@ def cmd_sweep(cfg: Config, a) -> int:
             raise ConfigError(f"--grid {' '.join(combo)}: {e}") from None
     check_engines(cfg, sampling=False)
     check_data(cfg)
+    check_trackers(cfg)
     from pipeline.run.runner import Runner
     r0 = Runner(cfg)
     if not any(r0.epoch_dir(a.n).glob("*/manifest.json")):

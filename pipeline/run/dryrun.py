@@ -1,34 +1,39 @@
-"""`rlaif epoch N --dry-run`: how many teacher and judge calls are missing from the cache, and
-what they would cost live and through the batch APIs (half price), calling nothing.
+"""`rlaif epoch N --dry-run`: the data a run reads, and for every epoch the command runs (the
+warm-start's included) how many teacher and judge calls are missing from the cache and what they
+would cost live and through the batch APIs (half price), calling nothing; then the sum over them.
 
 Exact where the answers to judge already exist (samples on disk); otherwise an upper bound
-from prompts x num_samples, priced as if each answer used all of sample.max_new_tokens.
+from prompts x num_samples, priced as if each answer used all of sample.max_new_tokens. A later
+epoch's prompts are known before the epochs ahead of it run when curriculum.strategy=none (a seeded
+walk); another strategy picks them from the student's scores, so they are counted as problems not
+asked for yet (an upper bound on the teacher's answers and their judgements). An answer an earlier
+epoch of the same command asks for is in the cache by then: the teacher answers a problem once.
 """
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from data.schema import Problem
 from judges.cache import JudgeCache
 from pipeline.store.artifacts import load_complete
 from pipeline.stages.judging import LLM, Judging, as_answer, batching, cache_dir, components, judge_model, make_model
-from pipeline.stages.problems import choose_prompts
+from pipeline.stages.problems import choose_prompts, warm_start_problems
 from pipeline.store.tables import load_table
 
-
-def _done(d: Path) -> bool:
-    return load_complete(d, verify=False) is not None
+HEADER = "calls it would make (a dry run makes none; the cache answers the rest):"
 
 
-def _prices(model, estimate, missing: list, batch: bool) -> str:
-    """'~$live live, ~$batch batch' (worst cases), marking the one this run uses."""
+def _prices(estimate, missing: list, batch: bool) -> tuple[str, float, float | None]:
+    """('~$live live, ~$batch batch' (worst cases), marking the one this run uses; live; batch or None)."""
     live = sum(estimate(*m) for m in missing)
     try:
-        half = f"~${sum(estimate(*m, batch=True) for m in missing):.4f} batch"
+        half = sum(estimate(*m, batch=True) for m in missing)
+        said = f"~${half:.4f} batch"
     except KeyError:
-        half = "batch: no batch price for this model (judge.prices)"
+        half, said = None, "batch: no batch price for this model (judge.prices)"
     used = " (this run: batch)" if batch else ""
-    return f"~${live:.4f} live, {half}{used}"
+    return f"~${live:.4f} live, {said}{used}", live, half
 
 
 class _NoCache:
@@ -39,6 +44,24 @@ class _NoCache:
 
     def close(self) -> None:
         pass
+
+
+class _Plan:
+    """What the epochs estimated before this one ask for (the cache holds it by the time this one
+    runs), and the sums over all of them."""
+
+    def __init__(self):
+        self.asked: dict[str, int] = {}   # problem id -> the epoch whose teacher stage asks for its answer
+        self.judged: set[str] = set()     # problems whose teacher answer an earlier epoch judges
+        self.totals: dict[str, list] = {}  # who -> [calls, live $, batch $ or None, batch used]
+        self.bound = False                 # some judge count is an upper bound (samples not drawn yet)
+        self.guessed = False               # some epoch's prompts are guessed (an upper bound on its teacher's)
+
+    def add(self, who: str, calls: int, live: float = 0.0, half: float | None = 0.0, used: bool = False) -> None:
+        t = self.totals.setdefault(who, [0, 0.0, 0.0, used])
+        t[0] += calls
+        t[1] += live
+        t[2] = None if t[2] is None or half is None else t[2] + half
 
 
 def _up_to_date(runner, n: int) -> set[str]:
@@ -66,79 +89,215 @@ def _tail(cfg, missing: int, cost: str) -> str:
             ": judge.mode=replay stops on them (judge.skip_missing=true skips and counts them)")
 
 
-def estimate(runner, n: int, force: bool = False, only: str | None = None) -> list[str]:
-    """The dry run's cost lines for epoch n; force (with only: that stage) remakes finished stages."""
+def _problems(runner, n: int, done: set[str], first: bool, plan: _Plan) -> tuple[list[Problem], str]:
+    """Epoch n's problems and the header that says what they are."""
     cfg = runner.cfg
-    done = _up_to_date(runner, n)
-    if force:
-        done -= {only} if only else {"teacher", "judge"}
-    edir = runner.epoch_dir(n)
-    if _done(edir / "prompts"):
-        problems = [Problem.from_json(p["problem"]) for p in load_table(edir / "prompts", json_cols=("problem",))]
+    if "prompts" in done:
+        rows = load_table(runner.epoch_dir(n) / "prompts", json_cols=("problem",))
+        problems = [Problem.from_json(p["problem"]) for p in rows]
+    elif n == 0:
+        problems = warm_start_problems(cfg)
     else:
         ids, by_id, _, _ = choose_prompts(cfg, runner.run_dir, n)
         problems = [by_id[i] for i in ids]
-    lines = []
+        if not first and cfg.curriculum.strategy != "none":   # picked from scores not known yet
+            plan.guessed = True
+            chosen = set(ids)
+            order = sorted(problems + [p for i, p in by_id.items() if i not in chosen],
+                           key=lambda p: (p.id in plan.judged, p.id in plan.asked))
+            return order[:len(ids)], (f"epoch {n}: {len(ids)} prompts (curriculum.strategy={cfg.curriculum.strategy} "
+                                      "picks them from the scores of the epochs before it: counted as problems no "
+                                      "epoch before it has, where any are left; an upper bound)")
+        if not first:
+            return problems, (f"epoch {n}: {len(problems)} prompts (known now: curriculum.strategy=none walks "
+                              "them in a seeded order)")
+    if n == 0:
+        extra = " and data.warm_start_sources'" if cfg.data.warm_start_sources else ""
+        return problems, (f"epoch 0, the supervised warm-start: {len(problems)} problems (the training problems of "
+                          f"data.difficulties{extra})")
+    return problems, f"epoch {n}: {len(problems)} prompts"
+
+
+def _teacher(runner, n, problems, done, cache, plan: _Plan) -> tuple[list[str], dict[str, str | None]]:
+    """The teacher's line of epoch n, and each problem's answer text where the cache has it."""
+    cfg = runner.cfg
+    kind = cfg.teacher.kind
+    if kind == "reference":
+        none = sum(not p.reference for p in problems)
+        lacking = f"; {none} problems have none (teacher score None)" if none else ""
+        return ([f"teacher (reference): {len(problems)} answers, the dataset's solutions, nothing called{lacking}"],
+                {p.id: as_answer(p.reference, p.language) if p.reference else None for p in problems})
+    if kind not in LLM:
+        return [], {}
+    t = make_model(kind, cfg.teacher.model, cfg, teacher=True)
+    hits = {p.id: cache.get(t.teacher_key(p)) for p in problems}
+    uncached = [p for p in problems if hits[p.id] is None]
+    missing = [p for p in uncached if p.id not in plan.asked]
+    earlier = Counter(plan.asked[p.id] for p in uncached if p.id in plan.asked)
+    ahead = sorted(earlier)
+    by = (f" by then ({sum(earlier.values())} of them asked for first by epoch{'s' if len(ahead) > 1 else ''} "
+          f"{', '.join(map(str, ahead))})") if earlier else ""
+    if kind == "hf":
+        cost, live, half = "$0 (local)", 0.0, 0.0
+    else:
+        cost, live, half = _prices(t.estimate_generate_usd, [(p,) for p in missing], batching(cfg, teacher=True))
+    line = (f"teacher ({kind} {cfg.teacher.model}): {len(missing)} of {len(problems)} answers missing from the "
+            f"cache{by}{_tail(cfg, len(missing), cost)}")
+    if "teacher" in done:
+        return _reused("teacher", n, [line]), {p.id: (hits[p.id] or {}).get("text") for p in problems}
+    plan.add(f"teacher ({kind} {cfg.teacher.model})", len(missing), live, half, batching(cfg, teacher=True))
+    for p in missing:
+        plan.asked[p.id] = n
+    return [line], {p.id: (hits[p.id] or {}).get("text") for p in problems}
+
+
+def _judge(runner, n, problems, teacher_text, done, cache, cached: bool, plan: _Plan) -> list[str]:
+    """The judge's lines of epoch n: one per component."""
+    cfg = runner.cfg
+    exact = "sample" in done
+    if exact:
+        by_id = {p.id: p for p in problems}
+        answers = [(by_id[s["problem_id"]], s["text"], s["finish_reason"] == "length")
+                   for s in load_table(runner.epoch_dir(n) / "sample")]
+    else:
+        filler = "x " * (cfg.sample.max_new_tokens * 2)  # ~max_new_tokens tokens of text
+        answers = [(p, filler, False) for p in problems for _ in range(cfg.sample.num_samples)]
+    # an LLM teacher's answer not in the cache yet is priced at its full length (teacher.max_tokens), as
+    # the answer judged and as the reference the judge is shown
+    unwritten = "x " * (cfg.teacher.max_tokens * 2) if cfg.teacher.kind in LLM else None
+    texts = {p.id: teacher_text.get(p.id) or (as_answer(unwritten, p.language) if unwritten else None)
+             for p in problems}
+    ref = texts if cfg.judge.show_teacher else {}
+    items = [(p, c, tr, ref.get(p.id)) for p, c, tr in answers]
+    n_items = len(items) + (len(problems) if cfg.teacher.kind != "none" else 0)
+    # the teacher's answers an earlier epoch judges are in the cache by then
+    items += [(p, texts[p.id] or as_answer("pass", p.language), False, None) for p in problems
+              if cfg.teacher.kind != "none" and p.id not in plan.judged]
+    bound = "" if exact else " at most (samples not drawn yet)"
+    lines, adds = [], []
+    for kind in components(cfg):
+        live, half, used = 0.0, 0.0, False
+        if kind == "execution":
+            who = "judge (execution)"
+            if cached:
+                j = Judging(cfg)
+                missing = sum(j.cache.get(j.key(p, c, tr)) is None for p, c, tr, _ in items)
+                j.cache.close()
+            else:
+                missing = len(items)
+            lines.append(f"{who}: {missing} of {n_items} judgements missing{bound}{_tail(cfg, missing, '$0 (local)')}")
+        elif kind == "python":
+            from pipeline.stages.judging_python import python_judge
+            j = python_judge(cfg)   # each function's own keys: an answer misses if one of them lacks it
+            missing, calls = j.missing(cache, [(p, c, tr) for p, c, tr, _ in items], cfg.judge.mode == "live")
+            who = f"judge (python {j.described()})"
+            each = "" if j.single else f", {calls} function calls"
+            lines.append(f"{who}: {missing} of {n_items} judgements missing{bound}{each}"
+                         f"{_tail(cfg, missing, '$0 (local)')}")
+        elif kind in LLM:
+            m = make_model(kind, judge_model(cfg, kind), cfg)
+            miss = [it for it in items if cache.get(m.key(it[0], it[1], it[3])) is None]
+            missing, used = len(miss), batching(cfg)
+            if kind == "hf":
+                cost = "$0 (local)"
+            else:
+                cost, live, half = _prices(m.estimate_usd, [(p, c, r) for p, c, _, r in miss], used)
+            who = f"judge ({kind} {judge_model(cfg, kind)})"
+            lines.append(f"{who}: {missing} of {n_items} judgements missing{bound}{_tail(cfg, missing, cost)}")
+        else:
+            continue
+        adds.append((who, missing, live, half, used))
+    if "judge" in done:
+        return _reused("judge", n, lines)
+    for a in adds:
+        plan.add(*a)
+    plan.bound |= bool(adds) and not exact
+    if cfg.teacher.kind != "none":
+        plan.judged |= {p.id for p in problems}
+    return lines
+
+
+def estimate(runner, epochs: list[int], force: bool = False, only: str | None = None) -> list[str]:
+    """The dry run's lines for these epochs (in the order they run): a header per epoch, its teacher
+    and judge lines below it, then (several epochs) the sum. force (with only: that stage) remakes the
+    finished stages of the last epoch (the one a command's --force names)."""
+    cfg = runner.cfg
+    plan = _Plan()
     # a dry run writes nothing: no cache yet is a cache with nothing in it
     cached = (Path(cache_dir(cfg)) / "cache.db").exists()
     cache = JudgeCache(cache_dir(cfg)) if cached else _NoCache()
+    lines = [HEADER]
+    import logging
+    quiet = logging.getLogger("rlaif")
+    level = quiet.level
     try:
-        # teacher answers
-        teacher_text: dict[str, str | None] = {}
-        if cfg.teacher.kind == "reference":
-            teacher_text = {p.id: as_answer(p.reference, p.language) if p.reference else None for p in problems}
-        elif cfg.teacher.kind in LLM:
-            t = make_model(cfg.teacher.kind, cfg.teacher.model, cfg, teacher=True)
-            missing = [p for p in problems if cache.get(t.teacher_key(p)) is None]
-            cost = (_prices(t, t.estimate_generate_usd, [(p,) for p in missing], batching(cfg, teacher=True))
-                    if cfg.teacher.kind != "hf" else "$0 (local)")
-            said = [f"teacher ({cfg.teacher.kind} {cfg.teacher.model}): {len(missing)} of {len(problems)} "
-                    f"answers missing from the cache{_tail(cfg, len(missing), cost)}"]
-            lines += _reused("teacher", n, said) if "teacher" in done else said
-            for p in problems:
-                hit = cache.get(t.teacher_key(p))
-                teacher_text[p.id] = hit["text"] if hit else None
-        # what the judge will see
-        exact = _done(edir / "sample")
-        if exact:
-            by_id = {p.id: p for p in problems}
-            answers = [(by_id[s["problem_id"]], s["text"], s["finish_reason"] == "length")
-                       for s in load_table(edir / "sample")]
-        else:
-            filler = "x " * (cfg.sample.max_new_tokens * 2)  # ~max_new_tokens tokens of text
-            answers = [(p, filler, False) for p in problems for _ in range(cfg.sample.num_samples)]
-        ref = teacher_text if cfg.judge.show_teacher else {}
-        items = [(p, c, tr, ref.get(p.id)) for p, c, tr in answers]
-        items += [(p, txt or as_answer("pass", p.language), False, None) for p, txt in
-                  ((p, teacher_text.get(p.id)) for p in problems) if cfg.teacher.kind != "none"]
-        bound = "" if exact else " at most (samples not drawn yet)"
-        judged = len(lines)
-        for kind in components(cfg) if n > 0 else ():     # epoch 0, the warm-start, judges nothing
-            if kind == "execution":
-                if cached:
-                    j = Judging(cfg)
-                    missing = sum(j.cache.get(j.key(p, c, tr)) is None for p, c, tr, _ in items)
-                    j.cache.close()
-                else:
-                    missing = len(items)
-                lines.append(f"judge (execution): {missing} of {len(items)} judgements missing{bound}"
-                             f"{_tail(cfg, missing, '$0 (local)')}")
-            elif kind == "python":
-                from pipeline.stages.judging_python import python_judge
-                j = python_judge(cfg)   # each function's own keys: an answer misses if one of them lacks it
-                missing, calls = j.missing(cache, [(p, c, tr) for p, c, tr, _ in items], cfg.judge.mode == "live")
-                each = "" if j.single else f", {calls} function calls"
-                lines.append(f"judge (python {j.described()}): {missing} of {len(items)} judgements missing{bound}"
-                             f"{each}{_tail(cfg, missing, '$0 (local)')}")
-            elif kind in LLM:
-                m = make_model(kind, judge_model(cfg, kind), cfg)
-                miss = [it for it in items if cache.get(m.key(it[0], it[1], it[3])) is None]
-                cost = (_prices(m, m.estimate_usd, [(p, c, r) for p, c, _, r in miss], batching(cfg))
-                        if kind != "hf" else "$0 (local)")
-                lines.append(f"judge ({kind} {judge_model(cfg, kind)}): {len(miss)} of {len(items)} judgements missing"
-                             f"{bound}{_tail(cfg, len(miss), cost)}")
-        if "judge" in done:
-            lines[judged:] = _reused("judge", n, lines[judged:])
+        for i, n in enumerate(epochs):
+            remade = ({only} if only else {"teacher", "judge"}) if force and n == epochs[-1] else set()
+            done = _up_to_date(runner, n) - remade
+            problems, header = _problems(runner, n, done, i == 0 or epochs[i - 1] == 0, plan)
+            said, text = _teacher(runner, n, problems, done, cache, plan)
+            if only not in (None, "teacher"):   # --only STAGE runs that stage alone: no other calls
+                said = []
+            if n > 0 and only in (None, "judge"):   # epoch 0, the warm-start, judges nothing
+                said += _judge(runner, n, problems, text, done, cache, cached, plan)
+            lines += ["  " + header] + ["    " + s for s in said]
+            if n > 0:   # the schedule's warnings (prompts_per_epoch above the problems left) once, not per epoch
+                quiet.setLevel(logging.ERROR)
     finally:
+        quiet.setLevel(level)
         cache.close()
+    if len(epochs) > 1:
+        lines.append("  " + _total(cfg, epochs, plan))
     return lines
+
+
+def _total(cfg, epochs: list[int], plan: _Plan) -> str:
+    """The sum over the epochs: each teacher's and judge's calls, and their price live and batch."""
+    parts = [f"{who} {calls} {'answers' if who.startswith('teacher') else 'judgements'}"
+             for who, (calls, *_) in plan.totals.items()]
+    head = (f"epochs {epochs[0]} to {epochs[-1]} in all: " + (", ".join(parts) or "no teacher or judge call")
+            + (" (upper bounds)" if parts and (plan.bound or plan.guessed) else ""))
+    if cfg.judge.mode == "replay":
+        return head + " (missing from the cache: the replay calls nothing)"
+    priced = [t for t in plan.totals.values() if t[1]]
+    if not priced:
+        return head + ", $0"
+    live = sum(t[1] for t in priced)
+    half = None if any(t[2] is None for t in priced) else sum(t[2] for t in priced)
+    run = sum(t[2] if t[3] and t[2] is not None else t[1] for t in priced)
+    said = f"~${half:.4f} batch" if half is not None else "batch: a model has no batch price (judge.prices)"
+    used = [t[3] for t in priced]
+    return head + f", ~${live:.4f} live, {said}" + (" (this run: batch)" if all(used) else
+                                                     f" (this run: ~${run:.4f}, teacher.batch and judge.batch as set)"
+                                                     if any(used) else "")
+
+
+def data_lines(cfg) -> list[str]:
+    """What the run reads, in two lines: data.source's problems, the validation split, the
+    data.difficulties filter, the extra sources, the pool; the eval's problems per source."""
+    from data.loaders import split_validation
+    from pipeline.stages.problems import eval_problems, extra_problems, pool, source_problems
+    dc = cfg.data
+    rows = source_problems(cfg, dc.source)
+    train, held = split_validation(rows, dc.validation_size)
+    kept = [p for p in train if p.difficulty in dc.difficulties]
+    left = Counter(p.difficulty for p in train if p.difficulty not in dc.difficulties)
+    out = ", ".join(f"{k} {d}" for d, k in sorted(left.items()))
+    first = (f"data: {len(rows)} problems in {dc.source}; {len(held) or 'none'} held out for validation "
+             f"(data.validation_size={dc.validation_size}); {len(kept)} of {'the other ' if held else ''}"
+             f"{len(train)} kept by data.difficulties=[{', '.join(dc.difficulties)}]" + (f" ({out} left out)" if out else ""))
+    rl = extra_problems(cfg, "data.rl_sources", "RL", kept)
+    ws = extra_problems(cfg, "data.warm_start_sources", "the warm-start", kept)
+    drawn = pool(kept + rl, dc.pool_size, cfg.run.seed)
+    second = (f"  RL: {min(dc.prompts_per_epoch, len(drawn))} prompts an epoch from {len(drawn)} problems"
+              + (f" ({len(rl)} of them from data.rl_sources)" if rl else "")
+              + (f" (data.pool_size={dc.pool_size}: a fixed {len(drawn)} of {len(kept + rl)})"
+                 if len(drawn) < len(kept + rl) else ""))
+    if cfg.update.warm_start:
+        second += f"; warm-start: {len(kept) + len(ws)} problems" + (f" ({len(ws)} from data.warm_start_sources)"
+                                                                     if ws else "")
+    scored, every = Counter(s for s, _ in eval_problems(cfg)), Counter(s for s, _ in eval_problems(cfg, sample=False))
+    evals = ", ".join(f"{scored[s]} problems ({s})" if scored[s] == every[s] else
+                      f"{scored[s]} of {every[s]} problems ({s}, eval.max_problems={cfg.eval.max_problems})"
+                      for s in every)
+    return [first, second + "; eval: " + (evals or "none (eval.sources=[])")]

@@ -14,13 +14,68 @@ from pipeline.config.errors import RunError
 
 def check_engines(cfg: Config, sampling: bool = True) -> None:
     """sample.engine / eval.engine = vllm without vLLM installed, or with several processes, fails
-    here, before any work."""
+    here, before any work (`sampling`: a command that samples)."""
     if ((sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm") and dist.world_size() > 1:
         raise ConfigError("sample.engine=vllm / eval.engine=vllm do not run with several processes yet (each rank's "
                           "engine would take the first GPU); use the hf engine, or one process")
     if (sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm":
         from pipeline.engines import vllm as engine_vllm
         engine_vllm.require("sample.engine" if sampling and cfg.sample.engine == "vllm" else "eval.engine")
+
+
+def check_prompt_lengths(cfg: Config, sampling: bool = True) -> None:
+    """The stages' own check of their prompts (pipeline.engines.hf.check_prompts, the same error), before
+    any work: with `sampling`, every problem RL can draw (the pool) within data.max_prompt_tokens and,
+    with sample.max_new_tokens, within the student's context; the eval's problems, with
+    eval.max_new_tokens, within it. Run by the dry run and before a warm-start that has yet to run (it
+    loads torch and the tokenizer: not on a rerun that reuses everything), so a prompt too long fails
+    there, not at epoch 1's sample stage after the warm-start (its teacher answers paid, with an API
+    teacher) has run. Reads the student's tokenizer and config, never its weights. Data that cannot be
+    read is check_data's to say, naming its key (run before it): this then checks nothing."""
+    from pipeline.stages.problems import eval_problems, pool, rl_problems
+    try:
+        train = pool(rl_problems(cfg), cfg.data.pool_size, cfg.run.seed) if sampling else []
+        evals = eval_problems(cfg)
+    except Exception:  # noqa: BLE001 - check_data reads the same problems and says what is wrong, with the key
+        return
+    if not train and not evals:
+        return
+    from pipeline.engines.hf import chat_prompt, check_prompts
+    tok, context = student_tokenizer(cfg)
+    if train:
+        check_prompts(cfg, [chat_prompt(tok, cfg, p.prompt) for p in train], [p.id for p in train],
+                      cfg.sample.max_new_tokens, "sample.max_new_tokens", context)
+    if evals:
+        check_prompts(cfg, [chat_prompt(tok, cfg, p.prompt) for _, p in evals], [f"{src}:{p.id}" for src, p in evals],
+                      cfg.eval.max_new_tokens, "eval.max_new_tokens", context, prompt_limit=False)
+
+
+def student_tokenizer(cfg: Config):
+    """(student.model's tokenizer, its context length or None), from the model's files, not its weights:
+    the embedded model not yet converted to safetensors (a first run converts it when it loads the
+    weights) gives the tokenizer saved from its GGUF and no context (its stages check that)."""
+    from pipeline.engines import model
+    from pipeline.store.paths import cache_root
+    model.check_model(cfg.student.model)   # an unreachable Hub id fails once, not after retries
+    if cfg.student.model == model.EMBEDDED and not all(
+            (cache_root() / "models" / model.EMBEDDED / f).is_file() for f in ("config.json", "model.safetensors")):
+        from transformers import AutoTokenizer
+        return AutoTokenizer.from_pretrained(model.embedded_tokenizer_dir()), None
+    from pipeline.engines.hf import context_length
+    return model.load_tokenizer(cfg.student), context_length(cfg)
+
+
+TRACKERS = {"tensorboard": ("tensorboard", "tensorboardX"), "wandb": ("wandb",)}
+"""run.trackers' names -> the packages (any one) accelerate's tracker imports."""
+
+
+def check_trackers(cfg: Config) -> None:
+    """Each of run.trackers' packages importable, before any work (a tracker logs once an epoch has run)."""
+    import importlib.util
+    for name in cfg.run.trackers or []:
+        if not any(importlib.util.find_spec(pkg) for pkg in TRACKERS.get(name, (name,))):
+            raise ConfigError(f"run.trackers includes {name}, whose package is not installed: it would fail once the "
+                              f"first epoch has run; `pip install {name}`, or take {name} out of run.trackers")
 
 
 def check_model(cfg: Config) -> None:
@@ -76,6 +131,7 @@ def check_data(cfg: Config) -> None:
             "builtin:heldout); eval.sources=[] turns the eval off, and this warning", cfg.eval.sources,
             f"; data.validation_size={cfg.data.validation_size} holds none of data.source's "
             f"{len(source_problems(cfg, cfg.data.source))} problems out" if "validation" in (cfg.eval.sources or ["validation"]) else "")
+    check_eval_tests(cfg)
     both = [] if cfg.eval.allow_trained else [(p.id, p.prompt) for p in train if (p.id, p.prompt) in scored]
     if both:   # (the validation split is carved out of the training problems: never both)
         raise RunError(f"data.source={cfg.data.source} trains on {len(both)} problem(s) the eval scores "
@@ -99,20 +155,29 @@ def check_data(cfg: Config) -> None:
 
 
 def check_scorable(cfg: Config, problems: list) -> None:
-    """The execution judge (judge.kind=execution) needs tests on every problem RL draws from: one without
-    any fails here, named with its source; a reference teacher's missing answers are said (the teacher
-    stage scores them None, and the warm-start leaves them out)."""
+    """The execution judge (judge.kind=execution, or a component of judge.mix) needs tests on every problem
+    RL draws from: one without any fails here, named with its source (in a mix, that component scores
+    its answers None, and so does the whole mix, its LLM components' calls still paid); a reference
+    teacher's missing answers are said (the teacher stage scores them None, and the warm-start leaves
+    them out)."""
     import logging
     from data.rows import DataError
-    if cfg.judge.kind == "execution":
+    from pipeline.stages.judging import components
+    if "execution" in components(cfg):
         bare = [p.id for p in problems if not p.tests and not p.test_code]
         if bare:
+            mix = cfg.judge.kind == "mix"
             raise DataError(f"data.source={cfg.data.source}"
                             + (f" (with data.rl_sources={cfg.data.rl_sources})" if cfg.data.rl_sources else "")
                             + f": {len(bare)} of {len(problems)} training problems have no tests ({', '.join(bare[:5])}"
-                            + (", ..." if len(bare) > 5 else "") + "), so judge.kind=execution has nothing to run on "
-                            "their answers; give each row tests (or test_code), drop those rows, or score them with "
-                            "an LLM judge (judge.kind=anthropic, openai or hf)")
+                            + (", ..." if len(bare) > 5 else "") + "), so "
+                            + ("judge.mix's execution component has nothing to run on their answers: it scores them "
+                               "None, and so does the whole mix (its other components still called, an LLM's paid); "
+                               "give each row tests (or test_code), drop those rows, or take execution out of "
+                               "judge.mix={" + ", ".join(f"{k}: {w:g}" for k, w in cfg.judge.mix.items()) + "}" if mix else
+                               "judge.kind=execution has nothing to run on their answers; give each row tests (or "
+                               "test_code), drop those rows, or score them with an LLM judge (judge.kind=anthropic, "
+                               "openai or hf)"))
     if cfg.teacher.kind == "reference":
         missing = [p.id for p in problems if not p.reference]
         if missing:
@@ -120,6 +185,29 @@ def check_scorable(cfg: Config, problems: list) -> None:
                 "teacher.kind=reference: %d of %d training problems have no reference answer (%s%s): their teacher "
                 "score is None and the warm-start leaves them out; add a reference field, or use a model teacher",
                 len(missing), len(problems), ", ".join(missing[:5]), ", ..." if len(missing) > 5 else "")
+
+
+def check_eval_tests(cfg: Config) -> None:
+    """The eval scores every answer with the execution judge, whatever judge.kind: its problems without
+    tests (e.g. a validation split carved out of a file without them) score 0 every epoch, and that is
+    said here."""
+    import logging
+    from pipeline.stages.problems import eval_problems
+    probs = eval_problems(cfg)
+    bare: dict[str, list[str]] = {}
+    for src, p in probs:
+        if not p.tests and not p.test_code:
+            bare.setdefault(src, []).append(p.id)
+    if bare:
+        where = "; ".join(f"{len(ids)} of {src}" + (f" (data.validation_size of data.source={cfg.data.source})"
+                                                     if src == "validation" else "")
+                          + f": {', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}" for src, ids in bare.items())
+        logging.getLogger("rlaif").warning(
+            "%d of the eval's %d problems have no tests (%s): the eval scores every answer with the execution judge "
+            "(whatever judge.kind), so theirs score 0 and every epoch's eval/pass@1 and eval/score count them as "
+            "failed, whatever the policy learns; give those rows tests (or test_code), name an eval source with "
+            "tests (eval.sources=[my.jsonl:heldout], builtin:heldout), or turn the eval off with eval.sources=[]",
+            sum(map(len, bare.values())), len(probs), where)
 
 
 def check_paths(cfg: Config) -> None:

@@ -252,7 +252,7 @@ class Runner(Lineage):
                                 "for them (the rest come from the judge cache)", n, st.name, holes, n)
                 results[st.name] = m
                 continue
-            if dry_run:
+            if dry_run and (only is None or st.name == only):   # --only's missing input: the error below, as run
                 echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}")
                 continue
             self._check_policies(n, st, dirs)
