@@ -182,7 +182,9 @@ def test_compare_evals_of_a_run_directory_that_does_not_exist_says_so(tmp_path, 
     ("judge.python.function={a: 1}", "judge.python.function: give text or a list (got {'a': 1})"),
     ("update.kl_coef=true", "update.kl_coef: give a number, not true (the default is 0.05) (got True)"),
     ("sample.num_samples=false", "sample.num_samples: give a number, not false (the default is 8)"),
-    ("data.validation_size=true", "data.validation_size: give a number, not true (got True)"),
+    ("data.validation_size=true", "data.validation_size: give a number or auto, not true (got True)"),
+    # the right kind (a list), a wrong item in it: that item is named, not the union
+    ("judge.python.function=[1, a]", "judge.python.function.0: Input should be a valid string (got 1)"),
 ])
 def test_a_bad_value_is_said_in_one_line_without_pydantics_tags(typed, want):
     with pytest.raises(ConfigError) as e:

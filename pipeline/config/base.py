@@ -33,7 +33,8 @@ class Section(BaseModel):
             kinds = _members(cls.model_fields[info.field_name].annotation)
             if kinds & {int, float} and not kinds & {bool, Any}:
                 default = cls.model_fields[info.field_name].default
-                raise ValueError(f"give a number, not {str(v).lower()}"
+                words = [str(w) for k in kinds if typing.get_origin(k) is typing.Literal for w in typing.get_args(k)]
+                raise ValueError(f"give a number{''.join(' or ' + w for w in words)}, not {str(v).lower()}"
                                  + (f" (the default is {default})" if isinstance(default, (int, float)) else ""))
         return v
 

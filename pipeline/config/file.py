@@ -140,7 +140,11 @@ def _one_per_union(errors: list[dict]) -> list[dict]:
             out.append(e)
             continue
         loc = tuple(e["loc"][:n])
-        if loc not in seen:
+        deeper = [x for x in errors if tuple(x["loc"][:n]) == loc and len(x["loc"]) > n + 1]
+        if deeper and loc not in seen:   # the right kind (a list), a wrong item in it: that item's error
+            seen.add(loc)
+            out += [{**x, "loc": loc + tuple(x["loc"][n + 1:])} for x in deeper]
+        elif loc not in seen:
             seen.add(loc)
             whole = [x for x in errors if tuple(x["loc"][:n]) == loc and len(x["loc"]) == n + 1] or [e]
             kinds = " or ".join(_kind(a) for a in members) + (" or null" if type(None) in typing.get_args(
