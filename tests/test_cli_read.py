@@ -109,3 +109,16 @@ def test_counts_and_epochs_are_not_negative(fake_run, capsys):
     assert "is negative" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["samples", "-1", *demo(fake_run)])
+
+
+def test_a_replay_past_the_runs_last_update_says_which_epochs_can_be_replayed(tmp_path, fake_run, capsys):
+    """`rlaif replay N` where epoch N-1 has no policy: the epochs a replay can remake are named, not only
+    that epoch N-1 has no update."""
+    assert main(["replay", "3", f"run.dir={tmp_path / 'empty'}"]) == 2
+    err = capsys.readouterr().err
+    assert "epoch 3" in err and "cannot be replayed" in err and "no epoch has an update yet" in err, err
+    done = sorted(n for n in fake_run.epochs() if n > 0 and fake_run.chosen_update(n) is not None)
+    assert done, "the fake run has updates"
+    assert main(["replay", str(done[-1] + 2), *demo(fake_run)]) == 2
+    err = capsys.readouterr().err
+    assert f"epochs with an update: {', '.join(map(str, done))}" in err and f"`rlaif replay {done[-1]}`" in err, err

@@ -43,6 +43,13 @@ def cmd_epoch(cfg: Config, a) -> int:
         raise RunError(f"epoch {a.n} of run {r.run_dir} has not run: `rlaif update {a.n}` reruns the update of an "
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first "
                        "(with these settings), then `rlaif update` for other update settings")
+    if a.cmd == "replay" and a.n > 1 and r.chosen_update(a.n - 1) is None:
+        done = [n for n in r.epochs() if n > 0 and r.chosen_update(n) is not None]
+        raise RunError(f"epoch {a.n} of run {r.run_dir} cannot be replayed: it samples from epoch {a.n - 1}'s policy, "
+                       f"which {'is not there' if a.n - 1 not in r.epochs() else 'has no finished update'} "
+                       f"({'epochs with an update: ' + ', '.join(map(str, done)) if done else 'no epoch has an update yet'}); "
+                       "a replay remakes an epoch that ran live, its judgements from the cache: `rlaif replay "
+                       f"{max(done) if done else 1}`, or `rlaif epoch {a.n}` to run it live")
     ranks = f" on {dist.world_size()} processes" if dist.world_size() > 1 else ""
     single = a.cmd != "epoch" or a.n <= 1 or getattr(a, "only", None) is not None or getattr(a, "force", False)
     say(config_file_line(a.config))
