@@ -72,6 +72,19 @@ NEAREST: list[tuple[tuple[str, ...], str, str]] = [
      "`run.trackers`); `run.log_level` is the console's verbosity"),
     (("bf16", "fp16"), "`None` (on, unless fp16) / `False`",
      "`student.dtype` (`auto`: bfloat16 on CUDA; `bfloat16`, `float16`, `float32`)"),
+    (("optim", "adam_beta1", "adam_beta2", "adam_epsilon"), "`adamw_torch_fused` / `0.9` / `0.999` / `1e-08`",
+     "no key: the update's optimizer is torch's AdamW at TRL's betas (0.9, 0.999) and epsilon (1e-08); `update.lr`, "
+     "`update.weight_decay`, `update.max_grad_norm` and `update.scheduler` are its settings"),
+    (("eval_strategy", "eval_steps"), "`no` / `None`",
+     "no key: the eval runs once an epoch, after its update (`eval.*`; `eval.sources=[]` turns it off)"),
+    (("disable_dropout",), "`False`",
+     "always on here: the base model's dropout is off in every stage, so the update's logprobs match the "
+     "sampler's; `student.lora.dropout` is the adapter's own (default 0)"),
+    (("vllm_mode",), "`colocate`",
+     "`sample.engine=vllm` runs vLLM in the stage's own process, on the same GPU (TRL's colocate); no server mode"),
+    (("steps_per_generation",), "`None`",
+     "no key: an epoch's generation batch is split into optimizer steps of `update.micro_batch_size` x "
+     "`update.grad_accum` sequences, `update.epochs` passes over it"),
     (("repetition_penalty", "min_p", "generation_kwargs"), "`1.0` / `None` / `None`",
      "left out on purpose: tokens are drawn from softmax(logits / `sample.temperature`), with `sample.top_p` / "
      "`sample.top_k` only when set, so the update's logprobs are those of the policy that sampled"),
