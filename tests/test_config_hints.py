@@ -92,7 +92,7 @@ def test_every_trl_name_is_trls_and_every_key_it_names_is_ours():
     assert nearest <= theirs and not nearest & set(trl_names.names())
     assert {n for n in trl_names.names() if n != "reward_funcs"} <= theirs   # reward_funcs: the trainer's argument
     keys = {k for k, _, _ in describe()}
-    named = {k for _, _, text in trl_names.NEAREST for k in re.findall(r"\b[a-z_]+\.[a-z_]+\b", text)
+    named = {k for _, _, text in trl_names.NEAREST for k in re.findall(r"\b[a-z_]+(?:\.[a-z_]+)+\b", text)
              if not k.endswith(".md")}
     assert named and named <= keys, named - keys
     page = (ROOT / "docs/guides/from-trl.md").read_text()
