@@ -98,7 +98,10 @@ def test_compare_evals_errors_name_what_to_do(tiny_config, tmp_path, capsys):
     assert rlaif("compare-evals", f"{tmp_path}@x", f"{tmp_path}@0", *tiny_config) == 2
     assert "epoch number" in capsys.readouterr().err
     assert rlaif("compare-evals", f"{tmp_path}@3", f"{tmp_path}@0", *tiny_config) == 2
-    assert "has no finished eval" in capsys.readouterr().err
+    err = capsys.readouterr().err   # epoch 3 never trained: the command that makes it, not `rlaif eval 3`
+    assert "has no finished update" in err and "`rlaif epoch 3`" in err and "rlaif eval 3" not in err, err
+    assert rlaif("compare-evals", f"{tmp_path}@0", f"{tmp_path}@3", *tiny_config) == 2
+    assert "has no finished eval; run `rlaif eval 0`" in capsys.readouterr().err
 
 
 def test_compare_evals_of_different_sources_says_so(tiny_config, tmp_path, capsys):

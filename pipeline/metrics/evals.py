@@ -26,6 +26,9 @@ def resolve_eval(spec: str) -> Path:
         # epoch 0: the base model's eval, not one of the warm-start's adapter (`rlaif eval 0 --warm-start`)
         found = [(str(m.get("started_at", "")), p, m) for p in edir.glob("eval-*") if (m := read_manifest(p))
                  and not (int(n) == 0 and (edir / f"update-{m.get('inputs', {}).get('update', '')[:8]}").exists())]
+        if not found and int(n) > 0 and _chosen_update_fp(edir) is None:   # epoch N not trained: no policy to eval
+            raise ValueError(f"{edir} has no finished update: epoch {int(n)} of that run has not run (or not to "
+                             f"its end); `rlaif epoch {int(n)}` trains and evaluates it")
         if not found:
             raise ValueError(f"{edir} has no finished eval; run `rlaif eval {int(n)}` for that run first")
         chosen = _chosen_update_fp(edir)   # epoch N's policy: the chosen update's eval, not another variant's
