@@ -76,6 +76,9 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
     capsys.readouterr()
     assert main(["replay", "1", *over]) == 0
     assert judge_values(r, 1) == judged
+    capsys.readouterr()   # replayed: its dry run names the replay that remakes it, not a live `rlaif epoch`
+    assert main(["replay", "1", "--dry-run", *over]) == 0
+    assert "(`rlaif replay 1 --force` would remake it from the cache; then judge (" in capsys.readouterr().out
 
     # a replay miss is a clear error with the count, or skipped and counted when asked; its dry run says so, no price
     assert main(["replay", "1", "--dry-run", *over, "judge.show_teacher=false"]) == 0

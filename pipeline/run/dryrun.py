@@ -73,9 +73,10 @@ def _up_to_date(runner, n: int) -> set[str]:
         return set()
 
 
-def _reused(stage: str, n: int, lines: list[str]) -> list[str]:
+def _reused(stage: str, n: int, lines: list[str], replay: bool = False) -> list[str]:
     """A finished stage's cache counts, said as what remaking it would call: this run calls nothing."""
-    return [f"{stage}: done, reused: nothing is called (`rlaif epoch {n} --force` would remake it; then "
+    return [f"{stage}: done, reused: nothing is called (`rlaif {'replay' if replay else 'epoch'} {n} --force` "
+            "would remake it" + (" from the cache" if replay else "") + "; then "
             + "; ".join(lines) + ")"] if lines else []
 
 
@@ -144,7 +145,7 @@ def _teacher(runner, n, problems, done, cache, plan: _Plan) -> tuple[list[str], 
     line = (f"teacher ({kind} {cfg.teacher.model}): {len(missing)} of {len(problems)} answers missing from the "
             f"cache{by}{_tail(cfg, len(missing), cost)}")
     if "teacher" in done:
-        return _reused("teacher", n, [line]), {p.id: (hits[p.id] or {}).get("text") for p in problems}
+        return _reused("teacher", n, [line], cfg.judge.mode == "replay"), {p.id: (hits[p.id] or {}).get("text") for p in problems}
     plan.add(f"teacher ({kind} {cfg.teacher.model})", len(missing), live, half, batching(cfg, teacher=True))
     for p in missing:
         plan.asked[p.id] = n
@@ -208,7 +209,7 @@ def _judge(runner, n, problems, teacher_text, done, cache, cached: bool, plan: _
             continue
         adds.append((who, missing, live, half, used))
     if "judge" in done:
-        return _reused("judge", n, lines)
+        return _reused("judge", n, lines, cfg.judge.mode == "replay")
     for a in adds:
         plan.add(*a)
     plan.bound |= bool(adds) and not exact
