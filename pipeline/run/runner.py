@@ -39,10 +39,13 @@ def disk_full(e: BaseException) -> bool:
     return False
 
 
-def _resolve(ref: str) -> Callable[[Ctx], None]:
+def _resolve(ref: str, quiet: bool = True) -> Callable[[Ctx], None]:
+    """module:name -> the function; quiet: the libraries' own progress bars silenced first (a stage that
+    runs loads them; a reading command that only asks a stage's code version need not)."""
     import importlib
     module, name = ref.split(":")
-    quiet_libraries()
+    if quiet:
+        quiet_libraries()
     return getattr(importlib.import_module(module), name)
 
 
@@ -57,7 +60,7 @@ def older_code(cfg, st, m: dict | None, memo: dict | None = None) -> dict[str, t
     memo = {} if memo is None else memo
     if st.code not in memo:
         try:
-            memo[st.code] = _resolve(st.code)(cfg)
+            memo[st.code] = _resolve(st.code, quiet=False)(cfg)
         except Exception:   # noqa: BLE001  a reading command must not fail on what only a run needs
             memo[st.code] = None
     now = memo[st.code]
