@@ -52,7 +52,7 @@ def fake_run(tmp_path):
         fps = {st.name: (fp, d) for st, fp, d, _ in runner.plan(e)}  # the fingerprints this config gives
         _stage_dir(edir / "judge", fps["judge"][0], {"judge/cost_usd": 0.5, "judge/saved_usd": 0.1})
         _stage_dir(edir / "teacher", fps["teacher"][0], {"teacher/cost_usd": 0.25})
-        _stage_dir(fps["update"][1], fps["update"][0], config={"update": {"lr": 2e-5, "kl_coef": 0.05}}, stage="update")
+        _stage_dir(fps["update"][1], fps["update"][0], config={"update.lr": 2e-5, "update.kl_coef": 0.05}, stage="update")
         m["update/variant"] = fps["update"][1].name
         if e == 4:
             del m["policy/entropy"]  # a metric missing from one epoch is shown as '-'
@@ -294,7 +294,7 @@ def test_the_wandb_tracker_logs_every_epoch_into_one_wandb_run(tmp_path, monkeyp
 def test_one_sources_figures_are_good_the_way_their_figure_is():
     """eval/<source>/ref_nll is an NLL: lower is better, as eval/ref_nll (the report once called its fall worse)."""
     from pipeline.metrics.doc import metric_info
-    from pipeline.report.report import trend
+    from pipeline.report.table import trend
     assert metric_info("eval/validation/ref_nll").good == "lower"
     assert metric_info("eval/builtin:heldout/pass@1").good == metric_info("eval/bank:heldout/pass@5").good == "higher"
     assert trend("eval/validation/ref_nll", [0.9, 0.7])[1].endswith("better")
@@ -303,6 +303,6 @@ def test_one_sources_figures_are_good_the_way_their_figure_is():
 
 def test_a_mix_components_breakdown_reads_as_json():
     """`rlaif samples` of a judge.mix: each component's nested breakdown as JSON (null, true), not a Python repr."""
-    from pipeline.report.report import _fmt
+    from pipeline.report.table import _fmt
     got = _fmt({"value": 0.5, "weight": 0.35, "breakdown": {"ok": True, "why": None}})
     assert json.loads(got) == {"value": 0.5, "weight": 0.35, "breakdown": {"ok": True, "why": None}}

@@ -1,1 +1,1 @@
-"""Reading finished runs: `rlaif report`, `status`, `samples` (report.py), the intervals that say signal or noise (noise.py), the plots. May import run, stages, engines, train, metrics, config, store."""
+"""Reading finished runs: `rlaif report`, `status`, `samples` (report.py), the metrics table and its trend words (table.py), the intervals that say signal or noise (noise.py), the plots. May import run, stages, engines, train, metrics, config, store."""

@@ -1,18 +1,22 @@
 """Reading a run's changes as signal or noise: the intervals `rlaif report` and `rlaif compare` print.
 
 An epoch's eval is compared with the base model's (`rlaif eval 0`), or else with the first epoch
-that has an eval, problem by problem (pipeline/metrics/significance.py); a change whose interval holds 0
-is "within noise". The training reward's epoch-to-epoch change gets the same treatment, paired by
-prompt, and the reward_regression flag is raised only when that interval lies below 0; so does each
-eval's change from the previous eval, paired by problem (the eval_regression flag).
+that has an eval, problem by problem (pipeline/metrics/significance.py): pass@1, score and ref_nll
+(lower is better), over every problem and per eval source; a change whose interval holds 0 is
+"within noise". The training reward's epoch-to-epoch change gets the same treatment, paired by
+prompt (or Welch's interval when the epochs drew other prompts), and the reward_regression flag is
+raised only when that interval lies below 0; so does each eval's change from the previous eval,
+paired by problem (the eval_regression flag). The metrics table's first -> last of the reward (and of
+the student's score and best-of-N) reads the same kind of interval (`reward_trend`).
 """
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pipeline.metrics.doc import as_number
 from pipeline.metrics.significance import Paired, compare, resolution_advice
-from pipeline.metrics.evals import load_eval, per_problem
+from pipeline.metrics.evals import METRICS as EVAL_FIGURES, load_eval, per_problem
 
 if TYPE_CHECKING:
     from pipeline.run.runner import Runner
@@ -36,22 +40,35 @@ def _rows(d: Path | None) -> list[dict] | None:
 
 
 def eval_changes(runner: "Runner") -> tuple[list[str], dict[str, str]]:
-    """(lines for the report, {metric key: words} for the last epoch against the baseline)."""
+    """(lines for the report, {metric key: words} for the last epoch against the baseline): pass@1, score
+    and ref_nll (lower is better) where the evals have them, over every problem and per source
+    (eval/<source>/<figure>: its own interval with several sources; with one, the same figure's)."""
     evals = [(n, rows) for n in runner.epochs() if (rows := _rows(eval_dir(runner, n)))]
     if len(evals) < 2:
         return [], {}
     (n0, base), lines, last = evals[0], [], {}
     what = "the base model (epoch 0)" if n0 == 0 else f"epoch {n0}"
     for n, rows in evals[1:]:
-        for metric, higher in (("pass@1", True), ("score", True)):
+        sources = sorted({r["source"] for r in base} & {r["source"] for r in rows})
+        for metric, higher in EVAL_FIGURES:
             a, b = per_problem(base, metric), per_problem(rows, metric)
             try:
                 p = compare([a], [b], f"eval/{metric}", higher)
-            except ValueError:
+            except ValueError:   # no value on a problem both evals have (an eval without ref_nll)
                 continue
             lines.append(f"- epoch {n} vs {what}: {_describe(p)}")
+            per = {f"eval/{sources[0]}/{metric}": p} if len(sources) == 1 else {}
+            for src in sources if len(sources) > 1 else ():
+                try:
+                    per[f"eval/{src}/{metric}"] = q = compare([per_problem(base, metric, src)],
+                                                              [per_problem(rows, metric, src)],
+                                                              f"eval/{src}/{metric}", higher)
+                except ValueError:
+                    continue
+                lines.append(f"  - {_describe(q)}")
             if n == evals[-1][0]:
                 last[p.metric] = p.words()
+                last.update({k: q.words() for k, q in per.items()})
                 if metric == "pass@1":
                     keys = sorted(set(a) & set(b))
                     advice = resolution_advice(p, [b[k] - a[k] for k in keys], min(r["n"] for r in base),
@@ -96,19 +113,10 @@ def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
     over the two epochs' prompt means (their difference is mostly which prompts were drawn). Where the
     best earlier epoch is not the previous one, the change from it too (REWARD_FROM_BEST: a slow
     decline, each step inside the noise, can add up to one that is not)."""
-    from pipeline.store.tables import TABLE, load_table
     by_epoch = {m["epoch"]: m for m in ms}
     seen: list[tuple[int, dict[str, float], float]] = []  # (epoch, prompt means, reward/mean) of earlier epochs
     for n in sorted(by_epoch):
-        d = runner.epoch_dir(n) / "reward"
-        rows = load_table(d) if (d / TABLE).exists() else None
-        means = None
-        if rows:
-            groups: dict[str, list[float]] = {}
-            for r in rows:
-                if r.get("reward") is not None:
-                    groups.setdefault(r["problem_id"], []).append(float(r["reward"]))
-            means = {k: sum(v) / len(v) for k, v in groups.items()}
+        means = prompt_means(runner, n)
         if not means:
             continue
         if seen:
@@ -122,12 +130,73 @@ def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
         seen.append((n, means, float(mean) if isinstance(mean, (int, float)) else sum(means.values()) / len(means)))
 
 
+def prompt_means(runner: "Runner", n: int, column: str = "reward", agg=None) -> dict[str, float] | None:
+    """{prompt: the mean (or agg) of its completions' `column`} from epoch n's reward table; None without one."""
+    from pipeline.store.tables import TABLE, load_table
+    d = runner.epoch_dir(n) / "reward"
+    groups: dict[str, list[float]] = {}
+    for r in load_table(d) if (d / TABLE).exists() else []:
+        if as_number(r.get(column)) is not None:
+            groups.setdefault(r["problem_id"], []).append(float(r[column]))
+    return {k: (agg(v) if agg else sum(v) / len(v)) for k, v in groups.items()} or None
+
+
+def _same_prompts(prev: dict, means: dict) -> bool:
+    """Both epochs scored (nearly) the same prompts (data.pool_size): their change is paired by prompt."""
+    return len(set(means) & set(prev)) >= 0.9 * max(len(means), len(prev))
+
+
+# the rows reward_trend reads from the reward table (prompt -> the mean, or the best, of its completions')
+TREND_FIGURES = (("reward/mean", "reward", None), ("score/student_mean", "student_score", None),
+                 ("reward/best_of_n", "reward", max))
+
+
+def reward_trend(runner: "Runner", ms: list[dict]) -> tuple[list[str], dict[str, str]]:
+    """The training reward's first -> last change over the RL epochs (the metrics table's trend), with
+    its interval: (a line for the report, {metric key: words} for the table). The epochs compared draw
+    other prompts unless data.pool_size holds them: then Welch's interval over the prompt means (most of
+    the change is which prompts were drawn); score/student_mean and reward/best_of_n likewise, and the
+    score breakdown rows, with no interval of their own, say so instead of better/worse."""
+    rl = [int(m["epoch"]) for m in ms if int(m["epoch"]) >= 1 and as_number(m.get("reward/mean")) is not None]
+    if len(rl) < 2:
+        return [], {}
+    e0, e1 = rl[0], rl[-1]
+    words: dict[str, str] = {}
+    parts, paired, reward_sign = [], True, None
+    for key, column, agg in TREND_FIGURES:
+        a, b = prompt_means(runner, e0, column, agg), prompt_means(runner, e1, column, agg)
+        ci = _change_ci(a, b) if a and b else None
+        if ci is None:
+            continue
+        paired = _same_prompts(a, b)
+        sign = 0 if ci[0] <= 0 <= ci[1] else 1 if ci[0] > 0 else -1
+        words[key] = {1: "better", 0: "within noise", -1: "worse"}[sign] + ("" if paired else " (other prompts)")
+        reward_sign = sign if key == "reward/mean" else reward_sign
+        keys = sorted(set(a) & set(b)) if paired else []
+        diff = (sum(b[k] - a[k] for k in keys) / len(keys) if paired
+                else sum(b.values()) / len(b) - sum(a.values()) / len(a))
+        parts.append(f"`{key}` {diff:+.4f} [{ci[0]:+.4f}, {ci[1]:+.4f}]: **{words[key].split(' (')[0]}**")
+    if "reward/mean" not in words:
+        return [], {}
+    for key in sorted({k for m in ms for k in m if k.startswith("breakdown/")}):
+        if not paired:
+            words[key] = "other prompts"
+        elif reward_sign == 0:
+            words[key] = "no interval (reward/mean within noise)"
+    how = (f"epochs {e0} and {e1} scored the same prompts (data.pool_size), so each change is paired by prompt"
+           if paired else f"epochs {e0} and {e1} scored different prompts (each epoch draws its own), so each "
+           "change is read against the spread of the prompts' means (Welch's interval; most of it is which "
+           "prompts were drawn)")
+    line = (f"Training reward, epoch {e0} -> {e1}: {how}; 95% interval of the change: " + "; ".join(parts) + "."
+            + ("" if paired else " The `breakdown/*` rows compare other prompts too, with no interval of their own."))
+    return [line], words
+
+
 def _change_ci(prev: dict[str, float], means: dict[str, float]) -> tuple[float, float] | None:
     """The 95% interval of the change in mean reward from `prev` to `means` (prompt -> mean reward)."""
     # paired only where both epochs scored (nearly) the same prompts (data.pool_size): an interval over a
     # few shared prompts would hold 0 for any fall and hide a real regression
-    shared = set(means) & set(prev)
-    if len(shared) >= 0.9 * max(len(means), len(prev)):
+    if _same_prompts(prev, means):
         return compare([prev], [means], "reward/mean").ci
     if min(len(means), len(prev)) >= 2:
         from scipy import stats

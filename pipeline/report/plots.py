@@ -1,30 +1,35 @@
 """The report's plots (matplotlib PNGs under runs/<run>/report/): rewards, loss and KL, entropy
 and spread, score parts, judge cost and cache hits, seconds per stage; one per group of metrics
-with data to show."""
+with data to show. A training metric's epoch 0 (the supervised warm-start) is a marker of its own,
+not joined to the RL epochs' line, as the table's trend leaves it out (table.py)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline.config.epoch import ReportConfig
 from pipeline.metrics.doc import as_number, series
+from pipeline.report.table import rl_only, stage_times
 
-
-def stage_times(ms: list[dict], order: list[str] = ()) -> list[str]:
-    """time/<stage>_s keys present, in stage order (then the rest, sorted)."""
-    present = {k for m in ms for k in m if k.startswith("time/") and k.endswith("_s") and k != "time/epoch_s"}
-    first = [f"time/{name}_s" for name in order if f"time/{name}_s" in present]
-    return first + sorted(present - set(first))
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 # -- plots --------------------------------------------------------------------------------
 def _line(ax, ms: list[dict], key: str, label: str | None = None, **kw) -> bool:
     pts = series(ms, key)
-    if pts:
-        ax.plot([e for e, _ in pts], [v for _, v in pts], marker="o", label=label or key, **kw)
+    label = label or key
+    if pts and rl_only(key, [e for e, _ in pts], [v for _, v in pts]):
+        rl = [(e, v) for e, v in pts if e >= 1]
+        (line,) = ax.plot([e for e, _ in rl], [v for _, v in rl], marker="o", label=label, **kw)
+        ax.plot([0], [v for e, v in pts if e == 0], marker="D", linestyle="none", markerfacecolor="none",
+                color=line.get_color(), label=f"{label}, epoch 0 (warm-start: SFT)")
+    elif pts:
+        ax.plot([e for e, _ in pts], [v for _, v in pts], marker="o", label=label, **kw)
     return bool(pts)
 
 
-def _finish(fig, axes, ms: list[dict], path: Path) -> None:
+def _finish(fig, axes, ms: list[dict]) -> None:
     epochs = [int(m["epoch"]) for m in ms]
     for ax in axes:
         ax.set_xlabel("epoch")
@@ -34,14 +39,22 @@ def _finish(fig, axes, ms: list[dict], path: Path) -> None:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
 
 
 def make_plots(ms: list[dict], out: Path, cfg: ReportConfig, stage_order: list[str] = ()) -> list[tuple[str, Path]]:
     """PNG plots of the run into `out`; returns (title, path) of those with data to show."""
-    from matplotlib.figure import Figure  # Figure + savefig renders with Agg; no pyplot global state
     out.mkdir(parents=True, exist_ok=True)
-    made: list[tuple[str, Path]] = []
+    made = []
+    for title, name, fig in figures(ms, cfg, stage_order):
+        fig.savefig(out / name, dpi=100)
+        made.append((title, out / name))
+    return made
+
+
+def figures(ms: list[dict], cfg: ReportConfig, stage_order: list[str] = ()) -> list[tuple[str, str, "Figure"]]:
+    """(title, file name, figure) of each plot with data to show."""
+    from matplotlib.figure import Figure  # Figure + savefig renders with Agg; no pyplot global state
+    made: list[tuple[str, str, Figure]] = []
 
     def new(n_axes: int = 1):
         fig = Figure(figsize=(7, 3.2 * n_axes))
@@ -51,19 +64,19 @@ def make_plots(ms: list[dict], out: Path, cfg: ReportConfig, stage_order: list[s
     if sum(_line(ax, ms, k) for k in ("reward/mean", "reward/best_of_n", "eval/score", "eval/pass@1")):
         _line(ax, ms, "score/student_mean", linestyle=":")
         ax.set_title("rewards")
-        _finish(fig, [ax], ms, out / "rewards.png")
-        made.append(("Rewards", out / "rewards.png"))
+        _finish(fig, [ax], ms)
+        made.append(("Rewards", "rewards.png", fig))
 
     fig, (a1, a2) = new(2)
-    has_loss = sum(_line(a1, ms, k) for k in ("loss/total", "loss/policy", "loss/kl"))
+    has_loss = sum(_line(a1, ms, k) for k in ("loss/total", "loss/policy", "loss/kl", "loss/sft"))
     has_kl = sum(_line(a2, ms, k) for k in ("kl/k3", "kl/k1"))
     if has_loss or has_kl:
         a1.set_title("loss")
         a2.set_title("KL(pi || ref)")
         a2.axhline(cfg.kl_target, color="gray", linestyle="--", label="report.kl_target")
         a2.axhline(0, color="black", linewidth=0.5)
-        _finish(fig, [a1, a2], ms, out / "loss_kl.png")
-        made.append(("Loss and KL", out / "loss_kl.png"))
+        _finish(fig, [a1, a2], ms)
+        made.append(("Loss and KL", "loss_kl.png", fig))
 
     fig, (a1, a2) = new(2)
     has_e = _line(a1, ms, "policy/entropy")
@@ -73,8 +86,8 @@ def make_plots(ms: list[dict], out: Path, cfg: ReportConfig, stage_order: list[s
         a1.axhline(cfg.min_entropy, color="gray", linestyle="--", label="report.min_entropy")
         a2.set_title("spread of completions")
         a2.axhline(cfg.max_frac_zero_std, color="gray", linestyle="--", label="report.max_frac_zero_std")
-        _finish(fig, [a1, a2], ms, out / "entropy.png")
-        made.append(("Entropy and zero-spread groups", out / "entropy.png"))
+        _finish(fig, [a1, a2], ms)
+        made.append(("Entropy and zero-spread groups", "entropy.png", fig))
 
     fig, (a1, a2) = new(2)
     parts = [k for k in ("breakdown/structure", "breakdown/static", "breakdown/typecheck", "breakdown/load",
@@ -87,23 +100,28 @@ def make_plots(ms: list[dict], out: Path, cfg: ReportConfig, stage_order: list[s
         a2.set_title("share of completions with full credit (type-checks, compiles, passes every test)")
         for ax in (a1, a2):
             ax.set_ylim(-0.05, 1.05)
-        _finish(fig, [a1, a2], ms, out / "breakdown.png")
-        made.append(("Score breakdown", out / "breakdown.png"))
+        _finish(fig, [a1, a2], ms)
+        made.append(("Score breakdown", "breakdown.png", fig))
 
-    cost = series(ms, "judge/cost_usd")
-    calls, hits = dict(series(ms, "judge/api_calls")), dict(series(ms, "judge/cache_hits"))
-    if cost or calls or hits:
-        fig, (a1, a2) = new(2)
-        saved = dict(series(ms, "judge/saved_usd"))
-        es = sorted({int(m["epoch"]) for m in ms})
-        a1.bar([e - 0.2 for e in es], [dict(cost).get(e, 0) for e in es], width=0.4, label="judge/cost_usd")
-        a1.bar([e + 0.2 for e in es], [saved.get(e, 0) for e in es], width=0.4, label="judge/saved_usd")
-        a1.set_title("judge dollars per epoch")
-        a2.bar(es, [calls.get(e, 0) for e in es], label="judge/api_calls")
-        a2.bar(es, [hits.get(e, 0) for e in es], bottom=[calls.get(e, 0) for e in es], label="judge/cache_hits")
-        a2.set_title("judgements: computed vs cached")
-        _finish(fig, [a1, a2], ms, out / "judge.png")
-        made.append(("Judge cost and cache hits", out / "judge.png"))
+    es = sorted({int(m["epoch"]) for m in ms})
+    panels = []   # each panel with something other than zeros to show: a free judge's dollars are not drawn
+    for title, keys in (("judge dollars per epoch", ("judge/cost_usd", "judge/saved_usd")),
+                        ("judgements: computed vs cached", ("judge/api_calls", "judge/cache_hits"))):
+        vals = [dict(series(ms, k)) for k in keys]
+        if any(v for d in vals for v in d.values()):
+            panels.append((title, keys, [[d.get(e, 0) for e in es] for d in vals]))
+    if panels:
+        fig, axes = new(len(panels))
+        for ax, (title, keys, (first, second)) in zip(axes, panels):
+            if keys[0] == "judge/cost_usd":   # dollars side by side
+                ax.bar([e - 0.2 for e in es], first, width=0.4, label=keys[0])
+                ax.bar([e + 0.2 for e in es], second, width=0.4, label=keys[1])
+            else:                             # judgements stacked
+                ax.bar(es, first, label=keys[0])
+                ax.bar(es, second, bottom=first, label=keys[1])
+            ax.set_title(title)
+        _finish(fig, axes, ms)
+        made.append(("Judge cost and cache hits" if len(panels) == 2 else panels[0][0].capitalize(), "judge.png", fig))
 
     stages = stage_times(ms, stage_order)
     if stages:
@@ -116,6 +134,6 @@ def make_plots(ms: list[dict], out: Path, cfg: ReportConfig, stage_order: list[s
             bottom = [b + v for b, v in zip(bottom, vals)]
         ax.set_ylabel("seconds")
         ax.set_title("seconds per stage")
-        _finish(fig, [ax], ms, out / "time.png")
-        made.append(("Seconds per stage", out / "time.png"))
+        _finish(fig, [ax], ms)
+        made.append(("Seconds per stage", "time.png", fig))
     return made

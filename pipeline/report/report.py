@@ -2,8 +2,9 @@
 
 `write_report` reads every epoch's `metrics.json`, runs the health checks (`analyse`, in
 pipeline/metrics/flags.py, reading the metric table of pipeline/metrics/doc.py) and writes `runs/<run>/report.md`
-with matplotlib plots in `runs/<run>/report/` and the worst/best completions of the last epoch.
-`samples` and `status_lines` are the text of `rlaif samples` and `rlaif status`.
+with the metrics table (table.py), matplotlib plots in `runs/<run>/report/` (plots.py) and the worst/best
+completions of the last epoch. `samples` and `status_lines` are the text of `rlaif samples` and `rlaif
+status`; status names the settings that differ from what its stale and new stages recorded.
 
 Deliberately left out: tracker logging (TensorBoard / W&B), and interactive plots.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any
 from pipeline.store.artifacts import read_manifest
 from pipeline.config.errors import RunError
 from pipeline.metrics.flags import FLAGS, analyse
-from pipeline.metrics.doc import METRICS, as_number, metric_info, metrics_markdown
-from pipeline.report.plots import make_plots, stage_times
+from pipeline.metrics.doc import as_number, metrics_markdown
+from pipeline.report.plots import make_plots
+from pipeline.report.table import _fmt, legend, metrics_table
+from pipeline.run.lineage import _moved_from
 from pipeline.run.runner import older_code
 
 if TYPE_CHECKING:
@@ -86,24 +88,6 @@ def epoch_completions(runner: "Runner", n: int) -> list[dict]:
 
 
 # -- rendering ----------------------------------------------------------------------------
-def _fmt(v: Any) -> str:
-    if v is None:
-        return "-"
-    if isinstance(v, bool) or isinstance(v, str):
-        return str(v)
-    if isinstance(v, int):
-        return f"{v:,}" if abs(v) >= 10000 else str(v)
-    if isinstance(v, float):
-        if not math.isfinite(v):
-            return str(v)
-        if v == int(v) and abs(v) < 1e6:
-            return str(int(v))
-        return f"{v:,.0f}" if abs(v) >= 10000 else f"{v:.4g}"
-    if isinstance(v, (dict, list)):   # a judge.mix component's breakdown: JSON, as `rlaif judge` prints it
-        return json.dumps(v, default=str, separators=(", ", ": "))
-    return str(v)
-
-
 def _fence(text: str) -> str:
     """A code fence longer than any backtick run inside the text (completions hold ``` fences)."""
     run = longest = 0
@@ -174,60 +158,6 @@ def samples(runner: "Runner", n: int, worst: int | None = None, best: int | None
     return "\n".join(parts)
 
 
-_SPARK = "▁▂▃▄▅▆▇█"
-
-
-def sparkline(values: list[float | None]) -> str:
-    nums = [v for v in values if v is not None]
-    if not nums:
-        return ""
-    lo, hi = min(nums), max(nums)
-    return "".join("·" if v is None else _SPARK[3] if hi == lo else _SPARK[round((v - lo) / (hi - lo) * 7)]
-                   for v in values)
-
-
-def trend(key: str, values: list[float | None], words: dict[str, str] | None = None) -> tuple[str, str]:
-    """(sparkline, 'first -> last' change with arrow and better/worse when the metric has a direction;
-    words[key], where given, replaces better/worse: the paired interval's verdict, e.g. within noise)."""
-    nums = [v for v in values if v is not None]
-    if len(nums) < 2:
-        return sparkline(values), "-"
-    a, b = nums[0], nums[-1]
-    if a == b:
-        return sparkline(values), f"flat at {_fmt(a)}"
-    arrow = "↑" if b > a else "↓"
-    pct = f" ({100 * (b - a) / abs(a):+.0f}%)" if a else ""
-    info = metric_info(key)
-    verdict = ""
-    if words and key in words:
-        verdict = f" {words[key]}"
-    elif info and info.good in ("higher", "lower"):
-        verdict = " better" if (b > a) == (info.good == "higher") else " worse"
-    return sparkline(values), f"{_fmt(a)} → {_fmt(b)} {arrow}{pct}{verdict}"
-
-
-def metrics_table(ms: list[dict], max_epochs: int = 12, stage_order: list[str] = (),
-                  words: dict[str, str] | None = None) -> str:
-    """Metrics as rows, epochs as columns (the first and the last max_epochs-1 when there are many).
-    Keys starting with "_" are annotations, not metrics."""
-    keys = [k for k in METRICS if any(k in m for m in ms)]
-    stages = stage_times(ms, stage_order)
-    keys = [k for k in keys if k != "time/epoch_s"] + stages + (["time/epoch_s"] if any("time/epoch_s" in m for m in ms) else [])
-    keys += sorted({k for m in ms for k in m if k != "epoch" and k not in keys and not k.startswith("_")})
-    shown = ms if len(ms) <= max_epochs else [ms[0], *ms[-(max_epochs - 1):]]
-    cols = [str(m["epoch"]) for m in shown]
-    if len(ms) > max_epochs:
-        cols[1] = "… " + cols[1]
-    lines = ["| metric | good | " + " | ".join(cols) + " | trend | first → last |",
-             "|---|---|" + "---:|" * len(cols) + "---|---|"]
-    for k in keys:
-        info = metric_info(k)
-        spark, change = trend(k, [as_number(m.get(k)) for m in ms], words)
-        lines.append(f"| `{k}` | {(info.good if info else '') or '-'} | "
-                     + " | ".join(_fmt(m.get(k)) for m in shown) + f" | {spark or '-'} | {change} |")
-    return "\n".join(lines)
-
-
 # -- money and status ---------------------------------------------------------------------
 def epoch_spend(runner: "Runner", n: int) -> dict[str, float]:
     """Dollars per figure ('judge/cost_usd', 'teacher/cost_usd', ...) over every finished output
@@ -250,6 +180,7 @@ def status_lines(runner: "Runner") -> list[str]:
     lines = [f"run {runner.run_dir}: {len(epochs)} epoch(s)"]
     total: dict[str, float] = {}
     codes: dict = {}   # this version's code of each stage, worked out once for all the epochs
+    differ: list[str] = []   # what the stale and new stages were made with otherwise ('run.seed 1 -> 0')
     for n in epochs:
         ms = runner.epoch_manifests(n)
         try:
@@ -271,6 +202,11 @@ def status_lines(runner: "Runner") -> list[str]:
                 state = "done" if want in made else "new"
             else:
                 state = "stale"
+            if state in ("stale", "new"):
+                moved = _moved_from(runner.cfg, st, m)
+                if m.get("version") not in (None, st.version):
+                    moved.append(f"the {st.name} stage's code (version {m['version']} -> {st.version})")
+                differ += [x for x in moved if x not in differ]
             states.append(f"{st.name}:{state}")
         chosen = runner.chosen_update(n)
         spend = epoch_spend(runner, n)
@@ -293,6 +229,12 @@ def status_lines(runner: "Runner") -> list[str]:
                  + (f"; the cache saved ${total['judge/saved_usd']:.4f}" if total.get("judge/saved_usd") else ""))
     lines.append("stage states: done; stale = finished, but the current config would recompute it; new = the current "
                  "config's update/eval variant is not run yet (it would go beside the chosen one); - = not run")
+    if differ:
+        text, typed = "; ".join(differ), _recorded_overrides(differ)
+        lines.append("these settings differ from what the stale and new stages were made with (recorded -> now): "
+                     + (text if len(text) <= 400 else text[:400] + " ...") + "; give the recorded values as "
+                     + (f"overrides (`{' '.join(typed[:6])}`)" if typed else "overrides (key=value)")
+                     + " to read the run as it ran")
     ms_all = load_metrics(runner)
     if ms_all:
         last = ms_all[-1]["epoch"]
@@ -301,6 +243,17 @@ def status_lines(runner: "Runner") -> list[str]:
         fl = [f for f in analyse(ms_all, runner.cfg.report, run_settings(runner)) if f.epoch == last]
         lines.append(f"health at epoch {last}: " + (", ".join(f.name for f in fl) + " (see `rlaif report`)" if fl else "no flags"))
     return lines
+
+
+def _recorded_overrides(differ: list[str]) -> list[str]:
+    """'run.seed 1 -> 0' -> 'run.seed=1': the recorded values that read as one word, to type as overrides."""
+    out = []
+    for x in differ:
+        key, _, rest = x.partition(" ")
+        old = rest.split(" -> ")[0]
+        if "." in key and old and " " not in old and not old.startswith(("[", "{")):
+            out.append(f"{key}={'null' if old == 'None' else old.strip(chr(39))}")
+    return out
 
 
 # -- the report ---------------------------------------------------------------------------
@@ -327,7 +280,7 @@ def write_report(runner: "Runner") -> Path:
     from pipeline.stages.judging import spent_usd
     out += [f"Money spent so far: ${spent_usd(runner.run_dir):.4f} (every paid API call, `spend.jsonl`).", ""]
 
-    from pipeline.report.noise import change_intervals, eval_changes
+    from pipeline.report.noise import change_intervals, eval_changes, reward_trend
     change_intervals(runner, ms)
     flags = analyse(ms, cfg, settings)
     order = [st.name for st in runner.stages]
@@ -342,8 +295,9 @@ def write_report(runner: "Runner") -> Path:
         out += ["## Eval: signal or noise", "", "Each epoch's eval against the first one, problem by problem, with "
                 "the 95% interval of the paired difference (`rlaif compare-evals`): a change whose "
                 "interval holds 0 is within noise, whichever way it points.", "", *changes, ""]
-    out += ["## Metrics per epoch", "", "Rows are metrics, columns epochs; `good` says which way is better "
-            "(glossary at the end).", "", metrics_table(ms, stage_order=order, words=words), ""]
+    reward_lines, reward_words = reward_trend(runner, ms)
+    out += ["## Metrics per epoch", "", legend(ms), "", *[x for line in reward_lines for x in (line, "")],
+            metrics_table(ms, stage_order=order, words={**reward_words, **words}), ""]
 
     plots = make_plots(ms, runner.run_dir / "report", cfg, order)
     if plots:

@@ -1,0 +1,158 @@
+"""The report's verdicts, from a new user's reading of a finished 4-epoch run: each eval figure (per source
+too, ref_nll included) judged by its paired interval, the training reward by its own interval over other
+prompts, trends over the RL epochs (not the warm-start's epoch 0), no 'flat' for a series that moved,
+the settings `rlaif status` finds changed, and the plots that go with them."""
+from __future__ import annotations
+
+import json
+import random
+
+from pipeline.config.epoch import ReportConfig
+from pipeline.report.plots import figures
+from pipeline.report.report import status_lines, write_report
+from pipeline.report.table import trend
+from pipeline.run.runner import Runner
+from pipeline.stages import Stage
+from pipeline.store.artifacts import write_manifest
+from pipeline.store.tables import save_table
+from tests.test_report import STAGES, _noop, _rewards, fake_run  # noqa: F401 (fake_run: the fixture)
+
+EVAL_STAGES = STAGES + [Stage("eval", "1", (), ("update",), _noop, variant=True)]
+
+
+def _row(line_start: str, md: str) -> str:
+    return next(line for line in md.splitlines() if line.startswith(line_start))
+
+
+def _metrics(runner, epoch: int, **figures) -> None:
+    p = runner.epoch_dir(epoch) / "metrics.json"
+    m = json.loads(p.read_text()) if p.exists() else {"epoch": epoch}
+    m.update(figures)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(m))
+
+
+def _eval(runner, epoch: int, update_fp: str, rows: list[tuple[str, float, float]]) -> None:
+    """An eval of (source, pass@1, ref_nll) per problem, and its figures in the epoch's metrics.json."""
+    d = runner.epoch_dir(epoch) / f"eval-{epoch:08d}"
+    d.mkdir(parents=True, exist_ok=True)
+    save_table([{"source": src, "problem_id": f"h{i}", "n": 1, "correct": int(p), "pass@1": p, "score": p,
+                 "ref_nll": nll, "texts": [], "finish_reasons": [], "values": [], "passed": []}
+                for i, (src, p, nll) in enumerate(rows)], d)
+    write_manifest(d, {"stage": "eval", "fingerprint": f"{epoch:08d}" + "0" * 56, "figures": {}, "config": {},
+                       "wall_s": 1.0, "inputs": {"update": update_fp}, "started_at": str(epoch)})
+    figs = {}
+    for src in [None, *sorted({r[0] for r in rows})]:
+        sel = [r for r in rows if src in (None, r[0])]
+        pre = "eval" if src is None else f"eval/{src}"
+        figs |= {f"{pre}/pass@1": sum(r[1] for r in sel) / len(sel), f"{pre}/score": sum(r[1] for r in sel) / len(sel),
+                 f"{pre}/ref_nll": sum(r[2] for r in sel) / len(sel)}
+    _metrics(runner, epoch, **figs)
+
+
+def test_an_eval_sources_row_reads_its_interval_and_ref_nll_is_judged_lower_is_better(fake_run):
+    """One source: eval/builtin:heldout/pass@1 is eval/pass@1, so the same 'within noise', not 'better'
+    three rows later; ref_nll, falling on every problem, gets its paired interval (better: lower)."""
+    run = Runner(fake_run.cfg, stages=EVAL_STAGES)
+    base = [0.0] * 22 + [1.0] * 7
+    _eval(run, 0, run.base_policy_fp(), [("builtin:heldout", p, 0.54) for p in base])
+    later = [1.0 if i in (0, 1) else p for i, p in enumerate(base)]   # 2 problems won, none lost: noise
+    _eval(run, 4, run.chosen_update(4)[1]["fingerprint"],
+          [("builtin:heldout", p, 0.41 + 0.001 * i) for i, p in enumerate(later)])
+    md = write_report(run).read_text()
+    for key in ("eval/pass@1", "eval/builtin:heldout/pass@1", "eval/score", "eval/builtin:heldout/score"):
+        assert _row(f"| `{key}` |", md).endswith("within noise |"), key
+    for key in ("eval/ref_nll", "eval/builtin:heldout/ref_nll"):
+        assert _row(f"| `{key}` |", md).endswith("0.54 → 0.424 ↓ (-21%) better |"), key
+    part = md.split("## Eval: signal or noise")[1].split("## Metrics per epoch")[0]
+    assert "`eval/ref_nll` 0.5400 -> 0.4240" in part and "won/lost/tied 29/0/0): **better**" in part
+    # ref_nll rising on every problem: worse
+    _eval(run, 4, run.chosen_update(4)[1]["fingerprint"], [("builtin:heldout", p, 0.6 + 0.001 * i)
+                                                            for i, p in enumerate(later)])
+    md = write_report(run).read_text()
+    assert _row("| `eval/ref_nll` |", md).endswith("worse |") and "`eval/ref_nll` 0.5400 -> 0.6140" in md
+
+
+def test_several_sources_get_an_interval_each(fake_run):
+    """Two sources: each one's row reads its own interval (one improved on every problem, one did not move)."""
+    run = Runner(fake_run.cfg, stages=EVAL_STAGES)
+    _eval(run, 0, run.base_policy_fp(), [("a", 0.0, 0.5)] * 10 + [("b", 0.0, 0.5)] * 10)
+    _eval(run, 4, run.chosen_update(4)[1]["fingerprint"], [("a", 1.0, 0.5)] * 10 + [("b", 0.0, 0.5)] * 10)
+    md = write_report(run).read_text()
+    assert _row("| `eval/a/pass@1` |", md).endswith("better |")
+    assert _row("| `eval/b/pass@1` |", md).endswith("flat at 0 |")
+    part = md.split("## Eval: signal or noise")[1].split("## Metrics per epoch")[0]
+    assert "  - `eval/a/pass@1` 0.0000 -> 1.0000" in part and "  - `eval/b/pass@1` 0.0000 -> 0.0000" in part
+
+
+def test_training_trends_read_the_rl_epochs_not_the_warm_start(fake_run):
+    """The run's own figures: entropy 0.347 at the warm-start's SFT, 0.1676 -> 0.1916 over the RL epochs."""
+    assert trend("policy/entropy", [0.347, 0.1676, 0.1709, 0.1733, 0.1916]) == ("·▁▂▃█",
+                                                                            "0.1676 → 0.1916 ↑ (+14%) better")
+    assert trend("optim/lr", [1e-4, 2e-4, 2e-4, 2e-4, 2e-4])[1] == "flat at 0.0002"
+    assert trend("eval/pass@1", [0.2414, 0.2414, 0.3103])[1].startswith("0.2414 → 0.3103")   # eval: from the base
+    assert trend("loss/total", [0.3334, 0.1048])[1].startswith("0.3334 → 0.1048")   # one RL epoch: all of them
+    for e, ent in enumerate((0.347, 0.1676, 0.1709, 0.1733, 0.1916)):
+        _metrics(fake_run, e, **{"policy/entropy": ent, "loss/total": 0.3334 if e == 0 else 0.1})
+    md = write_report(fake_run).read_text()
+    assert _row("| `policy/entropy` |", md).endswith("0.1676 → 0.1916 ↑ (+14%) better |")
+    assert "read the RL epochs (1, 2, ...) only: epoch 0 is the supervised warm-start" in md
+
+
+def test_a_series_that_moved_is_not_flat():
+    """optim/lr_last of the run: 0 at both ends, not 'flat at 0'; a direction-less metric gets no verdict."""
+    lr_last = [0, 1.857e-4, 1.162e-4, 3.526e-5, 0]
+    assert trend("optim/lr_last", lr_last, epochs=[1, 2, 3, 4, 5])[1] == "0 → 0, peaks at epoch 2 (0.0001857)"
+    assert trend("optim/lr_last", lr_last)[1] == "0.0001857 → 0 ↓ (-100%)"   # epoch 0 left out
+    assert trend("reward/mean", [0.5, 0.2, 0.5], epochs=[1, 2, 3])[1] == "0.5 → 0.5, dips at epoch 2 (0.2)"
+    assert trend("reward/mean", [0.5, 0.5 + 1e-15, 0.5], epochs=[1, 2, 3])[1] == "flat at 0.5"
+
+
+def test_the_training_reward_is_read_against_its_interval_over_other_prompts(fake_run):
+    """Epochs 1 and 4 drew other prompts: a 5% fall is within that interval, said in one line with it,
+    and the score and breakdown rows are not called worse; a fall of every prompt is worse."""
+    rng = random.Random(0)
+    e1 = {f"a{i}": [rng.choice([0.0, 0.2, 0.5, 1.0]) for _ in range(8)] for i in range(24)}
+    e4 = {f"b{i}": [max(0.0, r - 0.03) for r in rs] for i, rs in enumerate(e1.values())}
+    _rewards(fake_run, 1, e1)
+    _rewards(fake_run, 4, e4)
+    for e, tests in ((1, 0.4958), (2, 0.3655), (3, 0.4742), (4, 0.461)):
+        _metrics(fake_run, e, **{"breakdown/tests": tests, "breakdown/tests_ok": tests - 0.1})
+    md = write_report(fake_run).read_text()
+    assert _row("| `reward/mean` |", md).endswith("within noise (other prompts) |")
+    assert _row("| `score/student_mean` |", md).endswith("within noise (other prompts) |")
+    for key in ("breakdown/tests", "breakdown/tests_ok"):
+        assert _row(f"| `{key}` |", md).endswith("other prompts |") and "worse" not in _row(f"| `{key}` |", md)
+    line = next(x for x in md.splitlines() if x.startswith("Training reward, epoch 1 -> 4"))
+    assert "scored different prompts" in line and "`reward/mean` -0.0" in line and "**within noise**" in line
+    _rewards(fake_run, 4, {f"b{i}": [r * 0.2 for r in rs] for i, rs in enumerate(e1.values())})
+    assert _row("| `reward/mean` |", write_report(fake_run).read_text()).endswith("worse (other prompts) |")
+
+
+def test_status_names_the_settings_that_make_stages_stale_or_new(fake_run):
+    assert not any("settings differ" in line for line in status_lines(fake_run))
+    other = Runner(fake_run.cfg.model_copy(update={"update": fake_run.cfg.update.model_copy(update={"lr": 1e-5})}),
+                   stages=STAGES)
+    line = next(x for x in status_lines(other) if "settings differ" in x)
+    assert "update.lr 2e-05 -> 1e-05" in line and "(`update.lr=2e-05`)" in line
+    from pipeline.report.report import _recorded_overrides   # what can be typed back, and what cannot
+    assert _recorded_overrides(["the update stage's code (version 1 -> 2)", "run.seed 1 -> 0", "x.y None -> 3",
+                                "data.difficulties ['easy'] -> ['hard']", "a.b 'text' -> 'x'"]) == \
+        ["run.seed=1", "x.y=null", "a.b=text"]
+
+
+def test_the_loss_plot_draws_sft_and_epoch_0_apart_and_a_free_judge_draws_no_dollars():
+    ms = [{"epoch": e, "loss/total": t, "loss/sft": s, "loss/policy": 0.01, "policy/entropy": 0.2,
+           "judge/cost_usd": 0.0, "judge/saved_usd": 0.0, "judge/api_calls": 10, "judge/cache_hits": 5}
+          for e, t, s in ((0, 0.33, 0.33), (1, 0.10, 0.39), (2, 0.12, 0.40), (3, 0.09, 0.36))]
+    made = {name: (title, fig) for title, name, fig in figures(ms, ReportConfig())}
+    loss = made["loss_kl.png"][1].axes[0]
+    lines = {ln.get_label(): list(ln.get_xdata()) for ln in loss.get_lines()}
+    assert lines["loss/sft"] == [1, 2, 3] and lines["loss/total"] == [1, 2, 3]   # not joined to epoch 0
+    assert lines["loss/sft, epoch 0 (warm-start: SFT)"] == [0]
+    ent = {ln.get_label(): list(ln.get_xdata()) for ln in made["entropy.png"][1].axes[0].get_lines()}
+    assert ent["policy/entropy"] == [1, 2, 3] and ent["policy/entropy, epoch 0 (warm-start: SFT)"] == [0]
+    title, fig = made["judge.png"]
+    assert len(fig.axes) == 1 and fig.axes[0].get_title() == "judgements: computed vs cached", title
+    ms = [{**m, "judge/api_calls": 0, "judge/cache_hits": 0} for m in ms]
+    assert "judge.png" not in {name for _, name, _ in figures(ms, ReportConfig())}
