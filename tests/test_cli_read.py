@@ -122,3 +122,21 @@ def test_a_replay_past_the_runs_last_update_says_which_epochs_can_be_replayed(tm
     assert main(["replay", str(done[-1] + 2), *demo(fake_run)]) == 2
     err = capsys.readouterr().err
     assert f"epochs with an update: {', '.join(map(str, done))}" in err and f"`rlaif replay {done[-1]}`" in err, err
+
+
+def test_an_update_rerun_at_the_schedules_tail_is_warned(tmp_path):
+    """`rlaif update N` / `rlaif sweep N` with the carried schedule: epoch N starts at epoch N-1's last
+    learning rate; below half the peak, a variant's settings move it little, and that is said."""
+    from pipeline.cli.commands_train import schedule_tail
+    from pipeline.config.file import load_config
+    from pipeline.run.runner import Runner
+    cfg = load_config(None, [f"run.dir={tmp_path}"])
+    r = Runner(cfg)
+    for n, last in ((2, 1.6e-4), (3, 3.5e-5)):
+        r.epoch_dir(n).mkdir(parents=True)
+        (r.epoch_dir(n) / "metrics.json").write_text(json.dumps({"optim/lr": 2e-4, "optim/lr_last": last}))
+    assert schedule_tail(r, cfg, 3) is None                      # epoch 3 starts at 80% of the peak
+    note = schedule_tail(r, cfg, 4)
+    assert note and "starts at 18% of the peak" in note and "optim/lr_last 3.5e-05 of 0.0002" in note, note
+    assert schedule_tail(r, load_config(None, [f"run.dir={tmp_path}", "update.scheduler=constant"]), 4) is None
+    assert schedule_tail(r, cfg, 7) is None                      # no metrics of epoch 6: nothing to say

@@ -56,6 +56,8 @@ def cmd_epoch(cfg: Config, a) -> int:
     if cfg.update.optimizer_state == "carry" and a.n > cfg.update.planned_epochs and cfg.update.scheduler != "constant":
         say(f"warning: epoch {a.n} is past update.planned_epochs={cfg.update.planned_epochs}, where the LR schedule "
             f"ends ({cfg.update.scheduler}: lr 0, nothing more is learned); set update.planned_epochs={a.n}")
+    if a.cmd == "update" and (note := schedule_tail(r, cfg, a.n)):
+        say(note)
     t = time.time()
     said: list[int] = []   # epochs whose flags were printed as they ended
     if single:
@@ -125,6 +127,26 @@ def cmd_epoch(cfg: Config, a) -> int:
         print(line)
     print(f"done in {duration(time.time() - t)}")
     return 0
+
+
+def schedule_tail(r, cfg: Config, n: int) -> str | None:
+    """A warning for an update-only rerun of epoch n whose carried LR schedule starts low: with
+    optimizer_state carry, epoch n's update starts where epoch n-1's ended (its optim/lr_last), so
+    at the schedule's tail another update.lr changes little."""
+    uc = cfg.update
+    if n < 2 or uc.optimizer_state != "carry" or uc.scheduler == "constant":
+        return None
+    try:
+        m = json.loads((r.epoch_dir(n - 1) / "metrics.json").read_text())
+        start, peak = float(m["optim/lr_last"]), float(m["optim/lr"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not peak or start / peak >= 0.5:
+        return None
+    return (f"warning: epoch {n}'s update starts at {start / peak:.0%} of the peak learning rate (the carried "
+            f"{uc.scheduler} schedule's position after epoch {n - 1}: optim/lr_last {start:.3g} of {peak:.3g}), so "
+            f"update.lr and the other update settings move epoch {n} little; compare variants on an earlier epoch, "
+            "or with update.scheduler=constant")
 
 
 def health_lines(r, cfg: Config, epochs: list[int]) -> list[str]:
@@ -242,6 +264,8 @@ def cmd_sweep(cfg: Config, a) -> int:
     if not any(r0.epoch_dir(a.n).glob("*/manifest.json")):
         raise RunError(f"epoch {a.n} of run {r0.run_dir} has not run: a sweep reruns the update of an "
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first")
+    if note := schedule_tail(r0, cfg, a.n):
+        say(note)
     t = time.time()
     for i, (combo, c) in enumerate(zip(combos, configs), 1):
         r = Runner(c)
