@@ -85,6 +85,20 @@ def test_several_sources_get_an_interval_each(fake_run):
     assert "  - `eval/a/pass@1` 0.0000 -> 1.0000" in part and "  - `eval/b/pass@1` 0.0000 -> 0.0000" in part
 
 
+def test_a_run_without_a_base_eval_is_told_how_to_get_one(fake_run):
+    """A run evaluates each epoch's policy, not the model it started from: the eval section says its
+    baseline is an already trained epoch, and names `rlaif eval 0`."""
+    run = Runner(fake_run.cfg, stages=EVAL_STAGES)
+    base = [0.0] * 22 + [1.0] * 7
+    _eval(run, 1, run.chosen_update(1)[1]["fingerprint"], [("builtin:heldout", p, 0.54) for p in base])
+    _eval(run, 4, run.chosen_update(4)[1]["fingerprint"], [("builtin:heldout", p, 0.5) for p in base])
+    part = write_report(run).read_text().split("## Eval: signal or noise")[1].split("## Metrics per epoch")[0]
+    assert "No eval of the base model: the first here is epoch 1's" in part and "`rlaif eval 0`" in part, part
+    _eval(run, 0, run.base_policy_fp(), [("builtin:heldout", p, 0.6) for p in base])
+    part = write_report(run).read_text().split("## Eval: signal or noise")[1].split("## Metrics per epoch")[0]
+    assert "No eval of the base model" not in part and "vs the base model (epoch 0)" in part, part
+
+
 def test_training_trends_read_the_rl_epochs_not_the_warm_start(fake_run):
     """The run's own figures: entropy 0.347 at the warm-start's SFT, 0.1676 -> 0.1916 over the RL epochs."""
     assert trend("policy/entropy", [0.347, 0.1676, 0.1709, 0.1733, 0.1916]) == ("·▁▂▃█",

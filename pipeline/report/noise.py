@@ -48,6 +48,11 @@ def eval_changes(runner: "Runner") -> tuple[list[str], dict[str, str]]:
         return [], {}
     (n0, base), lines, last = evals[0], [], {}
     what = "the base model (epoch 0)" if n0 == 0 else f"epoch {n0}"
+    if n0 != 0:   # a run evaluates each epoch's policy, never the model it started from
+        lines.append(f"- No eval of the base model: the first here is epoch {n0}'s, already trained, so these say "
+                     f"what the later epochs add to it, not what training did. `rlaif eval 0` scores the base model "
+                     f"on the same problems (`rlaif eval 0 --warm-start`: the warm-start's policy), and the report then "
+                     "reads every epoch against it.")
     for n, rows in evals[1:]:
         sources = sorted({r["source"] for r in base} & {r["source"] for r in rows})
         for metric, higher in EVAL_FIGURES:
