@@ -170,3 +170,20 @@ def test_the_loss_plot_draws_sft_and_epoch_0_apart_and_a_free_judge_draws_no_dol
     assert len(fig.axes) == 1 and fig.axes[0].get_title() == "judgements: computed vs cached", title
     ms = [{**m, "judge/api_calls": 0, "judge/cache_hits": 0} for m in ms]
     assert "judge.png" not in {name for _, name, _ in figures(ms, ReportConfig())}
+
+
+def test_the_report_opens_with_a_glance_that_rlaif_report_prints(fake_run, capsys):
+    """The flags, the last epoch's eval verdicts against the named baseline, and the policy to export:
+    at the top of report.md and on the terminal."""
+    from pipeline.cli.main import main
+    run = Runner(fake_run.cfg, stages=EVAL_STAGES)
+    base = [0.0] * 22 + [1.0] * 7
+    _eval(run, 0, run.base_policy_fp(), [("builtin:heldout", p, 0.54) for p in base])
+    _eval(run, 4, run.chosen_update(4)[1]["fingerprint"], [("builtin:heldout", p, 0.41) for p in base])
+    want = "eval, epoch 4 against the base model (epoch 0): pass@1 within noise, score within noise, ref_nll better"
+    md = write_report(run).read_text()
+    assert md.index("## At a glance") < md.index("## Health") and f"- {want}" in md
+    assert main(["report", f"run.dir={fake_run.run_dir.parent}", f"run.name={fake_run.run_dir.name}",
+                 "report.samples_shown=2"]) == 0
+    out = capsys.readouterr().out
+    assert want in out and out.splitlines()[0].startswith("health: ") and "`rlaif export 4 OUT`" in out, out

@@ -111,7 +111,9 @@ def cmd_status(cfg: Config, a) -> int:
 
 def cmd_report(cfg: Config, a) -> int:
     from pipeline.report.report import write_report
-    print(f"wrote {write_report(existing_run(cfg))}")
+    summary: list[str] = []
+    path = write_report(existing_run(cfg), summary)
+    print("\n".join(summary + [f"wrote {path}"]))
     return 0
 
 

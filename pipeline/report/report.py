@@ -257,8 +257,24 @@ def _recorded_overrides(differ: list[str]) -> list[str]:
 
 
 # -- the report ---------------------------------------------------------------------------
-def write_report(runner: "Runner") -> Path:
-    """Write runs/<run>/report.md (+ PNG plots in runs/<run>/report/); returns the report's path."""
+def glance(runner: "Runner", flags: list, words: dict[str, str], last: int) -> list[str]:
+    """The report's first lines, printed by `rlaif report` too: the flags, the last epoch's eval against
+    its baseline, and what to do with the policy."""
+    names = sorted({f"{f.name} (epoch {f.epoch})" for f in flags})
+    out = [f"health: {len(flags)} flag(s): {', '.join(names)}" if flags else "health: no flags"]
+    said = [f"{k.removeprefix('eval/')} {w}" for k in ("eval/pass@1", "eval/score", "eval/ref_nll") if (w := words.get(k))]
+    out.append(f"eval, epoch {last} against {words.get('_baseline', 'the first eval')}: " + ", ".join(said) if said else
+               "eval: fewer than two epochs evaluated, nothing to compare (`rlaif eval 0` scores the base model)")
+    chosen = runner.chosen_update(last)
+    if chosen:
+        out.append(f"policy: epoch {last}'s {chosen[0].name}; `rlaif export {last} OUT` writes it as a plain model "
+                   "(transformers, vLLM)")
+    return out
+
+
+def write_report(runner: "Runner", summary: list[str] | None = None) -> Path:
+    """Write runs/<run>/report.md (+ PNG plots in runs/<run>/report/); returns the report's path.
+    summary: given, the report's 'at a glance' lines are put in it."""
     cfg = runner.cfg.report
     ms = load_metrics(runner)
     settings = run_settings(runner)
@@ -295,6 +311,10 @@ def write_report(runner: "Runner") -> Path:
         out += ["## Eval: signal or noise", "", "Each epoch's eval against the first one, problem by problem, with "
                 "the 95% interval of the paired difference (`rlaif compare-evals`): a change whose "
                 "interval holds 0 is within noise, whichever way it points.", "", *changes, ""]
+    at = glance(runner, flags, words, ms[-1]["epoch"])
+    if summary is not None:
+        summary += at
+    out[out.index("## Health"):out.index("## Health")] = ["## At a glance", "", *[f"- {x}" for x in at], ""]
     reward_lines, reward_words = reward_trend(runner, ms)
     out += ["## Metrics per epoch", "", legend(ms), "", *[x for line in reward_lines for x in (line, "")],
             metrics_table(ms, stage_order=order, words={**reward_words, **words}), ""]
