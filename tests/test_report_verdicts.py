@@ -187,3 +187,15 @@ def test_the_report_opens_with_a_glance_that_rlaif_report_prints(fake_run, capsy
                  "report.samples_shown=2"]) == 0
     out = capsys.readouterr().out
     assert want in out and out.splitlines()[0].startswith("health: ") and "`rlaif export 4 OUT`" in out, out
+
+
+def test_the_worst_and_best_completions_come_from_several_prompts():
+    """A prompt whose whole group failed does not fill the worst view: each prompt of the worse half gives
+    one before any gives a second; a good answer is never shown as one of the worst."""
+    from pipeline.report.report import _pick
+    rewards = {"a": [0.0, 0.0, 0.0, 0.0], "b": [0.1, 0.6, 0.7, 0.8], "c": [0.2, 0.9, 1.0, 1.0]}
+    rows = [{"problem_id": p, "sample_idx": i, "reward": r} for p, rs in rewards.items() for i, r in enumerate(rs)]
+    lo, hi = _pick(rows, worst=3, best=3)
+    assert [(c["problem_id"], c["reward"]) for c in lo] == [("a", 0.0), ("b", 0.1), ("c", 0.2)]
+    assert [(c["problem_id"], c["reward"]) for c in hi] == [("c", 1.0), ("b", 0.8), ("c", 1.0)]
+    assert all(c["reward"] <= 0.6 for c in _pick(rows, worst=6)[0])

@@ -111,11 +111,24 @@ def render_completion(c: dict, max_chars: int = 2000) -> str:
 
 
 def _pick(rows: list[dict], worst: int = 0, best: int = 0) -> tuple[list[dict], list[dict]]:
-    """Worst first (unscored completions count as the worst), best from the rest."""
+    """Worst first (unscored completions count as the worst), best from the rest; each from as many
+    prompts of the worse (better) half as there are (a prompt's second completion only once each of
+    them has given one), so the view shows the failure modes, not one prompt's group."""
     order = sorted(rows, key=lambda c: (c["reward"] is not None, c["reward"] or 0.0))
-    lo = order[:worst]
-    rest = [c for c in order if c not in lo and c["reward"] is not None]
-    return lo, list(reversed(rest))[:best]
+    half = (len(order) + 1) // 2   # spread within the worse (better) half: a good answer is never 'worst'
+    lo = _spread(order[:max(worst, half)], worst)
+    rest = [c for c in order if not any(c is x for x in lo) and c["reward"] is not None]
+    return lo, _spread(list(reversed(rest))[:max(best, half)], best)
+
+
+def _spread(order: list[dict], k: int) -> list[dict]:
+    """The first k of order, taking each prompt's first completion before any prompt's second."""
+    count: dict[str, int] = {}
+    keyed = []
+    for i, c in enumerate(order):
+        keyed.append((count.get(c["problem_id"], 0), i))   # (how many of its prompt came before, place)
+        count[c["problem_id"]] = keyed[-1][0] + 1
+    return [order[i] for _, i in sorted(keyed)[:k]]
 
 
 def samples(runner: "Runner", n: int, worst: int | None = None, best: int | None = None,
