@@ -160,3 +160,19 @@ def test_auto_dtype_is_the_checkpoints_own(tmp_path, tiny_model):
     AutoModelForCausalLM.from_pretrained(tiny_model, dtype=torch.bfloat16).save_pretrained(half)
     assert _dtype("auto", str(half)) == "bfloat16" and _dtype("auto", tiny_model) == "float32"
     assert _dtype("float16", str(half)) == "float16"
+
+
+def test_the_model_card_reads_the_policy_against_the_base_models_eval(trained, capsys):
+    """Without an eval of the base model the card gives the policy's own figures; after `rlaif eval 0`
+    it adds the paired comparison with its intervals, without the run's local paths."""
+    root, over, r = trained
+    chosen = r.chosen_update(1)
+    assert r.eval_of(1, chosen[1]["fingerprint"]) is not None, "the epoch's eval of its chosen policy"
+    assert main(["export", "1", str(root / "card1"), "--adapter", *over]) == 0
+    assert "Against the base model" not in (root / "card1" / "README.md").read_text()
+    assert main(["eval", "0", *over]) == 0
+    assert main(["export", "1", str(root / "card2"), "--adapter", *over]) == 0
+    card = (root / "card2" / "README.md").read_text()
+    assert "Against the base model on the same problems" in card and "this policy - the base model" in card, card
+    assert re.search(r"pass@1 +[\d.]+ -> [\d.]+ +diff [+-][\d.]+ \[", card) and str(root) not in card, card
+    capsys.readouterr()

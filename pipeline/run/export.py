@@ -40,7 +40,7 @@ def export_policy(r, n: int, out: Path, variant: str | None = None, adapter_only
     info = {"run": r.cfg.run.name, "epoch": n, "update": d.name, "fingerprint": m["fingerprint"],
             "base_model": student["model"], "base_model_path": resolve(student["model"]), "merged": not adapter_only,
             **{k: student[k] for k in ("system_prompt", "prompt_format", "chat_template_kwargs")},
-            "eval": dict(ev[1].get("figures") or {}) if ev else None}
+            "eval": dict(ev[1].get("figures") or {}) if ev else None, "eval_vs_base": _against_base(r, n, ev)}
     with atomic_dir(out) as tmp:
         info["dtype"] = _write(r.cfg, d / "adapter", tmp, adapter_only, dtype, echo)
         (tmp / "rlaif.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
@@ -133,6 +133,20 @@ def _dtype(spec: str, name: str) -> str:
     return stored if stored in DTYPES[1:] else "float32"
 
 
+def _against_base(r, n: int, ev) -> list[str] | None:
+    """`rlaif compare-evals RUN@0 <this policy's eval>` without its local paths, where the run has an
+    eval of the base model (`rlaif eval 0`); else None."""
+    if not ev or n < 1:
+        return None
+    from pipeline.metrics.evals import compare_evals, resolve_eval
+    try:
+        lines = compare_evals([resolve_eval(f"{r.run_dir}@0")], [ev[0]])
+    except (ValueError, OSError):   # no base eval, or none that shares a source with this one
+        return None
+    return [x.replace("B - A per problem", "this policy - the base model, per problem")
+            for x in lines if not x.startswith(("A: ", "B: "))]
+
+
 def model_card(info: dict) -> str:
     """A Hugging Face model card: front matter the Hub reads, then how to load and prompt the model."""
     base = info["base_model"]
@@ -176,4 +190,7 @@ prompt it the same way.
 PATH = "."  # this directory, or its Hub id
 {load}````
 """ + (f"\nThe run's eval of this policy (`rlaif eval`):\n\n{figures}" if figures else "") + \
+        (f"\nAgainst the base model on the same problems (its eval at epoch 0, paired by problem; a difference "
+         f"whose interval holds 0 is within noise):\n\n```text\n{chr(10).join(info['eval_vs_base'])}\n```\n"
+         if info.get("eval_vs_base") else "") + \
         "\nWhere it came from, exactly: `rlaif.json`.\n"
