@@ -196,3 +196,9 @@ def test_after_a_finished_epoch_the_dry_run_counts_the_epochs_still_to_run(tiny_
     judge = [next(x for x in blocks[n] if "judge (execution)" in x) for n in (2, 3)]
     assert all(re.search(r": \d+ of 12 judgements missing at most", x) for x in judge), judge
     assert "  epochs 2 to 3 in all: judge (execution)" in out
+    # an update-only rerun whose samples this config would remake: its dry run refuses as the run does
+    said = []
+    for dry in (["--dry-run"], []):
+        assert main(["update", "1", *dry, *tiny_config, "sample.temperature=0.9"]) == 2
+        said.append(capsys.readouterr().err)
+    assert said[0] == said[1] and "stage sample of epoch 1 is not up to date" in said[0], said

@@ -255,11 +255,7 @@ class Runner(Lineage):
                                 "for them (the rest come from the judge cache)", n, st.name, holes, n)
                 results[st.name] = m
                 continue
-            if dry_run and (only is None or st.name == only):   # --only's missing input: the error below, as run
-                echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}")
-                continue
-            self._check_policies(n, st, dirs)
-            if update_only and i < first_variant and not st.derived:
+            if update_only and i < first_variant and not st.derived:   # (a dry run says it as the run does)
                 from pipeline.run.lineage import moved_keys
                 moved = moved_keys(self.cfg, st, d)
                 why = (f"these keys differ: {', '.join(moved)}" if moved else
@@ -268,6 +264,10 @@ class Runner(Lineage):
                        f"with `rlaif epoch {n} --force`)" if POLICY in st.inputs else "its inputs changed")
                 raise RunError(f"`rlaif update` reruns only the update, but stage {st.name} of epoch {n} is not "
                                f"up to date for this config ({why}); run `rlaif epoch {n}` with these settings instead")
+            if dry_run and (only is None or st.name == only):   # --only's missing input: the error below, as run
+                echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}")
+                continue
+            self._check_policies(n, st, dirs)
             if only is not None and st.name != only:
                 raise RunError(f"--only {only}: its input stage {st.name} of epoch {n} is not done; "
                                f"run `rlaif epoch {n}` without --only")
