@@ -84,7 +84,7 @@ def atomic_dir(final: Path) -> Iterator[Path]:
             trash = final.parent / f".trash-{final.name}-{uuid.uuid4().hex[:6]}"
             os.rename(final, trash)
             os.rename(tmp, final)
-            shutil.rmtree(trash, ignore_errors=True)
+            _remove(trash)
         else:
             os.rename(tmp, final)
         fd = os.open(final.parent, os.O_RDONLY)
@@ -102,11 +102,22 @@ def clean_stale(epoch_dir: Path) -> None:
     if not epoch_dir.exists():
         return
     for p in epoch_dir.iterdir():
-        if p.is_dir() and (p.name.startswith(".tmp-") or p.name.startswith(".trash-")):
+        if p.name.startswith(".tmp-") or p.name.startswith(".trash-"):
             pid = p.name.split("-")[-2] if p.name.startswith(".tmp-") else None
             if pid and pid.isdigit() and _alive(int(pid)):
                 continue
-            shutil.rmtree(p, ignore_errors=True)
+            _remove(p)
+
+
+def _remove(path: Path) -> None:
+    """Delete a directory tree or a single file (a stage output replaced may have been either)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
 
 
 def _alive(pid: int) -> bool:
