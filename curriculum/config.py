@@ -5,9 +5,9 @@ It lives here, beside the code that reads it, so the curriculum needs nothing fr
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 
 class CurriculumConfig(BaseModel):
@@ -24,3 +24,15 @@ class CurriculumConfig(BaseModel):
     linear_start: list[float] = Field(default_factory=lambda: [0.6, 0.3, 0.1], description="linear: easy/medium/hard shares at epoch 1.")
     linear_end: list[float] = Field(default_factory=lambda: [0.2, 0.4, 0.4], description="linear: shares reached at linear_epochs.")
     linear_epochs: int = Field(5, ge=1, description="linear: epochs to move from linear_start to linear_end.")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_number(cls, v: Any, info: ValidationInfo) -> Any:
+        """true/false is no number (pydantic would read curriculum.band_low=true as 1.0), as in every section."""
+        default = cls.model_fields[info.field_name].get_default(call_default_factory=True)
+        if isinstance(default, list) and isinstance(v, list) and any(isinstance(x, bool) for x in v):
+            raise ValueError(f"give numbers, not true/false (the default is {default})")
+        if isinstance(v, bool) and isinstance(default, (int, float)) and not isinstance(default, bool):
+            raise ValueError(f"give a number, not {str(v).lower()} (the default is {default})")
+        return v
+

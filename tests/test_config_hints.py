@@ -183,6 +183,10 @@ def test_compare_evals_of_a_run_directory_that_does_not_exist_says_so(tmp_path, 
     ("update.kl_coef=true", "update.kl_coef: give a number, not true (the default is 0.05) (got True)"),
     ("sample.num_samples=false", "sample.num_samples: give a number, not false (the default is 8)"),
     ("data.validation_size=true", "data.validation_size: give a number or auto, not true (got True)"),
+    # the curriculum's section lives in curriculum/ (no pipeline import there): the same rule
+    ("curriculum.band_low=true", "curriculum.band_low: give a number, not true (the default is 0.2) (got True)"),
+    ("curriculum.history_window=false", "curriculum.history_window: give a number, not false (the default is 3)"),
+    ("curriculum.linear_start=[true, 0.3, 0.1]", "curriculum.linear_start: give numbers, not true/false"),
     # the right kind (a list), a wrong item in it: that item is named, not the union
     ("judge.python.function=[1, a]", "judge.python.function.0: Input should be a valid string (got 1)"),
 ])
@@ -195,9 +199,11 @@ def test_a_bad_value_is_said_in_one_line_without_pydantics_tags(typed, want):
 
 def test_numbers_written_as_yaml_ints_and_real_booleans_still_load(tmp_path):
     f = tmp_path / "c.yaml"
-    f.write_text("update:\n  lr: 0\n  kl_coef: 1\n  share_prompt: true\nsample:\n  temperature: 1\n")
+    f.write_text("update:\n  lr: 0\n  kl_coef: 1\n  share_prompt: true\nsample:\n  temperature: 1\n"
+                 "curriculum:\n  band_low: 0\n  linear_start: [1, 0, 0]\n")
     cfg = load_config(f)
     assert (cfg.update.lr, cfg.update.kl_coef, cfg.update.share_prompt, cfg.sample.temperature) == (0, 1.0, True, 1.0)
+    assert (cfg.curriculum.band_low, cfg.curriculum.linear_start) == (0.0, [1.0, 0.0, 0.0])
 
 
 def test_an_unknown_split_of_a_file_that_exists_names_the_splits(tmp_path, monkeypatch):
