@@ -199,3 +199,40 @@ def test_the_worst_and_best_completions_come_from_several_prompts():
     assert [(c["problem_id"], c["reward"]) for c in lo] == [("a", 0.0), ("b", 0.1), ("c", 0.2)]
     assert [(c["problem_id"], c["reward"]) for c in hi] == [("c", 1.0), ("b", 0.8), ("c", 1.0)]
     assert all(c["reward"] <= 0.6 for c in _pick(rows, worst=6)[0])
+
+
+def _sampled_eval(runner, epoch: int, update_fp: str, correct: list[int], n: int = 4) -> None:
+    """A sampled eval of n answers a problem, `correct[i]` of them passing on problem i, with its figures."""
+    from pipeline.metrics.significance import pass_at_k
+    d = runner.epoch_dir(epoch) / f"eval-{epoch:08d}"
+    d.mkdir(parents=True, exist_ok=True)
+    save_table([{"source": "builtin:heldout", "problem_id": f"h{i}", "n": n, "correct": c, "pass@1": c / n,
+                 "score": c / n, "ref_nll": 0.5, "texts": [], "finish_reasons": [], "values": [], "passed": []}
+                for i, c in enumerate(correct)], d)
+    write_manifest(d, {"stage": "eval", "fingerprint": f"{epoch:08d}" + "0" * 56, "figures": {}, "config": {},
+                       "wall_s": 1.0, "inputs": {"update": update_fp}, "started_at": str(epoch)})
+    figs = {f"eval/pass@{k}": sum(pass_at_k(n, c, k) for c in correct) / len(correct) for k in (1, 2, 4)}
+    _metrics(runner, epoch, **figs, **{"eval/score": figs["eval/pass@1"], "eval/ref_nll": 0.5})
+
+
+def test_pass_at_k_of_a_sampled_eval_reads_its_interval(fake_run, capsys):
+    """A sampled eval's pass@2 and pass@4 are judged by their paired interval as pass@1 is, in the table
+    and in the signal-or-noise section, and `rlaif compare-evals` prints them: one problem of 29 gaining
+    an answer is noise, not 'better'; every problem gaining is better."""
+    from pipeline.cli.main import main
+    run = Runner(fake_run.cfg, stages=EVAL_STAGES)
+    base = [0] * 20 + [2] * 9
+    _sampled_eval(run, 0, run.base_policy_fp(), base)
+    _sampled_eval(run, 4, run.chosen_update(4)[1]["fingerprint"], [1] + base[1:])
+    md = write_report(run).read_text()
+    for key in ("eval/pass@2", "eval/pass@4"):
+        assert _row(f"| `{key}` |", md).endswith("within noise |"), key
+    part = md.split("## Eval: signal or noise")[1].split("## Metrics per epoch")[0]
+    assert "`eval/pass@4` 0.3103 -> 0.3448" in part and "won/lost/tied 1/0/28): **within noise**" in part
+    _sampled_eval(run, 4, run.chosen_update(4)[1]["fingerprint"], [c + 2 for c in base])
+    md = write_report(run).read_text()
+    assert _row("| `eval/pass@2` |", md).endswith("better |") and _row("| `eval/pass@4` |", md).endswith("better |")
+    edir = run.epoch_dir(0).parent
+    assert main(["compare-evals", f"{edir}@0", f"{edir}@4"]) == 0
+    out = capsys.readouterr().out
+    assert "pass@2" in out and "pass@4" in out and "pass@8" not in out

@@ -74,9 +74,23 @@ def load_eval(d) -> list[dict]:
 
 
 def per_problem(rows: list[dict], metric: str, source: str | None = None) -> dict[str, float]:
-    """{source:problem_id: value} of one metric (pass@1, score, ref_nll) from an eval's rows."""
+    """{source:problem_id: value} of one metric (pass@1, score, ref_nll) from an eval's rows; pass@k for
+    k > 1 is worked out from each row's n and correct (Chen et al.'s unbiased estimator, as the eval's
+    own figure), on the problems with at least k answers."""
+    if metric.startswith("pass@") and metric != "pass@1":
+        from pipeline.metrics.significance import pass_at_k
+        k = int(metric.removeprefix("pass@"))
+        return {f"{r['source']}:{r['problem_id']}": pass_at_k(r["n"], r["correct"], k) for r in rows
+                if r.get("n", 0) >= k and (source is None or r["source"] == source)}
     return {f"{r['source']}:{r['problem_id']}": float(r[metric]) for r in rows
             if r.get(metric) is not None and (source is None or r["source"] == source)}
+
+
+def wider_ks(*evals: list[dict]) -> list[int]:
+    """The k > 1 of pass@k that every one of these evals reports (eval.num_samples answers a problem)."""
+    from pipeline.metrics.significance import ks_for
+    n = min((r["n"] for rows in evals for r in rows), default=1)
+    return [k for k in ks_for(n) if k > 1]
 
 
 def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) -> list[str]:
@@ -102,7 +116,8 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
         out.append("")
         out.append(f"[{src or 'all sources'}]" if len(sources) > 1 else f"[{sources[0] if sources else '-'}]")
         ocaml = any(r.get("typecheck_ok") is not None for rows in a_rows for r in rows if src in (None, r["source"]))
-        for metric, higher in (*METRICS, *(OCAML_PARTS if ocaml else ())):
+        wider = [(f"pass@{k}", True) for k in wider_ks(*a_rows, *b_rows)]
+        for metric, higher in (*METRICS, *wider, *(OCAML_PARTS if ocaml else ())):
             a = [per_problem(r, metric, src) for r in a_rows]
             b = [per_problem(r, metric, src) for r in b_rows]
             if not all(a) or not all(b):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.metrics.doc import as_number
 from pipeline.metrics.significance import Paired, compare, resolution_advice
-from pipeline.metrics.evals import METRICS as EVAL_FIGURES, load_eval, per_problem
+from pipeline.metrics.evals import METRICS as EVAL_FIGURES, load_eval, per_problem, wider_ks
 
 if TYPE_CHECKING:
     from pipeline.run.runner import Runner
@@ -81,7 +81,33 @@ def eval_changes(runner: "Runner") -> tuple[list[str], dict[str, str]]:
                                                [a[k] for k in keys], [b[k] for k in keys], min(r["n"] for r in rows))
                     if advice:
                         lines.append(f"  - {advice[0].upper()}{advice[1:]}.")
+    lines += _wider_pass(base, evals[-1], what, last)
     return lines, last
+
+
+def _wider_pass(base: list[dict], last_eval: tuple[int, list[dict]], what: str, last: dict[str, str]) -> list[str]:
+    """pass@k for k > 1 (a sampled eval's), the last epoch against the baseline: its interval's words for
+    the metrics table, and one line (per source with several), as pass@1 gets."""
+    n, rows = last_eval
+    sources = sorted({r["source"] for r in base} & {r["source"] for r in rows})
+    lines = []
+    for k in wider_ks(base, rows):
+        metric = f"pass@{k}"
+        try:
+            p = compare([per_problem(base, metric)], [per_problem(rows, metric)], f"eval/{metric}")
+        except ValueError:
+            continue
+        lines.append(f"- epoch {n} vs {what}: {_describe(p)}")
+        last[p.metric] = p.words()
+        for src in sources:
+            try:
+                q = compare([per_problem(base, metric, src)], [per_problem(rows, metric, src)], f"eval/{src}/{metric}")
+            except ValueError:
+                continue
+            last[q.metric] = q.words()
+            if len(sources) > 1:
+                lines.append(f"  - {_describe(q)}")
+    return lines
 
 
 def _describe(p: Paired) -> str:
