@@ -55,10 +55,8 @@ def student_tokenizer(cfg: Config):
     the embedded model not yet converted to safetensors (a first run converts it when it loads the
     weights) gives the tokenizer saved from its GGUF and no context (its stages check that)."""
     from pipeline.engines import model
-    from pipeline.store.paths import cache_root
     model.check_model(cfg.student.model)   # an unreachable Hub id fails once, not after retries
-    if cfg.student.model == model.EMBEDDED and not all(
-            (cache_root() / "models" / model.EMBEDDED / f).is_file() for f in ("config.json", "model.safetensors")):
+    if cfg.student.model == model.EMBEDDED and not model.embedded_converted():
         from transformers import AutoTokenizer
         return AutoTokenizer.from_pretrained(model.embedded_tokenizer_dir()), None
     from pipeline.engines.hf import context_length
