@@ -301,3 +301,19 @@ def test_a_completion_does_not_depend_on_its_batch_or_its_shard(tiny_model):
     assert len({tuple(i) for i in ids}) > 6  # really sampled: the completions differ
     other = generate(model, tok, prompts, cfg, seed=8, keys=keys)
     assert [r["completion_ids"] for r in other] != ids
+
+
+@pytest.mark.parametrize("rank, warned", [("0", True), ("1", False)])
+def test_only_rank_0_prints_the_warnings_every_rank_would_repeat(tmp_path, rank, warned):
+    """A config warning (an unused judge.python.function) and a logged warning come once, from rank 0; the
+    other ranks keep their errors."""
+    code = ("import logging, sys; from pipeline.cli.main import main; "
+            "logging.basicConfig(format='%(levelname)s %(message)s'); "
+            "logging.getLogger('rlaif').warning('a logged warning'); logging.getLogger('rlaif').error('an error'); "
+            f"sys.exit(main(['config', 'show', 'run.dir={tmp_path}', 'judge.python.function=x.py:f']))")
+    env = {**os.environ, "RANK": rank}
+    env.pop("WORLD_SIZE", None)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "an error" in r.stderr
+    assert ("a logged warning" in r.stderr) == warned and ("judge.python.function=x.py:f is not" in r.stderr) == warned

@@ -8,6 +8,11 @@ import sys
 
 if os.environ.get("RANK", "0") != "0":  # several processes: rank 0's progress bars speak for all
     os.environ.setdefault("TQDM_DISABLE", "1")  # (tqdm reads it when it is imported)
+    # and its warnings (the config's and preflight's are the same on every rank): the other ranks say only
+    # their errors, as accelerate's get_logger logs on the main process only by default
+    logging.getLogger("rlaif").addFilter(lambda record: record.levelno >= logging.ERROR)
+    import warnings
+    warnings.simplefilter("ignore", UserWarning)
 
 from pipeline.store import dist
 from pipeline.cli.commands_read import (cmd_compare, cmd_compare_evals, cmd_metrics, cmd_promote, cmd_report,
