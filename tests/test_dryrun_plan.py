@@ -195,7 +195,10 @@ def test_after_a_finished_epoch_the_dry_run_counts_the_epochs_still_to_run(tiny_
     assert sorted(blocks) == [2, 3], out
     judge = [next(x for x in blocks[n] if "judge (execution)" in x) for n in (2, 3)]
     assert all(re.search(r": \d+ of 12 judgements missing at most", x) for x in judge), judge
-    assert "  epochs 2 to 3 in all: judge (execution)" in out
+    assert "  epochs 2 to 3 in all: judge (execution)" in out and "eval.patience" not in out
+    assert main(["epoch", "3", "--dry-run", *tiny_config, "eval.patience=1"]) == 0
+    assert "  (counting every epoch: eval.patience=1 stops the run earlier if eval/score stops improving" \
+        in capsys.readouterr().out
     # an update-only rerun whose samples this config would remake: its dry run refuses as the run does
     said = []
     for dry in (["--dry-run"], []):

@@ -249,6 +249,9 @@ def estimate(runner, epochs: list[int], force: bool = False, only: str | None = 
         cache.close()
     if len(epochs) > 1:
         lines.append("  " + _total(cfg, epochs, plan))
+        if cfg.eval.patience:
+            lines.append(f"  (counting every epoch: eval.patience={cfg.eval.patience} stops the run earlier if "
+                         f"{cfg.eval.early_stop_metric} stops improving by eval.min_delta={cfg.eval.min_delta})")
     return lines
 
 
