@@ -161,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_promote)
     p = sub.add_parser("export", help="write epoch N's chosen policy as a model that loads without rlaif",
                        description="Write epoch N's chosen policy (or --variant's) to OUT as one standard "
-                       "transformers directory: the LoRA adapter merged into the base weights (in float32, then "
+                       "transformers directory: the LoRA adapter merged into the base weights (each W + sBA summed in float32, rounded once to "
                        "--dtype), the tokenizer, a model card (README.md: how to prompt it, with the system prompt "
                        "it was trained with) and rlaif.json (run, epoch, update variant, fingerprint, eval figures). "
                        "AutoModelForCausalLM.from_pretrained(OUT) and `vllm serve OUT` load it; "

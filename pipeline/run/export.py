@@ -110,15 +110,37 @@ def _write(cfg, adapter: Path, tmp: Path, adapter_only: bool, dtype: str, echo) 
         for f in adapter.iterdir():
             shutil.copy2(f, tmp / f.name)
         return "adapter"
-    try:   # float32 for the merge (W + s B A rounds once, in float32), then the export's dtype
-        want = _dtype(dtype, name)
-        base = AutoModelForCausalLM.from_pretrained(name, dtype=torch.float32)
+    try:   # the base in its checkpoint's own dtype: 2 bytes a weight for a bf16 checkpoint, not float32's 4
+        want, stored = _dtype(dtype, name), _dtype("auto", name)
+        base = AutoModelForCausalLM.from_pretrained(name, dtype=getattr(torch, stored))
     except (OSError, ValueError) as e:
         raise ModelError(_missing(cfg.student.model, e)) from None
     echo(f"  merging {adapter.parent.name}'s adapter into {cfg.student.model} ({want})")
-    model = PeftModel.from_pretrained(base, str(adapter)).merge_and_unload()
-    model.to(getattr(torch, want)).save_pretrained(tmp, safe_serialization=True)
+    model = merge_lora(PeftModel.from_pretrained(base, str(adapter)), getattr(torch, want))
+    model.save_pretrained(tmp, safe_serialization=True)
     return want
+
+
+def merge_lora(model, want):
+    """The base model of a PeftModel with each LoRA delta merged: W + s B A summed in float32, one weight at
+    a time, and rounded once to `want` (what merging a float32 copy of the whole model did, bit for bit:
+    tests/test_export.py), every other weight converted from the checkpoint's dtype. A DoRA adapter, or one
+    that saves whole modules, is merged by PEFT in float32 instead."""
+    import torch
+    from peft.tuners.lora import LoraLayer
+    layers = [m for m in model.modules() if isinstance(m, LoraLayer)]
+    if any(any(m.use_dora.values()) for m in layers) or getattr(model, "modules_to_save", None):
+        return model.float().merge_and_unload().to(want)
+    with torch.no_grad():
+        for m in layers:
+            weight = m.get_base_layer().weight
+            merged = weight.float()
+            for name in m.active_adapters:
+                if name in m.lora_A or name in m.lora_embedding_A:
+                    delta = m.get_delta_weight(name)   # in float32: PEFT loads a bf16 base's adapter in float32
+                    merged += delta.float()
+            weight.data = merged.to(want)
+    return model.unload().to(want)
 
 
 def _dtype(spec: str, name: str) -> str:
