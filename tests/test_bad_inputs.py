@@ -116,8 +116,9 @@ def test_the_evals_own_files_read_as_data_source_and_never_score_its_training_pr
     assert len(probs) == 3 and {p.language for p in probs} == {"ocaml"}
     check_data(cfg)
     both = load_config(None, [f"data.source={mine}", *over[1:], "data.validation_size=0"])
-    with pytest.raises(RunError, match="trains on 3 problem"):
+    with pytest.raises(RunError, match="trains on 3 problem") as e:
         check_data(both)
+    assert f"train on a split ({mine}:train" in str(e.value)    # the user's own file, named
     check_data(both.model_copy(update={"eval": both.eval.model_copy(update={"allow_trained": True})}))
     # another file in our own layout beside a mapped data.source, numbering its ids as the first does:
     # read as it is (the mapping fits only data.source's own file), and not the same problems

@@ -317,3 +317,16 @@ def test_only_rank_0_prints_the_warnings_every_rank_would_repeat(tmp_path, rank,
     assert r.returncode == 0, r.stderr
     assert "an error" in r.stderr
     assert ("a logged warning" in r.stderr) == warned and ("judge.python.function=x.py:f is not" in r.stderr) == warned
+
+
+def test_a_deepspeed_accelerate_config_is_refused_before_any_process_starts(tmp_path, capsys):
+    """The update refuses DeepSpeed: `--processes 2 --accelerate-config` naming it says so at once, as does
+    a file that is not there, instead of launching ranks that fail when the update stage begins."""
+    from pipeline.cli.main import main
+    ds = tmp_path / "ds.yaml"
+    ds.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 2\n")
+    assert main(["epoch", "1", "--processes", "2", "--accelerate-config", str(ds), f"run.dir={tmp_path}"]) == 2
+    err = capsys.readouterr().err
+    assert f"--accelerate-config {ds}: DeepSpeed" in err and "FSDP" in err and "launching" not in err
+    assert main(["epoch", "1", "--processes", "2", "--accelerate-config", str(tmp_path / "none.yaml")]) == 2
+    assert "cannot read it (No such file or directory)" in capsys.readouterr().err

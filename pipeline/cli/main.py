@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--processes", type=int, default=1, metavar="N",
                        help="run on N processes (one per GPU): launches `accelerate launch --num_processes N` for you")
         p.add_argument("--accelerate-config", metavar="FILE",
-                       help="with --processes: accelerate's config file (FSDP, DeepSpeed, several machines)")
+                       help="with --processes: accelerate's config file (FSDP, several machines; the update refuses DeepSpeed)")
         return p
 
     p = with_overrides(sub.add_parser("epoch", help="bring the run up to epoch N: epochs 1..N, finished stages reused",
@@ -220,7 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_metrics)
     p = sub.add_parser("config", help="config commands",
                        description="`rlaif config show`: the config in effect (--config and the overrides applied); "
-                       "--doc: every key with its default and what it does.")
+                       "`rlaif config show --doc`: every key with its default and what it does.")
     csub = p.add_subparsers(dest="what", required=True, metavar="{show}")
     p = with_overrides(csub.add_parser("show", help="print the effective config",
                                        description="Print the config in effect, --config's file with the overrides "

@@ -134,7 +134,7 @@ def check_data(cfg: Config) -> None:
     if both:   # (the validation split is carved out of the training problems: never both)
         raise RunError(f"data.source={cfg.data.source} trains on {len(both)} problem(s) the eval scores "
                        f"(eval.sources: {scored[both[0]]}; e.g. {', '.join(i for i, _ in both[:3])}): a held-out score of problems "
-                       f"trained on measures memory; train on a split (my.jsonl:train, read from each row's "
+                       f"trained on measures memory; train on a split ({_file_of(cfg.data.source)}:train, read from each row's "
                        "`split` field) or take them out of eval.sources (eval.allow_trained=true for a positive "
                        "control)")
     # read whole here (a malformed row named with the key), and a problem the eval scores among them refused
@@ -258,3 +258,12 @@ def check_data_files(cfg: Config, run_dir: Path) -> tuple[list[str], Callable[[]
         if files and dist.is_main() and run_dir.is_dir():
             write_json(record_path, {**seen, **{p: sha for p, (_, sha) in files.items()}})
     return warnings, record
+
+
+def _file_of(source: str) -> str:
+    """The file of a data source, its split left off, to name in a hint (`my.jsonl` for a shipped set or a
+    Hub dataset)."""
+    if source.startswith("hf:") or source.split(":")[0] in ("builtin", "bank", "ocaml", "humaneval"):
+        return "my.jsonl"
+    head, _, split = source.rpartition(":")
+    return head if head and "/" not in split and "." not in split else source

@@ -26,6 +26,7 @@ import logging
 import os
 import sys
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, Callable, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -171,6 +172,9 @@ def launch(n: int, accelerate_config: str | None, argv: list[str]) -> int:
     on this machine (accelerate's --multi_gpu launcher, which also runs CPU processes over gloo)."""
     import socket
     import subprocess
+    if accelerate_config and (why := _refused(accelerate_config)):
+        print(f"error: --accelerate-config {accelerate_config}: {why}", file=sys.stderr)
+        return 2
     rest, skip = [], False
     for x in argv:  # the command without --processes / --accelerate-config
         if skip:
@@ -193,3 +197,21 @@ def launch(n: int, accelerate_config: str | None, argv: list[str]) -> int:
         return subprocess.call(cmd)
     except KeyboardInterrupt:
         return 130
+
+
+def _refused(path: str) -> str | None:
+    """Why accelerate's config file cannot run this tool's stages (None if it can): unreadable, or DeepSpeed,
+    which the update refuses (said here, before any process starts, not when the update stage begins)."""
+    import yaml
+    try:
+        text = Path(path).expanduser().read_text()
+        conf = yaml.safe_load(text)   # accelerate writes YAML or JSON; YAML reads both
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        return f"cannot read it ({getattr(e, 'strerror', None) or e}); give the file `accelerate config` wrote"
+    if not isinstance(conf, dict):
+        return "not an accelerate config (a YAML or JSON mapping, as `accelerate config` writes)"
+    if str(conf.get("distributed_type", "")).upper() == "DEEPSPEED" or conf.get("deepspeed_config"):
+        return ("DeepSpeed: the update does not run under it (it accumulates gradients itself, and DeepSpeed's "
+                "engine steps on every backward); use DDP (no --accelerate-config) or FSDP (distributed_type: FSDP)")
+    return None
+
