@@ -187,6 +187,7 @@ def test_compare_evals_of_a_run_directory_that_does_not_exist_says_so(tmp_path, 
     ("curriculum.band_low=true", "curriculum.band_low: give a number, not true (the default is 0.2) (got True)"),
     ("curriculum.history_window=false", "curriculum.history_window: give a number, not false (the default is 3)"),
     ("curriculum.linear_start=[true, 0.3, 0.1]", "curriculum.linear_start: give numbers, not true/false"),
+    ("judge.python.weights=[true, 0.5]", "judge.python.weights: give numbers, not true/false"),
     # the right kind (a list), a wrong item in it: that item is named, not the union
     ("judge.python.function=[1, a]", "judge.python.function.0: Input should be a valid string (got 1)"),
 ])

@@ -305,17 +305,19 @@ def test_a_completion_does_not_depend_on_its_batch_or_its_shard(tiny_model):
 
 @pytest.mark.parametrize("rank, warned", [("0", True), ("1", False)])
 def test_only_rank_0_prints_the_warnings_every_rank_would_repeat(tmp_path, rank, warned):
-    """A config warning (an unused judge.python.function) and a logged warning come once, from rank 0; the
-    other ranks keep their errors."""
+    """A config warning (an unused judge.python.function) and this tool's logged warnings come once, from
+    rank 0; the other ranks keep their errors and other libraries' warnings."""
     code = ("import logging, sys; from pipeline.cli.main import main; "
             "logging.basicConfig(format='%(levelname)s %(message)s'); "
             "logging.getLogger('rlaif').warning('a logged warning'); logging.getLogger('rlaif').error('an error'); "
-            f"sys.exit(main(['config', 'show', 'run.dir={tmp_path}', 'judge.python.function=x.py:f']))")
+            f"rc = main(['config', 'show', 'run.dir={tmp_path}', 'judge.python.function=x.py:f']); "
+            "logging.getLogger('pipeline.store.dist').warning('a module warning'); "
+            "logging.getLogger('urllib3').warning('a library warning'); sys.exit(rc)")
     env = {**os.environ, "RANK": rank}
     env.pop("WORLD_SIZE", None)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "an error" in r.stderr
+    assert "an error" in r.stderr and "a library warning" in r.stderr and ("a module warning" in r.stderr) == warned
     assert ("a logged warning" in r.stderr) == warned and ("judge.python.function=x.py:f is not" in r.stderr) == warned
 
 
@@ -326,7 +328,12 @@ def test_a_deepspeed_accelerate_config_is_refused_before_any_process_starts(tmp_
     ds = tmp_path / "ds.yaml"
     ds.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 2\n")
     assert main(["epoch", "1", "--processes", "2", "--accelerate-config", str(ds), f"run.dir={tmp_path}"]) == 2
-    err = capsys.readouterr().err
-    assert f"--accelerate-config {ds}: DeepSpeed" in err and "FSDP" in err and "launching" not in err
+    said = capsys.readouterr()
+    assert f"--accelerate-config {ds}: DeepSpeed" in said.err and "FSDP" in said.err and "launching" not in said.out
     assert main(["epoch", "1", "--processes", "2", "--accelerate-config", str(tmp_path / "none.yaml")]) == 2
     assert "cannot read it (No such file or directory)" in capsys.readouterr().err
+    # a .json config is read as accelerate reads it (json: a tab-indented file is no YAML)
+    from pipeline.store.dist import _refused
+    for kind, refused in (("FSDP", False), ("DEEPSPEED", True)):
+        (tmp_path / "a.json").write_text('{\n\t"distributed_type": "%s",\n\t"num_processes": 2\n}\n' % kind)
+        assert (_refused(str(tmp_path / "a.json")) is not None) == refused, kind

@@ -152,8 +152,8 @@ def test_mistakes_say_what_to_do_and_lose_nothing(trained, capsys):
 
 
 def test_auto_dtype_is_the_checkpoints_own(tmp_path, tiny_model):
-    """--dtype auto reads the stored dtype from config.json before loading (a model loaded in float32
-    for the merge reports float32 whatever it was saved in)."""
+    """--dtype auto reads the stored dtype from config.json before loading (a model loaded in another
+    dtype reports that one, whatever it was saved in)."""
     from transformers import AutoModelForCausalLM
     from pipeline.run.export import _dtype
     half = tmp_path / "bf16"

@@ -9,10 +9,19 @@ import sys
 if os.environ.get("RANK", "0") != "0":  # several processes: rank 0's progress bars speak for all
     os.environ.setdefault("TQDM_DISABLE", "1")  # (tqdm reads it when it is imported)
     # and its warnings (the config's and preflight's are the same on every rank): the other ranks say only
-    # their errors, as accelerate's get_logger logs on the main process only by default
-    logging.getLogger("rlaif").addFilter(lambda record: record.levelno >= logging.ERROR)
+    # their errors, as accelerate's get_logger logs on the main process only by default (this tool's own
+    # warnings: the libraries' are left alone). The root handlers get the same filter once made (_main).
+    logging.getLogger("rlaif").addFilter(lambda record: _rank0_speaks(record))
     import warnings
-    warnings.simplefilter("ignore", UserWarning)
+    warnings.filterwarnings("ignore", category=UserWarning, module=r"(pipeline|judges|data|curriculum)(\.|$)")
+
+OURS = ("rlaif", "pipeline", "judges", "data", "curriculum")
+"""Loggers of this tool's own packages (the "rlaif" logger and any named by its module)."""
+
+
+def _rank0_speaks(record: logging.LogRecord) -> bool:
+    """On a rank other than 0: keep errors, and whatever another library logs; drop this tool's warnings."""
+    return record.levelno >= logging.ERROR or record.name.split(".")[0] not in OURS
 
 from pipeline.store import dist
 from pipeline.cli.commands_read import (cmd_compare, cmd_compare_evals, cmd_metrics, cmd_promote, cmd_report,
@@ -315,6 +324,9 @@ def _main(argv: list[str] | None) -> int:
     try:
         cfg = load_config(a.config, overrides)
         logging.basicConfig(level=cfg.run.log_level, format="%(levelname)s %(message)s")
+        if os.environ.get("RANK", "0") != "0":   # module loggers (pipeline.store.dist, judges.*) too
+            for handler in logging.getLogger().handlers:
+                handler.addFilter(_rank0_speaks)
         if dist.world_size() > 1:
             from pipeline.engines.model import resolve_device
             dist.init(resolve_device(cfg.run.device), cfg.run.dist_timeout_s)

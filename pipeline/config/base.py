@@ -28,7 +28,13 @@ class Section(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _no_bool_for_number(cls, v: Any, info: ValidationInfo) -> Any:
-        """true/false is no number: pydantic would read update.kl_coef=true as 1.0 (a YAML 0 or 1 stays a number)."""
+        """true/false is no number: pydantic would read update.kl_coef=true as 1.0 (a YAML 0 or 1 stays a number),
+        nor an item of a list of numbers (judge.python.weights=[true])."""
+        if isinstance(v, list) and any(isinstance(x, bool) for x in v) and info.field_name in cls.model_fields:
+            items = {a for k in _members(cls.model_fields[info.field_name].annotation)
+                     if typing.get_origin(k) in (list, tuple) for a in typing.get_args(k)}
+            if items & {int, float} and not items & {bool, Any}:
+                raise ValueError("give numbers, not true/false")
         if isinstance(v, bool) and info.field_name in cls.model_fields:
             kinds = _members(cls.model_fields[info.field_name].annotation)
             if kinds & {int, float} and not kinds & {bool, Any}:

@@ -112,7 +112,8 @@ def _write(cfg, adapter: Path, tmp: Path, adapter_only: bool, dtype: str, echo) 
         return "adapter"
     try:   # the base in its checkpoint's own dtype: 2 bytes a weight for a bf16 checkpoint, not float32's 4
         want, stored = _dtype(dtype, name), _dtype("auto", name)
-        base = AutoModelForCausalLM.from_pretrained(name, dtype=getattr(torch, stored))
+        # (a float32 export loads float32 whatever config.json says the checkpoint holds)
+        base = AutoModelForCausalLM.from_pretrained(name, dtype=getattr(torch, "float32" if want == "float32" else stored))
     except (OSError, ValueError) as e:
         raise ModelError(_missing(cfg.student.model, e)) from None
     echo(f"  merging {adapter.parent.name}'s adapter into {cfg.student.model} ({want})")
@@ -122,23 +123,29 @@ def _write(cfg, adapter: Path, tmp: Path, adapter_only: bool, dtype: str, echo) 
 
 
 def merge_lora(model, want):
-    """The base model of a PeftModel with each LoRA delta merged: W + s B A summed in float32, one weight at
-    a time, and rounded once to `want` (what merging a float32 copy of the whole model did, bit for bit:
-    tests/test_export.py), every other weight converted from the checkpoint's dtype. A DoRA adapter, or one
-    that saves whole modules, is merged by PEFT in float32 instead."""
+    """The base model of a PeftModel with each LoRA delta merged: W + s B A summed in float32 and rounded
+    once to `want` (what merging a float32 copy of the whole model did, bit for bit:
+    tests/test_export_merge.py), one weight at a time (a weight two adapted layers share, tied embeddings,
+    takes both deltas before its one rounding); every other weight converted from the checkpoint's dtype.
+    An adapter beyond plain LoRA (DoRA or another variant, LoRA biases, whole modules or token rows saved)
+    is merged by PEFT in float32 instead."""
     import torch
     from peft.tuners.lora import LoraLayer
     layers = [m for m in model.modules() if isinstance(m, LoraLayer)]
-    if any(any(m.use_dora.values()) for m in layers) or getattr(model, "modules_to_save", None):
+    conf = next(iter(model.peft_config.values()), None)
+    if (getattr(model, "modules_to_save", None) or getattr(conf, "trainable_token_indices", None)
+            or any(any(getattr(m, "use_dora", {}).values()) or any(getattr(m, "lora_bias", {}).values())
+                   or any(v is not None for v in getattr(m, "lora_variant", {}).values()) for m in layers)):
         return model.float().merge_and_unload().to(want)
+    shared: dict[int, tuple] = {}    # id(weight) -> (weight, its float32 sum)
     with torch.no_grad():
         for m in layers:
             weight = m.get_base_layer().weight
-            merged = weight.float()
+            _, merged = shared.setdefault(id(weight), (weight, weight.detach().float().clone()))
             for name in m.active_adapters:
                 if name in m.lora_A or name in m.lora_embedding_A:
-                    delta = m.get_delta_weight(name)   # in float32: PEFT loads a bf16 base's adapter in float32
-                    merged += delta.float()
+                    merged += m.get_delta_weight(name).float()   # float32: PEFT loads a bf16 base's adapter so
+        for weight, merged in shared.values():
             weight.data = merged.to(want)
     return model.unload().to(want)
 

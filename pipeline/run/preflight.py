@@ -263,7 +263,11 @@ def check_data_files(cfg: Config, run_dir: Path) -> tuple[list[str], Callable[[]
 def _file_of(source: str) -> str:
     """The file of a data source, its split left off, to name in a hint (`my.jsonl` for a shipped set or a
     Hub dataset)."""
+    from data.loaders import file_split
+    from data.rows import DataError
     if source.startswith("hf:") or source.split(":")[0] in ("builtin", "bank", "ocaml", "humaneval"):
         return "my.jsonl"
-    head, _, split = source.rpartition(":")
-    return head if head and "/" not in split and "." not in split else source
+    try:
+        return file_split(source)[0]
+    except DataError:
+        return source

@@ -98,7 +98,7 @@ def atomic_dir(final: Path) -> Iterator[Path]:
 
 
 def clean_stale(epoch_dir: Path) -> None:
-    """Remove temp/trash directories left by a killed process (never a finished output)."""
+    """Remove temp/trash directories (and a replaced file's trash) left by a killed process (never a finished output)."""
     if not epoch_dir.exists():
         return
     for p in epoch_dir.iterdir():

@@ -168,7 +168,7 @@ def kill_point(where: str) -> None:
 
 def launch(n: int, accelerate_config: str | None, argv: list[str]) -> int:
     """`rlaif ... --processes N`: the same command under `accelerate launch` on N processes. With an
-    accelerate config file, the file says how (FSDP, DeepSpeed, machines); without one, plain DDP
+    accelerate config file, the file says how (FSDP, several machines; DeepSpeed refused); without one, plain DDP
     on this machine (accelerate's --multi_gpu launcher, which also runs CPU processes over gloo)."""
     import socket
     import subprocess
@@ -202,15 +202,17 @@ def launch(n: int, accelerate_config: str | None, argv: list[str]) -> int:
 def _refused(path: str) -> str | None:
     """Why accelerate's config file cannot run this tool's stages (None if it can): unreadable, or DeepSpeed,
     which the update refuses (said here, before any process starts, not when the update stage begins)."""
+    import json
     import yaml
     try:
         text = Path(path).expanduser().read_text()
-        conf = yaml.safe_load(text)   # accelerate writes YAML or JSON; YAML reads both
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        # as accelerate reads it: json for a .json file (a tab-indented one is no YAML), else YAML
+        conf = json.loads(text) if path.endswith(".json") else yaml.safe_load(text)
+    except (OSError, UnicodeDecodeError, ValueError, yaml.YAMLError) as e:
         return f"cannot read it ({getattr(e, 'strerror', None) or e}); give the file `accelerate config` wrote"
     if not isinstance(conf, dict):
         return "not an accelerate config (a YAML or JSON mapping, as `accelerate config` writes)"
-    if str(conf.get("distributed_type", "")).upper() == "DEEPSPEED" or conf.get("deepspeed_config"):
+    if str(conf.get("distributed_type", "")).upper() == "DEEPSPEED":
         return ("DeepSpeed: the update does not run under it (it accumulates gradients itself, and DeepSpeed's "
                 "engine steps on every backward); use DDP (no --accelerate-config) or FSDP (distributed_type: FSDP)")
     return None
