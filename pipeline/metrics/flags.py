@@ -9,83 +9,12 @@ cannot carry them); the thresholds are rules of thumb, tuned in config.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from pipeline.config.epoch import ReportConfig
 from pipeline.metrics.advice import key_change, no_signal_flag, passes_advice
 from pipeline.metrics.doc import as_number, series
-
-# -- health checks ----------------------------------------------------------------------
-SEVERITIES = ("critical", "warning")
-
-FLAGS: dict[str, str] = {
-    "non_finite": "a recorded figure is NaN or infinite (a diverged loss, a NaN advantage, a judge's NaN score): "
-                  "every check that reads it is blind, so the epoch is flagged whole",
-    "reward_regression": "reward/mean fell by more than report.regression_drop from the previous epoch, and the 95% "
-                         "interval of the change lies below 0 (paired by prompt where both epochs scored the same "
-                         "prompts; else Welch's, over the two epochs' prompt means): a fall inside the interval is "
-                         "noise, not a regression",
-    "reward_decline": "reward/mean below the best earlier epoch (not the previous one) by more than "
-                      "report.regression_drop, with the 95% interval of the change from that epoch below 0: a slow "
-                      "decline whose every step is inside the noise (reward_regression compares neighbours)",
-    "loss_rising": "loss/total at the highest of the last report.loss_rising_epochs+1 RL epochs and more than 5% "
-                   "(at least 0.001) above its value report.loss_rising_epochs epochs before (the warm-start, epoch 0, "
-                   "trains another loss and is left out)",
-    "best_of_n_vs_mean": "reward/best_of_n rose while reward/mean fell by more than report.regression_drop",
-    "eval_regression": "eval/pass@1 fell from the previous eval with the 95% interval of the change, paired by "
-                       "problem, below 0: the held-out score fell beyond noise",
-    "no_signal": "score/student_mean below report.min_student_score, or more than half of the first epoch's groups "
-                 "at zero spread while the student scores below 0.5 (unsolved, not solved): the run cannot learn as "
-                 "configured (replaces mode_collapse at that epoch)",
-    "mode_collapse": "reward/frac_zero_std above report.max_frac_zero_std",
-    "entropy_collapse": "policy/entropy below report.min_entropy, or fallen report.entropy_falls epochs running to more than "
-                        "report.entropy_drop below its highest earlier value (swings that recover are not flagged); RL "
-                        "epochs only (the warm-start's entropy, epoch 0, is over the teacher's answers at T=1)",
-    "kl_high": "kl/k3 above report.kl_high x the KL target (report.kl_target; update.kl_target with "
-               "update.kl_mode=adaptive)",
-    "kl_exploding": "kl/k3 above report.kl_explode x the KL target",
-    "negative_k1": "kl/k1_start (the sampled tokens under the policy that sampled them, against the reference, "
-                   "before any update step) below report.negative_k1 (a run without kl/k1_start is not checked: the "
-                   "update's kl/k1 is below 0 by construction once a step moves the policy)",
-    "sampler_mismatch": "logprobs/sampler_gap above report.max_sampler_gap, or logprobs/sampler_outside above "
-                        "report.max_sampler_outside",
-    "reward_cv_high": "reward/cv above report.max_reward_cv, when select.advantage=raw (grpo/mean advantages are "
-                      "within-group: spread across prompts does not reach the gradient; reward/frac_zero_std is the "
-                      "spread that matters)",
-    "clip_high": "policy/clip_ratio (the share of tokens whose ratio the update clipped) above report.max_clip_ratio: "
-                 "the update moves the policy further than update.clip_eps lets the gradient follow (the clipped "
-                 "surrogate only: reinforce and loss_type=sapo clip nothing, cispo keeps every token's gradient)",
-    "nothing_trained": "an RL epoch whose update trained no token (update/trained_tokens 0, or select/kept_frac 0): "
-                       "the policy did not change",
-    "schedule_ended": "an RL epoch past update.planned_epochs whose learning rate ended at 0 (optim/lr_last): the LR "
-                      "schedule spans the planned epochs, and an epoch after them learns nothing",
-    "truncation_high": "completion/truncated_frac above report.max_truncated_frac",
-    "judge_parse_failures": "judge/parse_failures above report.max_parse_failure_frac of the epoch's judgements "
-                            "(judge/judgements)",
-    "judge_cost": "judge/cost_usd above report.max_cost_per_epoch_usd",
-    "teacher_weak": "with reward.kind=ratio, score/teacher_mean below report.min_teacher_score",
-    "teacher_missing": "with reward.kind=ratio, prompts without a teacher answer (teacher/missing): their reward is "
-                       "the student's score over reward.eps alone, mostly clipped at reward.clip_max",
-    "unscored": "no answer of the epoch scored (no reward figures at all), or judge/skipped (answers left out: "
-                "judge.skip_missing, refused requests) above report.max_parse_failure_frac of its judgements",
-    "teacher_below_student": "with reward.kind=ratio, score/teacher_mean below score/student_mean by more than "
-                             "report.regression_drop: the ratio rewards beating a weaker teacher, and "
-                             "update.teacher_sft_coef imitates its answers",
-}
-
-
-@dataclass(frozen=True)
-class Flag:
-    name: str
-    """One of FLAGS."""
-    epoch: int
-    severity: str
-    """critical | warning."""
-    evidence: str
-    """The numbers that raised it."""
-    advice: str
-    """Which config keys to change, and which way."""
+from pipeline.metrics.flag_kinds import FLAGS, SEVERITIES, Flag
 
 
 def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | None = None) -> list[Flag]:
