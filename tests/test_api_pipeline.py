@@ -95,7 +95,7 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
 
 
 def test_the_spend_ledger_survives_a_line_cut_by_a_kill(tmp_path):
-    from pipeline.stages.judging import SPEND_LEDGER, run_spend, spend_ledger
+    from pipeline.stages.spend import SPEND_LEDGER, run_spend, spend_ledger
     paid = spend_ledger(tmp_path, "judge")
     paid("k1", 0.25)
     with open(tmp_path / SPEND_LEDGER, "a") as f:
@@ -150,9 +150,9 @@ def test_budget_stops_the_judge_stage_and_keeps_what_was_paid(tiny_config, api, 
     assert main(["epoch", "1", *over, "judge.budget_usd=0.015"]) == 2
     assert api.total == first and "judge.budget_usd=$0.015 reached" in capsys.readouterr().err
     from pipeline.report.report import status_lines
-    from pipeline.stages.judging import spent_usd
+    from pipeline.stages.spend import spent_usd
     stopped = spent_usd(r.run_dir)
-    from pipeline.stages.judging import SPEND_LEDGER
+    from pipeline.stages.spend import SPEND_LEDGER
     paid = [json.loads(x) for x in (r.run_dir / SPEND_LEDGER).read_text().splitlines()][1:]
     assert len(paid) == first and all(p["usd"] > 0 for p in paid) and 0 < stopped <= 0.015
     assert main(["epoch", "1", *over, "judge.budget_usd=1.0"]) == 0

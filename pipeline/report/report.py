@@ -231,7 +231,7 @@ def status_lines(runner: "Runner") -> list[str]:
         lines.append(f"  epoch {n:>3}  {'  '.join(states)}  chosen={chosen[0].name if chosen else '-'} "
                      f"({len(runner.update_variants(n))} variant(s))  reward={_fmt(reward)}  spent=${cost:.4f}"
                      + ("" if mpath.exists() else "  (no metrics.json: unfinished)"))
-    from pipeline.stages.judging import manifest_spend, run_spend
+    from pipeline.stages.spend import manifest_spend, run_spend
     paid = run_spend(runner.run_dir)   # the spend ledger: stages stopped or recomputed have paid too
     spent = sum(paid.values())
     by = ", ".join(f"{k} ${v:.4f}" for k, v in sorted(paid.items()) if v)
@@ -306,7 +306,7 @@ def write_report(runner: "Runner", summary: list[str] | None = None) -> Path:
     chosen = [(m["epoch"], c[0].name) for m in ms if (c := runner.chosen_update(m["epoch"]))]  # as status says
     if chosen:
         out += ["Chosen policies: " + ", ".join(f"{e}: `{v}`" for e, v in chosen), ""]
-    from pipeline.stages.judging import spent_usd
+    from pipeline.stages.spend import spent_usd
     out += [f"Money spent so far: ${spent_usd(runner.run_dir):.4f} (every paid API call, `spend.jsonl`).", ""]
 
     from pipeline.report.noise import change_intervals, eval_changes, reward_trend

@@ -1,0 +1,71 @@
+"""What a run has paid for API calls: its spend ledger (spend.jsonl, every paid call as it returns) and the
+finished stages' figures; what judge.budget_usd is held to and what the report and `rlaif status` print."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+from pipeline.config.errors import RunError
+from pipeline.store.artifacts import read_manifest
+
+
+SPEND_LEDGER = "spend.jsonl"
+"""The run's paid calls, one JSON line each ({"stage", "key", "usd"}), appended as each answer arrives;
+its first line ({"baseline": {stage: usd}}) holds what finished stages had paid before it existed."""
+
+
+def manifest_spend(run_dir: Path) -> dict[str, float]:
+    """Dollars per stage (judge, teacher) in the figures of every finished output: a stage stopped
+    by the budget, an error or Ctrl-C left no manifest, and a recomputed one replaced its own."""
+    out: dict[str, float] = {}
+    for m in run_dir.glob("epoch-*/[!.]*/manifest.json"):   # not a killed rename's .tmp-/.trash- copy
+        fig = (read_manifest(m.parent) or {}).get("figures", {})
+        for stage in ("judge", "teacher"):
+            if fig.get(f"{stage}/cost_usd"):
+                out[stage] = out.get(stage, 0.0) + float(fig[f"{stage}/cost_usd"])
+    return out
+
+
+def run_spend(run_dir: Path) -> dict[str, float]:
+    """Dollars this run has paid, per stage: its spend ledger where it has one (every paid call, the
+    stages that did not finish included), else its finished outputs' figures."""
+    path = run_dir / SPEND_LEDGER
+    if not path.exists():
+        return manifest_spend(run_dir)
+    out: dict[str, float] = {}
+    lines = path.read_text().splitlines()
+    for i, line in enumerate(lines):
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            if i == len(lines) - 1 or not line.endswith("}"):
+                continue  # a line cut by a kill: its call is in the cache, its dollars are a few cents
+            raise RunError(f"{path}: line {i + 1} is not JSON; the run's spend cannot be read. Fix or delete "
+                           "that line (deleting the file falls back to the finished stages' figures)") from None
+        for stage, usd in (rec.get("baseline") or {rec.get("stage", "judge"): rec.get("usd", 0.0)}).items():
+            out[stage] = out.get(stage, 0.0) + float(usd)
+    return out
+
+
+def spent_usd(run_dir: Path) -> float:
+    """Dollars this run has paid so far (judge and teacher), what judge.budget_usd is held to."""
+    return sum(run_spend(run_dir).values())
+
+
+def spend_ledger(run_dir: Path, stage: str) -> Callable[[str, float], None]:
+    """on_paid for run_cached/run_batched: appends each paid call to the run's ledger, which starts
+    with what the finished stages paid before it existed."""
+    path = run_dir / SPEND_LEDGER
+
+    def paid(key: str, usd: float) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "ab+") as f:   # appends; reads from anywhere
+            lines = [] if f.tell() else [{"baseline": manifest_spend(run_dir)}]
+            cut = False
+            if f.tell():
+                f.seek(-1, 2)
+                cut = f.read(1) != b"\n"   # a line a kill cut short stays a line of its own (run_spend skips it)
+            lines.append({"stage": stage, "key": key[:16], "usd": usd})
+            f.write((("\n" if cut else "") + "".join(json.dumps(x) + "\n" for x in lines)).encode())
+    return paid
