@@ -79,6 +79,19 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
     capsys.readouterr()   # replayed: its dry run names the replay that remakes it, not a live `rlaif epoch`
     assert main(["replay", "1", "--dry-run", *over]) == 0
     assert "(`rlaif replay 1 --force` would remake it from the cache; then judge (" in capsys.readouterr().out
+    # which it does: every stage again, every judgement from the cache
+    assert main(["replay", "1", "--force", *over]) == 0 and judge_values(r, 1) == judged
+
+    # a replay that would replace the epoch's answers (another sampling config) refuses before any work: the
+    # cache cannot hold judgements of answers not drawn yet, and the epoch would be left half replaced
+    sampled = json.loads((r.epoch_dir(1) / "sample" / "manifest.json").read_text())["fingerprint"]
+    capsys.readouterr()
+    for dry in ([], ["--dry-run"]):
+        assert main(["replay", "1", *dry, *over, "sample.temperature=0.9"]) == 2
+        err = capsys.readouterr().err
+        assert "would remake epoch 1's finished stage(s) sample (sample.temperature 0.7 -> 0.9)" in err, err
+        assert "run.name=" in err and "`rlaif replay 1 --force`" in err
+    assert json.loads((r.epoch_dir(1) / "sample" / "manifest.json").read_text())["fingerprint"] == sampled
 
     # a replay miss is a clear error with the count, or skipped and counted when asked; its dry run says so, no price
     assert main(["replay", "1", "--dry-run", *over, "judge.show_teacher=false"]) == 0

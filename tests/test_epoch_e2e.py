@@ -218,7 +218,7 @@ def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):
     assert s3["inputs"]["policy"] == r.chosen_update(2)[1]["fingerprint"]
     # an update variant of epoch 1 becomes its chosen policy; epochs 2 and 3, trained from the one before, stay
     assert rlaif("update", "1", *over, "update.lr=5e-6") == 0
-    assert "epochs 2-3 were trained from the policy chosen before and stay as they are" in capsys.readouterr().out
+    assert "epochs 2-3 were trained from the policy chosen before: `rlaif epoch 4` keeps them" in capsys.readouterr().out
     kept2 = manifests(r.epoch_dir(2))
     assert rlaif("epoch", "3", *over, "sample.num_samples=2") == 0
     out = capsys.readouterr().out

@@ -98,9 +98,12 @@ def later_epochs_note(r, n: int) -> str | None:
     later = [e for e in r.epochs() if e > n]
     if not later:
         return None
-    return (f"epochs {later[0]}-{later[-1]} were trained from the policy chosen before and stay as they are (past "
-            f"epochs are frozen); `rlaif epoch {n + 1} --force` remakes epoch {n + 1} from this one (a new run.name "
-            f"keeps both lineages)")
+    span = f"epoch {later[0]}" if len(later) == 1 else f"epochs {later[0]}-{later[-1]}"
+    return (f"{span} {'was' if len(later) == 1 else 'were'} trained from the policy chosen before: `rlaif epoch "
+            f"{later[-1] + 1}` keeps {'it' if len(later) == 1 else 'them'} as {'it' if len(later) == 1 else 'they'} "
+            f"finished (past epochs are frozen) and trains on from epoch {later[-1]}'s policy; `rlaif epoch "
+            f"{n + 1}` remakes epoch {n + 1} from this one (new answers, judged anew: `--dry-run` prices it), "
+            f"and a new run.name keeps both lineages")
 
 
 def cmd_status(cfg: Config, a) -> int:

@@ -131,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       "stage, saying how many (--dry-run counts them first)."), epoch=True)
     p.add_argument("--dry-run", action="store_true", help="show what would run and the judgements missing from the "
                                                           "cache; run nothing")
+    p.add_argument("--force", action="store_true", help="remake epoch N's stages even where finished, from the cache; "
+                   "without it a replay refuses to replace finished prompts or answers (another config's, another "
+                   "parent policy's) whose judgements the cache may not hold")
     with_processes(p)
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("eval", help="evaluate epoch N's chosen policy on held-out problems (0 = base model)",

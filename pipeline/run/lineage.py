@@ -151,6 +151,28 @@ class Lineage:
                 changes += [x for x in moved if x not in changes]
         return changes
 
+    def replay_refusal(self, n: int, plan: list) -> str | None:
+        """Why `rlaif replay n` must not run as asked (None if it may): it would replace finished stages that
+        come before the judge stage (new prompts or answers, from another config or parent policy) whose
+        judgements the cache may not hold; the judge stage would then fail on them after those stages were
+        overwritten, leaving the epoch's answers and its scores from different runs."""
+        before = []
+        for st, fp, d, _ in plan:
+            if st.name == "judge":
+                break
+            m = read_manifest(d)
+            if m is not None and m.get("fingerprint") != fp and not st.variant:
+                moved = _moved_from(self.cfg, st, m)
+                before.append(f"{st.name} ({', '.join(moved)[:200] if moved else 'its inputs changed: the policy it samples from, or a stage before it'})")
+        if not before:
+            return None
+        return (f"`rlaif replay {n}` would remake epoch {n}'s finished stage(s) {'; '.join(before)}, replacing "
+                f"what its judgements, rewards and update were made from; the replay can only read judgements the "
+                f"cache holds, and answers that changed are not there. To replay with these settings without "
+                f"touching this epoch, give another run.name (run.name={self.cfg.run.name}-replay: the same run.dir "
+                f"shares this judge cache); `rlaif epoch {n}` remakes it live (new judgements are paid); "
+                f"`rlaif replay {n} --force` replaces them anyway (the replay fails on the first judgement missing)")
+
     def _chosen_variant(self, n: int, stage: str) -> dict | None:
         """The manifest of epoch n's chosen update, or of that update's eval."""
         chosen = self.chosen_update(n)

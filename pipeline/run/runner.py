@@ -229,6 +229,8 @@ class Runner(Lineage):
             dist.on_main(lambda: clean_stale(edir))
         fps, dirs = self.outside_inputs(n)
         plan = self.plan(n, (fps, dirs))
+        if self.cfg.judge.mode == "replay" and not force and only is None and (why := self.replay_refusal(n, plan)):
+            raise RunError(why)
         results: dict[str, dict] = {}
         first_variant = next((i for i, (st, *_) in enumerate(plan) if st.variant), len(plan))
         needed = _inputs_of(only, [st for st, *_ in plan]) if only is not None else set()
