@@ -63,7 +63,15 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
 
     # unchanged rerun and an update-only variant: no request reaches the server
     assert main(["epoch", "1", *over]) == 0
+    first = r.chosen_update(1)[0].name
+    capsys.readouterr()
     assert main(["update", "1", *over, "update.lr=5e-6"]) == 0
+    made = r.chosen_update(1)[0].name
+    assert f"policy: {made[7:]} -> " in capsys.readouterr().out and made != first   # the last made: chosen
+    assert main(["update", "1", *over]) == 0     # the first variant again, reused: not the policy
+    out = capsys.readouterr().out
+    assert "policy: " not in out and f"update variant {first[7:]} -> " in out, out
+    assert f"epoch 1's chosen policy is {made} (the last made)" in out and f"`rlaif promote 1 {first}`" in out
     assert api.total == paid
 
     # replay offline: no server, no API key, identical scores bit for bit

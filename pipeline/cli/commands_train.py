@@ -110,16 +110,19 @@ def cmd_epoch(cfg: Config, a) -> int:
         return 0
     record_data_files()   # the run read these files as they are now: their next change is said once
     if "update" in res:
-        print(f"policy: {res['update'].get('fingerprint', '')[:8]} -> {r.epoch_dir(a.n)}/update-{res['update']['fingerprint'][:8]}/adapter")
         from pipeline.cli.commands_read import later_epochs_note
+        made = res["update"].get("fingerprint", "")
         chosen = r.chosen_update(a.n)
-        if a.cmd == "update" and chosen and chosen[1].get("fingerprint") == res["update"].get("fingerprint"):
-            note = later_epochs_note(r, a.n)
+        if chosen is None or chosen[1].get("fingerprint") == made:
+            print(f"policy: {made[:8]} -> {r.epoch_dir(a.n)}/update-{made[:8]}/adapter")
+            note = later_epochs_note(r, a.n) if a.cmd == "update" else None
             if note:
                 print(f"epoch {a.n}'s chosen policy is this variant; {note}")
-        elif a.cmd == "update" and chosen and (r.epoch_dir(a.n) / "chosen.json").exists():
-            print(f"epoch {a.n}'s chosen policy stays {chosen[0].name} (promoted); `rlaif promote {a.n} "
-                  f"update-{res['update']['fingerprint'][:8]}` chooses this one")
+        else:   # a variant made earlier and reused, or one made beside a promoted choice: not the policy
+            promoted = (r.epoch_dir(a.n) / "chosen.json").exists()
+            print(f"update variant {made[:8]} -> {r.epoch_dir(a.n)}/update-{made[:8]}/adapter; epoch {a.n}'s chosen "
+                  f"policy {'stays' if promoted else 'is'} {chosen[0].name} ({'promoted' if promoted else 'the last made'}), "
+                  f"the one later epochs start from; `rlaif promote {a.n} update-{made[:8]}` chooses this one")
     if single:   # a judge stage reused (always, for `rlaif update`) called nothing now: its figures are its own run's
         judge = res.get("judge") if isinstance(res, dict) else None
         print(epoch_line(r, a.n, judge_reused=bool(judge) and judge.get("finished_at", t) < t))
