@@ -140,3 +140,24 @@ def test_an_update_rerun_at_the_schedules_tail_is_warned(tmp_path):
     assert note and "starts at 18% of the peak" in note and "optim/lr_last 3.5e-05 of 0.0002" in note, note
     assert schedule_tail(r, load_config(None, [f"run.dir={tmp_path}", "update.scheduler=constant"]), 4) is None
     assert schedule_tail(r, cfg, 7) is None                      # no metrics of epoch 6: nothing to say
+
+
+def test_variant_commands_on_epochs_without_variants_say_why_and_compare_keeps_its_columns(fake_run, capsys):
+    """compare 0 (the warm-start has no variants), promote of an epoch that has not run, a compare whose
+    key is wider than its column, and a comparison over too few problems for an interval."""
+    from pipeline.metrics.significance import compare
+    from tests.test_report import _stage_dir
+    assert main(["compare", "0", *demo(fake_run)]) == 2
+    assert "epoch 0 is the supervised warm-start: one adapter, no update variants" in capsys.readouterr().err
+    assert main(["promote", "9", "abc", *demo(fake_run)]) == 2
+    err = capsys.readouterr().err
+    assert "epoch 9 of run" in err and "has no finished update (epochs with one: 1, 2, 3, 4)" in err, err
+    edir = fake_run.epoch_dir(4)
+    for lr, coef in ((2e-5, 4.0), (1e-5, 0.5)):
+        _stage_dir(edir / f"update-{int(lr * 1e6):08d}", f"{int(lr * 1e6):08d}" + "0" * 56, stage="update",
+                   config={"update": {"lr": lr, "teacher_sft_coef": coef}})
+    assert main(["compare", "4", *demo(fake_run)]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert " update.lr " in head and " update.teacher_sft_coef " in head, head
+    p = compare([{"a": 0.0, "b": 1.0, "c": 0.0}], [{"a": 1.0, "b": 1.0, "c": 1.0}])
+    assert "[no interval: 3 problem(s), fewer than 5]" in p.line() and "inf" not in p.line()

@@ -15,6 +15,9 @@ log = logging.getLogger("rlaif")
 def cmd_compare(cfg: Config, a) -> int:
     from pipeline.config.errors import RunError
     r = existing_run(cfg)
+    if a.n == 0:
+        raise RunError("epoch 0 is the supervised warm-start: one adapter, no update variants to compare; "
+                       "`rlaif compare N` compares epoch N's (N >= 1: `rlaif update N key=value` makes them)")
     variants = r.update_variants(a.n)
     if not variants:
         raise RunError(f"epoch {a.n} of run {r.run_dir} has no update yet: run `rlaif epoch {a.n}` first")
@@ -32,14 +35,15 @@ def cmd_compare(cfg: Config, a) -> int:
         found = r.eval_of(a.n, m["fingerprint"])
         if found:
             paths[m["fingerprint"]], evals[m["fingerprint"]] = found[0], found[1].get("figures", {})
-    print(f"{'':2}{'variant':<18}" + "".join(f"{c:>16}" for c in cols))
+    widths = [max(16, len(c) + 2) for c in cols]   # a long key's name never runs into the next column's
+    print(f"{'':2}{'variant':<18}" + "".join(f"{c:>{w}}" for c, w in zip(cols, widths)))
     for p, m in variants:
         fig, conf = {**m.get("figures", {}), **evals.get(m["fingerprint"], {})}, m.get("config", {}).get("update", {})
         vals = [conf.get(k) for k in keys] + [fig.get(c) for c in metrics]
         mark = "*" if chosen and chosen[0] == p else " "
         print(f"{mark} {p.name:<18}" + "".join(
-            f"{v:>16.4g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else
-            f"{'-':>16}" if v is None else f"{str(v)[:15]:>16}" for v in vals))
+            f"{v:>{w}.4g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else
+            f"{'-':>{w}}" if v is None else f"{str(v)[:w - 1]:>{w}}" for v, w in zip(vals, widths)))
     print("* = chosen policy (the next epoch starts from it); change with `rlaif promote N VARIANT`")
     from pipeline.report.noise import variant_lines
     lines = variant_lines(paths.get(chosen[1]["fingerprint"]) if chosen else None,

@@ -108,11 +108,17 @@ class Paired:
     def words(self, better: str = "better", same: str = "within noise", worse: str = "worse") -> str:
         return {1: better, 0: same, -1: worse}[self.sign]
 
+    def interval(self) -> str:
+        """'[low, high]', or why there is none (fewer problems than MIN_VALUES)."""
+        if math.isinf(self.ci[0]) or math.isinf(self.ci[1]):
+            return f"[no interval: {self.problems} problem(s), fewer than {MIN_VALUES}]"
+        return f"[{self.ci[0]:+.4f}, {self.ci[1]:+.4f}]"
+
     def line(self) -> str:
         pct = f"{100 * self.confidence:.0f}%"
         good = "higher" if self.higher_is_better else "lower"
         return (f"{self.metric:<12} {self.mean_a:.4f} -> {self.mean_b:.4f}  diff {self.diff:+.4f} "
-                f"[{self.ci[0]:+.4f}, {self.ci[1]:+.4f}] ({pct})  P(improve) {self.prob_improvement:.2f}  "
+                f"{self.interval()} ({pct})  P(improve) {self.prob_improvement:.2f}  "
                 f"won/lost/tied {self.won}/{self.lost}/{self.tied}  ({good} is better): {self.words()}")
 
 

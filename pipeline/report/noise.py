@@ -112,7 +112,7 @@ def _wider_pass(base: list[dict], last_eval: tuple[int, list[dict]], what: str, 
 
 def _describe(p: Paired) -> str:
     return (f"`{p.metric}` {p.mean_a:.4f} -> {p.mean_b:.4f}, paired {p.diff:+.4f} "
-            f"[{p.ci[0]:+.4f}, {p.ci[1]:+.4f}] over {p.problems} problems (won/lost/tied {p.won}/{p.lost}/{p.tied}): "
+            f"{p.interval()} over {p.problems} problems (won/lost/tied {p.won}/{p.lost}/{p.tied}): "
             f"**{p.words()}**")
 
 

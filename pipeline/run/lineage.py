@@ -105,8 +105,13 @@ class Lineage:
                      or str(m.get("fingerprint", "")).startswith(variant.removeprefix("update-"))]
             if len(match) > 1:
                 raise RunError(f"epoch {n}: {variant!r} is ambiguous, it matches {', '.join(match)}; give more of it")
+            if not match and not names:
+                done = [e for e in self.epochs() if e > 0 and self.chosen_update(e) is not None]
+                raise RunError(f"epoch {n} of run {self.run_dir} has no finished update (" + (
+                    "epoch 0, the warm-start, has one adapter and no variants" if n == 0 else
+                    f"epochs with one: {', '.join(map(str, done))}" if done else "no epoch has one yet") + ")")
             if not match:
-                raise RunError(f"epoch {n} has no update variant {variant!r}; variants: {', '.join(names) or 'none'}")
+                raise RunError(f"epoch {n} has no update variant {variant!r}; variants: {', '.join(names)}")
             variant = match[0]
         return self.epoch_dir(n) / variant
 
