@@ -240,8 +240,10 @@ def status_lines(runner: "Runner") -> list[str]:
                  + (f"; ${unfinished:.4f} of it by stages that stopped before the end or were recomputed (their "
                     "answers are in the cache)" if unfinished > 5e-5 else "")
                  + (f"; the cache saved ${total['judge/saved_usd']:.4f}" if total.get("judge/saved_usd") else ""))
-    lines.append("stage states: done; stale = finished, but the current config would recompute it; new = the current "
-                 "config's update/eval variant is not run yet (it would go beside the chosen one); - = not run")
+    lines.append("stage states: done; stale = finished, but the current config would recompute it (`rlaif epoch N` "
+                 "for that N; later epochs keep it as it finished); new = the current config's update/eval variant is "
+                 "not run yet (it would go beside the chosen one); - = not run")
+    lines += runner.other_parents()
     if differ:
         text, typed = "; ".join(differ), _recorded_overrides(differ)
         lines.append("these settings differ from what the stale and new stages were made with (recorded -> now): "
@@ -306,6 +308,7 @@ def write_report(runner: "Runner", summary: list[str] | None = None) -> Path:
     chosen = [(m["epoch"], c[0].name) for m in ms if (c := runner.chosen_update(m["epoch"]))]  # as status says
     if chosen:
         out += ["Chosen policies: " + ", ".join(f"{e}: `{v}`" for e, v in chosen), ""]
+        out += [f"Lineage: {x}." for x in runner.other_parents()] + ([""] if runner.other_parents() else [])
     from pipeline.stages.spend import spent_usd
     out += [f"Money spent so far: ${spent_usd(runner.run_dir):.4f} (every paid API call, `spend.jsonl`).", ""]
 

@@ -156,6 +156,27 @@ class Lineage:
                 changes += [x for x in moved if x not in changes]
         return changes
 
+    def other_parents(self) -> list[str]:
+        """A line for each epoch whose answers were sampled from another policy than the epoch before's chosen
+        one (that epoch's choice changed after: `rlaif update` or `rlaif promote`): the run's later epochs
+        continue the former line, and the report's chosen policies are not one chain."""
+        out = []
+        for n in self.epochs():
+            m = read_manifest(self.epoch_dir(n) / "sample") if n > 0 else None
+            had = ((m or {}).get("inputs") or {}).get(POLICY)
+            try:
+                now = self.policy(n - 1)[0]
+            except RunError:
+                continue
+            if had and had != now:
+                prev = n - 1
+                made = next((p.name for p, pm in self.update_variants(prev) if pm.get("fingerprint") == had), None)
+                chosen = self.chosen_update(prev)
+                out.append(f"epoch {n} was sampled from epoch {prev}'s {made or 'former policy'}, not its chosen "
+                           f"{chosen[0].name if chosen else 'policy'} (chosen after epoch {n} ran): epoch {n} and the "
+                           f"epochs after it continue the former line (`rlaif epoch {n}` remakes it from the chosen one)")
+        return out
+
     def replay_refusal(self, n: int, plan: list) -> str | None:
         """Why `rlaif replay n` must not run as asked (None if it may): it would replace finished stages that
         come before the judge stage (new prompts or answers, from another config or parent policy) whose
