@@ -40,3 +40,6 @@ def test_an_epoch_sampled_from_a_former_choice_is_said_and_not_replayed_over(tin
     capsys.readouterr()
     assert main(["status", *tiny_config]) == 0
     assert "was sampled from" not in capsys.readouterr().out
+    for other in ("update.warm_start=true", "student.lora.r=8"):   # the run read with other settings: no lineage
+        assert main(["status", *tiny_config, other]) == 0
+        assert "was sampled from" not in capsys.readouterr().out, other

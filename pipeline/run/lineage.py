@@ -168,13 +168,13 @@ class Lineage:
                 now = self.policy(n - 1)[0]
             except RunError:
                 continue
-            if had and had != now:
-                prev = n - 1
-                made = next((p.name for p, pm in self.update_variants(prev) if pm.get("fingerprint") == had), None)
-                chosen = self.chosen_update(prev)
-                out.append(f"epoch {n} was sampled from epoch {prev}'s {made or 'former policy'}, not its chosen "
-                           f"{chosen[0].name if chosen else 'policy'} (chosen after epoch {n} ran): epoch {n} and the "
-                           f"epochs after it continue the former line (`rlaif epoch {n}` remakes it from the chosen one)")
+            prev = n - 1   # only a variant of epoch n-1 that is not its choice (reading the run with another
+            made = next((p.name for p, pm in self.update_variants(prev) if pm.get("fingerprint") == had), None)
+            chosen = self.chosen_update(prev)   # student or warm-start setting moves the base's fp: no lineage)
+            if had and had != now and made and chosen:
+                out.append(f"epoch {n} was sampled from epoch {prev}'s {made}, not its chosen {chosen[0].name} "
+                           f"(chosen after epoch {n} ran): epoch {n} and the epochs after it continue the former line "
+                           f"(`rlaif epoch {n}` remakes it from the chosen one)")
         return out
 
     def replay_refusal(self, n: int, plan: list) -> str | None:
