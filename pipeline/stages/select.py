@@ -28,6 +28,8 @@ def run(ctx: Ctx) -> None:
             s = samples[(pid, r["sample_idx"])]
             batch.append({"problem_id": pid, "sample_idx": r["sample_idx"], "reward": r["reward"], "advantage": a,
                           "prompt_ids": s["prompt_ids"], "completion_ids": s["completion_ids"], "sft": False,
+                          # update.mask_truncated_completions reads it (an answer cut at max_new_tokens)
+                          "finish_reason": s.get("finish_reason"),
                           # the sampling engine's own logprobs (sample.engine=vllm), for logprobs/sampler_gap
                           **({"sampler_logprobs": s["sampler_logprobs"]} if s.get("sampler_logprobs") is not None else {})})
     n_pg = len(batch)
@@ -53,5 +55,5 @@ def teacher_rows(ctx: Ctx, rewards: list[dict], samples: dict) -> list[dict[str,
             prompt_ids = samples[(pid, group[0]["sample_idx"])]["prompt_ids"]
             ids = tok.encode(teacher[pid], add_special_tokens=False) + [tok.eos_token_id]
             out.append({"problem_id": pid, "sample_idx": -1, "reward": t_score, "advantage": 0.0,
-                        "prompt_ids": prompt_ids, "completion_ids": ids, "sft": True})
+                        "prompt_ids": prompt_ids, "completion_ids": ids, "sft": True, "finish_reason": None})
     return out

@@ -119,6 +119,10 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     # mask_truncated_completions (DAPO's overlong filtering; TRL's option of the same name): a completion
     # cut at max_new_tokens trains no token, policy or KL
     loss_s = settings(uc)
+    if uc.mask_truncated_completions and any(not r.get("sft") and "finish_reason" not in r for r in rows):
+        raise RunError("update.mask_truncated_completions needs each answer's finish_reason, which this epoch's select "
+                       "stage did not keep (it was made by an older version); remake it from disk with `rlaif epoch N "
+                       "--only select --force` (N: this epoch), then rerun the update")
     rows = [{**r, "index": i, "trained_len": trained_len(r, uc.mask_truncated_completions)} for i, r in enumerate(rows)]
     max_len = max_len or max([len(r["completion_ids"]) for r in rows] + [1])
     any_pg = any(not r.get("sft") for r in rows)
