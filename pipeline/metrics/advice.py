@@ -22,7 +22,20 @@ def key_change(key: str, way: str, settings: dict[str, Any], factor: float = 2.0
     new = cur / factor if way == "lower" else cur * factor
     if isinstance(settings.get(key), int):
         new = max(1, round(new))
+    usual = _default_of(key)   # ten times past the default the way to go: one step is no advice, the default is
+    if usual and ((way == "lower" and cur > 10 * usual) or (way == "raise" and 0 < cur < usual / 10)):
+        return f"{way} {key} (e.g. {_g(cur)} -> {_g(usual)}, the default)"
     return f"{way} {key} (e.g. {_g(cur)} -> {_g(new)})"
+
+
+def _default_of(key: str) -> float | None:
+    """The config's default for a numeric key ('update.lr' -> 0.0002), or None."""
+    from pipeline.config.schema import Config
+    try:
+        value = Config().get(key)
+    except AttributeError:
+        return None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
 
 
 def passes_advice(settings: dict[str, Any]) -> str:

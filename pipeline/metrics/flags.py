@@ -17,6 +17,11 @@ from pipeline.metrics.doc import as_number, series
 from pipeline.metrics.flag_kinds import FLAGS, SEVERITIES, Flag
 
 
+STILL_KL = 1e-3
+"""kl/k3_start below this: the policy that sampled the epoch has hardly moved from the reference (a reward
+regression is then more likely the prompts drawn than the update)."""
+
+
 def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | None = None) -> list[Flag]:
     """Flags raised by the recorded metrics of a run (one dict per epoch, each with "epoch").
 
@@ -41,12 +46,18 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         if r1 >= r0 - cfg.regression_drop or (ci is not None and ci[1] >= 0):
             continue  # not down by the threshold, or down inside its interval (paired by prompt): noise
         best_e, best_r = max(rewards[:i], key=lambda er: er[1])
+        moved = as_number(ms[[m["epoch"] for m in ms].index(e1)].get("kl/k3_start"))
+        still = moved is not None and moved < STILL_KL   # the policy that sampled is its reference, or nearly
         flag("reward_regression", e1,
              f"reward/mean {r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}; threshold -{cfg.regression_drop}); "
-             f"best so far {best_r:.4f} at epoch {best_e}",
-             f"{lower_lr} or {raise_kl}; try it as a variant: `rlaif update {e1} update.lr=...`, "
+             f"best so far {best_r:.4f} at epoch {best_e}" + (f"; kl/k3_start {moved:.3g}" if moved is not None else ""),
+             ("the policy that sampled has hardly moved from its reference (kl/k3_start below "
+              f"{STILL_KL:g}), so the fall is more likely the prompts this epoch drew than the update: "
+              "data.pool_size fixes the prompts every epoch, a larger data.prompts_per_epoch averages over more; "
+              "if the update is the cause, " if still else "")
+             + f"{lower_lr} or {raise_kl}; try it as a variant: `rlaif update {e1} update.lr=...`, "
              f"then `rlaif compare {e1}` and `rlaif promote {e1} VARIANT`",
-             "critical" if r1 < r0 - 5 * cfg.regression_drop else "warning")
+             "critical" if r1 < r0 - 5 * cfg.regression_drop and not still else "warning")
         if e0 in bon and e1 in bon and bon[e1] > bon[e0]:
             top_k = max(2, int(as_number(s.get("sample.num_samples")) or 4) // 2)
             flag("best_of_n_vs_mean", e1,
@@ -124,11 +135,17 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         if blind:
             flag("no_signal", e, *blind, "critical")
         elif fz is not None and fz > cfg.max_frac_zero_std:
-            st = get("score/student_mean")
-            why = ("most groups score the same low value, the prompts are too hard: narrow data.difficulties "
-                   "(e.g. drop hard)" if st is not None and st < 0.1 else
+            st, div = get("score/student_mean"), get("completion/diversity")
+            bounded = s.get("judge.kind", "execution") in ("execution", "mix", "anthropic", "openai", "hf")
+            why = ("a group's answers are (nearly) the same text (completion/diversity "
+                   f"{div:.3f}): sampling is too sharp" if div is not None and div < 0.05 else
+                   "the answers differ (completion/diversity "
+                   f"{div:.3f}) yet score the same: the judge does not tell them apart (a constant or coarse reward)"
+                   if div is not None and div > 0.5 and not bounded else
+                   "most groups score the same low value, the prompts are too hard: narrow data.difficulties "
+                   "(e.g. drop hard)" if bounded and st is not None and st < 0.1 else
                    "most groups are solved by every sample: add harder prompts (data.difficulties)"
-                   if st is not None and st > 0.9 else "adjust the prompt mix (data.difficulties)")
+                   if bounded and st is not None and st > 0.9 else "adjust the prompt mix (data.difficulties)")
             flag("mode_collapse", e,
                  f"reward/frac_zero_std {fz:.3f} > {cfg.max_frac_zero_std}: {fz:.0%} of prompt groups have all K rewards "
                  f"equal and give no learning signal" + (f" (score/student_mean {st:.3f})" if st is not None else ""),
@@ -151,13 +168,16 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         if k3 is not None and k3 > cfg.kl_high * target:
             explode = k3 > cfg.kl_explode * target
             flag("kl_exploding" if explode else "kl_high", e,
-                 f"kl/k3 {k3:.4f} = {k3 / target:.1f} x {target_key} {target:g} "
-                 f"(flag above {cfg.kl_explode if explode else cfg.kl_high} x)",
+                 f"kl/k3 {k3:.4g} = {k3 / target:.3g} x {target_key} {target:g} "
+                 f"(flag above {cfg.kl_explode if explode else cfg.kl_high} x)"
+                 + (f"; kl/k3_start {get('kl/k3_start'):.4g} (the policy that sampled, against the reference: the "
+                    f"update's kl/k3 averages over its steps, where one token's ratio can dominate)"
+                    if get("kl/k3_start") is not None else ""),
                  f"the policy moves away from the reference too fast: {raise_kl}, {lower_lr}, "
                  + (f"or {key_change('update.kl_horizon', 'lower', s)} so the adaptive coefficient reacts sooner"
                     if adaptive else "or let update.kl_mode=adaptive steer the coefficient toward update.kl_target")
                  + passes_advice(s)
-                 + ("; consider promoting an earlier variant (`rlaif compare N`)" if explode else ""),
+                 + (f"; consider promoting an earlier variant (`rlaif compare {e}`)" if explode else ""),
                  "critical" if explode else "warning")
 
         # Not the update's kl/k1: it averages over the update's steps, and once a step moves the policy
@@ -190,9 +210,9 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  + (f", {outside:.1%} of tokens with a ratio outside [0.5, 2] (report.max_sampler_outside "
                     f"{cfg.max_sampler_outside:.0%})" if outside is not None else ""),
                  "the engine that sampled (sample.engine) gave its tokens other probabilities than the update's model "
-                 "does: the update's ratio and KL assume the tokens came from its own distribution (a negative kl/k1_start "
-                 "follows). Likely causes, in order: a truncation the update does not apply (set sample.top_p=1 and "
-                 "sample.top_k=0); a logits processor of the model's generation_config (repetition_penalty, "
+                 "does: the update's ratio and KL assume the tokens came from its own distribution (kl/k1_start then "
+                 "reads off kl/k3_start, either way). " + _mismatch_first(s) + "Likely causes, in order: a truncation "
+                 "the update does not apply (sample.top_p=1 and sample.top_k=0); a logits processor of the model's generation_config (repetition_penalty, "
                  "no_repeat_ngram_size: our engines leave them out, so look for rows sampled elsewhere); the dtype "
                  "(sample.dtype other than student.dtype: set sample.dtype=float32 to sample the trained weights "
                  "themselves); the engine (vLLM's kernels and merged LoRA: compare with sample.engine=hf on the same epoch)")
@@ -222,9 +242,13 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         if e >= 1 and (tt == 0 or (kept == 0 and not get("select/teacher_rows"))):   # teacher rows alone still train
             flag("nothing_trained", e,
                  f"update/trained_tokens {tt if tt is not None else '-'}, select/kept_frac {kept if kept is not None else '-'}",
-                 "every answer was dropped before the update: select.drop_zero_std (every group at zero spread: "
-                 "see reward/frac_zero_std), select.min_reward above every reward, or "
-                 "update.mask_truncated_completions with every answer cut off (raise sample.max_new_tokens)",
+                 "every answer was dropped before the update: "
+                 + (f"{get('score/student_unscored'):.0f} answers were unscored, and reward.none_as=None drops them "
+                    f"(`rlaif samples {e} --worst K` shows why the judge left them out; reward.none_as=0 trains on them); "
+                    if get("score/student_unscored") else "")
+                 + "select.drop_zero_std (every group at zero spread: see reward/frac_zero_std), select.min_reward "
+                 "above every reward, or update.mask_truncated_completions with every answer cut off (raise "
+                 "sample.max_new_tokens)",
                  "critical")
 
         planned, lr_last = as_number(s.get("update.planned_epochs")), get("optim/lr_last")
@@ -242,8 +266,9 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"completion/truncated_frac {tr:.3f} > {cfg.max_truncated_frac}"
                  + (f" (completion/length_mean {get('completion/length_mean'):.0f} tokens)" if get("completion/length_mean") is not None else ""),
                  f"{key_change('sample.max_new_tokens', 'raise', s)}, or add sample.stop (e.g. the closing code fence) "
-                 f"so answers end after the code block; truncated answers score x judge.execution.truncation_factor "
-                 f"(judge.ocaml.truncation_factor for OCaml)")
+                 f"so answers end after the code block"
+                 + ("; truncated answers score x judge.execution.truncation_factor (judge.ocaml.truncation_factor for "
+                    "OCaml)" if s.get("judge.kind", "execution") in ("execution", "mix") else ""))
 
         pf = get("judge/parse_failures")
         if pf:
@@ -317,3 +342,16 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
 
     order = {n: i for i, n in enumerate(FLAGS)}
     return sorted(flags, key=lambda f: (f.epoch, SEVERITIES.index(f.severity), order[f.name]))
+
+
+def _mismatch_first(s: dict[str, Any]) -> str:
+    """The sampler-mismatch cause this run's own settings show, said first ('' when none does)."""
+    cut = [f"sample.{k}={s[f'sample.{k}']}" for k, off in (("top_p", 1.0), ("top_k", 0.0))
+           if as_number(s.get(f"sample.{k}")) not in (None, off)]
+    if cut:
+        return f"This run samples with {', '.join(cut)}: set {' and '.join(c.split('=')[0] + ('=1' if 'top_p' in c else '=0') for c in cut)}. "
+    if s.get("sample.dtype") not in (None, "float32") and s.get("student.dtype") in (None, "float32", "auto"):
+        return (f"This run samples with sample.dtype={s['sample.dtype']} (bf16 where the device has it) and trains "
+                f"in float32: sample.dtype=float32 samples the trained weights themselves. ")
+    return ""
+
