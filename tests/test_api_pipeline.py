@@ -97,8 +97,8 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
     for dry in ([], ["--dry-run"]):
         assert main(["replay", "1", *dry, *over, "sample.temperature=0.9"]) == 2
         err = capsys.readouterr().err
-        assert "would remake epoch 1's finished stage(s) sample (sample.temperature 0.7 -> 0.9)" in err, err
-        assert "run.name=" in err and "`rlaif replay 1 --force`" in err
+        assert "would remake its finished stage(s) sample (sample.temperature 0.7 -> 0.9)" in err, err
+        assert "`rlaif epoch 1` remakes it live" in err and "`rlaif replay 1 --force`" in err
     assert json.loads((r.epoch_dir(1) / "sample" / "manifest.json").read_text())["fingerprint"] == sampled
 
     # a replay miss is a clear error with the count, or skipped and counted when asked; its dry run says so, no price

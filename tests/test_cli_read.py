@@ -148,7 +148,7 @@ def test_variant_commands_on_epochs_without_variants_say_why_and_compare_keeps_i
     from pipeline.metrics.significance import compare
     from tests.test_report import _stage_dir
     assert main(["compare", "0", *demo(fake_run)]) == 2
-    assert "epoch 0 is the supervised warm-start: one adapter, no update variants" in capsys.readouterr().err
+    assert "epoch 0 (the supervised warm-start) of run" in capsys.readouterr().err
     assert main(["promote", "9", "abc", *demo(fake_run)]) == 2
     err = capsys.readouterr().err
     assert "epoch 9 of run" in err and "has no finished update (epochs with one: 1, 2, 3, 4)" in err, err
@@ -160,4 +160,4 @@ def test_variant_commands_on_epochs_without_variants_say_why_and_compare_keeps_i
     head = capsys.readouterr().out.splitlines()[0]
     assert " update.lr " in head and " update.teacher_sft_coef " in head, head
     p = compare([{"a": 0.0, "b": 1.0, "c": 0.0}], [{"a": 1.0, "b": 1.0, "c": 1.0}])
-    assert "[no interval: 3 problem(s), fewer than 5]" in p.line() and "inf" not in p.line()
+    assert "[no interval: too few problems (3; 5 at least" in p.line() and "inf" not in p.line()

@@ -52,7 +52,8 @@ def test_equal_rewards_are_read_by_the_answers_diversity():
 def test_nothing_trained_names_the_unscored_answers_none_as_drops():
     ms = healthy(1)
     ms[0].update({"update/trained_tokens": 0, "select/kept_frac": 0.0, "score/student_unscored": 16})
-    assert "16 answers were unscored, and reward.none_as=None drops them" in _one(ms, "nothing_trained").advice
+    assert "16 answers were unscored, and reward.none_as=None drops them" in _one(
+        ms, "nothing_trained", {"reward.none_as": None}).advice
 
 
 def test_advice_steps_from_a_value_near_its_default_and_points_far_ones_at_it():
@@ -66,8 +67,11 @@ def test_the_sampler_mismatch_names_this_runs_own_cause_first():
     ms[0]["logprobs/sampler_gap"] = 0.25
     f = _one(ms, "sampler_mismatch", {"sample.top_p": 0.3, "sample.top_k": 0})
     assert "This run samples with sample.top_p=0.3: set sample.top_p=1" in f.advice
-    f = _one(ms, "sampler_mismatch", {"sample.top_p": 1.0, "sample.top_k": 0, "sample.dtype": "auto"})
-    assert "This run samples with sample.dtype=auto" in f.advice and "sample.dtype=float32" in f.advice
+    f = _one(ms, "sampler_mismatch", {"sample.top_p": 1.0, "sample.top_k": 0, "sample.dtype": "bfloat16",
+                                      "student.dtype": "float32"})
+    assert "This run samples with sample.dtype=bfloat16" in f.advice and "sample.dtype=float32" in f.advice
+    f = _one(ms, "sampler_mismatch", {"sample.dtype": "auto", "student.dtype": "auto"})   # (bf16 both, on a GPU)
+    assert "This run samples with" not in f.advice
     f = _one(ms, "sampler_mismatch", {"sample.top_p": 1.0, "sample.top_k": 0, "sample.dtype": "float32"})
     assert "This run samples with" not in f.advice and "negative kl/k1_start" not in f.advice
 
@@ -77,3 +81,20 @@ def test_a_truncation_factor_is_named_only_for_a_judge_that_has_one():
     ms[0]["completion/truncated_frac"] = 0.9
     assert "truncation_factor" in _one(ms, "truncation_high", {"judge.kind": "execution"}).advice
     assert "truncation_factor" not in _one(ms, "truncation_high", {"judge.kind": "length"}).advice
+
+
+def test_the_review_cases_stay_quiet_where_the_reading_does_not_hold():
+    """kl_reference=previous (the sampler is its own reference: kl/k3_start 0 always) keeps a fall critical;
+    a budget key far over its default is stepped, not sent to the demo's default; unscored answers are named
+    only where reward.none_as drops them; a mix with a reward function is no 0-1 judge."""
+    ms = healthy(3)
+    ms[2].update({"reward/mean": 0.10, "kl/k3_start": 0.0})
+    assert _one(ms, "reward_regression", {"update.kl_reference": "previous"}).severity == "critical"
+    assert key_change("data.prompts_per_epoch", "lower", {"data.prompts_per_epoch": 256}) == \
+        "lower data.prompts_per_epoch (e.g. 256 -> 128)"
+    ms = healthy(1)
+    ms[0].update({"update/trained_tokens": 0, "select/kept_frac": 0.0, "score/student_unscored": 16})
+    assert "unscored" not in _one(ms, "nothing_trained", {"reward.none_as": 0.0}).advice
+    ms = healthy(1)
+    ms[0].update({"reward/frac_zero_std": 0.9, "score/student_mean": 0.95, "completion/diversity": 0.6})
+    assert "solved" not in _one(ms, "mode_collapse", {"judge.kind": "mix", "judge.mix.python": 0.5}).advice

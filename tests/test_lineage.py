@@ -33,13 +33,36 @@ def test_an_epoch_sampled_from_a_former_choice_is_said_and_not_replayed_over(tin
     capsys.readouterr()
     assert main(["replay", "2", *tiny_config]) == 2
     err = capsys.readouterr().err
-    assert "would remake epoch 2's finished stage(s)" in err and "its inputs changed: the policy it samples from" in err
+    assert "would remake its finished stage(s)" in err and "its inputs changed: the policy it samples from" in err
     assert json.loads((r.epoch_dir(2) / "sample" / "manifest.json").read_text()) == sample   # untouched
 
     assert main(["promote", "1", former, *tiny_config]) == 0   # one chain again: nothing to say
     capsys.readouterr()
     assert main(["status", *tiny_config]) == 0
     assert "was sampled from" not in capsys.readouterr().out
-    for other in ("update.warm_start=true", "student.lora.r=8"):   # the run read with other settings: no lineage
-        assert main(["status", *tiny_config, other]) == 0
-        assert "was sampled from" not in capsys.readouterr().out, other
+    # the run read with another student.model (the base policy's fingerprint moves): no lineage said
+    assert main(["status", *tiny_config, f"student.model={r.run_dir / 'another-model'}"]) == 0
+    assert "was sampled from" not in capsys.readouterr().out
+
+
+def test_a_replay_that_would_make_a_new_warm_start_refuses_before_it_trains(tiny_config, capsys):
+    """`rlaif replay 1` runs epoch 0 first: with other warm-start settings it would train a new warm-start,
+    the policy epoch 1 samples from, before epoch 1 refused; it refuses before any of it."""
+    over = [*tiny_config, "update.warm_start=true"]
+    assert main(["epoch", "1", *over]) == 0
+    r = Runner(load_config(None, over))
+    warm = [p.name for p, _ in r.update_variants(0)]
+    capsys.readouterr()
+    assert main(["replay", "1", *over, "update.sft_lr=5e-5"]) == 2
+    err = capsys.readouterr().err
+    assert "`rlaif replay 1` would remake a new warm-start first (update.sft_lr" in err, err
+    assert [p.name for p, _ in r.update_variants(0)] == warm      # no warm-start trained
+    assert main(["replay", "1", *over]) == 0                        # the same settings replay as before
+    # two warm-starts side by side: compare 0 tells them apart by their update.sft_* settings
+    assert main(["epoch", "0", *over, "update.sft_lr=5e-5"]) == 0
+    capsys.readouterr()
+    assert main(["compare", "0", *over]) == 0
+    out = capsys.readouterr().out
+    assert "update.sft_lr" in out.splitlines()[0] and "5e-05" in out and len(r.update_variants(0)) == 2, out
+    assert main(["status", *over]) == 0   # epoch 1 now continues the first warm-start's line
+    assert f"epoch 1 was sampled from epoch 0's {warm[0]}" in capsys.readouterr().out

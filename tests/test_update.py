@@ -383,4 +383,3 @@ def test_the_teacher_term_fits_the_teachers_answers_at_t1(tiny_model):
     bound = logits_tolerance(model, batch["input_ids"].shape[-1], nll[1.0], 1, logprobs=True)
     assert abs(fig["loss/sft"] - nll[1.0]) <= bound
     assert abs(nll[0.7] - nll[1.0]) > 10 * bound
-

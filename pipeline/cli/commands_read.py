@@ -15,18 +15,21 @@ log = logging.getLogger("rlaif")
 def cmd_compare(cfg: Config, a) -> int:
     from pipeline.config.errors import RunError
     r = existing_run(cfg)
-    if a.n == 0:
-        raise RunError("epoch 0 is the supervised warm-start: one adapter, no update variants to compare; "
-                       "`rlaif compare N` compares epoch N's (N >= 1: `rlaif update N key=value` makes them)")
     variants = r.update_variants(a.n)
+    if not variants and a.n == 0:
+        raise RunError(f"epoch 0 (the supervised warm-start) of run {r.run_dir} has not run: update.warm_start=true "
+                       "runs it before epoch 1, `rlaif epoch 0` alone; `rlaif epoch 0 update.sft_lr=...` makes "
+                       "another warm-start beside it")
     if not variants:
         raise RunError(f"epoch {a.n} of run {r.run_dir} has no update yet: run `rlaif epoch {a.n}` first")
     chosen = r.chosen_update(a.n)
     import json
-    confs = [m.get("config", {}).get("update", {}) for _, m in variants]
+    # an RL update records its section whole; the warm-start its update.sft_* keys one by one
+    confs = [m.get("config", {}).get("update") or {k.removeprefix("update."): v for k, v in m.get("config", {}).items()
+                                                   if k.startswith("update.")} for _, m in variants]
     # the update settings that tell the variants apart (lr and kl_coef when none does)
     keys = sorted(k for k in set().union(*confs) if len({json.dumps(c.get(k), sort_keys=True) for c in confs}) > 1)
-    keys = keys or ["lr", "kl_coef"]
+    keys = keys or (["sft_lr", "sft_epochs"] if a.n == 0 else ["lr", "kl_coef"])
     metrics = ["loss/total", "loss/policy", "kl/k3", "kl/k1", "optim/grad_norm", "policy/entropy", "eval/score",
                "eval/pass@1"]
     cols = [f"update.{k}" for k in keys] + metrics
@@ -38,7 +41,7 @@ def cmd_compare(cfg: Config, a) -> int:
     widths = [max(16, len(c) + 2) for c in cols]   # a long key's name never runs into the next column's
     print(f"{'':2}{'variant':<18}" + "".join(f"{c:>{w}}" for c, w in zip(cols, widths)))
     for p, m in variants:
-        fig, conf = {**m.get("figures", {}), **evals.get(m["fingerprint"], {})}, m.get("config", {}).get("update", {})
+        fig, conf = {**m.get("figures", {}), **evals.get(m["fingerprint"], {})}, confs[[v[0] for v in variants].index(p)]
         vals = [conf.get(k) for k in keys] + [fig.get(c) for c in metrics]
         mark = "*" if chosen and chosen[0] == p else " "
         print(f"{mark} {p.name:<18}" + "".join(

@@ -59,6 +59,7 @@ def cmd_epoch(cfg: Config, a) -> int:
     if a.cmd == "update" and (note := schedule_tail(r, cfg, a.n)):
         say(note)
     t = time.time()
+    chosen_before = r.chosen_update(a.n)   # a note on later epochs only where this command changed the choice
     said: list[int] = []   # epochs whose flags were printed as they ended
     if single:
         what = {"update": "update-only rerun of epoch", "replay": "replay of epoch"}.get(a.cmd, "epoch")
@@ -115,7 +116,8 @@ def cmd_epoch(cfg: Config, a) -> int:
         chosen = r.chosen_update(a.n)
         if chosen is None or chosen[1].get("fingerprint") == made:
             print(f"policy: {made[:8]} -> {r.epoch_dir(a.n)}/update-{made[:8]}/adapter")
-            note = later_epochs_note(r, a.n) if a.cmd == "update" else None
+            changed = chosen_before is None or chosen_before[1].get("fingerprint") != made
+            note = later_epochs_note(r, a.n) if a.cmd == "update" and changed else None
             if note:
                 print(f"epoch {a.n}'s chosen policy is this variant; {note}")
         else:   # a variant made earlier and reused, or one made beside a promoted choice: not the policy

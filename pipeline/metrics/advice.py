@@ -22,10 +22,15 @@ def key_change(key: str, way: str, settings: dict[str, Any], factor: float = 2.0
     new = cur / factor if way == "lower" else cur * factor
     if isinstance(settings.get(key), int):
         new = max(1, round(new))
-    usual = _default_of(key)   # ten times past the default the way to go: one step is no advice, the default is
+    # ten times past the default the way to go: one step is no advice, the default is (rates and coefficients
+    # only: a run's budget, prompts or samples or tokens, is its own to set)
+    usual = _default_of(key) if key in TOWARD_DEFAULT else None
     if usual and ((way == "lower" and cur > 10 * usual) or (way == "raise" and 0 < cur < usual / 10)):
         return f"{way} {key} (e.g. {_g(cur)} -> {_g(usual)}, the default)"
     return f"{way} {key} (e.g. {_g(cur)} -> {_g(new)})"
+
+
+TOWARD_DEFAULT = ("update.lr", "update.sft_lr", "update.kl_coef", "sample.temperature", "reward.eps")
 
 
 def _default_of(key: str) -> float | None:

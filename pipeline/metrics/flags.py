@@ -47,7 +47,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
             continue  # not down by the threshold, or down inside its interval (paired by prompt): noise
         best_e, best_r = max(rewards[:i], key=lambda er: er[1])
         moved = as_number(ms[[m["epoch"] for m in ms].index(e1)].get("kl/k3_start"))
-        still = moved is not None and moved < STILL_KL   # the policy that sampled is its reference, or nearly
+        # the policy that sampled is its reference, or nearly (not with kl_reference=previous: they are one policy)
+        still = moved is not None and moved < STILL_KL and s.get("update.kl_reference") != "previous"
         flag("reward_regression", e1,
              f"reward/mean {r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}; threshold -{cfg.regression_drop}); "
              f"best so far {best_r:.4f} at epoch {best_e}" + (f"; kl/k3_start {moved:.3g}" if moved is not None else ""),
@@ -136,7 +137,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
             flag("no_signal", e, *blind, "critical")
         elif fz is not None and fz > cfg.max_frac_zero_std:
             st, div = get("score/student_mean"), get("completion/diversity")
-            bounded = s.get("judge.kind", "execution") in ("execution", "mix", "anthropic", "openai", "hf")
+            bounded = s.get("judge.kind", "execution") in ("execution", "mix", "anthropic", "openai", "hf") and not (
+                s.get("judge.kind") == "mix" and "judge.mix.python" in s)   # a reward function: any range
             why = ("a group's answers are (nearly) the same text (completion/diversity "
                    f"{div:.3f}): sampling is too sharp" if div is not None and div < 0.05 else
                    "the answers differ (completion/diversity "
@@ -245,7 +247,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  "every answer was dropped before the update: "
                  + (f"{get('score/student_unscored'):.0f} answers were unscored, and reward.none_as=None drops them "
                     f"(`rlaif samples {e} --worst K` shows why the judge left them out; reward.none_as=0 trains on them); "
-                    if get("score/student_unscored") else "")
+                    if get("score/student_unscored") and "reward.none_as" in s and s["reward.none_as"] is None else "")
                  + "select.drop_zero_std (every group at zero spread: see reward/frac_zero_std), select.min_reward "
                  "above every reward, or update.mask_truncated_completions with every answer cut off (raise "
                  "sample.max_new_tokens)",
@@ -350,8 +352,9 @@ def _mismatch_first(s: dict[str, Any]) -> str:
            if as_number(s.get(f"sample.{k}")) not in (None, off)]
     if cut:
         return f"This run samples with {', '.join(cut)}: set {' and '.join(c.split('=')[0] + ('=1' if 'top_p' in c else '=0') for c in cut)}. "
-    if s.get("sample.dtype") not in (None, "float32") and s.get("student.dtype") in (None, "float32", "auto"):
-        return (f"This run samples with sample.dtype={s['sample.dtype']} (bf16 where the device has it) and trains "
-                f"in float32: sample.dtype=float32 samples the trained weights themselves. ")
+    if (s.get("sample.dtype") in ("bfloat16", "float16") and s.get("student.dtype") == "float32"
+            and s.get("sample.engine") != "vllm"):
+        return (f"This run samples with sample.dtype={s['sample.dtype']} and trains in float32: sample.dtype=float32 "
+                f"samples the trained weights themselves. ")
     return ""
 

@@ -111,7 +111,7 @@ class Paired:
     def interval(self) -> str:
         """'[low, high]', or why there is none (fewer problems than MIN_VALUES)."""
         if math.isinf(self.ci[0]) or math.isinf(self.ci[1]):
-            return f"[no interval: {self.problems} problem(s), fewer than {MIN_VALUES}]"
+            return f"[no interval: too few problems ({self.problems}; {MIN_VALUES} at least, a seed's stratum 2)]"
         return f"[{self.ci[0]:+.4f}, {self.ci[1]:+.4f}]"
 
     def line(self) -> str:

@@ -308,7 +308,8 @@ def write_report(runner: "Runner", summary: list[str] | None = None) -> Path:
     chosen = [(m["epoch"], c[0].name) for m in ms if (c := runner.chosen_update(m["epoch"]))]  # as status says
     if chosen:
         out += ["Chosen policies: " + ", ".join(f"{e}: `{v}`" for e, v in chosen), ""]
-        out += [f"Lineage: {x}." for x in runner.other_parents()] + ([""] if runner.other_parents() else [])
+        lineage = runner.other_parents()
+        out += [f"Lineage: {x}." for x in lineage] + ([""] if lineage else [])
     from pipeline.stages.spend import spent_usd
     out += [f"Money spent so far: ${spent_usd(runner.run_dir):.4f} (every paid API call, `spend.jsonl`).", ""]
 

@@ -108,7 +108,7 @@ class Lineage:
             if not match and not names:
                 done = [e for e in self.epochs() if e > 0 and self.chosen_update(e) is not None]
                 raise RunError(f"epoch {n} of run {self.run_dir} has no finished update (" + (
-                    "epoch 0, the warm-start, has one adapter and no variants" if n == 0 else
+                    "the supervised warm-start has not run: update.warm_start=true runs it before epoch 1" if n == 0 else
                     f"epochs with one: {', '.join(map(str, done))}" if done else "no epoch has one yet") + ")")
             if not match:
                 raise RunError(f"epoch {n} has no update variant {variant!r}; variants: {', '.join(names)}")
@@ -179,9 +179,12 @@ class Lineage:
 
     def replay_refusal(self, n: int, plan: list) -> str | None:
         """Why `rlaif replay n` must not run as asked (None if it may): it would replace finished stages that
-        come before the judge stage (new prompts or answers, from another config or parent policy) whose
-        judgements the cache may not hold; the judge stage would then fail on them after those stages were
-        overwritten, leaving the epoch's answers and its scores from different runs."""
+        come before the judge stage (new prompts or answers, from another config, code or parent policy) of an
+        epoch already judged; the replay can only read judgements the cache holds, so the judge stage would
+        fail on answers that changed after those stages were overwritten, leaving the epoch's answers and
+        its scores from different runs."""
+        if read_manifest(self.epoch_dir(n) / "judge") is None:   # nothing judged yet: nothing to keep apart
+            return None
         before = []
         for st, fp, d, _ in plan:
             if st.name == "judge":
@@ -189,15 +192,32 @@ class Lineage:
             m = read_manifest(d)
             if m is not None and m.get("fingerprint") != fp and not st.variant:
                 moved = _moved_from(self.cfg, st, m)
+                if m.get("version") not in (None, st.version):
+                    moved.append(f"code version {m['version']} -> {st.version}")
                 before.append(f"{st.name} ({', '.join(moved)[:200] if moved else 'its inputs changed: the policy it samples from, or a stage before it'})")
-        if not before:
+        return self._replay_refused(n, f"its finished stage(s) {'; '.join(before)}") if before else None
+
+    def warm_start_replay_refusal(self) -> str | None:
+        """`rlaif replay 1` with update.warm_start runs epoch 0 first: why it must not (None if it may), when that
+        would make a new warm-start (settings no finished one was made with), which becomes the policy an epoch 1
+        already judged samples from, or replace epoch 0's own finished stages."""
+        if read_manifest(self.epoch_dir(1) / "judge") is None:
             return None
-        return (f"`rlaif replay {n}` would remake epoch {n}'s finished stage(s) {'; '.join(before)}, replacing "
-                f"what its judgements, rewards and update were made from; the replay can only read judgements the "
-                f"cache holds, and answers that changed are not there. To replay with these settings without "
-                f"touching this epoch, give another run.name (run.name={self.cfg.run.name}-replay: the same run.dir "
-                f"shares this judge cache); `rlaif epoch {n}` remakes it live (new judgements are paid); "
-                f"`rlaif replay {n} --force` replaces them anyway (the replay fails on the first judgement missing)")
+        update = next(((st, fp) for st, fp, _, _ in self.plan(0) if st.name == "update"), None)
+        made = {m.get("fingerprint") for _, m in self.update_variants(0)}
+        if update and update[1] not in made:
+            moved = _moved_from(self.cfg, update[0], (self.chosen_update(0) or (None, None))[1])
+            return self._replay_refused(1, "a new warm-start first (" + (", ".join(moved)[:200] or "no warm-start was made "
+                                        "with these settings") + "), the policy epoch 1 samples from, and then epoch 1's "
+                                        "finished answers")
+        return None   # (epoch 0 judges nothing: its prompts and teacher feed its update, checked above)
+
+    def _replay_refused(self, n: int, what: str) -> str:
+        return (f"`rlaif replay {n}` would remake {what}, replacing what epoch {n}'s judgements, rewards and update "
+                f"were made from; a replay reads judgements from the cache alone, and answers that change are not "
+                f"there. `rlaif epoch {n}` remakes it live (new answers judged, and paid for with an API judge); "
+                f"`rlaif replay {n} --force` replaces them anyway (with judge.skip_missing=true it keeps the answers "
+                f"the cache scores and leaves the rest out)")
 
     def _chosen_variant(self, n: int, stage: str) -> dict | None:
         """The manifest of epoch n's chosen update, or of that update's eval."""

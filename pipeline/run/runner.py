@@ -211,6 +211,8 @@ class Runner(Lineage):
             self.lock()
         try:
             if n == 1 and self.cfg.update.warm_start and not update_only and only is None:
+                if self.cfg.judge.mode == "replay" and not force and (why := self.warm_start_replay_refusal()):
+                    raise RunError(why)   # (before the warm-start trains: it would change epoch 1's parent)
                 echo("epoch 0 (supervised warm-start, update.warm_start=true)")
                 self._run_epoch(0, None, False, False, dry_run, echo)
                 echo("epoch 1")
