@@ -16,6 +16,10 @@ pytestmark = pytest.mark.slow
 
 def test_an_epoch_sampled_from_a_former_choice_is_said_and_not_replayed_over(tiny_config, capsys):
     assert main(["epoch", "2", *tiny_config]) == 0
+    said = [x for x in capsys.readouterr().out.splitlines() if "] epoch 1 " in x]
+    assert said   # epoch 1's flags, as it ended (the tiny model's answers give it some)
+    assert main(["epoch", "2", *tiny_config]) == 0   # every stage reused: epoch 1's flags are not said again
+    assert not [x for x in capsys.readouterr().out.splitlines() if "] epoch 1 " in x]
     r = Runner(load_config(None, tiny_config))
     former = r.chosen_update(1)[0].name
     assert main(["update", "1", *tiny_config, "update.lr=5e-6"]) == 0

@@ -82,8 +82,10 @@ def cmd_epoch(cfg: Config, a) -> int:
                     say(f"epoch {n} kept as it finished (past epochs are frozen; these settings differ: "
                         f"{'; '.join(changes)[:400]}); `rlaif epoch {n}` remakes it with them")
                     done.append(n)
+                    said.append(n)   # its flags were printed when it ran (`rlaif report` shows them all)
                     continue
                 progress = EpochProgress(r, n, verbose, dry_run)
+                t_epoch = time.time()
                 try:
                     res = r.run_epoch(n, dry_run=dry_run, echo=progress,
                                       ignore_early_stop=getattr(a, "ignore_early_stop", False))
@@ -92,8 +94,10 @@ def cmd_epoch(cfg: Config, a) -> int:
                 progress.finish()
                 done.append(n)
                 if not dry_run and dist.is_main() and n < a.n:   # each epoch's flags as it ends, not after epoch N
-                    for line in health_lines(r, cfg, [n]):
-                        print(line)
+                    # (an epoch all of whose stages were reused said its flags when it ran: not again)
+                    if any((m or {}).get("finished_at", 0) >= t_epoch for m in (res or {}).values()):
+                        for line in health_lines(r, cfg, [n]):
+                            print(line)
                     said.append(n)
     if not dist.is_main():
         return 0
