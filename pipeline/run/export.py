@@ -111,9 +111,9 @@ def _write(cfg, adapter: Path, tmp: Path, adapter_only: bool, dtype: str, echo) 
             shutil.copy2(f, tmp / f.name)
         return "adapter"
     try:   # the base in its checkpoint's own dtype: 2 bytes a weight for a bf16 checkpoint, not float32's 4
-        want, stored = _dtype(dtype, name), _dtype("auto", name)
-        # (a float32 export loads float32 whatever config.json says the checkpoint holds)
-        base = AutoModelForCausalLM.from_pretrained(name, dtype=getattr(torch, "float32" if want == "float32" else stored))
+        want = _dtype(dtype, name)   # (a float32 export loads float32 whatever config.json says it holds)
+        load = "float32" if want == "float32" else _dtype("auto", name)
+        base = AutoModelForCausalLM.from_pretrained(name, dtype=getattr(torch, load))
     except (OSError, ValueError) as e:
         raise ModelError(_missing(cfg.student.model, e)) from None
     echo(f"  merging {adapter.parent.name}'s adapter into {cfg.student.model} ({want})")

@@ -168,9 +168,11 @@ class Lineage:
                 now = self.policy(n - 1)[0]
             except RunError:
                 continue
-            prev = n - 1   # only a variant of epoch n-1 that is not its choice (reading the run with another
+            # only a finished variant of epoch n-1 other than its choice: a run read with another student.model
+            # moves the base policy's fingerprint, and that is no change of lineage
+            prev = n - 1
             made = next((p.name for p, pm in self.update_variants(prev) if pm.get("fingerprint") == had), None)
-            chosen = self.chosen_update(prev)   # student or warm-start setting moves the base's fp: no lineage)
+            chosen = self.chosen_update(prev)
             if had and had != now and made and chosen:
                 out.append(f"epoch {n} was sampled from epoch {prev}'s {made}, not its chosen {chosen[0].name} "
                            f"(chosen after epoch {n} ran): epoch {n} and the epochs after it continue the former line "
