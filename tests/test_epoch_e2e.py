@@ -130,7 +130,7 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     # an update-only rerun refuses to resample
     assert rlaif("update", "1", *over, "sample.temperature=0.5") == 2
     err = capsys.readouterr().err
-    assert "reruns only the update" in err and "these keys differ: sample.temperature" in err and "-> 0.5" in err
+    assert "reruns only the update" in err and "these differ (made with -> now): sample.temperature" in err and "-> 0.5" in err
 
     # epoch 2 samples from epoch 1's chosen policy
     assert rlaif("epoch", "2", *over) == 0

@@ -22,7 +22,7 @@ from pipeline.metrics.flags import FLAGS, analyse
 from pipeline.metrics.doc import as_number, metrics_markdown
 from pipeline.report.plots import make_plots
 from pipeline.report.table import _fmt, legend, metrics_table
-from pipeline.run.lineage import _moved_from
+from pipeline.run.lineage import made_otherwise
 from pipeline.run.runner import older_code
 
 if TYPE_CHECKING:
@@ -216,9 +216,7 @@ def status_lines(runner: "Runner") -> list[str]:
             else:
                 state = "stale"
             if state in ("stale", "new"):
-                moved = _moved_from(runner.cfg, st, m)
-                if m.get("version") not in (None, st.version):
-                    moved.append(f"the {st.name} stage's code (version {m['version']} -> {st.version})")
+                moved = made_otherwise(runner.cfg, st, m)
                 differ += [x for x in moved if x not in differ]
             states.append(f"{st.name}:{state}")
         chosen = runner.chosen_update(n)

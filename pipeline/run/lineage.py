@@ -143,9 +143,7 @@ class Lineage:
                     if first:
                         return None
                     continue
-                moved = _moved_from(self.cfg, st, m)
-                if m.get("version") not in (None, st.version):
-                    moved.append(f"the {st.name} stage's code (version {m['version']} -> {st.version})")
+                moved = made_otherwise(self.cfg, st, m)
                 if not moved and POLICY in st.inputs and (m.get("inputs") or {}).get(POLICY) not in (
                         None, outside[0][POLICY]):
                     moved = ["the policy it starts from (" + ("update.warm_start, or epoch 0's chosen update)"
@@ -193,9 +191,7 @@ class Lineage:
                 break
             m = read_manifest(d)
             if m is not None and m.get("fingerprint") != fp and not st.variant:
-                moved = _moved_from(self.cfg, st, m)
-                if m.get("version") not in (None, st.version):
-                    moved.append(f"code version {m['version']} -> {st.version}")
+                moved = made_otherwise(self.cfg, st, m)
                 before.append(f"{st.name} ({', '.join(moved)[:200] if moved else 'its inputs changed: the policy it samples from, or a stage before it'})")
         return self._replay_refused(n, f"its finished stage(s) {'; '.join(before)}") if before else None
 
@@ -208,7 +204,7 @@ class Lineage:
         update = next(((st, fp) for st, fp, _, _ in self.plan(0) if st.name == "update"), None)
         made = {m.get("fingerprint") for _, m in self.update_variants(0)}
         if update and update[1] not in made:
-            moved = _moved_from(self.cfg, update[0], (self.chosen_update(0) or (None, None))[1])
+            moved = made_otherwise(self.cfg, update[0], (self.chosen_update(0) or (None, None))[1])
             return self._replay_refused(1, "a new warm-start first (" + (", ".join(moved)[:200] or "no warm-start was made "
                                         "with these settings") + "), the policy epoch 1 samples from, and then epoch 1's "
                                         "finished answers")
@@ -342,10 +338,15 @@ class Lineage:
         return sorted(int(p.name.split("-")[1]) for p in self.run_dir.glob("epoch-[0-9][0-9][0-9]"))
 
 
-def moved_keys(cfg: Config, st: Stage, d: Path) -> list[str]:
-    """'key old -> new' for each config field of stage `st` that its output in `d` was made with
-    otherwise (none: its inputs changed, or it was never made)."""
-    return _moved_from(cfg, st, read_manifest(d))
+def made_otherwise(cfg: Config, st: Stage, m: dict | None) -> list[str]:
+    """What stage `st`'s output (its manifest `m`) was made with otherwise than this config and code: 'key
+    old -> new' for each config field, and 'the judge stage's code (version 1 -> 2)'. None of them: its
+    inputs changed (another policy, a stage before it), or it was never made. Every message that says
+    why a stage is stale, remade or refused says it with these words."""
+    moved = _moved_from(cfg, st, m)
+    if (m or {}).get("version") not in (None, st.version):
+        moved.append(f"the {st.name} stage's code (version {m['version']} -> {st.version})")
+    return moved
 
 
 def _moved_from(cfg: Config, st: Stage, m: dict | None) -> list[str]:

@@ -18,7 +18,7 @@ from pipeline.store import dist
 from pipeline.store.artifacts import atomic_dir, clean_stale, load_complete, read_manifest, write_manifest
 from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
-from pipeline.run.lineage import Lineage
+from pipeline.run.lineage import Lineage, made_otherwise
 from pipeline.stages import POLICY, REFERENCE, Ctx, Stage
 
 log = logging.getLogger("rlaif")
@@ -260,9 +260,8 @@ class Runner(Lineage):
                 results[st.name] = m
                 continue
             if update_only and i < first_variant and not st.derived:   # (a dry run says it as the run does)
-                from pipeline.run.lineage import moved_keys
-                moved = moved_keys(self.cfg, st, d)
-                why = (f"these keys differ: {', '.join(moved)}" if moved else
+                moved = made_otherwise(self.cfg, st, read_manifest(d))
+                why = (f"these differ (made with -> now): {', '.join(moved)}" if moved else
                        f"it was sampled from another policy than epoch {n - 1}'s chosen one (after `rlaif update "
                        f"{n - 1}` or `rlaif promote {n - 1}`: promote the variant it came from back, or remake it "
                        f"with `rlaif epoch {n} --force`)" if POLICY in st.inputs else "its inputs changed")
@@ -277,10 +276,7 @@ class Runner(Lineage):
                                f"run `rlaif epoch {n}` without --only")
             why, old = "", read_manifest(d) if not st.variant else None
             if old is not None:   # remade: say why
-                from pipeline.run.lineage import moved_keys
-                moved = moved_keys(self.cfg, st, d)
-                if old.get("version") not in (None, st.version):
-                    moved.append(f"code version {old['version']} -> {st.version}")
+                moved = made_otherwise(self.cfg, st, old)
                 why = (" (remade: --force)" if force and old.get("fingerprint") == fp else
                        " (remade: a file of it was missing or corrupted)" if old.get("fingerprint") == fp else
                        f" (remade: {', '.join(moved)[:300]})" if moved else " (remade: its inputs changed)")
