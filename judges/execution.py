@@ -242,8 +242,8 @@ def run_tests(code: str, problem: Problem, settings: ExecutionSettings) -> RunRe
     for line in res.stdout.decode("utf-8", "replace").splitlines():
         try:
             msg = json.loads(line)
-        except ValueError:
-            continue  # a line cut by the output cap
+        except (ValueError, RecursionError):
+            continue  # a line cut by the output cap, or the answer's own (100,000 '[' recurse too deep)
         if isinstance(msg, dict) and msg.get("nonce") == nonce:
             msgs.append(msg)
     output = res.stderr.decode("utf-8", "replace")[-2000:]
@@ -259,12 +259,12 @@ def run_tests(code: str, problem: Problem, settings: ExecutionSettings) -> RunRe
     result = RunResult(loaded=bool(load and load.get("ok") is True), passed=0, total=total,
                        timed_out=res.timed_out, output=output)
     if not result.loaded:
-        result.error = (load or {}).get("error") or _died(res)
+        result.error = _capped((load or {}).get("error")) or _died(res)
         return result
     if not problem.tests:
         check = next((m for m in msgs if m.get("event") == "check"), {})
         result.passed = int(check.get("ok") is True)
-        result.error = None if result.passed else check.get("error") or _died(res)
+        result.error = None if result.passed else _capped(check.get("error")) or _died(res)
         result.details = [{"i": 0, "passed": bool(result.passed)}]
         return result
     outs: dict[int, dict] = {}
@@ -275,11 +275,17 @@ def run_tests(code: str, problem: Problem, settings: ExecutionSettings) -> RunRe
         m = outs.get(i)
         expected = json.loads(json.dumps(test["output"]))  # tuples -> lists, like the output's
         ok = bool(m and m.get("ok") is True and "out" in m and outputs_match(expected, m["out"]))
-        error = None if ok else (m or {}).get("error") or ("wrong answer" if m else _died(res))
+        error = None if ok else _capped((m or {}).get("error")) or ("wrong answer" if m else _died(res))
         result.details.append({"i": i, "passed": ok, **({"error": error} if error else {})})
         result.passed += ok
         result.error = result.error or error
     return result
+
+
+def _capped(error: Any) -> str | None:
+    """A line's error as the harness writes it (a string of at most 300 characters): an answer that reached
+    the harness's `emit` could put megabytes, or a dict, there, and into the judge cache with them."""
+    return None if error is None else str(error)[:300]
 
 
 def _died(res: sandbox.SandboxResult) -> str:

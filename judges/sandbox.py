@@ -26,8 +26,9 @@ Layers, each stopping something the others do not:
 Without bwrap it falls back to `unshare -rn` (no network only) or to a plain subprocess, and
 warns loudly: those can read the host's files and /proc, write files on the host's disk (the
 working directory is a host temp directory), and a grandchild that calls setsid() escapes the
-group kill. Left out: seccomp filters and cgroup memory accounting
-(RLIMIT_AS is per process: `max_procs * memory_mb` is the worst case).
+group kill. Under bwrap a seccomp filter (judges/sandbox_seccomp.py) refuses the calls whose memory
+or state those limits do not bound: SysV shared memory, memfd files, the kernel keyring. Left out:
+cgroup memory accounting (RLIMIT_AS is per process: `max_procs * memory_mb` is the worst case).
 """
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ from typing import Literal, Sequence
 
 from judges.sandbox_io import _killpg, _pump
 from judges.sandbox_mounts import _mount_args, _mounts, _site_dirs, make_workdir
+from judges.sandbox_seccomp import filter_program
 from judges.sandbox_uid import claim_uid, drop_to_uid, reap
 
 log = logging.getLogger(__name__)
@@ -144,7 +146,8 @@ _SCRATCH = "/tmp"
 
 def _command(kind: Backend, inner: list[str], cwd: str, limits: Limits, hide: Sequence[str],
              uid: int | None, env: dict[str, str] | None = None, workdir: str | None = None,
-             read_only: Sequence[str] = (), data: dict[str, int] | None = None) -> list[str]:
+             read_only: Sequence[str] = (), data: dict[str, int] | None = None,
+             seccomp_fd: int | None = None) -> list[str]:
     """The full argv: `inner` (an interpreter with its bootstrap) wrapped in the backend, run in
     `cwd` (the caller's `workdir`, bound read-write, or else the private /tmp)."""
     if kind == "none":
@@ -159,6 +162,8 @@ def _command(kind: Backend, inner: list[str], cwd: str, limits: Limits, hide: Se
             "--remount-ro", "/", "--remount-ro", "/dev", "--chdir", cwd,
             "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--clearenv"]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     for k, v in (env or {}).items():
         args += ["--setenv", k, v]
     if os.geteuid() != 0:
@@ -242,11 +247,15 @@ def _run(inner, stdin: bytes, limits: Limits, hide: Sequence[str], backend: Back
                 Path(cwd, name).write_text(text, encoding="utf-8")
         argv = inner(cwd)
         fds = {path: f.fileno() for path, f in data.items()}
-        cmd = _command(kind, argv, cwd, limits, hide, uid, env, workdir, read_only, fds)
+        seccomp = _seccomp_file() if kind == "bwrap" else None
+        if seccomp is not None:
+            data[""] = seccomp   # (closed with the others; not a file the program sees)
+        cmd = _command(kind, argv, cwd, limits, hide, uid, env, workdir, read_only, fds,
+                       seccomp.fileno() if seccomp is not None else None)
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, env=env, cwd=cwd if kind != "bwrap" else "/",
-                                    start_new_session=True, pass_fds=tuple(fds.values()))
+                                    start_new_session=True, pass_fds=tuple(f.fileno() for f in data.values()))
         except OSError as e:
             raise SandboxError(f"could not start the {kind} sandbox ({cmd[0]}): {e}") from e
         for f in data.values():
@@ -272,6 +281,26 @@ def _run(inner, stdin: bytes, limits: Limits, hide: Sequence[str], backend: Back
         if uid is not None:
             reap(uid, kill_all=not clean)
             os.close(uid_lock)
+
+
+def _seccomp_file():
+    """The seccomp filter in a memory file, read from its start by bwrap; None where this architecture
+    has no table (said once)."""
+    prog = filter_program()
+    if prog is None:
+        _warn_no_seccomp()
+        return None
+    f = open(os.memfd_create("rlaif-seccomp"), "w+b")
+    f.write(prog)
+    f.flush()
+    f.seek(0)
+    return f
+
+
+@functools.lru_cache(maxsize=None)
+def _warn_no_seccomp() -> None:
+    _warn(f"no seccomp table for this architecture ({os.uname().machine}): sandboxed code can use SysV shared "
+          "memory and memfd files beyond its memory limit (judges/sandbox_seccomp.py lists x86_64 and aarch64)")
 
 
 def _works(kind: Backend) -> bool:
