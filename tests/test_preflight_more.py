@@ -73,6 +73,20 @@ def test_eval_problems_without_tests_are_said_with_what_to_do(tmp_path, tiny_con
     assert "have no tests" not in caplog.text
 
 
+def test_training_on_assertion_style_tests_is_said_with_what_to_do(tmp_path, tiny_config, caplog):
+    """A problem tested by test_code runs its check beside the answer, which can fool it (GUARANTEES); RL would
+    reward the fooling: training on such problems is said, input/expected tests are not."""
+    asserted = {**BARE, "test_code": "def check(candidate):\n    assert candidate(1) == 1\n"}
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert dry(tiny_config, f"data.source={rows(tmp_path / 'he.jsonl', asserted)}") == 0
+    said = [r.getMessage() for r in caplog.records if "tested by test_code" in r.getMessage()]
+    assert len(said) == 1 and re.match(r"(\d) of \1 training problems", said[0]) and "input/expected" in said[0], caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert dry(tiny_config, f"data.source={rows(tmp_path / 'ok.jsonl', ROW)}") == 0
+    assert "tested by test_code" not in caplog.text
+
+
 # 3. prompt lengths: the sample stage's check, before any work
 
 def test_a_dry_run_refuses_prompts_over_data_max_prompt_tokens_as_the_sample_stage_does(tmp_path, tiny_config, capsys):

@@ -176,6 +176,14 @@ def check_scorable(cfg: Config, problems: list) -> None:
                                "judge.kind=execution has nothing to run on their answers; give each row tests (or "
                                "test_code), drop those rows, or score them with an LLM judge (judge.kind=anthropic, "
                                "openai or hf)"))
+        asserted = [p.id for p in problems if p.test_code and not p.tests]
+        if asserted:
+            logging.getLogger("rlaif").warning(
+                "%d of %d training problems are tested by test_code (assertions, as HumanEval's check: %s%s): those "
+                "run inside the sandbox beside the answer, which can fool them (an object whose == always says True, "
+                "a check or exec of its own), and RL rewards whatever passes; input/expected `tests` are compared "
+                "outside the sandbox and cannot be fooled: train on those where you can (docs/GUARANTEES.md)",
+                len(asserted), len(problems), ", ".join(asserted[:3]), ", ..." if len(asserted) > 3 else "")
     if cfg.teacher.kind == "reference":
         missing = [p.id for p in problems if not p.reference]
         if missing:
