@@ -38,6 +38,11 @@ class SafeJSONDisk(diskcache.JSONDisk):
         return super().fetch(mode, filename, value, read)
 
 
+def _full(e: BaseException) -> bool:
+    """SQLite's words for a full disk (or quota): the cache is whole, only its write failed."""
+    return "disk is full" in str(e) or "quota" in str(e).lower()
+
+
 def cache_key(ingredients: dict[str, Any]) -> str:
     return sha256_text(canonical(ingredients))
 
@@ -51,6 +56,8 @@ class JudgeCache:
             self._cache = diskcache.Cache(str(self.directory), disk=SafeJSONDisk,
                                           eviction_policy="none", size_limit=2**62)
         except sqlite3.DatabaseError as e:
+            if _full(e):   # nothing is wrong with the cache: the stage's disk-full message says what to do
+                raise
             raise CacheCorrupted(
                 f"judge cache {self.directory} is corrupted ({e}); it is not used. Move it aside "
                 f"(mv {self.directory} {self.directory}.broken), then rerun: judgements are recomputed "
@@ -63,6 +70,8 @@ class JudgeCache:
         try:
             return self._cache.get(key)
         except (zlib.error, json.JSONDecodeError, UnicodeDecodeError, sqlite3.DatabaseError) as e:
+            if _full(e):
+                raise
             raise CacheCorrupted(f"judge cache {self.directory}: entry {key[:12]} is unreadable ({e}); move the "
                                  "cache aside and rerun, or restore it with `rlaif cache import`") from None
 
