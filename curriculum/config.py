@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 
 class CurriculumConfig(BaseModel):
@@ -35,4 +35,22 @@ class CurriculumConfig(BaseModel):
         if isinstance(v, bool) and isinstance(default, (int, float)) and not isinstance(default, bool):
             raise ValueError(f"give a number, not {str(v).lower()} (the default is {default})")
         return v
+
+    @field_validator("linear_start", "linear_end")
+    @classmethod
+    def _shares(cls, v: list[float], info: ValidationInfo) -> list[float]:
+        if len(v) != 3 or min(v) < 0 or sum(v) <= 0:
+            raise ValueError(f"{v} must be three non-negative easy/medium/hard shares with a positive sum, "
+                             "e.g. [0.6, 0.3, 0.1]")
+        return v
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "CurriculumConfig":
+        """Each pair's low end at or below its high end, said when the config is read (it was said by the
+        prompts stage, as a traceback, after the run's directory was made)."""
+        for low, high, default in (("band_low", "band_high", "0.2 to 0.8"), ("easy_below", "hard_above", "0.35 and 0.65")):
+            if getattr(self, low) > getattr(self, high):
+                raise ValueError(f"curriculum.{low}={getattr(self, low)} is above curriculum.{high}={getattr(self, high)}; "
+                                 f"set {low} <= {high} (default {default})")
+        return self
 

@@ -78,11 +78,7 @@ def permutation_walk(ids: list[str], epoch: int, k: int, seed: int) -> list[str]
 
 def linear_shares(epoch: int, cfg: CurriculumConfig) -> dict[Bucket, float]:
     """Easy / medium / hard shares at `epoch`: linear_start at epoch 1, linear_end from linear_epochs on."""
-    for key in ("linear_start", "linear_end"):
-        v = getattr(cfg, key)
-        if len(v) != 3 or min(v) < 0 or sum(v) <= 0:
-            raise ValueError(f"curriculum.{key}={v} must be three non-negative easy/medium/hard shares "
-                             "with a positive sum, e.g. [0.6, 0.3, 0.1]")
+    # (three non-negative shares with a positive sum: CurriculumConfig checks them when it is read)
     t = 1.0 if cfg.linear_epochs <= 1 else min(max((epoch - 1) / (cfg.linear_epochs - 1), 0.0), 1.0)
     mixed = [(1 - t) * a + t * b for a, b in zip(cfg.linear_start, cfg.linear_end)]
     total = sum(mixed)
@@ -128,9 +124,6 @@ def _linear(ids: list[str], buckets: dict[str, Bucket], history: dict[str, list[
 
 def _adaptive(ids: list[str], history: dict[str, list[float]], k: int, cfg: CurriculumConfig,
               rng: random.Random) -> list[str]:
-    if cfg.band_low > cfg.band_high:
-        raise ValueError(f"curriculum.band_low={cfg.band_low} is above curriculum.band_high={cfg.band_high}; "
-                         "set band_low <= band_high (default 0.2 to 0.8)")
     rate = {pid: success(history.get(pid, []), cfg.history_window) for pid in ids}
     in_band = {pid for pid in ids if rate[pid] is not None and cfg.band_low <= rate[pid] <= cfg.band_high}
     band = [pid for pid in ids if pid in in_band]

@@ -306,7 +306,7 @@ class PythonReward:
             except Exception as e:
                 ids = sorted({items[i][0].id for i in chunk})
                 raise RewardFunctionError(
-                    f"{self.label} raised {type(e).__name__}: {e} (on a batch of {len(chunk)} "
+                    f"{self.label} raised {type(e).__name__}: {e}{_where(e)} (on a batch of {len(chunk)} "
                     f"answers to {', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}); the {kept} scores before "
                     "it are cached: fix the function and rerun") from e
             for i, s in zip(chunk, scores):
@@ -317,6 +317,20 @@ class PythonReward:
             if progress:
                 progress(len(chunk))
         return out, calls, hits
+
+
+def _where(e: BaseException) -> str:
+    """Where in the user's code an exception was raised: the innermost frames outside this module (their
+    function's, and what it called: a helper, a library), as ' at rw.py:3 in score (`return 1 / 0`)'."""
+    import traceback
+    here = {os.path.realpath(__file__), os.path.realpath(__file__.replace("python_reward.py", "python_rewards.py"))}
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if os.path.realpath(f.filename) not in here]
+    if not frames:
+        return ""
+    said = [f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}" for f in frames[-3:]]
+    line = frames[-1].line.strip()[:80] if frames[-1].line else ""
+    return (" at " + said[-1] + (f" (`{line}`)" if line else "")
+            + (", called through " + " -> ".join(said[:-1]) if len(said) > 1 else ""))
 
 
 async def _wait(awaitable):

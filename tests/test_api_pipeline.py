@@ -208,6 +208,7 @@ def test_kill_during_judge_stage_repeats_no_answered_request(tiny_config, api, t
     res = subprocess.run([sys.executable, "-m", "pipeline.cli", "epoch", "1", *over], env=env,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
+    assert "HTTP Request" not in res.stderr   # the SDK client's line per request, at INFO: hundreds an epoch
     # at most the requests in flight at the kill (max_in_flight=2) are asked again
     again = [b for b, n in api.by_body.items() if n > 1]
     assert len(again) <= 2, again

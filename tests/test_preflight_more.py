@@ -206,3 +206,37 @@ def test_a_reward_function_that_takes_none_of_the_arguments_passed_is_refused_wi
         reward_file(tmp_path, source)
         assert dry(tiny_config, f"data.source={src}", "judge.kind=python", f"judge.python.function={fn}:reward") == 0
     capsys.readouterr()
+
+
+# 7. what a run found only at the stage that reads it: a misspelt early-stop metric, a warm-start with no
+# teacher answers, a curriculum's band upside down
+
+def test_a_misspelt_early_stop_metric_is_refused_with_the_names_near_it(tmp_path, tiny_config, capsys):
+    assert dry(tiny_config, "eval.early_stop_metric=eval/scroe", "eval.patience=1") == 2
+    err = capsys.readouterr().err
+    assert "eval.early_stop_metric='eval/scroe' is no metric an epoch writes" in err and "did you mean eval/score" in err
+    assert dry(tiny_config, "eval.early_stop_metric=eval/scroe") == 0   # patience 0: early stopping is off, unread
+    for name in ("eval/pass@1", "eval/pass@4", "reward/mean", "eval/builtin:heldout/pass@1"):
+        assert dry(tiny_config, f"eval.early_stop_metric={name}", "eval.patience=2") == 0, name
+
+
+def test_a_warm_start_with_no_teacher_answer_is_refused_before_any_work(tmp_path, tiny_config, capsys):
+    src = rows(tmp_path / "noref.jsonl", {k: v for k, v in ROW.items() if k != "reference"}, n=8)
+    assert dry(tiny_config, f"data.source={src}", "update.warm_start=true") == 2
+    err = capsys.readouterr().err
+    assert "update.warm_start=true learns the teacher's answers" in err and "update.warm_start=false" in err, err
+    assert dry(tiny_config, f"data.source={src}", "update.warm_start=false") == 0
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_curriculum_band_upside_down_is_a_config_error(tiny_config, capsys):
+    assert dry(tiny_config, "curriculum.strategy=adaptive", "curriculum.band_low=0.9", "curriculum.band_high=0.1") == 2
+    err = capsys.readouterr().err
+    assert "curriculum.band_low=0.9 is above curriculum.band_high=0.1" in err and "Traceback" not in err, err
+
+
+def test_a_misspelt_lora_target_is_refused_with_the_models_layers(tiny_config, capsys):
+    assert dry(tiny_config, "student.lora.target_modules=[q_prj, v_proj]") == 2
+    err = capsys.readouterr().err
+    assert "student.lora.target_modules: 'q_prj' names no module of" in err and "q_proj" in err, err
+    assert dry(tiny_config, "student.lora.target_modules=[self_attn.q_proj, v_proj]") == 0   # PEFT's suffix rule

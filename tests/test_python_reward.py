@@ -90,7 +90,8 @@ def test_an_error_mid_stage_keeps_the_scores_before_it(tmp_path):
                                         "raise KeyError('solution')")
     Path(f"{log}.down").touch()
     cfg = cfg_for(tmp_path, path, "judge.python.batch_size=2")
-    with pytest.raises(RunError, match=r"raised KeyError: 'solution' \(on a batch of 2 answers to p0, p2\); the 2 scores "
+    with pytest.raises(RunError, match=r"raised KeyError: 'solution' at rw\.py:7 in reward \(`if os\.path\.exists[^`]*`\)"
+                                       r" \(on a batch of 2 answers to p0, p2\); the 2 scores "
                                        r"before it are cached: fix the function and rerun"):
         score_python(cfg, ITEMS)
     Path(f"{log}.down").unlink()   # back up: the file is unchanged, so are the keys

@@ -4,7 +4,9 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
+import threading
 
 if os.environ.get("RANK", "0") != "0":  # several processes: rank 0's progress bars speak for all
     os.environ.setdefault("TQDM_DISABLE", "1")  # (tqdm reads it when it is imported)
@@ -324,9 +326,15 @@ def _main(argv: list[str] | None) -> int:
     a.config = os.path.expanduser(a.config)  # --config=~/my.yaml: no shell expands a ~ after =
     if a.cmd == "replay":
         overrides.append("judge.mode=replay")
+    sigterm = None
+    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        sigterm = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         cfg = load_config(a.config, overrides)
         logging.basicConfig(level=cfg.run.log_level, format="%(levelname)s %(message)s")
+        if cfg.run.log_level != "DEBUG":   # the API SDKs' client logs a line per request at INFO: hundreds an epoch
+            for name in ("httpx", "httpx2"):   # (the SDKs' HTTP client, by either of its package names)
+                logging.getLogger(name).setLevel(logging.WARNING)
         if os.environ.get("RANK", "0") != "0":   # module loggers (pipeline.store.dist, judges.*) too
             for handler in logging.getLogger().handlers:
                 handler.addFilter(_rank0_speaks)
@@ -337,9 +345,23 @@ def _main(argv: list[str] | None) -> int:
     except (ConfigError, RunError, ModelError, DataError, CacheCorrupted, dist.RankFailed) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted: finished stages are kept; rerun the same command to resume", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        term = isinstance(e, _Terminated)
+        print(f"{'terminated (SIGTERM)' if term else 'interrupted'}: finished stages are kept; rerun the same command "
+              "to resume", file=sys.stderr)
+        return 143 if term else 130
+    finally:
+        if sigterm is not None:
+            signal.signal(signal.SIGTERM, sigterm)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (a scheduler's stop, `kill`), raised as Ctrl-C is: the stage under way cleans up its temp
+    directory and the run says how to resume (it ended silently, status 143, its temp directory left)."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
 
 
 if __name__ == "__main__":

@@ -82,6 +82,7 @@ def check_model(cfg: Config) -> None:
     a python judge's functions (judge.python.function, each: found, imported, its arguments offered)."""
     from pipeline.engines.model import check_model as check
     check(cfg.student.model)
+    check_lora_targets(cfg)
     if cfg.teacher.kind == "hf":
         check(cfg.teacher.model, "teacher.model")
     from pipeline.stages.judging import components
@@ -139,7 +140,14 @@ def check_data(cfg: Config) -> None:
                        "control)")
     # read whole here (a malformed row named with the key), and a problem the eval scores among them refused
     # now, not when the warm-start or RL reaches it
-    extra_problems(cfg, "data.warm_start_sources", "the warm-start", train)
+    warm = train + extra_problems(cfg, "data.warm_start_sources", "the warm-start", train)
+    if cfg.update.warm_start and cfg.teacher.kind == "reference" and not any(p.reference for p in warm):
+        raise RunError(f"update.warm_start=true learns the teacher's answers, and teacher.kind=reference finds none: "
+                       f"none of the {len(warm)} problems of data.source={cfg.data.source}"
+                       + (f" and data.warm_start_sources={cfg.data.warm_start_sources}" if cfg.data.warm_start_sources else "")
+                       + " has a reference field; add references, use a model teacher (teacher.kind=anthropic, openai "
+                       "or hf), or set update.warm_start=false")
+    check_early_stop(cfg)
     rl = train + extra_problems(cfg, "data.rl_sources", "RL", train)
     check_scorable(cfg, rl)
     from pipeline.stages.judging import components
@@ -150,6 +158,44 @@ def check_data(cfg: Config) -> None:
             python_judge(cfg).check_columns(rl)
         except RewardFunctionError as e:
             raise RunError(f"data.source={cfg.data.source}: {e}") from None
+
+
+def check_lora_targets(cfg: Config) -> None:
+    """Each of student.lora.target_modules names modules of the student, by PEFT's rule for a list (a module
+    whose name is the entry or ends with '.' and the entry), read from the model's config on the meta device
+    (no weights; a second or less): a misspelt one failed at the first update, after sampling and judging
+    (paid, with an API judge). The embedded model before its first conversion is not read (the default
+    names are its own)."""
+    from pipeline.engines import model
+    if cfg.student.model == model.EMBEDDED and not model.embedded_converted():
+        return
+    import torch
+    from transformers import AutoConfig, AutoModelForCausalLM
+    try:
+        with torch.device("meta"):
+            net = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(model.resolve(cfg.student.model)))
+    except Exception:   # (an architecture this transformers cannot build: the stage that loads it says so)
+        return
+    modules = dict(net.named_modules())
+    missing = [t for t in cfg.student.lora.target_modules
+               if not any(n == t or n.endswith("." + t) for n in modules)]
+    if missing:
+        linear = sorted({n.rsplit(".", 1)[-1] for n, m in modules.items() if isinstance(m, torch.nn.Linear)})
+        raise ConfigError(f"student.lora.target_modules: {', '.join(map(repr, missing))} names no module of "
+                          f"{cfg.student.model}; its linear layers are {', '.join(linear)}")
+
+
+def check_early_stop(cfg: Config) -> None:
+    """eval.early_stop_metric names a figure an epoch writes (when eval.patience turns early stopping on): a
+    misspelt one was never found in metrics.json, and early stopping was silently off."""
+    from pipeline.metrics.doc import METRICS, metric_info
+    name = cfg.eval.early_stop_metric
+    if cfg.eval.patience and metric_info(name) is None:
+        import difflib
+        near = difflib.get_close_matches(name, [k for k in METRICS if "<" not in k], n=3, cutoff=0.5)
+        raise RunError(f"eval.early_stop_metric={name!r} is no metric an epoch writes, so eval.patience="
+                       f"{cfg.eval.patience} would never stop the run" + (f"; did you mean {', '.join(near)}?" if near
+                                                                         else "") + " (`rlaif metrics` lists them)")
 
 
 def check_scorable(cfg: Config, problems: list) -> None:
