@@ -36,21 +36,21 @@ class CurriculumConfig(BaseModel):
             raise ValueError(f"give a number, not {str(v).lower()} (the default is {default})")
         return v
 
-    @field_validator("linear_start", "linear_end")
-    @classmethod
-    def _shares(cls, v: list[float], info: ValidationInfo) -> list[float]:
-        if len(v) != 3 or min(v) < 0 or sum(v) <= 0:
-            raise ValueError(f"{v} must be three non-negative easy/medium/hard shares with a positive sum, "
-                             "e.g. [0.6, 0.3, 0.1]")
-        return v
-
     @model_validator(mode="after")
     def _ordered(self) -> "CurriculumConfig":
-        """Each pair's low end at or below its high end, said when the config is read (it was said by the
-        prompts stage, as a traceback, after the run's directory was made)."""
-        for low, high, default in (("band_low", "band_high", "0.2 to 0.8"), ("easy_below", "hard_above", "0.35 and 0.65")):
+        """What the strategy and buckets in use read, checked when the config is read (the prompts stage said
+        it, as a traceback, after the run's directory was made): each pair's low end at or below its high end,
+        linear's shares three non-negative numbers. Settings the strategy does not read are not checked."""
+        pairs = ([("easy_below", "hard_above", "0.35 and 0.65")] if self.buckets == "thresholds" else []) + \
+            ([("band_low", "band_high", "0.2 to 0.8")] if self.strategy == "adaptive" else [])
+        for low, high, default in pairs:
             if getattr(self, low) > getattr(self, high):
                 raise ValueError(f"curriculum.{low}={getattr(self, low)} is above curriculum.{high}={getattr(self, high)}; "
                                  f"set {low} <= {high} (default {default})")
+        for key in ("linear_start", "linear_end") if self.strategy == "linear" else ():
+            v = getattr(self, key)
+            if len(v) != 3 or min(v) < 0 or sum(v) <= 0:
+                raise ValueError(f"curriculum.{key}={v} must be three non-negative easy/medium/hard shares with a "
+                                 "positive sum, e.g. [0.6, 0.3, 0.1]")
         return self
 

@@ -20,8 +20,16 @@ from diskcache.core import MODE_BINARY, MODE_RAW, MODE_TEXT
 from judges.hashing import canonical, sha256_text
 
 
-class CacheCorrupted(RuntimeError):
+class CacheError(RuntimeError):
+    """The judge cache cannot be used as it is; the message says what to do."""
+
+
+class CacheCorrupted(CacheError):
     pass
+
+
+class CacheFull(CacheError):
+    """The disk under the cache is full: the cache is whole, only a write failed."""
 
 
 class SafeJSONDisk(diskcache.JSONDisk):
@@ -39,8 +47,8 @@ class SafeJSONDisk(diskcache.JSONDisk):
 
 
 def _full(e: BaseException) -> bool:
-    """SQLite's words for a full disk (or quota): the cache is whole, only its write failed."""
-    return "disk is full" in str(e) or "quota" in str(e).lower()
+    """SQLite's words for a full disk: the cache is whole, only its write failed."""
+    return "disk is full" in str(e)
 
 
 def cache_key(ingredients: dict[str, Any]) -> str:
@@ -56,8 +64,8 @@ class JudgeCache:
             self._cache = diskcache.Cache(str(self.directory), disk=SafeJSONDisk,
                                           eviction_policy="none", size_limit=2**62)
         except sqlite3.DatabaseError as e:
-            if _full(e):   # nothing is wrong with the cache: the stage's disk-full message says what to do
-                raise
+            if _full(e):   # nothing is wrong with the cache
+                raise self._full_error(e) from None
             raise CacheCorrupted(
                 f"judge cache {self.directory} is corrupted ({e}); it is not used. Move it aside "
                 f"(mv {self.directory} {self.directory}.broken), then rerun: judgements are recomputed "
@@ -71,12 +79,22 @@ class JudgeCache:
             return self._cache.get(key)
         except (zlib.error, json.JSONDecodeError, UnicodeDecodeError, sqlite3.DatabaseError) as e:
             if _full(e):
-                raise
+                raise self._full_error(e) from None
             raise CacheCorrupted(f"judge cache {self.directory}: entry {key[:12]} is unreadable ({e}); move the "
                                  "cache aside and rerun, or restore it with `rlaif cache import`") from None
 
+    def _full_error(self, e: BaseException) -> CacheFull:
+        # (its text keeps SQLite's "database or disk is full": inside a stage, the runner's disk-full line says it)
+        return CacheFull(f"no space left on the device for the judge cache {self.directory} ({e}); the cache is whole: "
+                         "free space there, then rerun the same command")
+
     def set(self, key: str, value: dict) -> None:
-        self._cache.set(key, value)
+        try:
+            self._cache.set(key, value)
+        except sqlite3.DatabaseError as e:
+            if _full(e):
+                raise self._full_error(e) from None
+            raise
 
     def _lock(self, key: str) -> threading.Lock:
         with self._locks_guard:

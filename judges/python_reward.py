@@ -322,9 +322,14 @@ class PythonReward:
 def _where(e: BaseException) -> str:
     """Where in the user's code an exception was raised: the innermost frames outside this module (their
     function's, and what it called: a helper, a library), as ' at rw.py:3 in score (`return 1 / 0`)'."""
+    import sysconfig
     import traceback
     here = {os.path.realpath(__file__), os.path.realpath(__file__.replace("python_reward.py", "python_rewards.py"))}
+    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
     frames = [f for f in traceback.extract_tb(e.__traceback__) if os.path.realpath(f.filename) not in here]
+    # not the standard library's frames between us and it (asyncio running an async function), where others are
+    frames = [f for f in frames if not os.path.realpath(f.filename).startswith(stdlib)
+              or "site-packages" in f.filename] or frames
     if not frames:
         return ""
     said = [f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}" for f in frames[-3:]]

@@ -11,8 +11,8 @@ with EPERM; every other call allowed.
 - the kernel keyring (`add_key`, `request_key`, `keyctl`): a user's keyring is per uid, not per
   namespace, and sandbox uids are reused: a key one answer stored, a later answer read.
 
-Python, numpy and a compiler need none of them. A call made through another ABI (32-bit `int 0x80`
-on x86-64, x32) kills the process: its numbers differ, and nothing we run uses it. On an
+Python, numpy and a compiler need none of them. A call made through 32-bit `int 0x80` on x86-64 kills
+the process (its numbers differ, and nothing we run uses it); x32's numbers are refused with EPERM. On an
 architecture this table does not know, `filter_program()` is None and the sandbox runs without it
 (and says so once)."""
 from __future__ import annotations

@@ -255,6 +255,9 @@ def test_bad_inputs_are_actionable():
         CurriculumConfig(strategy="adaptive", band_low=0.9, band_high=0.1)
     with pytest.raises(ValueError, match="must be three non-negative"):
         CurriculumConfig(strategy="linear", linear_start=[1.0, 0.0])
+    # what the strategy in use does not read is not checked (these configs validated before)
+    CurriculumConfig(strategy="none", band_low=0.9, band_high=0.1, linear_start=[1.0, 0.0])
+    CurriculumConfig(buckets="quantiles", easy_below=0.8, hard_above=0.2)
     with pytest.raises(ValueError, match="unique"):
         schedule([problem("a"), problem("a")], {}, {}, 1, 1, CurriculumConfig(), seed=0)
     with pytest.raises(ValueError, match="no problems"):

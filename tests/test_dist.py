@@ -226,6 +226,7 @@ def test_the_run_lock_covers_every_rank(tmp_path, brevity_model):
         # of their own (a SIGKILL of the launcher's group would leave them running)
         os.killpg(first.pid, signal.SIGTERM)
         first.wait(timeout=120)
+        assert first.returncode == 143   # the launcher passed it on, and says it as the shell would
         deadline = time.time() + 60
         while time.time() < deadline and ranks_left(tmp_path):
             time.sleep(1)

@@ -243,3 +243,12 @@ def test_trls_keyword_arguments_a_column_named_prompts_and_a_reexported_function
     assert score_python(cfg, ITEMS[:2])[1] == 2 and score_python(cfg, ITEMS[:2])[1] == 0
     (pkg / "impl.py").write_text((pkg / "impl.py").read_text() + "# an edit of the defining file\n")
     assert score_python(cfg, ITEMS[:2])[1] == 2
+
+
+def test_an_async_functions_error_names_its_line_not_asyncios(tmp_path):
+    (tmp_path / "arw.py").write_text("import asyncio\n\nasync def reward(completions, **kw):\n    await asyncio.sleep(0)\n"
+                                     "    return [{}['missing'] for c in completions]\n")
+    with pytest.raises(RunError) as e:
+        score_python(cfg_for(tmp_path, tmp_path / "arw.py"), ITEMS)
+    msg = str(e.value)
+    assert "raised KeyError: 'missing' at arw.py:5 in " in msg and "base_events" not in msg and "runners" not in msg, msg

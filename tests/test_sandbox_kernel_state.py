@@ -140,3 +140,18 @@ def test_blank_lines_do_not_stall_the_code_extraction():
     assert time.perf_counter() - t < 10, "quadratic again"
     assert extract_code("```python\nprint(1)\n```\n```python\n  async  def add(a, b):\n    return 1\n```", "add")[0] \
         .lstrip().startswith("async")
+
+
+@strong
+def test_a_bwrap_that_refuses_the_filter_runs_without_it_and_says_so(monkeypatch):
+    """A kernel or container that refuses seccomp made bwrap's probe fail, and the sandbox fall back to unshare
+    (no read-only root, no PID namespace): bwrap without the filter is kept instead, with a warning."""
+    monkeypatch.setattr(sandbox, "filter_program", lambda machine=None: b"\0" * 7)   # bwrap refuses this program
+    monkeypatch.setattr(sandbox, "_SECCOMP_OFF", [])
+    sandbox.active_backend.cache_clear()
+    try:
+        with pytest.warns(RuntimeWarning, match="only without its seccomp filter"):
+            assert sandbox.active_backend() == "bwrap"
+        assert run_python("print(1)", limits=Limits(timeout_s=20)).stdout == b"1\n"
+    finally:
+        sandbox.active_backend.cache_clear()

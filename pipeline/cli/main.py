@@ -309,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     from data.rows import DataError
-    from judges.cache import CacheCorrupted
+    from judges.cache import CacheError
     from pipeline.config.errors import RunError
     from pipeline.engines.model import ModelError
     parser = build_parser()
@@ -332,9 +332,10 @@ def _main(argv: list[str] | None) -> int:
     try:
         cfg = load_config(a.config, overrides)
         logging.basicConfig(level=cfg.run.log_level, format="%(levelname)s %(message)s")
-        if cfg.run.log_level != "DEBUG":   # the API SDKs' client logs a line per request at INFO: hundreds an epoch
-            for name in ("httpx", "httpx2"):   # (the SDKs' HTTP client, by either of its package names)
-                logging.getLogger(name).setLevel(logging.WARNING)
+        # the API SDKs' HTTP client (by either of its package names) logs a line per request at INFO: hundreds
+        # an epoch; said from DEBUG on
+        for name in ("httpx", "httpx2"):
+            logging.getLogger(name).setLevel(logging.NOTSET if cfg.run.log_level == "DEBUG" else logging.WARNING)
         if os.environ.get("RANK", "0") != "0":   # module loggers (pipeline.store.dist, judges.*) too
             for handler in logging.getLogger().handlers:
                 handler.addFilter(_rank0_speaks)
@@ -342,13 +343,14 @@ def _main(argv: list[str] | None) -> int:
             from pipeline.engines.model import resolve_device
             dist.init(resolve_device(cfg.run.device), cfg.run.dist_timeout_s)
         return a.fn(cfg, a)
-    except (ConfigError, RunError, ModelError, DataError, CacheCorrupted, dist.RankFailed) as e:
+    except (ConfigError, RunError, ModelError, DataError, CacheError, dist.RankFailed) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
         term = isinstance(e, _Terminated)
-        print(f"{'terminated (SIGTERM)' if term else 'interrupted'}: finished stages are kept; rerun the same command "
-              "to resume", file=sys.stderr)
+        if os.environ.get("RANK", "0") == "0":   # (every rank gets the signal: rank 0 speaks for all)
+            print(f"{'terminated (SIGTERM)' if term else 'interrupted'}: finished stages are kept; rerun the same "
+                  "command to resume", file=sys.stderr)
         return 143 if term else 130
     finally:
         if sigterm is not None:

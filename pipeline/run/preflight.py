@@ -161,28 +161,64 @@ def check_data(cfg: Config) -> None:
 
 
 def check_lora_targets(cfg: Config) -> None:
-    """Each of student.lora.target_modules names modules of the student, by PEFT's rule for a list (a module
-    whose name is the entry or ends with '.' and the entry), read from the model's config on the meta device
-    (no weights; a second or less): a misspelt one failed at the first update, after sampling and judging
-    (paid, with an API judge). The embedded model before its first conversion is not read (the default
-    names are its own)."""
+    """student.lora.target_modules against the student's modules, by PEFT's rule for a list (a module whose
+    name is the entry or ends with '.' and the entry): none matching fails here (it failed at the first
+    update, after sampling and judging, paid with an API judge); some entries matching nothing are said
+    (PEFT adapts the others: the default names a Llama's seven projections, and a Phi has four of them).
+    The module names come from the weights' file headers on disk (no torch, milliseconds); a model whose
+    weights are not on disk yet (a Hub id not downloaded, the embedded model before its first conversion)
+    is not read."""
+    names = _weight_modules(cfg.student.model)
+    if not names:
+        return
+    targets = cfg.student.lora.target_modules
+    names.add("lm_head")   # a causal LM's head, whose weight a tied model's file does not hold
+    missing = [t for t in targets if not any(n == t or n.endswith("." + t) for n in names)]
+    if not missing:
+        return
+    kinds = ", ".join(sorted({n.rsplit(".", 1)[-1] for n in names if not n.rsplit(".", 1)[-1].isdigit()}))
+    if len(missing) == len(targets):
+        raise ConfigError(f"student.lora.target_modules: {', '.join(map(repr, missing))} name no module of "
+                          f"{cfg.student.model}; its modules with weights are {kinds}")
+    import logging
+    logging.getLogger("rlaif").warning(
+        "student.lora.target_modules: %s name no module of %s, so LoRA adapts only %s (its modules with weights: %s)",
+        ", ".join(map(repr, missing)), cfg.student.model, ", ".join(t for t in targets if t not in missing), kinds)
+
+
+def _weight_modules(model_id: str) -> set[str]:
+    """The names of the modules that hold weights in `model_id`'s safetensors files, from their JSON headers
+    (or the shards' index): {'model.layers.0.self_attn.q_proj', ...}; empty when none is on disk."""
+    import json
+    import struct
     from pipeline.engines import model
-    if cfg.student.model == model.EMBEDDED and not model.embedded_converted():
-        return
-    import torch
-    from transformers import AutoConfig, AutoModelForCausalLM
+    if model_id == model.EMBEDDED:
+        if not model.embedded_converted():
+            return set()
+        model_id = model.resolve(model_id)
+    d = Path(model_id).expanduser()
+    if not d.is_dir():
+        try:
+            from huggingface_hub import try_to_load_from_cache
+            hit = next((p for f in ("model.safetensors.index.json", "model.safetensors")
+                        if isinstance(p := try_to_load_from_cache(model_id, f), str)), None)
+        except Exception:
+            return set()
+        if hit is None:
+            return set()
+        d = Path(hit).parent
+    params: list[str] = []
     try:
-        with torch.device("meta"):
-            net = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(model.resolve(cfg.student.model)))
-    except Exception:   # (an architecture this transformers cannot build: the stage that loads it says so)
-        return
-    modules = dict(net.named_modules())
-    missing = [t for t in cfg.student.lora.target_modules
-               if not any(n == t or n.endswith("." + t) for n in modules)]
-    if missing:
-        linear = sorted({n.rsplit(".", 1)[-1] for n, m in modules.items() if isinstance(m, torch.nn.Linear)})
-        raise ConfigError(f"student.lora.target_modules: {', '.join(map(repr, missing))} names no module of "
-                          f"{cfg.student.model}; its linear layers are {', '.join(linear)}")
+        index = d / "model.safetensors.index.json"
+        if index.is_file():
+            params = list(json.loads(index.read_text())["weight_map"])
+        elif (d / "model.safetensors").is_file():
+            with open(d / "model.safetensors", "rb") as f:
+                size = struct.unpack("<Q", f.read(8))[0]
+                params = [k for k in json.loads(f.read(size)) if k != "__metadata__"]
+    except (OSError, ValueError, KeyError, struct.error):
+        return set()
+    return {p.rsplit(".", 1)[0] for p in params if "." in p}
 
 
 def check_early_stop(cfg: Config) -> None:
@@ -190,7 +226,9 @@ def check_early_stop(cfg: Config) -> None:
     misspelt one was never found in metrics.json, and early stopping was silently off."""
     from pipeline.metrics.doc import METRICS, metric_info
     name = cfg.eval.early_stop_metric
-    if cfg.eval.patience and metric_info(name) is None:
+    # one source's figure is eval/<the source as eval.sources names it>/<figure>, and a path holds '/'
+    own = next((name[len(f"eval/{s}/"):] for s in cfg.eval.sources or [] if name.startswith(f"eval/{s}/")), None)
+    if cfg.eval.patience and metric_info(name) is None and (own is None or metric_info(f"eval/{own}") is None):
         import difflib
         near = difflib.get_close_matches(name, [k for k in METRICS if "<" not in k], n=3, cutoff=0.5)
         raise RunError(f"eval.early_stop_metric={name!r} is no metric an epoch writes, so eval.patience="

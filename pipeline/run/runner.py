@@ -24,29 +24,23 @@ from pipeline.stages import POLICY, REFERENCE, Ctx, Stage
 log = logging.getLogger("rlaif")
 
 
-# torch.save's words for a write that came up short (its zip writer, or the C++ stream under it): a full
-# disk, as far as the free space left says so
+# torch.save's words for a write that came up short (its zip writer, or the C++ stream under it): no errno
+# comes with them, and a full disk (or quota) is what makes a local write short
 _SHORT_WRITE = ("unexpected pos", "PytorchStreamWriter failed", "basic_ios::clear", "file write failed")
 
 
-def disk_full(e: BaseException, where: Path | None = None) -> bool:
-    """Whether e (or what caused it) is a full disk or quota: an OSError ENOSPC/EDQUOT from a write, the
-    message the libraries that write our artifacts give it (Arrow, SQLite), or torch.save's short write
-    while the device holding `where` has under 64 MiB free."""
+def disk_full(e: BaseException) -> bool:
+    """Whether e (or what caused it) is a full disk or quota: an OSError ENOSPC/EDQUOT from a write, or
+    the message the libraries that write our artifacts give it (Arrow, SQLite, torch.save's short write)."""
     import errno
-    import shutil
     seen = 0
     while e is not None and seen < 8:
         if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
             return True
         text = str(e)
-        if "No space left on device" in text or "database or disk is full" in text or "Disk quota exceeded" in text:
+        if any(w in text for w in ("No space left on device", "database or disk is full", "Disk quota exceeded",
+                                    *_SHORT_WRITE)):
             return True
-        if where is not None and any(w in text for w in _SHORT_WRITE):
-            try:
-                return shutil.disk_usage(next(p for p in (where, *where.parents) if p.exists())).free < 64 << 20
-            except (OSError, StopIteration):
-                return False
         e, seen = e.__cause__ or e.__context__, seen + 1
     return False
 
@@ -342,7 +336,7 @@ class Runner(Lineage):
         try:
             return self._write_stage(st, n, fp, d, inputs, input_fps)
         except Exception as e:
-            if not disk_full(e, d):
+            if not disk_full(e):
                 raise
             # the stage's temp directory is gone (atomic_dir), the stages before it are on disk as they were
             raise RunError(f"no space left on the device writing stage {st.name} of epoch {n} into {d}: free space "

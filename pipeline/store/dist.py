@@ -193,10 +193,28 @@ def launch(n: int, accelerate_config: str | None, argv: list[str]) -> int:
     cmd = [sys.executable, "-m", "accelerate.commands.launch", *how, "--num_processes", str(n),
            "-m", "pipeline.cli", *rest]
     print("launching: " + " ".join(cmd[2:]), flush=True)
+    import signal
+    proc = subprocess.Popen(cmd)
+    # SIGTERM (a scheduler's stop) passed on to accelerate's launcher, which stops every rank: each stops as
+    # Ctrl-C does, rank 0 saying how to resume (without this the launcher died alone, its ranks left running)
+    termed = []
+
+    def term(*_):
+        termed.append(True)
+        proc.send_signal(signal.SIGTERM)
+    old = signal.signal(signal.SIGTERM, term)
     try:
-        return subprocess.call(cmd)
-    except KeyboardInterrupt:
+        rc = proc.wait()
+        return 143 if termed else rc
+    except KeyboardInterrupt:   # (the terminal sent it to the whole group: the ranks have it too)
+        try:
+            proc.wait(timeout=60)
+        except (KeyboardInterrupt, subprocess.TimeoutExpired):   # a second Ctrl-C, or ranks that do not stop
+            proc.kill()
+            proc.wait()
         return 130
+    finally:
+        signal.signal(signal.SIGTERM, old)
 
 
 def _refused(path: str) -> str | None:
