@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -99,6 +100,20 @@ def test_missing_model_fails_the_epoch_cleanly(tmp_path, capsys):
     assert rc == 2
     err = capsys.readouterr().err
     assert "cannot load student.model" in err and "no directory" in err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_model_directory_without_weights_fails_before_any_stage(tmp_path, tiny_config, capsys):
+    """A directory with config and tokenizer and no weights passed the dry run, and failed at the sample stage."""
+    import shutil
+    model = next(x.split("=", 1)[1] for x in tiny_config if x.startswith("student.model="))
+    bare = Path(shutil.copytree(model, tmp_path / "bare"))
+    for f in bare.glob("*.safetensors"):
+        f.unlink()
+    over = [x for x in tiny_config if not x.startswith(("student.model=", "run.dir="))]
+    assert main(["epoch", "1", "--dry-run", *over, f"run.dir={tmp_path / 'runs'}", f"student.model={bare}"]) == 2
+    err = capsys.readouterr().err
+    assert "has a config.json but no weights (*.safetensors" in err and "save_pretrained" in err, err
     assert not (tmp_path / "runs").exists()
 
 

@@ -46,6 +46,10 @@ def _read_tokenizer(model: str, name: str):
     return tok
 
 
+# the weight files save_pretrained writes (one file, or shards with their index), as transformers looks for them
+_WEIGHTS = ("*.safetensors", "pytorch_model*.bin", "*.safetensors.index.json", "pytorch_model.bin.index.json")
+
+
 def check_model(model: str, key: str = "student.model") -> None:
     """A model's config and tokenizer can be read (not the weights), in seconds, before any stage
     (`key` names the setting: student.model, or an hf judge's or teacher's model): the embedded model
@@ -59,6 +63,10 @@ def check_model(model: str, key: str = "student.model") -> None:
         if not (local / "config.json").is_file():
             raise ModelError(f"{key}={model}: {local.resolve()} has no config.json; point it at a model "
                              "directory (save_pretrained's output) or a Hub id")
+        if not any(next(local.glob(pat), None) for pat in _WEIGHTS):
+            raise ModelError(f"{key}={model}: {local.resolve()} has a config.json but no weights ("
+                             + ", ".join(_WEIGHTS) + "); save the model there with save_pretrained, or point it at "
+                             "the directory that holds them")
         return
     from huggingface_hub import constants, get_hf_file_metadata, hf_hub_url, try_to_load_from_cache
     from huggingface_hub.errors import HFValidationError
