@@ -237,6 +237,8 @@ def test_a_curriculum_band_upside_down_is_a_config_error(tiny_config, capsys):
     assert dry(tiny_config, "curriculum.strategy=adaptive", "curriculum.band_low=0.9", "curriculum.band_high=0.1") == 2
     err = capsys.readouterr().err
     assert "curriculum.band_low=0.9 is above curriculum.band_high=0.1" in err and "Traceback" not in err, err
+    assert dry(tiny_config, "curriculum.easy_below=0.8", "curriculum.hard_above=0.2") == 2   # the default buckets'
+    assert "curriculum.easy_below=0.8 is above curriculum.hard_above=0.2" in capsys.readouterr().err
 
 
 def test_a_misspelt_lora_target_is_refused_with_the_models_layers(tiny_config, capsys, caplog):
