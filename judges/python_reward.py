@@ -325,11 +325,13 @@ def _where(e: BaseException) -> str:
     import sysconfig
     import traceback
     here = {os.path.realpath(__file__), os.path.realpath(__file__.replace("python_reward.py", "python_rewards.py"))}
-    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
+    paths = sysconfig.get_paths()
+    stdlib = os.path.realpath(paths["stdlib"]) + os.sep
+    installed = tuple({os.path.realpath(paths[k]) + os.sep for k in ("purelib", "platlib")})   # (inside stdlib's, often)
     frames = [f for f in traceback.extract_tb(e.__traceback__) if os.path.realpath(f.filename) not in here]
     # not the standard library's frames between us and it (asyncio running an async function), where others are
-    frames = [f for f in frames if not os.path.realpath(f.filename).startswith(stdlib)
-              or "site-packages" in f.filename] or frames
+    frames = [f for f in frames if not (p := os.path.realpath(f.filename)).startswith(stdlib)
+              or p.startswith(installed)] or frames
     if not frames:
         return ""
     said = [f"{os.path.basename(f.filename)}:{f.lineno} in {f.name}" for f in frames[-3:]]

@@ -7,7 +7,7 @@ with EPERM; every other call allowed.
   filling and detaching each, held 1 GiB of the host's memory under a 300 MiB RLIMIT_AS, and the
   sandbox's own IPC namespace keeps the kernel's limits (shmall about 2^64).
 - `memfd_create` and `memfd_secret`: an anonymous file is memory too, one RLIMIT_FSIZE each, as
-  many as RLIMIT_NOFILE (40 files of 16 MiB held 648 MiB under a 300 MiB limit).
+  many as RLIMIT_NOFILE (40 files of 16 MiB held 640 MiB under a 300 MiB limit).
 - the kernel keyring (`add_key`, `request_key`, `keyctl`): a user's keyring is per uid, not per
   namespace, and sandbox uids are reused: a key one answer stored, a later answer read.
 
