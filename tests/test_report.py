@@ -306,3 +306,19 @@ def test_a_mix_components_breakdown_reads_as_json():
     from pipeline.report.table import _fmt
     got = _fmt({"value": 0.5, "weight": 0.35, "breakdown": {"ok": True, "why": None}})
     assert json.loads(got) == {"value": 0.5, "weight": 0.35, "breakdown": {"ok": True, "why": None}}
+
+
+def test_status_names_interrupted_updates(fake_run):
+    """An update stopped before its end leaves its resume checkpoint: status says which one this config's next
+    update resumes, and which belongs to a variant made otherwise (with its size, and where it is to remove)."""
+    assert "stopped before its end" not in "\n".join(status_lines(fake_run))
+    fp = {st.name: fp for st, fp, _, _ in fake_run.plan(4)}["update"]
+    for name in (f".ckpt-update-{fp[:8]}", ".ckpt-update-0badc0de"):
+        (fake_run.epoch_dir(4) / name).mkdir()
+        (fake_run.epoch_dir(4) / name / "state.pt").write_bytes(b"x" * 2**20)
+    lines = [x for x in status_lines(fake_run) if "stopped before its end" in x]
+    assert len(lines) == 2
+    mine = next(x for x in lines if fp[:8] in x)
+    assert "1.0 MB" in mine and "resumes it from its checkpoint" in mine and "rlaif epoch 4" in mine
+    other = next(x for x in lines if "0badc0de" in x)
+    assert "other settings" in other and f"remove {fake_run.epoch_dir(4) / '.ckpt-update-0badc0de'}" in other

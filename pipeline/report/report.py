@@ -242,6 +242,7 @@ def status_lines(runner: "Runner") -> list[str]:
                  "for that N; later epochs keep it as it finished); new = the current config's update/eval variant is "
                  "not run yet (it would go beside the chosen one); - = not run")
     lines += runner.other_parents()
+    lines += _interrupted_updates(runner, epochs)
     if differ:
         text, typed = "; ".join(differ), _recorded_overrides(differ)
         lines.append("these settings differ from what the stale and new stages were made with (recorded -> now): "
@@ -256,6 +257,31 @@ def status_lines(runner: "Runner") -> list[str]:
         fl = [f for f in analyse(ms_all, runner.cfg.report, run_settings(runner)) if f.epoch == last]
         lines.append(f"health at epoch {last}: " + (", ".join(f.name for f in fl) + " (see `rlaif report`)" if fl else "no flags"))
     return lines
+
+
+def _interrupted_updates(runner: "Runner", epochs: list[int]) -> list[str]:
+    """The resume checkpoints of updates stopped before their end (.ckpt-update-<fp8>, removed when
+    an update finishes): which one the current config resumes, and what the others hold on disk."""
+    out = []
+    for n in epochs:
+        ckpts = sorted(runner.epoch_dir(n).glob(".ckpt-update-*"))
+        if not ckpts:
+            continue
+        try:
+            want = next((fp for st, fp, _, _ in runner.plan(n) if st.name == "update"), "")
+        except RunError:
+            want = ""
+        for c in ckpts:
+            mb = sum(f.stat().st_size for f in c.rglob("*") if f.is_file()) / 2**20
+            if want and c.name.endswith(want[:8]):
+                out.append(f"epoch {n}: an update stopped before its end ({c.name}, {mb:.1f} MB): this config's next "
+                           f"update of epoch {n} (`rlaif epoch {n}`, or `rlaif update {n}` once the epoch is done) "
+                           "resumes it from its checkpoint")
+            else:
+                out.append(f"epoch {n}: an update variant stopped before its end, made with other settings than the "
+                           f"current config ({c.name}, {mb:.1f} MB): the command that started it, rerun as it was, "
+                           f"resumes it; remove {c} if it is not wanted")
+    return out
 
 
 def _recorded_overrides(differ: list[str]) -> list[str]:
