@@ -98,3 +98,21 @@ def test_the_review_cases_stay_quiet_where_the_reading_does_not_hold():
     ms = healthy(1)
     ms[0].update({"reward/frac_zero_std": 0.9, "score/student_mean": 0.95, "completion/diversity": 0.6})
     assert "solved" not in _one(ms, "mode_collapse", {"judge.kind": "mix", "judge.mix.python": 0.5}).advice
+
+
+def test_a_truncated_sampler_is_flagged_where_its_gap_stays_under_the_threshold():
+    """sample.top_p=0.9 (configs/length_reward.yaml, the usual 0.9-0.95): the sampler's logprob is the
+    renormalised nucleus's, so its gap is at most -ln(0.9) = 0.105 nats, measured 0.086-0.089 against
+    report.max_sampler_gap 0.1, and kl/k1_start is 0 at epoch 1 (the policy is its reference). The
+    settings show the mismatch the figures cannot: flagged every RL epoch, the warm-start not."""
+    ms = healthy(2)
+    for m in ms:
+        m.update({"logprobs/sampler_gap": 0.087, "logprobs/sampler_outside": 0.0, "kl/k1_start": 0.0})
+    assert "sampler_mismatch" not in {f.name for f in analyse(ms, ReportConfig(), {"sample.top_p": 1.0})}
+    flags = [f for f in analyse([{"epoch": 0, "loss/sft": 0.5}] + ms, ReportConfig(), {"sample.top_p": 0.9})
+             if f.name == "sampler_mismatch"]
+    assert [f.epoch for f in flags] == [1, 2]
+    assert "this run samples with sample.top_p=0.9" in flags[0].evidence and "0.0870 nats" in flags[0].evidence
+    assert "set sample.top_p=1" in flags[0].advice
+    flags = [f for f in analyse(ms, ReportConfig(), {"sample.top_k": 20}) if f.name == "sampler_mismatch"]
+    assert len(flags) == 2 and "sample.top_k=20" in flags[0].evidence

@@ -157,6 +157,21 @@ def test_a_reward_fall_inside_its_interval_is_not_a_regression(fake_run):
     assert any("epoch 4 reward_regression" in line for line in health_lines(fake_run, fake_run.cfg, [4]))
 
 
+def test_a_reward_fall_over_a_pool_of_four_prompts_is_still_judged(fake_run):
+    """configs/ocaml.yaml's pool of 4: fewer prompts than an eval's interval asks for. A fall on every
+    one of them is a regression by its paired t interval, wide as 3 degrees of freedom make it (it was no
+    interval at all, so no fall of any size was flagged); one shared prompt: the threshold alone."""
+    e3 = {f"p{i}": [0.9, 0.95, 0.85, 0.92] for i in range(4)}
+    _rewards(fake_run, 3, e3)
+    _rewards(fake_run, 4, {p: [r - 0.5 - 0.05 * i for r in rs] for i, (p, rs) in enumerate(e3.items())})
+    assert "health at epoch 4: reward_regression" in "\n".join(status_lines(fake_run))
+    _rewards(fake_run, 4, {p: [r + (0.1 if i % 2 else -0.1) for r in rs] for i, (p, rs) in enumerate(e3.items())})
+    assert "reward_regression" not in "\n".join(status_lines(fake_run)).split("health at epoch 4: ")[1]
+    _rewards(fake_run, 3, {"p0": [0.9]})
+    _rewards(fake_run, 4, {"p0": [0.1]})
+    assert "health at epoch 4: reward_regression" in "\n".join(status_lines(fake_run))
+
+
 def test_a_reward_fall_over_other_prompts_is_read_against_their_spread(fake_run):
     """The default walks the training set: epochs 3 and 4 score other prompts, whose mix alone moves
     reward/mean. A fall of 0.04 over 24 prompts each is noise against the prompts' spread (Welch);

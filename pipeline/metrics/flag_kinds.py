@@ -12,14 +12,15 @@ FLAGS: dict[str, str] = {
                   "every check that reads it is blind, so the epoch is flagged whole",
     "reward_regression": "reward/mean fell by more than report.regression_drop from the previous epoch, and the 95% "
                          "interval of the change lies below 0 (paired by prompt where both epochs scored the same "
-                         "prompts; else Welch's, over the two epochs' prompt means): a fall inside the interval is "
-                         "noise, not a regression",
+                         "prompts, a plain t interval below 5 of them; else Welch's, over the two epochs' prompt means; one "
+                         "prompt: the threshold alone): a fall inside the interval is noise, not a regression",
     "reward_decline": "reward/mean below the best earlier epoch (not the previous one) by more than "
                       "report.regression_drop, with the 95% interval of the change from that epoch below 0: a slow "
                       "decline whose every step is inside the noise (reward_regression compares neighbours)",
     "loss_rising": "loss/total at the highest of the last report.loss_rising_epochs+1 RL epochs and more than 5% "
                    "(at least 0.001) above its value report.loss_rising_epochs epochs before (the warm-start, epoch 0, "
-                   "trains another loss and is left out)",
+                   "trains another loss and is left out); with teacher rows in the update, loss/policy + loss/kl or "
+                   "loss/sft must rise by the same rule (their number alone moves loss/total)",
     "best_of_n_vs_mean": "reward/best_of_n rose while reward/mean fell by more than report.regression_drop",
     "eval_regression": "eval/pass@1 fell from the previous eval with the 95% interval of the change, paired by "
                        "problem, below 0: the held-out score fell beyond noise",
@@ -37,7 +38,9 @@ FLAGS: dict[str, str] = {
                    "before any update step) below report.negative_k1 (a run without kl/k1_start is not checked: the "
                    "update's kl/k1 is below 0 by construction once a step moves the policy)",
     "sampler_mismatch": "logprobs/sampler_gap above report.max_sampler_gap, or logprobs/sampler_outside above "
-                        "report.max_sampler_outside",
+                        "report.max_sampler_outside, or an RL epoch sampled with sample.top_p < 1 or sample.top_k > 0 "
+                        "(a truncation the update does not apply: its gap is at most -ln(top_p), 0.105 nats at "
+                        "0.9, below what the figures' thresholds see)",
     "reward_cv_high": "reward/cv above report.max_reward_cv, when select.advantage=raw (grpo/mean advantages are "
                       "within-group: spread across prompts does not reach the gradient; reward/frac_zero_std is the "
                       "spread that matters)",

@@ -43,8 +43,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
     for i in range(1, len(rewards)):
         (e0, r0), (e1, r1) = rewards[i - 1], rewards[i]
         ci = ms[[m["epoch"] for m in ms].index(e1)].get("_reward/change_ci")
-        if r1 >= r0 - cfg.regression_drop or (ci is not None and ci[1] >= 0):
-            continue  # not down by the threshold, or down inside its interval (paired by prompt): noise
+        if r1 >= r0 - cfg.regression_drop or (ci is not None and math.isfinite(ci[1]) and ci[1] >= 0):
+            continue  # not down by the threshold, or down inside its interval (paired by prompt): noise; one prompt: the threshold alone
         best_e, best_r = max(rewards[:i], key=lambda er: er[1])
         moved = as_number(ms[[m["epoch"] for m in ms].index(e1)].get("kl/k3_start"))
         # the policy that sampled is its reference, or nearly (not with kl_reference=previous: they are one policy)
@@ -76,7 +76,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                 fb["from"] < r <= e for r in regressed):   # a regression since the best says it already
             continue
         r_best, r1 = by_e[fb["from"]], by_e[e]
-        if r1 < r_best - cfg.regression_drop and fb["ci"][1] < 0:
+        if r1 < r_best - cfg.regression_drop and (fb["ci"][1] < 0 or not math.isfinite(fb["ci"][1])):
             flag("reward_decline", e,
                  f"reward/mean {r1:.4f} at epoch {e} against {r_best:.4f} at epoch {fb['from']}, its best "
                  f"({r1 - r_best:+.4f}, 95% [{fb['ci'][0]:+.4f}, {fb['ci'][1]:+.4f}]): "
@@ -91,14 +91,25 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
     k = cfg.loss_rising_epochs
     rl_epochs = [m for m in ms if int(m["epoch"]) >= 1]   # epoch 0: the warm-start's supervised loss and entropy
     loss = series(rl_epochs, "loss/total")
+    def rises(window: list[float]) -> bool:
+        start, end = window[0], window[-1]
+        return end == max(window) and end - start > max(0.05 * abs(start), 1e-3)
+
     for i in range(k, len(loss)):
         window = [v for _, v in loss[i - k: i + 1]]
         start, end = window[0], window[-1]
-        if end == max(window) and end - start > max(0.05 * abs(start), 1e-3):
+        if rises(window):
             span = [m for m in rl_epochs if loss[i - k][0] <= int(m["epoch"]) <= loss[i][0]]
             cols = {key: [as_number(m.get(key)) for m in span]
                     for key in ("loss/policy", "loss/kl", "loss/sft", "select/teacher_rows")}
             teacher = cols["select/teacher_rows"]
+            # loss/total holds update.teacher_sft_coef x the teacher rows' NLL beside the student rows' RL loss
+            # (loss/policy + loss/kl): more teacher rows raise it with nothing wrong; the RL loss itself must rise
+            # (or the teacher rows' own NLL, loss/sft: the student drifting from the teacher's answers)
+            rl = [p + q for p, q in zip(cols["loss/policy"], cols["loss/kl"]) if p is not None and q is not None]
+            sft = [v for v in cols["loss/sft"] if v is not None]
+            if any(teacher) and len(rl) == len(span) and not rises(rl) and not (len(sft) == len(span) and rises(sft)):
+                continue
             parts = "; ".join(f"{key} " + " -> ".join("-" if v is None else f"{v:.4g}" for v in vals)
                               for key, vals in cols.items() if any(v is not None for v in vals))
             flag("loss_rising", loss[i][0],
@@ -106,9 +117,9 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"{' -> '.join(f'{v:.4f}' for v in window)} ({end - start:+.4f}, {100 * (end - start) / abs(start or 1):+.0f}%)"
                  + (f" ({parts})" if parts else ""),
                  f"{lower_lr}; if loss/kl carries the rise, the policy is drifting from the reference: {raise_kl}"
-                 + ("; loss/total holds update.teacher_sft_coef x the teacher rows' NLL, so more teacher rows "
-                    "(select/teacher_rows: prompts the student's best answer lost) raise it without anything going "
-                    "wrong: read loss/policy and loss/kl" if any(teacher) else ""))
+                 + ("; loss/total also holds update.teacher_sft_coef x the teacher rows' NLL (select/teacher_rows: "
+                    "prompts the student's best answer lost), whose number alone moves it: the rise is in loss/policy + "
+                    "loss/kl or in loss/sft (the student drifting from the teacher's answers)" if any(teacher) else ""))
 
     entropy = series(rl_epochs, "policy/entropy")
     collapsing = set()  # epochs where entropy fell `entropy_falls` times running, far below its earlier peak
@@ -188,11 +199,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         k1_key = "kl/k1_start"
         k1 = get(k1_key)
         if k1 is not None and k1 < cfg.negative_k1:
-            mismatch = []
-            if as_number(s.get("sample.top_p")) not in (None, 1.0):
-                mismatch.append(f"sample.top_p={s['sample.top_p']}")
-            if as_number(s.get("sample.top_k")) not in (None, 0.0):
-                mismatch.append(f"sample.top_k={s['sample.top_k']}")
+            mismatch = _truncation(s)
             flag("negative_k1", e,
                  f"{k1_key} {k1:.4f} < {cfg.negative_k1}" + (f" (kl/k3 {k3:.4f})" if k3 is not None else "")
                  + (f"; this run samples with {', '.join(mismatch)}" if mismatch else ""),
@@ -204,10 +211,16 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  "student.lora.dropout=0")
 
         gap, outside = get("logprobs/sampler_gap"), get("logprobs/sampler_outside")
-        if (gap is not None and gap > cfg.max_sampler_gap) or (outside is not None and outside > cfg.max_sampler_outside):
+        # a truncation in the settings mismatches by construction, where the figures may not show it: the
+        # sampler's logprob is the renormalised nucleus's, so the gap is at most -ln(top_p) (0.105 at 0.9)
+        cut = _truncation(s) if e >= 1 and (gap is not None or get("reward/mean") is not None) else []
+        if (gap is not None and gap > cfg.max_sampler_gap) or (outside is not None and outside > cfg.max_sampler_outside) \
+                or cut:
             flag("sampler_mismatch", e,
-                 (f"logprobs/sampler_gap {gap:.4f} nats (report.max_sampler_gap {cfg.max_sampler_gap})" if gap is not None
-                  else "logprobs/sampler_gap not recorded")
+                 (f"this run samples with {', '.join(cut)}: the update's ratio and KL read the untruncated "
+                  "distribution; " if cut else "")
+                 + (f"logprobs/sampler_gap {gap:.4f} nats (report.max_sampler_gap {cfg.max_sampler_gap})" if gap is not None
+                    else "logprobs/sampler_gap not recorded")
                  + (f", largest {get('logprobs/sampler_gap_max'):.3f}" if get("logprobs/sampler_gap_max") is not None else "")
                  + (f", {outside:.1%} of tokens with a ratio outside [0.5, 2] (report.max_sampler_outside "
                     f"{cfg.max_sampler_outside:.0%})" if outside is not None else ""),
@@ -346,10 +359,15 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
     return sorted(flags, key=lambda f: (f.epoch, SEVERITIES.index(f.severity), order[f.name]))
 
 
+def _truncation(s: dict[str, Any]) -> list[str]:
+    """The run's sampling truncation ('sample.top_p=0.9'), which the update does not apply."""
+    return [f"sample.{k}={s[f'sample.{k}']}" for k, off in (("top_p", 1.0), ("top_k", 0.0))
+            if as_number(s.get(f"sample.{k}")) not in (None, off)]
+
+
 def _mismatch_first(s: dict[str, Any]) -> str:
     """The sampler-mismatch cause this run's own settings show, said first ('' when none does)."""
-    cut = [f"sample.{k}={s[f'sample.{k}']}" for k, off in (("top_p", 1.0), ("top_k", 0.0))
-           if as_number(s.get(f"sample.{k}")) not in (None, off)]
+    cut = _truncation(s)
     if cut:
         return f"This run samples with {', '.join(cut)}: set {' and '.join(c.split('=')[0] + ('=1' if 'top_p' in c else '=0') for c in cut)}. "
     if (s.get("sample.dtype") in ("bfloat16", "float16") and s.get("student.dtype") == "float32"

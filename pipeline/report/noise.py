@@ -11,6 +11,7 @@ the student's score and best-of-N) reads the same kind of interval (`reward_tren
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -229,7 +230,18 @@ def _change_ci(prev: dict[str, float], means: dict[str, float]) -> tuple[float, 
     # paired only where both epochs scored (nearly) the same prompts (data.pool_size): an interval over a
     # few shared prompts would hold 0 for any fall and hide a real regression
     if _same_prompts(prev, means):
-        return compare([prev], [means], "reward/mean").ci
+        ci = compare([prev], [means], "reward/mean").ci
+        keys = sorted(set(prev) & set(means))
+        if math.isfinite(ci[1]) or len(keys) < 2:
+            return ci
+        # fewer prompts than an eval's interval asks for (a 4-prompt pool): the plain paired t interval,
+        # wide as it is, rather than none (which hid a fall of any size)
+        d = [means[k] - prev[k] for k in keys]
+        if len(set(d)) == 1:
+            return d[0], d[0]
+        from scipy import stats
+        t = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+        return float(t.low), float(t.high)
     if min(len(means), len(prev)) >= 2:
         from scipy import stats
         a, b = list(prev.values()), list(means.values())
