@@ -144,7 +144,7 @@ def metric_info(key: str) -> Metric | None:
         return METRICS["judge/<component>_mean"]
     if re.fullmatch(r"eval/pass@\d+", key):
         return METRICS["eval/pass@k"]
-    if key.startswith("eval/") and key.count("/") == 2:   # one source's figure: good as the figure is
+    if key.startswith("eval/") and key.count("/") >= 2:   # one source's figure (hf:org/name's too): good as the figure is
         figure = metric_info("eval/" + key.rsplit("/", 1)[1])
         per = METRICS["eval/<source>/<figure>"]
         return replace(per, good=figure.good) if figure else per
