@@ -114,6 +114,9 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
     # 1. a killed run's batches: poll them again, never submit their keys again
     for local, e in journal.entries().items():
         done = {"ended", "abandoned"} & set(e["events"])
+        if not done and "keys" not in e and e.get("batch_id"):
+            log.warning("%s: batch %s has no submit line (a damaged journal): its requests cannot be told and may be "
+                        "submitted again", journal.path, e["batch_id"])
         if done or e.get("provider") != judge.kind or e.get("base_url") != judge.base_url:
             continue
         if not missing_now & set(e["keys"]):
@@ -131,6 +134,8 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
             log.warning("a batch of %d requests was submitted by a killed run before its id was journaled: if "
                         "%s received it, it is paid and cannot be read (docs/guides/judges-and-cost.md, Batches). Submitting its requests "
                         "again.", len(e["keys"]), judge.kind)
+            continue
+        if not await _known(judge, client, journal, local, bid, len(e["keys"])):
             continue
         log.info("resuming %s batch %s (%d requests) submitted by an earlier run", judge.kind, bid, len(e["keys"]))
         running[local] = (bid, e["keys"], e.get("role", "judge"))
@@ -203,6 +208,24 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
     return results, stats
 
 
+async def _known(judge: Any, client: Any, journal: Journal, local: str, bid: str, n: int) -> bool:
+    """Whether the provider still knows a journaled batch. One it answers 404 for (deleted in the console,
+    past its retention, another workspace behind the same URL) can never be read: abandoned in the journal,
+    its requests submitted again, rather than every rerun stopping on it."""
+    from judges.retries import JudgeAPIError
+    try:
+        await judge.batch_status(client, bid)
+        return True
+    except JudgeAPIError as e:
+        if e.status != 404:
+            raise
+    journal.write({"event": "abandoned", "local": local, "batch_id": bid, "reason": "not found (404) on resume"})
+    log.warning("%s batch %s (%d requests, submitted by an earlier run) is not found at %s (HTTP 404: deleted, "
+                "expired, or another account's): its answers cannot be read; submitting its requests again",
+                judge.kind, bid, n, judge.base_url)
+    return False
+
+
 def _kinds(fails: dict[str, Outcome], keys: list[str]) -> str:
     kinds: dict[str, int] = {}
     for k in keys:
@@ -212,19 +235,19 @@ def _kinds(fails: dict[str, Outcome], keys: list[str]) -> str:
 
 async def _submit(judge: Any, client: Any, journal: Journal, chunk: list[BatchItem]) -> tuple[str, str]:
     """(local id, batch id): the keys journaled first, the id the moment the provider returns it."""
-    from judges.retries import JudgeAPIError
+    from judges.retries import JudgeAPIError, maybe_received
     local = uuid.uuid4().hex[:12]
     journal.write({"event": "submit", "local": local, "provider": judge.kind, "base_url": judge.base_url,
                    "model": judge.model, "role": chunk[0].role, "keys": [it.key for it in chunk]})
     try:
         bid = await judge.batch_submit(client, chunk, lambda d: journal.write({"event": "file", "local": local, **d}))
     except JudgeAPIError as e:
-        if e.status is not None:  # refused: nothing was created, nothing to resume
+        if not maybe_received(e.status):  # refused (400, 429, 529...): nothing was created, nothing to resume
             journal.write({"event": "abandoned", "local": local, "reason": str(e)[:300]})
             raise
-        raise JudgeAPIError(f"{e} The batch submission got no answer, so it may have been created; a rerun "
-                            "submits its requests again unless it can find it (OpenAI: by its uploaded file)",
-                            e.status, e.attempts) from e
+        raise JudgeAPIError(f"{e} The batch submission got no answer that says it was refused, so it may have "
+                            "been created (not sent again); a rerun submits its requests again unless it can find "
+                            "it (OpenAI: by its uploaded file)", e.status, e.attempts) from e
     journal.write({"event": "created", "local": local, "batch_id": bid})
     log.info("submitted %s batch %s: %d requests", judge.kind, bid, len(chunk))
     return local, bid

@@ -79,8 +79,11 @@ class Journal:
     def write(self, record: dict) -> None:
         new = not self.path.exists()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a") as f:
-            f.write(json.dumps({**record, "t": time.time()}) + "\n")
+        with open(self.path, "a+b") as f:
+            # a line torn by a kill mid-write is ended first, so this record is not read as part of it
+            end = f.seek(0, os.SEEK_END)
+            torn = end > 0 and f.seek(end - 1) >= 0 and f.read(1) != b"\n"
+            f.write((("\n" if torn else "") + json.dumps({**record, "t": time.time()}) + "\n").encode())
             f.flush()
             os.fsync(f.fileno())
         if new:  # the file's directory entry must survive a crash too

@@ -28,6 +28,7 @@ from judges.cache import cache_key
 from judges.cached import Job
 from judges.limits import RateLimiter
 from judges.retries import (_CONNECTION_ERRORS, _STATUS_ERRORS, JudgeAPIError, MalformedResponse, is_retryable,
+                            maybe_received,
                             wait_retry_after)
 from judges.hashing import sha256_text
 
@@ -320,11 +321,12 @@ class APIJudge:
         return await self.with_retries(once)
 
     async def with_retries(self, op: Callable[[], Awaitable[T]], *, resend_on_timeout: bool = True) -> T:
-        """Run `op` under the retry policy (judges/retries.py). resend_on_timeout=False: a timeout or a
-        dropped connection is final, for a request that must not be sent twice (a batch creation the
-        provider may have received: sending it again could pay for the batch twice)."""
+        """Run `op` under the retry policy (judges/retries.py). resend_on_timeout=False: a timeout, a
+        dropped connection, a 408 or a 5xx other than 529 is final (retries.maybe_received), for a request
+        that must not be sent twice (a batch creation the provider may have carried out before a gateway
+        answered 504: sending it again could pay for the batch twice); 429 and 529 are still retried."""
         def retryable(e: BaseException) -> bool:
-            return is_retryable(e) and (resend_on_timeout or not isinstance(e, _CONNECTION_ERRORS))
+            return is_retryable(e) and (resend_on_timeout or not maybe_received(self._describe(e)[0]))
 
         attempts = 0
         retrying = AsyncRetrying(
@@ -336,7 +338,7 @@ class APIJudge:
                 with attempt:
                     attempts += 1
                     return await op()
-        except (anthropic.APIError, openai.APIError, MalformedResponse) as e:
+        except (anthropic.APIError, openai.APIError, MalformedResponse, *_CONNECTION_ERRORS) as e:
             raise self._final_error(e, attempts) from e
         raise AssertionError("unreachable")
 

@@ -1,5 +1,5 @@
 """Retries for API calls, shared by both providers' live and batch calls. tenacity owns them (the SDKs
-get `max_retries=0`): 408/409/429/5xx, connection errors, timeouts and a 200 with a broken JSON
+get `max_retries=0`): 408/409/429/5xx, connection errors (a body cut mid-download too), timeouts and a 200 with a broken JSON
 body or one that is no completion are retried with jittered exponential backoff that waits at least
 what `retry-after-ms` / `retry-after` say. 400/401/403/404/422 and spend-limit 429s are not retried
 (the same request cannot succeed) unless the server's `x-should-retry: true` says so; a 400/413/422
@@ -12,6 +12,7 @@ import random
 import time
 
 import anthropic
+import httpx2
 import openai
 from tenacity import RetryCallState
 from tenacity.wait import wait_base
@@ -31,7 +32,9 @@ class MalformedResponse(Exception):
 
 
 _STATUS_ERRORS = (anthropic.APIStatusError, openai.APIStatusError)
-_CONNECTION_ERRORS = (anthropic.APIConnectionError, openai.APIConnectionError)  # timeouts included
+# timeouts included; and the transport's own, which the SDKs leave unwrapped while a response body streams
+# in (a batch's results cut mid-download)
+_CONNECTION_ERRORS = (anthropic.APIConnectionError, openai.APIConnectionError, httpx2.TransportError)
 _RETRY_STATUS = {408, 409, 429}
 _SPEND_LIMITS = {"contract_spend_limit_reached", "enforced_spend_limit_reached", "insufficient_quota",
                  "billing_hard_limit_reached"}
@@ -50,6 +53,14 @@ def is_retryable(exc: BaseException) -> bool:
             return False
         return should == "true" or exc.status_code in _RETRY_STATUS or exc.status_code >= 500
     return False
+
+
+def maybe_received(status: int | None) -> bool:
+    """An answer that does not say the request was refused before it was carried out: no answer at all
+    (a timeout, a dropped connection: status None), 408, or a 5xx other than Anthropic's 529 (overloaded,
+    refused up front) - a gateway's 502/504 comes after it forwarded the request. A request that must not
+    be carried out twice (a batch creation) is not resent after one."""
+    return status is None or status == 408 or (status >= 500 and status != 529)
 
 
 def retry_after_s(exc: BaseException | None) -> float | None:

@@ -61,7 +61,8 @@ class Fault:
     stopped at max_tokens: a reasoning model that spent them all on reasoning) | no_usage (200, the
     completion without its `usage`: a proxy that strips it) |
     hang (sleep hang_s, then answer) | drop (close the connection without answering) | pass (none:
-    answer normally, to script a fault for a later request)."""
+    answer normally, to script a fault for a later request). Batch and file paths: done_then_status (carry
+    the request out, then answer `status`: a gateway's 504) | cut (half the body, then the connection lost)."""
     status: int = 500
     retry_after: float | None = None
     """Seconds, sent as the `retry-after` header."""
@@ -72,6 +73,10 @@ class Fault:
     error_code: str | None = None
     """Anthropic `error.details.error_code` / OpenAI `error.code` (e.g. a spend-limit 429)."""
 
+
+
+class Cut(bytes):
+    """An answer sent in part: its head and half its body, then the connection is lost."""
 
 
 @dataclass
@@ -124,6 +129,7 @@ class FakeAPI:
         self.output_tokens = output_tokens
         self._lock = threading.Lock()
         self._faults: list[Fault] = []
+        self._path_faults: list[tuple[str, Fault]] = []   # (path suffix, fault): used up by the next such request
         self.requests: list[Request] = []
         self.by_path: Counter[str] = Counter()
         self.by_body: Counter[str] = Counter()
@@ -202,6 +208,13 @@ class FakeAPI:
         with self._lock:
             self._faults += list(faults)
 
+    def fail_path(self, suffix: str, kind: int | str = 500, times: int = 1, **kw: Any) -> None:
+        """Fail the next `times` requests whose path ends with `suffix` (e.g. "/batches", "/results"),
+        before the FIFO of `fail`."""
+        f = Fault(kind="status", status=kind, **kw) if isinstance(kind, int) else Fault(kind=kind, **kw)
+        with self._lock:
+            self._path_faults += [(suffix, f)] * times
+
     def clear_faults(self) -> None:
         with self._lock:
             self._faults.clear()
@@ -261,7 +274,8 @@ class FakeAPI:
             self.requests.append(Request(path, body, sha, headers, time.monotonic()))
             self.by_path[path] += 1
             self.by_body[sha] += 1
-            fault = self._faults.pop(0) if self._faults else None
+            at = next((i for i, (suffix, _) in enumerate(self._path_faults) if path.endswith(suffix)), None)
+            fault = self._path_faults.pop(at)[1] if at is not None else self._faults.pop(0) if self._faults else None
             self.active += 1
             self.max_active = max(self.max_active, self.active)
         return body, fault
@@ -301,7 +315,12 @@ async def _respond(api: FakeAPI, method: str, path: str, raw: bytes, headers: di
             if fault is not None and fault.kind == "hang":  # then answer (a batch created late)
                 await asyncio.sleep(fault.hang_s)
             out = batch_route(api, method, path, raw, headers)
-            return out if out is not None else not_found(path)
+            out = out if out is not None else not_found(path)
+            if fault is not None and fault.kind == "done_then_status":   # a gateway's 504 after it forwarded
+                return http_reply(fault.status, _error_payload(path, fault))
+            if fault is not None and fault.kind == "cut":   # the body cut mid-download, the connection lost
+                return Cut(out[: out.index(b"\r\n\r\n") + 4 + (len(out) - out.index(b"\r\n\r\n") - 4) // 2])
+            return out
         if method != "POST":
             return http_reply(405, b'{"error": {"message": "POST only"}}')
         if fault is not None and fault.kind == "drop":
@@ -353,6 +372,11 @@ async def _serve_connection(api: FakeAPI, reader: asyncio.StreamReader, writer: 
                 raw = await reader.readexactly(int(headers.get("content-length") or 0))
             out = await _respond(api, method, target.split("?")[0], raw, headers)
             if out is None:  # drop: close without an answer
+                writer.transport.abort()
+                return
+            if isinstance(out, Cut):   # part of the answer, then the connection lost
+                writer.write(out)
+                await writer.drain()
                 writer.transport.abort()
                 return
             writer.write(out)
