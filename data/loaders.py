@@ -159,7 +159,12 @@ def load_builtin(split: str | None = None, path: Path = BUILTIN) -> list[Problem
     if split is not None and split not in SPLITS:
         raise DataError(f"unknown split {split!r} for the builtin set; use one of {', '.join(SPLITS)}.")
     problems = load_problems(path)
-    return [p for p in problems if split is None or p.split == split]
+    out = [p for p in problems if split is None or p.split == split]
+    if split is not None and not out:   # (the bank's tune split is its own; the shipped sets have none)
+        have = sorted({p.split for p in problems})
+        raise DataError(f"{path.name} has no {split!r} problems (its splits: {', '.join(have)}); "
+                        f"name one of those, or carve a validation split with data.validation_size")
+    return out
 
 
 def load_humaneval() -> list[Problem]:

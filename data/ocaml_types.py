@@ -252,6 +252,21 @@ def printer(t: T) -> str:
     raise TypeSpecError(f"no printer for {t}")
 
 
+def as_result(t: T, v: Any) -> Any:
+    """An expected value as the harness prints a result of type `t`: an integer where `t` holds a float
+    becomes one (the judge compares by JSON type, and a float result prints as 4.0, never 4)."""
+    k = t.kind
+    if k == "float" and isinstance(v, int) and not isinstance(v, bool):
+        return float(v)
+    if k in ("list", "array") and isinstance(v, list):
+        return [as_result(t.args[0], x) for x in v]
+    if k == "tuple" and isinstance(v, list) and len(v) == len(t.args):
+        return [as_result(a, x) for a, x in zip(t.args, v)]
+    if k == "option" and v is not None:
+        return as_result(t.args[0], v)
+    return v
+
+
 def check_tests(signature: str | None, entry_point: str, tests: list[dict]) -> None:
     """TypeSpecError unless the harness can call `entry_point` with every test's inputs."""
     name, args, result = parse_signature(signature or "")

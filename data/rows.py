@@ -4,9 +4,11 @@ docstring), and the `DataError` every loader raises.
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import gzip
 import json
+import keyword
 import re
 from pathlib import Path
 from typing import Any, Iterator
@@ -158,7 +160,7 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
         raise bad("language", f"must be one of {', '.join(LANGUAGES)}, got {values['language']!r:.60}",
                   "fix that row, or leave it out and set data.language")
     ocaml = values["language"] == "ocaml"
-    if not ocaml and not values["entry_point"].isidentifier():
+    if not ocaml and (not values["entry_point"].isidentifier() or keyword.iskeyword(values["entry_point"])):
         raise bad("entry_point", f"must be a Python function name, got {values['entry_point']!r}")
     if ocaml and not re.fullmatch(r"[a-z_][A-Za-z0-9_']*", values["entry_point"]):
         raise bad("entry_point", f"must be an OCaml value name (lowercase first), got {values['entry_point']!r}")
@@ -176,6 +178,15 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
             compile(values["context"], "context.py", "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as e:
             raise bad("context", f"does not compile as Python ({e})") from None
+    if "test_code" in values and not ocaml:   # the judge runs it, then calls its check(<entry point>)
+        try:
+            tree = ast.parse(values["test_code"], "test_code.py")
+        except (SyntaxError, ValueError) as e:
+            raise bad("test_code", f"does not compile as Python ({e})") from None
+        if "check" not in _top_level_names(tree):
+            raise bad("test_code", "defines no `check`: the judge calls check(<entry point>) after running it",
+                      "put the asserts inside `def check(candidate):` (HumanEval's form; bare asserts, MBPP's, "
+                      "indented under it work as they are, calling the function by its name)")
     for f in ("tests", "meta"):
         if isinstance(values.get(f), str):
             try:
@@ -190,7 +201,8 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
     if not isinstance(meta, dict):
         raise bad("meta", f"must be an object, got {type(meta).__name__}")
     extra = {k: v for k, v in row.items() if k not in used}
-    values["meta"] = {**extra, **meta} if extra else meta
+    # kept as JSON (the prompts table stores it so): a parquet or Hub column of dates or decimals as text
+    values["meta"] = json.loads(json.dumps({**extra, **meta} if extra else meta, default=str))
     if ocaml and "tests" in values:  # the harness is generated from the signature: check it drives them
         from data.ocaml_types import TypeSpecError, check_tests, parse_signature
         fix = "write `val <entry_point> : <type>` with the supported types, one input per argument"
@@ -202,7 +214,25 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
             check_tests(values.get("signature"), values["entry_point"], values["tests"])
         except TypeSpecError as e:
             raise bad("tests", f"does not fit the OCaml test harness: {e}", fix) from None
+        from data.ocaml_types import as_result
+        result = parse_signature(values["signature"])[2]
+        values["tests"] = [{**t, "output": as_result(result, t["output"])} if "output" in t else t
+                           for t in values["tests"]]
     return Problem(**values)
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    """The names a module binds at its top level (def, class, assignment, import)."""
+    out: set[str] = set()
+    for n in tree.body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                out |= {x.id for x in ast.walk(t) if isinstance(x, ast.Name)}
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in n.names}
+    return out
 
 
 def _check_tests(tests: Any, bad) -> None:

@@ -89,6 +89,8 @@ METRICS: dict[str, Metric] = {
     "eval/<source>/<figure>": Metric("eval/score, eval/pass@1 and eval/ref_nll of one source of eval.sources alone (e.g. eval/builtin:heldout/pass@1), when the eval reads a source by name; good as its figure is (ref_nll: lower)", "", "eval"),
     "eval/problems": Metric("held-out problems evaluated", "", "eval"),
     "eval/samples": Metric("answers per held-out problem (eval.num_samples)", "", "eval"),
+    "eval/unscored": Metric("held-out answers the judge could not score (a sandbox or judge fault): counted as failed "
+                            "in eval/score and eval/pass@*; rerunning the eval stage with --force scores them again", "lower", "eval"),
     "curriculum/easy": Metric("chosen prompts in the easy difficulty bucket", "", "prompts"),
     "curriculum/medium": Metric("chosen prompts in the medium bucket", "", "prompts"),
     "curriculum/hard": Metric("chosen prompts in the hard bucket", "", "prompts"),
@@ -147,7 +149,7 @@ def metric_info(key: str) -> Metric | None:
     if key.startswith("eval/") and key.count("/") >= 2:   # one source's figure (hf:org/name's too): good as the figure is
         figure = metric_info("eval/" + key.rsplit("/", 1)[1])
         per = METRICS["eval/<source>/<figure>"]
-        return replace(per, good=figure.good) if figure else per
+        return replace(per, good=figure.good) if figure else per if key.count("/") == 2 else None
     return None
 
 

@@ -141,6 +141,9 @@ def check_data(cfg: Config) -> None:
     # read whole here (a malformed row named with the key), and a problem the eval scores among them refused
     # now, not when the warm-start or RL reaches it
     warm = train + extra_problems(cfg, "data.warm_start_sources", "the warm-start", train)
+    rl = train + extra_problems(cfg, "data.rl_sources", "RL", train)
+    if not rl:
+        check_some_training(cfg)
     if cfg.update.warm_start and cfg.teacher.kind == "reference" and not any(p.reference for p in warm):
         raise RunError(f"update.warm_start=true learns the teacher's answers, and teacher.kind=reference finds none: "
                        f"none of the {len(warm)} problems of data.source={cfg.data.source}"
@@ -148,7 +151,6 @@ def check_data(cfg: Config) -> None:
                        + " has a reference field; add references, use a model teacher (teacher.kind=anthropic, openai "
                        "or hf), or set update.warm_start=false")
     check_early_stop(cfg)
-    rl = train + extra_problems(cfg, "data.rl_sources", "RL", train)
     check_scorable(cfg, rl)
     from pipeline.stages.judging import components
     if "python" in components(cfg):   # a reward function's required columns, in the rows RL will judge
@@ -219,6 +221,19 @@ def _weight_modules(model_id: str) -> set[str]:
     except (OSError, ValueError, KeyError, struct.error):
         return set()
     return {p.rsplit(".", 1)[0] for p in params if "." in p}
+
+
+def check_some_training(cfg) -> None:
+    """RunError: RL has no problem to draw (data.difficulties or the validation split took them all)."""
+    from collections import Counter
+    from pipeline.stages.problems import source_problems
+    have = source_problems(cfg, cfg.data.source)
+    tiers = ", ".join(f"{d} {n}" for d, n in sorted(Counter(p.difficulty for p in have).items()))
+    raise RunError(f"no training problem: data.source={cfg.data.source} has {len(have)} ({tiers or 'none'}); "
+                   f"data.difficulties={list(cfg.data.difficulties)}"
+                   + (f" and data.validation_size={cfg.data.validation_size}" if cfg.data.validation_size else "")
+                   + " leave none for RL; name the difficulties the data has (data.difficulties), or add problems "
+                   "(data.rl_sources)")
 
 
 def check_early_stop(cfg: Config) -> None:

@@ -14,6 +14,7 @@ two evals differ beyond noise (pipeline/metrics/significance.py).
 """
 from __future__ import annotations
 
+import logging
 import statistics
 
 import torch
@@ -30,6 +31,8 @@ from pipeline.engines.sampling_weights import sampling_model
 from pipeline.metrics.significance import ks_for, pass_at_k
 from pipeline.stages import Ctx
 from pipeline.store.tables import save_table
+
+log = logging.getLogger("rlaif")
 
 
 def sampled(cfg: Config) -> bool:
@@ -152,6 +155,13 @@ def run(ctx: Ctx) -> None:
     save_table(rows, ctx.out)
     ctx.rows = len(rows)
     ctx.figures = figures(rows, cfg.eval.sources)
+    unscored = [r["problem_id"] for r in rows for v in r["values"] if v is None]
+    if unscored:   # each counts as a failed answer (score 0) in the figures: said, and counted in eval/unscored
+        first = next(s for s in scores if s.value is None)
+        log.warning("eval: %d of %d answers could not be scored (e.g. problem %s: %s); they count as failed in "
+                    "eval/score and eval/pass@*, a judge fault rather than the policy's: rerunning this eval stage "
+                    "(`rlaif epoch %d --only eval --force`) scores them again", len(unscored), len(items), unscored[0],
+                    str((first.breakdown or {}).get("error") or first.raw or "no reason given")[:200], ctx.epoch)
 
 
 def part_shares(language: str, scores) -> dict[str, float]:
@@ -190,4 +200,5 @@ def figures(rows: list[dict], sources: list[str]) -> dict[str, float]:
             out[f"{prefix}/ref_nll"] = statistics.fmean(nlls)
     out["eval/problems"] = len(rows)
     out["eval/samples"] = n
+    out["eval/unscored"] = sum(v is None for r in rows for v in r["values"])
     return out

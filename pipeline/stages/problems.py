@@ -92,15 +92,18 @@ def rl_problems(cfg) -> list:
 
 def extra_problems(cfg, key: str, who: str, train: list) -> list:
     """The problems of the sources `key` names (data.warm_start_sources, data.rl_sources), of
-    data.difficulties, not among the training problems `train` already nor named twice (by id); a problem
-    an eval source scores or the validation split holds fails, naming the key."""
+    data.difficulties, not among the training problems `train` already nor named twice (by id and prompt); a
+    problem an eval source scores or the validation split holds fails, naming the key, as does an id that
+    another problem of the run holds with another prompt."""
     dc = cfg.data
     sources = cfg.get(key)
     if not sources:
         return []
-    scored = {p.id: src for src, p in eval_problems(cfg, sample=False)}
-    scored.update({p.id: "validation (data.validation_size)" for p in validation_problems(cfg)} if dc.validation_size else {})
-    seen = {p.id for p in train}
+    # a problem is its id and its prompt (two files may each number their ids from 0, as check_data allows)
+    scored = {(p.id, p.prompt): src for src, p in eval_problems(cfg, sample=False)}
+    scored.update({(p.id, p.prompt): "validation (data.validation_size)" for p in validation_problems(cfg)}
+                  if dc.validation_size else {})
+    seen = {p.id: p.prompt for p in train}
     out = []
     for src in sources:
         try:
@@ -108,13 +111,18 @@ def extra_problems(cfg, key: str, who: str, train: list) -> list:
         except ValueError as e:
             raise RunError(f"{key}: {e}") from None
         for p in extra:
-            if p.id in scored:
+            if (p.id, p.prompt) in scored:
                 raise RunError(f"{key}: {src} holds problem {p.id!r}, which the eval scores "
-                               f"(eval.sources: {scored[p.id]}); {who} must not learn a problem the eval "
+                               f"(eval.sources: {scored[(p.id, p.prompt)]}); {who} must not learn a problem the eval "
                                "scores: name a training split (bank:train, not bank) or take it out of eval.sources")
-            if p.difficulty in dc.difficulties and p.id not in seen:
-                seen.add(p.id)
-                out.append(p)
+            if p.difficulty not in dc.difficulties or seen.get(p.id) == p.prompt:
+                continue   # filtered out, or a problem already there
+            if p.id in seen:   # the tables key answers by problem id: one id, one problem
+                raise RunError(f"{key}: {src} holds problem {p.id!r} with another prompt than the training "
+                               f"problem of that id; problem ids must be unique across data.source and {key}: "
+                               "give that file's problems their own ids (e.g. a prefix)")
+            seen[p.id] = p.prompt
+            out.append(p)
     return out
 
 
