@@ -63,6 +63,17 @@ def rows_json(path: Path) -> Iterator[tuple[int, Any]]:
     raw = _read_bytes(path)
     text = _decode(raw, path, 1)
     if not text.lstrip().startswith("["):  # datasets' "json" format is JSON Lines; accept both
+        if "\n" in text.strip():   # one object over several lines is no JSON Lines: say what it holds
+            try:
+                whole = json.loads(text)
+            except json.JSONDecodeError:
+                whole = None
+            if isinstance(whole, dict):
+                lists = [k for k, v in whole.items() if isinstance(v, list)]
+                raise DataError(f"{path}: one JSON object over several lines" + (
+                    f", its problems perhaps under {', '.join(repr(k) for k in lists[:3])}" if lists else "")
+                    + "; a .json file is a list of problem objects, or one problem object per line (JSON Lines): "
+                    "write that list alone")
         yield from rows_jsonl(path, raw)
         return
     try:

@@ -104,3 +104,13 @@ def test_an_eval_answer_the_judge_could_not_score_is_counted():
     rows = [{"source": "s", "n": 2, "correct": 1, "score": 0.5, "ref_nll": None, "values": [1.0, None]},
             {"source": "s", "n": 2, "correct": 0, "score": 0.0, "ref_nll": None, "values": [0.0, 0.0]}]
     assert figures(rows, ["s"])["eval/unscored"] == 1
+
+
+def test_a_json_file_holding_one_object_says_so(tmp_path):
+    """{"problems": [...]} pretty-printed was read as JSON Lines: 'invalid JSON (Expecting property name)'."""
+    path = tmp_path / "set.json"
+    path.write_text(json.dumps({"problems": [{**ROW, "id": "a"}]}, indent=2))
+    with pytest.raises(DataError, match="one JSON object over several lines, its problems perhaps under 'problems'"):
+        load_problems(path)
+    path.write_text(json.dumps({**ROW, "id": "a"}) + "\n")   # one row of JSON Lines is still one
+    assert [p.id for p in load_problems(path)] == ["a"]
