@@ -114,3 +114,19 @@ def test_a_json_file_holding_one_object_says_so(tmp_path):
         load_problems(path)
     path.write_text(json.dumps({**ROW, "id": "a"}) + "\n")   # one row of JSON Lines is still one
     assert [p.id for p in load_problems(path)] == ["a"]
+
+
+def test_a_later_unscored_teacher_answer_keeps_the_known_score(tmp_path):
+    """The curriculum reads each prompt's latest teacher score: a later epoch whose teacher answer the judge
+    could not score (None) replaced the known one."""
+    from pipeline.store.artifacts import write_manifest
+    from pipeline.store.history import score_history
+    from pipeline.store.tables import save_table
+    for e, ts in ((1, 0.8), (2, None)):
+        d = tmp_path / f"epoch-{e:03d}" / "reward"
+        d.mkdir(parents=True)
+        save_table([{"problem_id": "p", "sample_idx": 0, "reward": 0.5, "student_score": 0.4, "teacher_score": ts},
+                    {"problem_id": "q", "sample_idx": 0, "reward": 0.5, "student_score": 0.4, "teacher_score": None}], d)
+        write_manifest(d, {"stage": "reward", "fingerprint": f"{e}" * 64, "figures": {}, "config": {}, "inputs": {}})
+    students, teacher = score_history(tmp_path, 3)
+    assert teacher == {"p": 0.8, "q": None} and students["p"] == [0.4, 0.4]

@@ -14,7 +14,8 @@ from pipeline.store.tables import load_table
 
 
 def score_history(run_dir: Path, before_epoch: int) -> tuple[dict[str, list[float]], dict[str, float | None]]:
-    """(student mean score per prompt per epoch, oldest first; latest teacher score per prompt)."""
+    """(student mean score per prompt per epoch, oldest first; latest teacher score per prompt, None only
+    where no epoch scored it)."""
     students: dict[str, list[float]] = defaultdict(list)
     teacher: dict[str, float | None] = {}
     for e in range(1, before_epoch):
@@ -25,7 +26,8 @@ def score_history(run_dir: Path, before_epoch: int) -> tuple[dict[str, list[floa
         for r in load_table(d):
             if r["student_score"] is not None:
                 per[r["problem_id"]].append(r["student_score"])
-            teacher[r["problem_id"]] = r["teacher_score"]
+            if r["teacher_score"] is not None or r["problem_id"] not in teacher:   # an unscored later one keeps the known
+                teacher[r["problem_id"]] = r["teacher_score"]
         for pid, xs in per.items():
             students[pid].append(statistics.fmean(xs))
     return dict(students), teacher
