@@ -97,6 +97,20 @@ def test_a_data_file_edited_under_a_finished_run_is_said(tmp_path, caplog):
     assert check_data_files(cfg, run_dir)[0] == []
 
 
+def test_an_eval_file_edited_under_a_finished_eval_is_said_by_rlaif_eval(tmp_path, tiny_config, caplog):
+    """`rlaif eval N` reuses a finished eval as `rlaif epoch` does, and says so as it does when the eval's
+    file changed since (it said nothing: the eval kept the old tests without a word)."""
+    held = tmp_path / "held.jsonl"
+    row = {"prompt": "Write a Python function `def f(x: int) -> int:` that returns x.", "entry_point": "f",
+           "tests": [{"input": [1], "output": 1}]}
+    held.write_text("".join(json.dumps({**row, "id": f"h{i}"}) + "\n" for i in range(2)))
+    over = [*tiny_config, f"eval.sources=[{held}]"]
+    assert main(["eval", "0", *over]) == 0 and "changed since" not in caplog.text
+    held.write_text(held.read_text().replace('"output": 1', '"output": 2'))
+    assert main(["eval", "0", *over]) == 0
+    assert f"eval.sources: {held} changed since this run last read it" in caplog.text
+
+
 def test_the_evals_own_files_read_as_data_source_and_never_score_its_training_problems(tmp_path, capsys):
     """eval.sources on your own file reads it with data.mapping and data.language, as data.source is read
     (an OCaml held-out split without `language` fields was judged as Python; a mapped file refused); a
