@@ -51,6 +51,37 @@ def _full(e: BaseException) -> bool:
     return "disk is full" in str(e)
 
 
+def _damaged(e: BaseException) -> bool:
+    """SQLite's words for a damaged database file; anything else (locked, read-only, cannot open) is not
+    the cache's fault, and moving it aside would lose paid judgements for nothing."""
+    return any(w in str(e) for w in ("malformed", "not a database", "disk image", "corrupt"))
+
+
+def _not_usable(directory: Path, e: BaseException) -> CacheError:
+    why = str(e)
+    hint = ("another process holds it in a long write (another run sharing judge.cache_dir?): wait for it, or "
+            "give this run its own judge.cache_dir" if "locked" in why or "busy" in why else
+            "it cannot be written here (a read-only mount, or another user's directory): give this run a "
+            "judge.cache_dir it may write, or copy the cache there (`rlaif cache export`, then `rlaif cache import`)")
+    return CacheError(f"judge cache {directory} cannot be used ({why}): {hint}; the cache itself is whole")
+
+
+def _not_an_answer(v: dict) -> str:
+    """Why an imported value reads as no cached answer ('' when it does): a judgement's `value`, a finite
+    number or None, or a teacher answer's `text`; no non-finite number anywhere."""
+    if "value" in v:
+        x = v["value"]
+        if x is not None and (isinstance(x, bool) or not isinstance(x, (int, float))):
+            return f"its value {x!r:.40} is not a number"
+    elif not isinstance(v.get("text"), str):
+        return "neither a `value` nor a `text`"
+    try:
+        json.dumps(v, allow_nan=False)
+    except ValueError:
+        return "a NaN or infinite number in it"
+    return ""
+
+
 def cache_key(ingredients: dict[str, Any]) -> str:
     return sha256_text(canonical(ingredients))
 
@@ -58,14 +89,17 @@ def cache_key(ingredients: dict[str, Any]) -> str:
 class JudgeCache:
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.directory, 0o700)
+        if not self.directory.exists():   # ours: 0700 (a directory the user made keeps the mode they gave it)
+            self.directory.mkdir(parents=True)
+            os.chmod(self.directory, 0o700)
         try:
             self._cache = diskcache.Cache(str(self.directory), disk=SafeJSONDisk,
                                           eviction_policy="none", size_limit=2**62)
         except sqlite3.DatabaseError as e:
             if _full(e):   # nothing is wrong with the cache
                 raise self._full_error(e) from None
+            if not _damaged(e):
+                raise _not_usable(self.directory, e) from None
             raise CacheCorrupted(
                 f"judge cache {self.directory} is corrupted ({e}); it is not used. Move it aside "
                 f"(mv {self.directory} {self.directory}.broken), then rerun: judgements are recomputed "
@@ -80,6 +114,8 @@ class JudgeCache:
         except (zlib.error, json.JSONDecodeError, UnicodeDecodeError, sqlite3.DatabaseError) as e:
             if _full(e):
                 raise self._full_error(e) from None
+            if isinstance(e, sqlite3.DatabaseError) and not _damaged(e):
+                raise _not_usable(self.directory, e) from None
             raise CacheCorrupted(f"judge cache {self.directory}: entry {key[:12]} is unreadable ({e}); move the "
                                  "cache aside and rerun, or restore it with `rlaif cache import`") from None
 
@@ -91,10 +127,14 @@ class JudgeCache:
     def set(self, key: str, value: dict) -> None:
         try:
             self._cache.set(key, value)
+        except diskcache.Timeout:   # the write lock not had within the connection's timeout (60 s)
+            raise _not_usable(self.directory, sqlite3.OperationalError("database is locked")) from None
         except sqlite3.DatabaseError as e:
             if _full(e):
                 raise self._full_error(e) from None
-            raise
+            raise (_not_usable(self.directory, e) if not _damaged(e) else
+                   CacheCorrupted(f"judge cache {self.directory}: a write failed ({e}); move the cache aside and "
+                                  "rerun, or restore it with `rlaif cache import`")) from None
 
     def _lock(self, key: str) -> threading.Lock:
         with self._locks_guard:
@@ -177,6 +217,9 @@ class JudgeCache:
         for k, v in items:   # every row checked before any is added: a bad file adds nothing
             if not isinstance(k, str) or not isinstance(v, dict):
                 raise CacheCorrupted(f"{path}: entry {k!r} is not a key string with a JSON object value")
+            if why := _not_an_answer(v):   # added for good (import never overwrites): it must read as one
+                raise CacheCorrupted(f"{path}: entry {k[:16]!r} is no judgement or teacher answer ({why}); "
+                                     "nothing was imported")
         added = 0
         for k, v in items:
             added += self._cache.add(k, v)

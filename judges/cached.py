@@ -82,8 +82,10 @@ _IN_FLIGHT: dict[tuple[str, str], concurrent.futures.Future] = {}
 _IN_FLIGHT_LOCK = threading.Lock()
 
 
-async def _call_once(cache: JudgeCache, key: str, call: Callable[[], Awaitable[dict]]) -> tuple[dict, bool]:
-    """(value, paid). One call per key in this process; the value is cached before anyone sees it."""
+async def _call_once(cache: JudgeCache, key: str, call: Callable[[], Awaitable[dict]],
+                     on_paid: Callable[[str, float], Any] | None = None) -> tuple[dict, bool]:
+    """(value, paid). One call per key in this process; the value is cached before anyone sees it, and its
+    price handed to `on_paid` before that (a cache write that fails has still paid)."""
     slot = (str(cache.directory), key)
     with _IN_FLIGHT_LOCK:
         fut = _IN_FLIGHT.get(slot)
@@ -100,6 +102,8 @@ async def _call_once(cache: JudgeCache, key: str, call: Callable[[], Awaitable[d
         value = await call()
         if not isinstance(value, dict):
             raise TypeError(f"a judge job must return a JSON dict, got {type(value).__name__}")
+        if on_paid is not None:
+            on_paid(key, _cost(value))
         cache.set(key, value)  # WAL commit, ~0.1 ms: cheaper inline than a thread hop under load
         fut.set_result(value)
         return value, True
@@ -143,11 +147,9 @@ async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", 
         idx = by_key[key]
         for i in idx:
             results[i] = value
-        if paid:
+        if paid:   # (its price went to on_paid as it arrived, before the cache write)
             stats.api_calls += 1
             stats.cost_usd += _cost(value)
-            if on_paid is not None:
-                on_paid(key, _cost(value))
         free = len(idx) - paid
         stats.cache_hits += free
         stats.saved_usd += free * _cost(value)
@@ -207,7 +209,7 @@ async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", 
                     break
                 misses.popleft()
                 reserved += est
-                pending[asyncio.ensure_future(_call_once(cache, key, jobs[by_key[key][0]][1]))] = (key, est)
+                pending[asyncio.ensure_future(_call_once(cache, key, jobs[by_key[key][0]][1], on_paid))] = (key, est)
             if not pending:
                 break
             done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)

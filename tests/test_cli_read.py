@@ -83,12 +83,12 @@ def test_cache_import_adds_nothing_from_a_bad_file_and_export_writes_what_import
     assert main(["cache", "stats", *over]) == 2
     assert "no judge cache at" in capsys.readouterr().err and not (tmp_path / "c").exists()
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"key": "k1", "value": {"v": 1}}) + "\n" + json.dumps({"key": "k2", "value": 3}) + "\n")
+    bad.write_text(json.dumps({"key": "k1", "value": {"value": 1.0}}) + "\n" + json.dumps({"key": "k2", "value": 3}) + "\n")
     assert main(["cache", "import", str(bad), *over]) == 2
     assert "entry 'k2'" in capsys.readouterr().err
     c = JudgeCache(tmp_path / "c")
     assert len(c) == 0   # the good first row was not added either
-    c.set("k0", {"v": 0})
+    c.set("k0", {"value": 0.0})
     c.close()
     for name, err in (("x.csv", ".jsonl or a .parquet"), ("nodir/x.jsonl", "does not exist")):
         assert main(["cache", "export", str(tmp_path / name), *over]) == 2

@@ -123,3 +123,35 @@ def test_two_runs_share_one_judge_cache_side_by_side(tmp_path, tiny_model):
     c.kill()
     c.wait()
     assert d.returncode == 2 and "another rlaif process" in out_d
+
+
+def test_the_run_lock_is_reentrant_and_a_command_holds_it_across_its_epochs(tiny_config, monkeypatch, capsys):
+    """`rlaif epoch 4` took and dropped the lock at each epoch: another command (an update, a promote) could
+    slip in between and change the choice the next epoch starts from. It is held from the first epoch to
+    the last; the lock is re-entrant, so each epoch's own lock inside it is the same."""
+    from pipeline.cli.main import main
+    from pipeline.config.errors import RunError
+    cfg = load_config(None, tiny_config)
+    a, b = Runner(cfg), Runner(cfg)
+    a.lock()
+    a.lock()
+    a.unlock()
+    with pytest.raises(RunError, match="another rlaif process"):
+        b.lock()
+    a.unlock()
+    b.lock()
+    b.unlock()
+    seen = []
+
+    def first_epoch(self, n, **kw):   # where epoch 1 would start: is the run taken for another process?
+        try:
+            Runner(cfg).lock()
+            seen.append("free")
+        except RunError:
+            seen.append("held")
+        raise RunError("stopped by the test")
+    monkeypatch.setattr(Runner, "run_epoch", first_epoch)
+    assert main(["epoch", "2", *tiny_config, "update.warm_start=false"]) == 2
+    assert seen == ["held"] and "stopped by the test" in capsys.readouterr().err
+    b.lock()   # and the command let it go
+    b.unlock()

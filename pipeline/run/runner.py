@@ -114,13 +114,17 @@ class Runner(Lineage):
     def __init__(self, cfg: Config, stages: list[Stage] | None = None):
         super().__init__(cfg, stages)
         self._lock_fd: int | None = None
+        self._lock_depth = 0   # lock() calls not yet unlocked: a command holds it across its epochs
         self._verified: set[Path] = set()   # policies whose files passed their checksums in this process
 
     # -- locking --------------------------------------------------------------------------
     def lock(self) -> None:
         """Take the run's lock (rank 0 takes it for every rank of a multi-process run, and holds it
-        until they are all done); a second rlaif process on the same run fails here."""
-        dist.on_main(self._lock)
+        until they are all done); a second rlaif process on the same run fails here. Re-entrant: a
+        command running several epochs holds it from the first to the last, each epoch's own lock inside."""
+        if self._lock_depth == 0:
+            dist.on_main(self._lock)
+        self._lock_depth += 1
 
     def _lock(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -137,7 +141,8 @@ class Runner(Lineage):
         self._lock_fd = fd
 
     def unlock(self) -> None:
-        if self._lock_fd is not None:
+        self._lock_depth = max(0, self._lock_depth - 1)
+        if self._lock_depth == 0 and self._lock_fd is not None:
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
             self._lock_fd = None
@@ -228,7 +233,8 @@ class Runner(Lineage):
             dist.barrier()
             return results
         finally:
-            self.unlock()
+            if not dry_run:
+                self.unlock()
 
     def _run_epoch(self, n, only, force, update_only, dry_run, echo) -> dict[str, dict]:
         t0 = time.time()

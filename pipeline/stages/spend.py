@@ -2,7 +2,9 @@
 finished stages' figures; what judge.budget_usd is held to and what the report and `rlaif status` print."""
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 from pathlib import Path
 from typing import Callable
 
@@ -61,6 +63,9 @@ def spend_ledger(run_dir: Path, stage: str) -> Callable[[str, float], None]:
     def paid(key: str, usd: float) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "ab+") as f:   # appends; reads from anywhere
+            # one writer at a time (`rlaif judge` beside a running epoch): the baseline line written once
+            fcntl.flock(f, fcntl.LOCK_EX)
+            f.seek(0, os.SEEK_END)
             lines = [] if f.tell() else [{"baseline": manifest_spend(run_dir)}]
             cut = False
             if f.tell():

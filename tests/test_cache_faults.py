@@ -1,0 +1,136 @@
+"""The judge cache and the spend ledger when something else is wrong: a cache write that fails after the
+provider billed, a cache another process holds locked, a cache on a read-only mount, an import file whose
+entries read as no answer, two processes writing a new ledger at once."""
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import sqlite3
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from judges.cache import CacheCorrupted, CacheError, JudgeCache
+from judges.cached import run_cached
+from pipeline.stages.spend import spend_ledger, spent_usd
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class _WriteFails(JudgeCache):
+    """The storage fault under test: every write fails (a lock held past its timeout, a full disk)."""
+
+    def set(self, key, value):
+        raise CacheError("judge cache: a write failed")
+
+
+def test_a_paid_call_whose_cache_write_fails_is_in_the_ledger(tmp_path):
+    """The provider billed the call, then the cache write failed: the ledger (what judge.budget_usd is held
+    to) has its price; it had nothing, so a rerun's budget did not count what was paid."""
+    async def call():
+        return {"value": 0.7, "cost_usd": 0.5}
+    with pytest.raises(CacheError):
+        asyncio.run(run_cached(_WriteFails(tmp_path / "c"), [("k1", call)], on_paid=spend_ledger(tmp_path, "judge")))
+    assert spent_usd(tmp_path) == pytest.approx(0.5)
+
+
+def test_a_cache_another_process_holds_locked_is_not_called_corrupted(tmp_path):
+    """A write lock held past the connection's timeout raised diskcache's bare Timeout; the advice must not
+    be to move a whole cache aside (its paid judgements with it)."""
+    cache = JudgeCache(tmp_path / "c")
+    cache.set("a", {"value": 1.0})
+    holder = sqlite3.connect(tmp_path / "c" / "cache.db", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    cache._cache._timeout = 0.2   # (60 s in use) a fresh thread's connection waits this long
+    err: list[BaseException] = []
+    t = threading.Thread(target=lambda: _catch(err, lambda: cache.set("b", {"value": 0.5})))
+    t.start()
+    t.join()
+    holder.execute("ROLLBACK")
+    assert err and isinstance(err[0], CacheError) and not isinstance(err[0], CacheCorrupted)
+    assert "another process holds it" in str(err[0]) and "whole" in str(err[0])
+    assert cache.get("a") == {"value": 1.0}
+
+
+def _catch(out: list, fn) -> None:
+    try:
+        fn()
+    except BaseException as e:   # noqa: BLE001 - the test reads it
+        out.append(e)
+
+
+def test_a_cache_on_a_read_only_mount_says_so(tmp_path):
+    """A teammate's cache on a read-only mount: a chmod traceback, then 'corrupted, move it aside'."""
+    if subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode != 0:
+        pytest.skip("needs a mount namespace (unshare -m) for a read-only bind mount")
+    JudgeCache(tmp_path / "c").close()
+    script = ("import sys; sys.path.insert(0, '.'); from judges.cache import JudgeCache, CacheError, CacheCorrupted\n"
+              f"try:\n    JudgeCache({str(tmp_path / 'c')!r})\nexcept CacheCorrupted as e:\n    print('CORRUPTED', e)\n"
+              "except CacheError as e:\n    print('NOTUSABLE', e)\nelse:\n    print('OPENED')\n")
+    out = subprocess.run(["unshare", "-m", "sh", "-c", f"mount --bind -o ro {tmp_path / 'c'} {tmp_path / 'c'} && "
+                          f"mount -o remount,bind,ro {tmp_path / 'c'} && python -c \"$0\"", script],
+                         capture_output=True, text=True, cwd=ROOT, env={"PATH": _venv_path()})
+    assert out.stdout.startswith("NOTUSABLE"), out.stdout + out.stderr
+    assert "read-only mount" in out.stdout and "judge.cache_dir" in out.stdout, out.stdout
+
+
+def _venv_path() -> str:
+    import os
+    import sys
+    return os.path.dirname(sys.executable) + ":" + os.environ.get("PATH", "")
+
+
+def test_a_user_made_cache_directory_keeps_its_mode(tmp_path):
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o770)
+    shared.chmod(0o770)
+    JudgeCache(shared).close()
+    assert shared.stat().st_mode & 0o777 == 0o770
+    JudgeCache(tmp_path / "mine").close()
+    assert (tmp_path / "mine").stat().st_mode & 0o777 == 0o700
+
+
+@pytest.mark.parametrize("value, why", [({}, "neither a `value` nor a `text`"), ({"value": "0.9"}, "not a number"),
+                                        ({"value": float("nan")}, "NaN or infinite")])
+def test_an_import_whose_entries_read_as_no_answer_adds_nothing(tmp_path, value, why):
+    """Imported rows are kept for good (import never overwrites): `{}` crashed every judge stage after it,
+    a NaN or a string score poisoned the rewards."""
+    good = {"key": "a" * 64, "value": {"value": 0.5, "breakdown": {}}}
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps({"key": "b" * 64, "value": value}) + "\n")
+    cache = JudgeCache(tmp_path / "c")
+    with pytest.raises(CacheCorrupted, match=why):
+        cache.import_(path)
+    assert len(cache) == 0
+    path.write_text(json.dumps(good) + "\n" + json.dumps({"key": "t" * 64, "value": {"text": "def f(): pass"}}) + "\n")
+    assert cache.import_(path) == (2, 0)
+
+
+def _pay(run_dir, barrier) -> None:
+    barrier.wait()
+    spend_ledger(run_dir, "judge")("k", 1.0)
+
+
+def test_two_processes_starting_a_ledger_write_one_baseline(tmp_path):
+    """`rlaif judge` beside a running epoch: both saw an empty ledger and both wrote its baseline line
+    (what finished stages had paid), counted twice against the budget."""
+    from pipeline.store.artifacts import write_manifest
+    d = tmp_path / "epoch-001" / "judge"
+    d.mkdir(parents=True)
+    write_manifest(d, {"stage": "judge", "fingerprint": "f" * 64, "figures": {"judge/cost_usd": 0.5}, "config": {},
+                       "inputs": {}})
+    for trial in range(4):
+        (tmp_path / "spend.jsonl").unlink(missing_ok=True)
+        ctx = multiprocessing.get_context("fork")
+        barrier = ctx.Barrier(2)
+        ps = [ctx.Process(target=_pay, args=(tmp_path, barrier)) for _ in range(2)]
+        for p in ps:
+            p.start()
+        for p in ps:
+            p.join()
+        lines = (tmp_path / "spend.jsonl").read_text().splitlines()
+        assert sum('"baseline"' in x for x in lines) == 1, lines
+        assert spent_usd(tmp_path) == pytest.approx(2.5)
