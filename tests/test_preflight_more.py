@@ -251,6 +251,22 @@ def test_a_misspelt_lora_target_is_refused_with_the_models_layers(tiny_config, c
         assert dry(tiny_config, "student.lora.target_modules=[q_prj, v_proj]") == 0
     assert "'q_prj' name no module of" in caplog.text and "LoRA adapts only v_proj" in caplog.text, caplog.text
     caplog.clear()
-    with caplog.at_level("WARNING", logger="rlaif"):   # PEFT's suffix rule; lm_head, tied to the embeddings, is there
-        assert dry(tiny_config, "student.lora.target_modules=[self_attn.q_proj, v_proj, lm_head]") == 0
+    with caplog.at_level("WARNING", logger="rlaif"):   # PEFT's suffix rule
+        assert dry(tiny_config, "student.lora.target_modules=[self_attn.q_proj, v_proj]") == 0
     assert "name no module" not in caplog.text
+
+
+def test_a_lora_on_a_weight_the_model_ties_is_refused(tiny_config, tiny_model, tmp_path, capsys):
+    """The tiny model ties its head to its input embeddings (as SmolLM2 does): a LoRA on either was trained
+    apart and merged, for sampling and export, into the weight both share (measured: logits 20-130 off the
+    trained policy's). Untied (the config says so), lm_head is a layer of its own."""
+    for target in ("lm_head", "embed_tokens"):
+        assert dry(tiny_config, f"student.lora.target_modules=[q_proj, {target}]") == 2
+        err = capsys.readouterr().err
+        assert f"student.lora.target_modules: '{target}' adapt a layer" in err and "tie_word_embeddings" in err, err
+    untied = tmp_path / "untied"
+    shutil.copytree(tiny_model, untied)
+    conf = json.loads((untied / "config.json").read_text())
+    (untied / "config.json").write_text(json.dumps({**conf, "tie_word_embeddings": False}))
+    from pipeline.run.lora_targets import check_lora_targets
+    check_lora_targets(load_config(None, [f"student.model={untied}", "student.lora.target_modules=[q_proj, lm_head]"]))

@@ -37,7 +37,7 @@ class LoraConfig(Section):
     dropout: float = Field(0.0, ge=0.0, lt=1.0, description="LoRA dropout. 0 keeps the logprobs of sampling and update identical.")
     target_modules: list[str] = Field(
         default_factory=lambda: ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
-        description="Module names LoRA adapts (PEFT target_modules).")
+        description="Module names LoRA adapts (PEFT target_modules). Checked before any work against the student's weights on disk: none matching is refused, some matching said; lm_head or the input embeddings of a model that ties them (tie_word_embeddings) are refused, as their merge would reach both layers.")
 
 
 class StudentConfig(Section):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import shutil
 from pathlib import Path
 
 from pipeline.store.paths import cache_root
@@ -41,7 +42,10 @@ def embedded_tokenizer_dir() -> Path:
         tok = AutoTokenizer.from_pretrained(_gguf_dir(), gguf_file=_GGUF_FILE)
         tmp = out.with_name(out.name + f".tmp{os.getpid()}")
         tok.save_pretrained(tmp)
-        os.replace(tmp, out) if not out.exists() else None
+        if out.exists():   # another process converted it first: its copy stands, this one goes
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
     return out
 
 

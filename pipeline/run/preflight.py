@@ -82,6 +82,7 @@ def check_model(cfg: Config) -> None:
     a python judge's functions (judge.python.function, each: found, imported, its arguments offered)."""
     from pipeline.engines.model import check_model as check
     check(cfg.student.model)
+    from pipeline.run.lora_targets import check_lora_targets
     check_lora_targets(cfg)
     if cfg.teacher.kind == "hf":
         check(cfg.teacher.model, "teacher.model")
@@ -160,67 +161,6 @@ def check_data(cfg: Config) -> None:
             python_judge(cfg).check_columns(rl)
         except RewardFunctionError as e:
             raise RunError(f"data.source={cfg.data.source}: {e}") from None
-
-
-def check_lora_targets(cfg: Config) -> None:
-    """student.lora.target_modules against the student's modules, by PEFT's rule for a list (a module whose
-    name is the entry or ends with '.' and the entry): none matching fails here (it failed at the first
-    update, after sampling and judging, paid with an API judge); some entries matching nothing are said
-    (PEFT adapts the others: the default names a Llama's seven projections, and a Phi has four of them).
-    The module names come from the weights' file headers on disk (no torch, milliseconds); a model whose
-    weights are not on disk yet (a Hub id not downloaded, the embedded model before its first conversion)
-    is not read."""
-    names = _weight_modules(cfg.student.model)
-    if not names:
-        return
-    targets = cfg.student.lora.target_modules
-    names.add("lm_head")   # a causal LM's head, whose weight a tied model's file does not hold
-    missing = [t for t in targets if not any(n == t or n.endswith("." + t) for n in names)]
-    if not missing:
-        return
-    kinds = ", ".join(sorted({n.rsplit(".", 1)[-1] for n in names if not n.rsplit(".", 1)[-1].isdigit()}))
-    if len(missing) == len(targets):
-        raise ConfigError(f"student.lora.target_modules: {', '.join(map(repr, missing))} name no module of "
-                          f"{cfg.student.model}; its modules with weights are {kinds}")
-    import logging
-    logging.getLogger("rlaif").warning(
-        "student.lora.target_modules: %s name no module of %s, so LoRA adapts only %s (its modules with weights: %s)",
-        ", ".join(map(repr, missing)), cfg.student.model, ", ".join(t for t in targets if t not in missing), kinds)
-
-
-def _weight_modules(model_id: str) -> set[str]:
-    """The names of the modules that hold weights in `model_id`'s safetensors files, from their JSON headers
-    (or the shards' index): {'model.layers.0.self_attn.q_proj', ...}; empty when none is on disk."""
-    import json
-    import struct
-    from pipeline.engines import model
-    if model_id == model.EMBEDDED:
-        if not model.embedded_converted():
-            return set()
-        model_id = model.resolve(model_id)
-    d = Path(model_id).expanduser()
-    if not d.is_dir():
-        try:
-            from huggingface_hub import try_to_load_from_cache
-            hit = next((p for f in ("model.safetensors.index.json", "model.safetensors")
-                        if isinstance(p := try_to_load_from_cache(model_id, f), str)), None)
-        except Exception:
-            return set()
-        if hit is None:
-            return set()
-        d = Path(hit).parent
-    params: list[str] = []
-    try:
-        index = d / "model.safetensors.index.json"
-        if index.is_file():
-            params = list(json.loads(index.read_text())["weight_map"])
-        elif (d / "model.safetensors").is_file():
-            with open(d / "model.safetensors", "rb") as f:
-                size = struct.unpack("<Q", f.read(8))[0]
-                params = [k for k in json.loads(f.read(size)) if k != "__metadata__"]
-    except (OSError, ValueError, KeyError, struct.error):
-        return set()
-    return {p.rsplit(".", 1)[0] for p in params if "." in p}
 
 
 def check_some_training(cfg) -> None:
