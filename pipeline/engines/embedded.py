@@ -71,7 +71,6 @@ def ensure_embedded() -> Path:
     model.save_pretrained(tmp)
     tok.save_pretrained(tmp)
     if out.exists():
-        import shutil
         shutil.rmtree(out)
     os.replace(tmp, out)
     return out
