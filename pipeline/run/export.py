@@ -189,10 +189,10 @@ def model_card(info: dict) -> str:
             if info["system_prompt"] else "[") + '{"role": "user", "content": "Write is_even(n)."}]'
     if info["merged"]:
         load = ("from transformers import AutoModelForCausalLM, AutoTokenizer\n\n"
-                "model = AutoModelForCausalLM.from_pretrained(PATH)\ntok = AutoTokenizer.from_pretrained(PATH)\n")
+                "model = AutoModelForCausalLM.from_pretrained(PATH, dtype=\"auto\")\ntok = AutoTokenizer.from_pretrained(PATH)\n")
     else:
         load = ("from peft import PeftModel\nfrom transformers import AutoModelForCausalLM, AutoTokenizer\n\n"
-                f"base = AutoModelForCausalLM.from_pretrained({json.dumps(path)})  # the base model it was trained on\n"
+                f"base = AutoModelForCausalLM.from_pretrained({json.dumps(path)}, dtype=\"auto\")  # the base model it was trained on\n"
                 "model = PeftModel.from_pretrained(base, PATH)\ntok = AutoTokenizer.from_pretrained(PATH)\n")
     if info["prompt_format"] == "chat":
         kw = "".join(f", {k}={v!r}" for k, v in (info["chat_template_kwargs"] or {}).items())
@@ -201,7 +201,8 @@ def model_card(info: dict) -> str:
     else:
         pre = (info["system_prompt"] + "\n\n") if info["system_prompt"] else ""
         load += f"inputs = tok({json.dumps(pre + 'def is_even(n):')}, return_tensors=\"pt\")\n"
-    load += ("out = model.generate(**inputs, max_new_tokens=256)\n"
+    # greedy (the base model's generation_config may ask for sampling)
+    load += ("out = model.generate(**inputs, max_new_tokens=256, do_sample=False)\n"
              "print(tok.decode(out[0][inputs[\"input_ids\"].shape[1]:], skip_special_tokens=True))\n")
     ev = info.get("eval") or {}
     figures = "".join(f"- `{k}`: {v:.4g}\n" for k, v in ev.items() if isinstance(v, (int, float)))
