@@ -68,8 +68,9 @@ def rows_json(path: Path) -> Iterator[tuple[int, Any]]:
                 whole = json.loads(text)
             except json.JSONDecodeError:
                 whole = None
-            if isinstance(whole, dict):
-                lists = [k for k, v in whole.items() if isinstance(v, list)]
+            if isinstance(whole, dict):   # (a problem itself has a prompt; a wrapper, a list of objects)
+                lists = [] if "prompt" in whole else [k for k, v in whole.items()
+                                                      if isinstance(v, list) and v and isinstance(v[0], dict)]
                 raise DataError(f"{path}: one JSON object over several lines" + (
                     f", its problems perhaps under {', '.join(repr(k) for k in lists[:3])}" if lists else "")
                     + "; a .json file is a list of problem objects, or one problem object per line (JSON Lines): "
@@ -189,9 +190,10 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
             compile(values["context"], "context.py", "exec", dont_inherit=True)
         except (SyntaxError, ValueError) as e:
             raise bad("context", f"does not compile as Python ({e})") from None
-    if "test_code" in values and not ocaml:   # the judge runs it, then calls its check(<entry point>)
+    if "test_code" in values and "tests" not in values and not ocaml:   # the judge runs it, then check(<entry>)
         try:
-            tree = ast.parse(values["test_code"], "test_code.py")
+            compile(values["test_code"], "tests.py", "exec", dont_inherit=True)   # as the judge does
+            tree = ast.parse(values["test_code"], "tests.py")
         except (SyntaxError, ValueError) as e:
             raise bad("test_code", f"does not compile as Python ({e})") from None
         if "check" not in _top_level_names(tree):

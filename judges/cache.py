@@ -62,7 +62,9 @@ def _not_usable(directory: Path, e: BaseException) -> CacheError:
     hint = ("another process holds it in a long write (another run sharing judge.cache_dir?): wait for it, or "
             "give this run its own judge.cache_dir" if "locked" in why or "busy" in why else
             "it cannot be written here (a read-only mount, or another user's directory): give this run a "
-            "judge.cache_dir it may write, or copy the cache there (`rlaif cache export`, then `rlaif cache import`)")
+            "judge.cache_dir it may write, or copy the cache there (`rlaif cache export`, then `rlaif cache import`)"
+            if any(w in why for w in ("readonly", "read-only", "unable to open", "permission")) else
+            "the file system under it failed; check the device, then rerun")
     return CacheError(f"judge cache {directory} cannot be used ({why}): {hint}; the cache itself is whole")
 
 
@@ -90,8 +92,11 @@ class JudgeCache:
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
         if not self.directory.exists():   # ours: 0700 (a directory the user made keeps the mode they gave it)
-            self.directory.mkdir(parents=True)
-            os.chmod(self.directory, 0o700)
+            try:
+                self.directory.mkdir(parents=True)
+                os.chmod(self.directory, 0o700)
+            except FileExistsError:   # another run sharing it made it first
+                pass
         try:
             self._cache = diskcache.Cache(str(self.directory), disk=SafeJSONDisk,
                                           eviction_policy="none", size_limit=2**62)

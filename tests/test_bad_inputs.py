@@ -97,9 +97,9 @@ def test_a_data_file_edited_under_a_finished_run_is_said(tmp_path, caplog):
     assert check_data_files(cfg, run_dir)[0] == []
 
 
-def test_an_eval_file_edited_under_a_finished_eval_is_said_by_rlaif_eval(tmp_path, tiny_config, caplog):
+def test_an_eval_file_edited_under_a_finished_eval_is_said_by_rlaif_eval(tmp_path, tiny_config, caplog, capsys):
     """`rlaif eval N` reuses a finished eval as `rlaif epoch` does, and says so as it does when the eval's
-    file changed since (it said nothing: the eval kept the old tests without a word)."""
+    file changed since (it said nothing: the eval kept the old tests without a word); --force makes it again."""
     held = tmp_path / "held.jsonl"
     row = {"prompt": "Write a Python function `def f(x: int) -> int:` that returns x.", "entry_point": "f",
            "tests": [{"input": [1], "output": 1}]}
@@ -109,6 +109,9 @@ def test_an_eval_file_edited_under_a_finished_eval_is_said_by_rlaif_eval(tmp_pat
     held.write_text(held.read_text().replace('"output": 1', '"output": 2'))
     assert main(["eval", "0", *over]) == 0
     assert f"eval.sources: {held} changed since this run last read it" in caplog.text
+    capsys.readouterr()
+    assert main(["eval", "0", *over]) == 0 and "eval     reused" in capsys.readouterr().out
+    assert main(["eval", "0", *over, "--force"]) == 0 and "eval     running" in capsys.readouterr().out
 
 
 def test_the_evals_own_files_read_as_data_source_and_never_score_its_training_problems(tmp_path, capsys):

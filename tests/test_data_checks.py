@@ -45,8 +45,12 @@ def test_assertion_tests_must_define_check_and_compile(tmp_path):
         load_problems(jsonl(tmp_path / "a.jsonl", [{**base, "id": "a", "test_code": "assert f(1) == 2\n"}]))
     with pytest.raises(DataError, match="test_code.*does not compile"):
         load_problems(jsonl(tmp_path / "b.jsonl", [{**base, "id": "b", "test_code": "def check(c):\nassert c(1)\n"}]))
+    with pytest.raises(DataError, match="test_code.*does not compile"):   # a compile-stage error, past the parser
+        load_problems(jsonl(tmp_path / "r.jsonl", [{**base, "id": "r", "test_code": "def check(c):\n    pass\nreturn 1\n"}]))
     for ok in ("def check(candidate):\n    assert f(1) == 2\n", "from helpers import check\n", "check = print\n"):
         assert load_problems(jsonl(tmp_path / "c.jsonl", [{**base, "id": "c", "test_code": ok}]))[0].test_code == ok
+    # beside `tests` the judge never runs it: left as it is
+    assert load_problems(jsonl(tmp_path / "t.jsonl", [{**ROW, "id": "t", "test_code": "assert f(1) == 2\n"}]))
 
 
 def test_an_ocaml_float_result_written_as_an_integer_is_a_float(tmp_path):
@@ -111,6 +115,9 @@ def test_a_json_file_holding_one_object_says_so(tmp_path):
     path = tmp_path / "set.json"
     path.write_text(json.dumps({"problems": [{**ROW, "id": "a"}]}, indent=2))
     with pytest.raises(DataError, match="one JSON object over several lines, its problems perhaps under 'problems'"):
+        load_problems(path)
+    path.write_text(json.dumps({**ROW, "id": "a"}, indent=2))   # one problem pretty-printed: no wrapper named
+    with pytest.raises(DataError, match=r"one JSON object over several lines; a \.json file"):
         load_problems(path)
     path.write_text(json.dumps({**ROW, "id": "a"}) + "\n")   # one row of JSON Lines is still one
     assert [p.id for p in load_problems(path)] == ["a"]

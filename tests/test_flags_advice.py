@@ -116,3 +116,13 @@ def test_a_truncated_sampler_is_flagged_where_its_gap_stays_under_the_threshold(
     assert "set sample.top_p=1" in flags[0].advice
     flags = [f for f in analyse(ms, ReportConfig(), {"sample.top_k": 20}) if f.name == "sampler_mismatch"]
     assert len(flags) == 2 and "sample.top_k=20" in flags[0].evidence
+
+
+def test_the_truncation_flag_reads_each_epochs_own_sampling():
+    """A run that sampled epoch 1 at top_p 0.9 and epoch 2 at 1.0 (the run's settings now): epoch 1 is
+    flagged, epoch 2 is not; the other way round, only epoch 2."""
+    ms = healthy(2)
+    ms[0]["_sample/settings"], ms[1]["_sample/settings"] = {"sample.top_p": 0.9}, {"sample.top_p": 1.0}
+    assert [f.epoch for f in analyse(ms, ReportConfig(), {"sample.top_p": 1.0}) if f.name == "sampler_mismatch"] == [1]
+    ms[0]["_sample/settings"], ms[1]["_sample/settings"] = {"sample.top_p": 1.0}, {"sample.top_p": 0.9}
+    assert [f.epoch for f in analyse(ms, ReportConfig(), {"sample.top_p": 0.9}) if f.name == "sampler_mismatch"] == [2]

@@ -270,3 +270,8 @@ def test_a_lora_on_a_weight_the_model_ties_is_refused(tiny_config, tiny_model, t
     (untied / "config.json").write_text(json.dumps({**conf, "tie_word_embeddings": False}))
     from pipeline.run.lora_targets import check_lora_targets
     check_lora_targets(load_config(None, [f"student.model={untied}", "student.lora.target_modules=[q_proj, lm_head]"]))
+    # a model first downloaded by the run (no files for the preflight to read): refused where the LoRA is made
+    from pipeline.engines.model import ModelError, load_student
+    tied = load_config(None, [f"student.model={tiny_model}", "student.lora.target_modules=[q_proj, lm_head]"])
+    with pytest.raises(ModelError, match="'lm_head' adapt a layer .*tie_word_embeddings"):
+        load_student(tied.student, trainable=True, device="cpu")

@@ -337,3 +337,13 @@ def test_status_names_interrupted_updates(fake_run):
     assert "1.0 MB" in mine and "resumes it from its checkpoint" in mine and "rlaif epoch 4" in mine
     other = next(x for x in lines if "0badc0de" in x)
     assert "other settings" in other and f"remove {fake_run.epoch_dir(4) / '.ckpt-update-0badc0de'}" in other
+
+
+def test_the_report_reads_each_epochs_sampling_from_its_sample_stage(fake_run):
+    """sampler_mismatch for a truncated sampler reads the top_p each epoch's sample stage recorded, not the
+    run's settings now: epoch 3 sampled at 0.9, the others (and the config) at 1.0."""
+    fps = {st.name: fp for st, fp, _, _ in fake_run.plan(3)}
+    for e, top_p in ((2, 1.0), (3, 0.9), (4, 1.0)):
+        _stage_dir(fake_run.epoch_dir(e) / "sample", fps["sample"], config={"sample.top_p": top_p, "sample.top_k": 0})
+    md = write_report(fake_run).read_text().split("## Health")[1].split("## Metrics per epoch")[0]
+    assert "sample.top_p=0.9" in md and md.count("`sampler_mismatch`") == 1, md

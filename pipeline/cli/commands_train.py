@@ -313,7 +313,7 @@ def cmd_eval(cfg: Config, a) -> int:
     r = common.open_runner(cfg)
     from pipeline.run.preflight import check_data_files
     _, record_data_files = check_data_files(cfg, r.run_dir)   # an edited eval file under a finished eval: said
-    m = r.run_eval(a.n, warm_start=a.warm_start)
+    m = r.run_eval(a.n, warm_start=a.warm_start, force=a.force)
     record_data_files()
     fig = m.get("figures", {})
     say("  ".join(f"{k}={v:.4g}" for k, v in fig.items() if isinstance(v, (int, float))))

@@ -145,6 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
                        epoch="epoch number: 1, 2, ... (0: the base model; with --warm-start, the warm-start)")
     p.add_argument("--warm-start", action="store_true",
                    help="with N=0: evaluate the supervised warm-start's adapter (`rlaif epoch 0`) instead of the base model")
+    p.add_argument("--force", action="store_true",
+                   help="make the eval again where it is finished (its judgements come from the cache; answers the "
+                        "judge could not score, eval/unscored, are judged again)")
     with_processes(p)
     p.set_defaults(fn=cmd_eval)
     p = with_overrides(sub.add_parser("compare", help="show epoch N's update variants side by side",

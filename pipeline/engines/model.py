@@ -143,10 +143,27 @@ def load_student(cfg: StudentConfig, adapter: str | Path | None = None, trainabl
         check_adapter_base(adapter, resolve(cfg.model))
         model = PeftModel.from_pretrained(model, str(adapter), is_trainable=trainable)
     elif trainable:
+        check_tied(model, cfg)
         model = get_peft_model(model, lora_config(cfg))
     if not trainable:
         model.eval()
     return model
+
+
+def check_tied(model, cfg: StudentConfig) -> None:
+    """ModelError for a LoRA target on a weight the model ties between its input embeddings and its output
+    head: trained apart, merged (sampling, export) into the one weight both layers share. The preflight says
+    so from the files on disk; this, from the loaded model, covers a model first downloaded by this run."""
+    out, inp = model.get_output_embeddings(), model.get_input_embeddings()
+    if out is None or inp is None or out.weight is not inp.weight:
+        return
+    names = {n for n, mod in model.named_modules() if mod is out or mod is inp}
+    both = [t for t in cfg.lora.target_modules if any(n == t or n.endswith("." + t) for n in names)]
+    if both:
+        raise ModelError(f"student.lora.target_modules: {', '.join(map(repr, both))} adapt a layer of {cfg.model} "
+                         "whose weight it shares between its input embeddings and its output head "
+                         "(tie_word_embeddings): merged for sampling and export, the change would reach both layers, "
+                         "a policy other than the one trained; leave it out of the list")
 
 
 def lora_config(cfg: StudentConfig):
@@ -229,6 +246,8 @@ class Student:
             return self.base.eval()
         if adapter is not None:
             check_adapter_base(adapter, self.key[0])
+        else:   # a fresh LoRA
+            check_tied(self.base, self.cfg)
         self._names += 1
         name = f"policy{self._names}"
         if self.peft is None:

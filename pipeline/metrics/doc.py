@@ -90,7 +90,7 @@ METRICS: dict[str, Metric] = {
     "eval/problems": Metric("held-out problems evaluated", "", "eval"),
     "eval/samples": Metric("answers per held-out problem (eval.num_samples)", "", "eval"),
     "eval/unscored": Metric("held-out answers the judge could not score (a sandbox or judge fault): counted as failed "
-                            "in eval/score and eval/pass@*; rerunning the eval stage with --force scores them again", "lower", "eval"),
+                            "in eval/score and eval/pass@*; `rlaif eval N --force` judges them again", "lower", "eval"),
     "curriculum/easy": Metric("chosen prompts in the easy difficulty bucket", "", "prompts"),
     "curriculum/medium": Metric("chosen prompts in the medium bucket", "", "prompts"),
     "curriculum/hard": Metric("chosen prompts in the hard bucket", "", "prompts"),

@@ -25,8 +25,10 @@ regression is then more likely the prompts drawn than the update)."""
 def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | None = None) -> list[Flag]:
     """Flags raised by the recorded metrics of a run (one dict per epoch, each with "epoch").
 
-    `settings` (flat "section.key" -> value, the run's config) only sharpens the advice
-    ("2e-05 -> 1e-05" instead of "lower update.lr"). Missing metrics skip their checks.
+    `settings` (flat "section.key" -> value, the run's config) sharpens the advice ("2e-05 -> 1e-05"
+    instead of "lower update.lr") and turns on the checks a setting calls for (select.advantage=raw, a
+    truncated sampler); an epoch's own `_sample/settings` (its sample stage's top_p and top_k, put there
+    by the report) comes before it. Missing metrics skip their checks.
     """
     s = settings or {}
     ms = sorted(epochs, key=lambda m: m["epoch"])
@@ -199,7 +201,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         k1_key = "kl/k1_start"
         k1 = get(k1_key)
         if k1 is not None and k1 < cfg.negative_k1:
-            mismatch = _truncation(s)
+            mismatch = _truncation({**s, **(m.get("_sample/settings") or {})})
             flag("negative_k1", e,
                  f"{k1_key} {k1:.4f} < {cfg.negative_k1}" + (f" (kl/k3 {k3:.4f})" if k3 is not None else "")
                  + (f"; this run samples with {', '.join(mismatch)}" if mismatch else ""),
@@ -213,7 +215,9 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         gap, outside = get("logprobs/sampler_gap"), get("logprobs/sampler_outside")
         # a truncation in the settings mismatches by construction, where the figures may not show it: the
         # sampler's logprob is the renormalised nucleus's, so the gap is at most -ln(top_p) (0.105 at 0.9)
-        cut = _truncation(s) if e >= 1 and (gap is not None or get("reward/mean") is not None) else []
+        # (each epoch's own, where the report recorded it: a run may change top_p between epochs)
+        own = {**s, **(m.get("_sample/settings") or {})}
+        cut = _truncation(own) if e >= 1 and (gap is not None or get("reward/mean") is not None) else []
         if (gap is not None and gap > cfg.max_sampler_gap) or (outside is not None and outside > cfg.max_sampler_outside) \
                 or cut:
             flag("sampler_mismatch", e,

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pipeline.run.runner import Runner
 
 REWARD_CI = "_reward/change_ci"  # (low, high) of reward/mean's change from the previous epoch; not shown
+SAMPLED_WITH = "_sample/settings"  # {sample.top_p, sample.top_k} as the epoch's sample stage recorded them
 REWARD_FROM_BEST = "_reward/from_best"  # {from: the best earlier epoch, ci: reward/mean's change from it}
 EVAL_CHANGE = "_eval/change"  # eval pass@1 against the previous eval: {from, a, b, ci, problems}; not shown
 
@@ -123,6 +124,9 @@ def change_intervals(runner: "Runner", ms: list[dict]) -> None:
     previous eval, paired by problem (EVAL_CHANGE)."""
     reward_intervals(runner, ms)
     by_epoch = {m["epoch"]: m for m in ms}
+    for n, m in by_epoch.items():   # the truncation each epoch sampled with (a run may change it between epochs)
+        made = ((runner.epoch_manifests(n).get("sample") or {}).get("config") or {})
+        m[SAMPLED_WITH] = {k: made[k] for k in ("sample.top_p", "sample.top_k") if k in made}
     prev = None
     for n in runner.epochs():
         rows = _rows(eval_dir(runner, n))

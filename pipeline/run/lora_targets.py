@@ -19,6 +19,9 @@ def check_lora_targets(cfg: Config) -> None:
     is not read."""
     names = _weight_modules(cfg.student.model)
     if not names:
+        from pipeline.engines import model
+        if cfg.student.model == model.EMBEDDED:   # before its first conversion: SmolLM2 ties its head
+            check_tied_targets(cfg, {"model.embed_tokens"})
         return
     targets = cfg.student.lora.target_modules
     check_tied_targets(cfg, names)

@@ -172,9 +172,10 @@ class Runner(Lineage):
             from pipeline.stages.judging import check_api
             check_api(self.cfg, teacher="teacher" in todo, judge="judge" in todo)
 
-    def run_eval(self, n: int, echo: Callable[[str], None] = print, warm_start: bool = False) -> dict:
+    def run_eval(self, n: int, echo: Callable[[str], None] = print, warm_start: bool = False,
+                 force: bool = False) -> dict:
         """The eval stage on epoch n's chosen policy (n = 0: the base model; with warm_start, the
-        supervised warm-start's adapter)."""
+        supervised warm-start's adapter); force: made again where finished (its judgements from the cache)."""
         self.check_device()
         st = next(s for s in self.stages if s.name == "eval")
         if warm_start and n != 0:
@@ -192,7 +193,7 @@ class Runner(Lineage):
         echo = echo if dist.is_main() else _silent
         self.lock()
         try:
-            m = dist.on_main(lambda: load_complete(d, fp))
+            m = None if force else dist.on_main(lambda: load_complete(d, fp))
             if m is None:
                 echo(f"  eval     running  {d.relative_to(self.run_dir)}")
                 m = self._run_stage(st, n, fp, d, {"update": d_in}, {"update": fp_in})

@@ -159,9 +159,10 @@ def run(ctx: Ctx) -> None:
     if unscored:   # each counts as a failed answer (score 0) in the figures: said, and counted in eval/unscored
         first = next(s for s in scores if s.value is None)
         log.warning("eval: %d of %d answers could not be scored (e.g. problem %s: %s); they count as failed in "
-                    "eval/score and eval/pass@*, a judge fault rather than the policy's: rerunning this eval stage "
-                    "(`rlaif epoch %d --only eval --force`) scores them again", len(unscored), len(items), unscored[0],
-                    str((first.breakdown or {}).get("error") or first.raw or "no reason given")[:200], ctx.epoch)
+                    "eval/score and eval/pass@*, a judge fault rather than the policy's: `rlaif eval %d%s --force` "
+                    "judges them again", len(unscored), len(items), unscored[0],
+                    str((first.breakdown or {}).get("error") or first.raw or "no reason given")[:200], ctx.epoch,
+                    " --warm-start" if ctx.epoch == 0 and ctx.inputs.get("update") is not None else "")
 
 
 def part_shares(language: str, scores) -> dict[str, float]:
