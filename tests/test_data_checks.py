@@ -137,3 +137,15 @@ def test_a_later_unscored_teacher_answer_keeps_the_known_score(tmp_path):
         write_manifest(d, {"stage": "reward", "fingerprint": f"{e}" * 64, "figures": {}, "config": {}, "inputs": {}})
     students, teacher = score_history(tmp_path, 3)
     assert teacher == {"p": 0.8, "q": None} and students["p"] == [0.4, 0.4]
+
+
+def test_an_eval_problem_with_its_prompt_worded_otherwise_is_still_refused_to_rl(tmp_path):
+    """The same problem under the same id with another wording (a Hub copy of the eval's set) has the same
+    tests: RL must not learn it."""
+    a = jsonl(tmp_path / "a.jsonl", [{**ROW, "id": "t0", "prompt": "train " + ROW["prompt"]}])
+    held = jsonl(tmp_path / "held.jsonl", [{**ROW, "id": "h0"}])
+    copy = jsonl(tmp_path / "copy.jsonl", [{**ROW, "id": "h0", "prompt": "Reworded: " + ROW["prompt"]}])
+    cfg = _cfg(tmp_path, f"data.source={a}", f"data.rl_sources=[{copy}]")
+    cfg = cfg.model_copy(update={"eval": cfg.eval.model_copy(update={"sources": [str(held)]})})
+    with pytest.raises(RunError, match="copy.jsonl holds problem 'h0', which the eval scores"):
+        rl_problems(cfg)

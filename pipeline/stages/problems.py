@@ -5,6 +5,7 @@ for the prompts stage and `--dry-run`), and the compiler check before any OCaml 
 from __future__ import annotations
 
 import functools
+import json
 import random
 
 from pipeline.config.errors import RunError
@@ -99,10 +100,11 @@ def extra_problems(cfg, key: str, who: str, train: list) -> list:
     sources = cfg.get(key)
     if not sources:
         return []
-    # a problem is its id and its prompt (two files may each number their ids from 0, as check_data allows)
-    scored = {(p.id, p.prompt): src for src, p in eval_problems(cfg, sample=False)}
-    scored.update({(p.id, p.prompt): "validation (data.validation_size)" for p in validation_problems(cfg)}
-                  if dc.validation_size else {})
+    # a problem is its id and its prompt (two files may each number their ids from 0, as check_data allows),
+    # or its id and its tests (the same problem, its prompt worded otherwise: hf:openai_humaneval, humaneval)
+    held = eval_problems(cfg, sample=False) + ([("validation (data.validation_size)", p) for p in validation_problems(cfg)]
+                                               if dc.validation_size else [])
+    scored = {k: src for src, p in held for k in _same(p)}
     seen = {p.id: p.prompt for p in train}
     out = []
     for src in sources:
@@ -111,9 +113,9 @@ def extra_problems(cfg, key: str, who: str, train: list) -> list:
         except ValueError as e:
             raise RunError(f"{key}: {e}") from None
         for p in extra:
-            if (p.id, p.prompt) in scored:
+            if hit := next((scored[k] for k in _same(p) if k in scored), None):
                 raise RunError(f"{key}: {src} holds problem {p.id!r}, which the eval scores "
-                               f"(eval.sources: {scored[(p.id, p.prompt)]}); {who} must not learn a problem the eval "
+                               f"(eval.sources: {hit}); {who} must not learn a problem the eval "
                                "scores: name a training split (bank:train, not bank) or take it out of eval.sources")
             if p.difficulty not in dc.difficulties or seen.get(p.id) == p.prompt:
                 continue   # filtered out, or a problem already there
@@ -124,6 +126,12 @@ def extra_problems(cfg, key: str, who: str, train: list) -> list:
             seen[p.id] = p.prompt
             out.append(p)
     return out
+
+
+def _same(p) -> tuple:
+    """Keys under which two problems are one: the id and the prompt; the id and the tests."""
+    tests = json.dumps(p.tests, sort_keys=True) if p.tests else p.test_code
+    return ((p.id, "prompt", p.prompt),) + (((p.id, "tests", tests),) if tests else ())
 
 
 def eval_problems(cfg, sample: bool = True) -> list:
