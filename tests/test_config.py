@@ -35,6 +35,14 @@ def test_bad_values_name_the_key(override, words):
         assert w in str(e.value)
 
 
+def test_one_completion_a_prompt_needs_raw_advantages_and_the_zero_spread_groups_kept():
+    """select.top_k=1 with advantage=raw (what the error asked for) still trained on nothing: one reward has
+    no spread, so drop_zero_std dropped every group and every update was empty."""
+    with pytest.raises(ConfigError, match="select.drop_zero_std=false"):
+        load_config(None, ["select.top_k=1", "select.advantage=raw"])
+    assert load_config(None, ["select.top_k=1", "select.advantage=raw", "select.drop_zero_std=false"]).select.top_k == 1
+
+
 def test_bad_yaml_file_names_the_file(tmp_path):
     p = tmp_path / "c.yaml"
     p.write_text("update: [unclosed\n")

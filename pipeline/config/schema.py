@@ -108,9 +108,10 @@ class Config(Section):
                              "or set teacher.batch=false")
         if self.judge.kind == "anthropic" and self.judge.temperature is not None:
             raise ValueError("judge.temperature must stay unset for anthropic (its current API rejects it)")
-        if self.select.top_k == 1 and self.select.advantage != "raw":
-            raise ValueError("select.top_k=1 leaves one completion per prompt, so group advantages are 0; "
-                             "use select.top_k>=2 or select.advantage=raw")
+        if self.select.top_k == 1 and (self.select.advantage != "raw" or self.select.drop_zero_std):
+            raise ValueError("select.top_k=1 leaves one completion per prompt, so group advantages are 0 and "
+                             "select.drop_zero_std drops every group (one reward has no spread); use select.top_k>=2, "
+                             "or select.advantage=raw with select.drop_zero_std=false")
         if self.eval.num_samples > 1 and self.eval.temperature == 0:
             raise ValueError(f"eval.num_samples={self.eval.num_samples} with eval.temperature=0 gives the same greedy "
                              "answer n times; set eval.temperature (e.g. 0.6) or eval.num_samples=1")
