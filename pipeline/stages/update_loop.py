@@ -1,4 +1,4 @@
-"""The update's loop (`train`): micro-batches of whole prompt groups, each a forward/backward pass
+"""The update's loop (`train`): micro-batches in prompt-group order, each a forward/backward pass
 (or several within update.max_batch_tokens) whose loss is `pipeline.train.loss.policy_loss` for the
 student's rows and the teacher rows' NLL; an optimizer step every update.grad_accum micro-batches;
 then the artifacts the next epoch reads (the adapter, the optimizer's state, the schedule's place).
@@ -91,7 +91,8 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     None: a whole schedule in this call. optimizer_state: the AdamW state to continue from;
     schedule_start: the optimizer steps the run has taken (`carried_schedule`; None: estimated).
 
-    Micro-batches hold whole prompt groups (groups in a seeded order per pass). One longer than
+    Micro-batches take the rows in prompt-group order (groups in a seeded order per pass, a group's rows
+    together; a group that does not fit spills into the next micro-batch). One longer than
     update.max_batch_tokens runs as several forward/backward passes, each weighted by its share
     of the micro-batch's rows, so the gradients are the micro-batch's. Nothing in the loop waits
     for the device: figures, the KL coefficient and grad norms stay there until the end (or a
