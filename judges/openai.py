@@ -100,10 +100,20 @@ class OpenAIJudge(APIJudge):
             resend_on_timeout=False)
         return batch.id
 
-    async def find_batch(self, client: openai.AsyncOpenAI, file_id: str) -> str | None:
-        """The batch created over `file_id`, if a killed run created one before journaling its id."""
-        page = await self.with_retries(lambda: client.batches.list(limit=100))  # newest first
-        return next((b.id for b in page.data if b.input_file_id == file_id), None)
+    async def find_batch(self, client: openai.AsyncOpenAI, file_id: str, scan: int = 2000) -> str | None:
+        """The batch created over `file_id`, if a killed run created one before journaling its id: the
+        organisation's batches, newest first, page after page, up to `scan` of them (an organisation whose
+        other runs made more than the first page's 100 since the kill had it fall off that page)."""
+        async def look() -> str | None:
+            n = 0
+            async for b in client.batches.list(limit=100):
+                if b.input_file_id == file_id:
+                    return b.id
+                n += 1
+                if n >= scan:
+                    return None
+            return None
+        return await self.with_retries(look)
 
     async def batch_status(self, client: openai.AsyncOpenAI, batch_id: str) -> BatchStatus:
         b = await self.with_retries(lambda: client.batches.retrieve(batch_id))

@@ -370,6 +370,7 @@ async def _serve_connection(api: FakeAPI, reader: asyncio.StreamReader, writer: 
                     pass  # trailers
             else:
                 raw = await reader.readexactly(int(headers.get("content-length") or 0))
+            headers["x-query"] = target.partition("?")[2]   # (the list endpoints page by it)
             out = await _respond(api, method, target.split("?")[0], raw, headers)
             if out is None:  # drop: close without an answer
                 writer.transport.abort()

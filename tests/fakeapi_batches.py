@@ -202,10 +202,16 @@ def batch_route(api, method: str, path: str, raw: bytes, headers: dict[str, str]
                 api.batch_creates["openai"] += 1
                 api.batch_items.update(cid for cid, _ in b.items)
                 return json_reply(200, _openai_batch(api, b, now))
-            if method == "GET" and len(parts) == 2:
+            if method == "GET" and len(parts) == 2:   # newest first, `limit` a page, `after` the last id seen
+                from urllib.parse import parse_qs
+                q = {k: v[0] for k, v in parse_qs(headers.get("x-query", "")).items()}
                 mine = sorted((b for b in api.batches.values() if b.provider == "openai"), key=lambda b: -b.created)
-                data = [_openai_batch(api, b, now) for b in mine]
-                return json_reply(200, {"object": "list", "data": data, "has_more": False,
+                if q.get("after"):
+                    ids = [b.id for b in mine]
+                    mine = mine[ids.index(q["after"]) + 1:] if q["after"] in ids else []
+                limit = int(q.get("limit", 20))
+                data = [_openai_batch(api, b, now) for b in mine[:limit]]
+                return json_reply(200, {"object": "list", "data": data, "has_more": len(mine) > limit,
                                    "first_id": data[0]["id"] if data else None, "last_id": data[-1]["id"] if data else None})
             b = api.batches.get(parts[2]) if len(parts) > 2 else None
             if b is None:

@@ -97,3 +97,27 @@ def test_a_results_download_cut_mid_stream_is_read_again(tmp_path, kind):
         assert all(results) and len(cache) == 20 and api.batch_creates[kind] == 1
         assert api.by_path and sum(n for p, n in api.by_path.items() if p.endswith(RESULTS[kind])) == 2
         cache.close()
+
+
+def test_openai_finds_a_killed_runs_batch_past_the_first_page(tmp_path):
+    """A kill between the upload and the batch id, then other runs of the organisation create 150 batches
+    before the rerun: the batch over the journaled file is on the second page of the list, and found there
+    (the first page alone missed it: a second batch created over the same file, paid twice)."""
+    import asyncio
+    import json as _json
+    from judges.openai import ENDPOINT
+    with FakeAPI(batch_delay=0.05) as api:
+        judge = make("openai", api)
+        items = [judge.score_item(PROBLEM, answer(i), REF) for i in range(2)]
+
+        async def go():
+            client = await judge._client()
+            noted: dict = {}
+            mine = await judge.batch_submit(client, items, noted.update)
+            data = b"".join(_json.dumps(judge.batch_line(it)).encode() + b"\n" for it in items)
+            other = await client.files.create(file=("o.jsonl", data, "application/jsonl"), purpose="batch")
+            for _ in range(150):
+                await client.batches.create(input_file_id=other.id, endpoint=ENDPOINT, completion_window="24h")
+            return mine, await judge.find_batch(client, noted["file_id"])
+        mine, found = asyncio.run(go())
+        assert found == mine and api.batch_creates["openai"] == 151
