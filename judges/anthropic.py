@@ -18,7 +18,7 @@ import anthropic
 
 from judges import rubric
 from judges.batch_records import BatchItem, BatchStatus, Outcome, custom_id_of
-from judges.llm import APIJudge
+from judges.llm import APIJudge, tokens
 
 
 class AnthropicJudge(APIJudge):
@@ -65,7 +65,7 @@ class AnthropicJudge(APIJudge):
 
     def _usage(self, data: dict) -> dict[str, int]:
         u = data.get("usage") or {}
-        return {"input_tokens": int(u.get("input_tokens") or 0), "output_tokens": int(u.get("output_tokens") or 0)}
+        return {"input_tokens": tokens(u.get("input_tokens")), "output_tokens": tokens(u.get("output_tokens"))}
 
     def _structured(self, data: dict) -> Any:
         blocks = data.get("content") or []

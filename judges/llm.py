@@ -91,6 +91,15 @@ def teacher_system(language: str = "python") -> str:
 
 
 
+def tokens(x: Any) -> int:
+    """A usage count as a non-negative int; what is not one (a proxy's rewrite) counts 0, the answer kept (it is
+    paid: losing it over its usage line would pay for it again)."""
+    try:
+        return max(0, int(x or 0))
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
 def _http_client(sdk: Any) -> Any:
     """aiohttp under the SDK when installed (the `aiohttp` extra of anthropic/openai): about half the
     CPU per request of the default httpx pool, which is what bounds throughput at 64 calls in flight.
@@ -311,11 +320,12 @@ class APIJudge:
                     raise MalformedResponse(f"response body is not a JSON object: {raw[:200]!r}")
                 if not self._is_completion(data):  # retried, never cached as an unparsable answer
                     raise MalformedResponse(f"response body is not a {self.kind} completion: {raw[:200]!r}")
-                if not data.get("usage") and not self._warned_usage:
-                    self._warned_usage = True
-                    log.warning("%s: a response without `usage`: its cost is counted as $0, so judge.budget_usd "
-                                "and the cost figures miss it (a proxy that strips it?)", self._where())
                 u = self._usage(data)
+                if not u["input_tokens"] + u["output_tokens"] and not self._warned_usage:   # none, or unreadable
+                    self._warned_usage = True
+                    log.warning("%s: a response without `usage` (or whose counts are not numbers): its cost is "
+                                "counted as $0, so judge.budget_usd and the cost figures miss it (a proxy that strips "
+                                "or rewrites it?)", self._where())
                 slot.used(u["input_tokens"] + u["output_tokens"])
             return raw
         return await self.with_retries(once)

@@ -16,7 +16,7 @@ import openai
 
 from judges import rubric
 from judges.batch_records import BatchItem, BatchStatus, Outcome, custom_id_of
-from judges.llm import APIJudge
+from judges.llm import APIJudge, tokens
 
 ENDPOINT = "/v1/chat/completions"
 _RETRY_CODES = {"batch_expired", "rate_limit_exceeded", "server_error", "timeout"}
@@ -59,7 +59,7 @@ class OpenAIJudge(APIJudge):
 
     def _usage(self, data: dict) -> dict[str, int]:
         u = data.get("usage") or {}
-        return {"input_tokens": int(u.get("prompt_tokens") or 0), "output_tokens": int(u.get("completion_tokens") or 0)}
+        return {"input_tokens": tokens(u.get("prompt_tokens")), "output_tokens": tokens(u.get("completion_tokens"))}
 
     def _message(self, data: dict) -> dict:
         choices = data.get("choices") or [{}]

@@ -59,7 +59,7 @@ class Fault:
     """status | malformed (200 with a broken JSON body) | bad_schema (200, unparsable score) |
     error_body (200 whose JSON is an error, not a completion: a gateway's) | cut_off (200, no text,
     stopped at max_tokens: a reasoning model that spent them all on reasoning) | no_usage (200, the
-    completion without its `usage`: a proxy that strips it) |
+    completion without its `usage`: a proxy that strips it) | bad_usage (its counts not numbers) |
     hang (sleep hang_s, then answer) | drop (close the connection without answering) | pass (none:
     answer normally, to script a fault for a later request). Batch and file paths: done_then_status (carry
     the request out, then answer `status`: a gateway's 504) | cut (half the body, then the connection lost)."""
@@ -344,6 +344,8 @@ async def _respond(api: FakeAPI, method: str, path: str, raw: bytes, headers: di
                 reply["usage"]["completion_tokens"] = limit
         if fault is not None and fault.kind == "no_usage":
             del reply["usage"]
+        if fault is not None and fault.kind == "bad_usage":   # a proxy that rewrites it
+            reply["usage"] = {k: "n/a" for k in reply["usage"]}
         return http_reply(200, json.dumps(reply).encode(), {"request-id": "req_" + uuid.uuid4().hex[:12]})
     finally:
         api._done()

@@ -108,10 +108,11 @@ def test_an_error_body_is_retried_and_a_cut_off_answer_says_so(api, kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_response_without_usage_is_said_once_and_costs_nothing(api, kind, caplog):
-    """A proxy that strips `usage`: the grade is kept, its cost counts as $0 (the budget cannot see it),
-    and the run says so once, not on every answer."""
-    api.fail("no_usage", times=2)
+@pytest.mark.parametrize("fault", ["no_usage", "bad_usage"])
+def test_a_response_without_usage_is_said_once_and_costs_nothing(api, kind, fault, caplog):
+    """A proxy that strips `usage`, or rewrites its counts: the grade is kept (a bad count raised and lost the
+    paid answer), its cost counts as $0 (the budget cannot see it), and the run says so once."""
+    api.fail(fault, times=2)
     judge = make(kind, api)
     with caplog.at_level("WARNING", logger="rlaif"):
         scores = [asyncio.run(judge.ascore(PROBLEM, answer(i), REF)) for i in range(3)]
