@@ -271,6 +271,20 @@ def test_an_eval_that_falls_beyond_noise_is_flagged_everywhere_a_run_is_read(fak
     assert "eval_regression" not in write_report(fake_run).read_text().split("## Health")[1].split("## ")[0]
 
 
+def test_an_eval_of_four_problems_that_falls_on_each_is_flagged(fake_run):
+    """configs/ocaml.yaml evaluates 4 problems: below an eval interval's 5, a fall of any size had no interval,
+    so eval_regression could never fire there. The plain paired t interval judges it (wide as 3 degrees of
+    freedom make it); a fall on some problems and a gain on others stays noise."""
+    fake_run = Runner(fake_run.cfg, stages=STAGES + [Stage("eval", "1", (), ("update",), _noop, variant=True)])
+    _eval_dir(fake_run, 0, fake_run.base_policy_fp(), [0.875, 1.0, 0.75, 0.875])
+    m4 = fake_run.chosen_update(4)[1]
+    _eval_dir(fake_run, 4, m4["fingerprint"], [0.125, 0.25, 0.125, 0.0])
+    health = write_report(fake_run).read_text().split("## Health")[1].split("## ")[0]
+    assert "`eval_regression`" in health and "over 4 problems" in health, health
+    _eval_dir(fake_run, 4, m4["fingerprint"], [0.375, 1.0, 1.0, 0.875])
+    assert "eval_regression" not in write_report(fake_run).read_text().split("## Health")[1].split("## ")[0]
+
+
 def test_the_wandb_tracker_logs_every_epoch_into_one_wandb_run(tmp_path, monkeypatch):
     """run.trackers=[wandb] through accelerate's WandBTracker, with a stand-in `wandb` module that records
     what wandb.init and run.log receive (the real package is not installed here): project "rlaif", the

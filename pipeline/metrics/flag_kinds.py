@@ -23,7 +23,8 @@ FLAGS: dict[str, str] = {
                    "loss/sft must rise by the same rule (their number alone moves loss/total)",
     "best_of_n_vs_mean": "reward/best_of_n rose while reward/mean fell by more than report.regression_drop",
     "eval_regression": "eval/pass@1 fell from the previous eval with the 95% interval of the change, paired by "
-                       "problem, below 0: the held-out score fell beyond noise",
+                       "problem (a plain paired t interval below 5 problems), below 0: the held-out score fell "
+                       "beyond noise",
     "no_signal": "score/student_mean below report.min_student_score, or more than half of the first epoch's groups "
                  "at zero spread while the student scores below 0.5 (unsolved, not solved): the run cannot learn as "
                  "configured (replaces mode_collapse at that epoch)",

@@ -138,7 +138,9 @@ def change_intervals(runner: "Runner", ms: list[dict]) -> None:
             except ValueError:   # no problem in common
                 p = None
             if p is not None:
-                by_epoch[n][EVAL_CHANGE] = {"from": prev[0], "a": p.mean_a, "b": p.mean_b, "ci": list(p.ci),
+                ci = p.ci if math.isfinite(p.ci[1]) else (
+                    _paired_t(per_problem(prev[1], "pass@1"), per_problem(rows, "pass@1")) or p.ci)
+                by_epoch[n][EVAL_CHANGE] = {"from": prev[0], "a": p.mean_a, "b": p.mean_b, "ci": list(ci),
                                             "problems": p.problems}
         prev = (n, rows)
 
@@ -235,17 +237,7 @@ def _change_ci(prev: dict[str, float], means: dict[str, float]) -> tuple[float, 
     # few shared prompts would hold 0 for any fall and hide a real regression
     if _same_prompts(prev, means):
         ci = compare([prev], [means], "reward/mean").ci
-        keys = sorted(set(prev) & set(means))
-        if math.isfinite(ci[1]) or len(keys) < 2:
-            return ci
-        # fewer prompts than an eval's interval asks for (a 4-prompt pool): the plain paired t interval,
-        # wide as it is, rather than none (which hid a fall of any size)
-        d = [means[k] - prev[k] for k in keys]
-        if len(set(d)) == 1:
-            return d[0], d[0]
-        from scipy import stats
-        t = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
-        return float(t.low), float(t.high)
+        return ci if math.isfinite(ci[1]) else (_paired_t(prev, means) or ci)
     if min(len(means), len(prev)) >= 2:
         from scipy import stats
         a, b = list(prev.values()), list(means.values())
@@ -253,6 +245,21 @@ def _change_ci(prev: dict[str, float], means: dict[str, float]) -> tuple[float, 
             ci = stats.ttest_ind(b, a, equal_var=False).confidence_interval(0.95)
             return float(ci.low), float(ci.high)
     return None
+
+
+def _paired_t(a: dict[str, float], b: dict[str, float]) -> tuple[float, float] | None:
+    """The plain paired t interval of b - a over their common keys, for fewer than an eval's interval asks
+    for (a 4-prompt pool, a 4-problem eval): wide as its few degrees of freedom make it, rather than none
+    (which hid a fall of any size). None under two keys."""
+    keys = sorted(set(a) & set(b))
+    if len(keys) < 2:
+        return None
+    d = [b[k] - a[k] for k in keys]
+    if len(set(d)) == 1:
+        return d[0], d[0]
+    from scipy import stats
+    t = stats.ttest_1samp(d, 0.0).confidence_interval(0.95)
+    return float(t.low), float(t.high)
 
 
 def variant_lines(chosen_dir: Path | None, others: list[tuple[str, Path]]) -> list[str]:
