@@ -55,7 +55,7 @@ class PythonRewardConfig(Section):
     def _version_text(cls, v):
         return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
 
-    batch_size: int = Field(64, ge=1, description="Answers per call of the function (each batch's scores are cached as it returns). Runtime only.", json_schema_extra=RUNTIME)
+    batch_size: int = Field(64, ge=1, description="Answers per call of the function (each batch's scores are cached as it returns). Runtime only: each answer is scored on its own, so a function must not score an answer against the others of its call (a batch-relative score would change with this size, and the cache would keep whichever came first).", json_schema_extra=RUNTIME)
 
 
 MIX_COMPONENTS = ("execution", "anthropic", "openai", "hf", "python")
