@@ -101,15 +101,11 @@ class JudgeCache:
             self._cache = diskcache.Cache(str(self.directory), disk=SafeJSONDisk,
                                           eviction_policy="none", size_limit=2**62)
         except sqlite3.DatabaseError as e:
-            if _full(e):   # nothing is wrong with the cache
-                raise self._full_error(e) from None
-            if not _damaged(e):
-                raise _not_usable(self.directory, e) from None
-            raise CacheCorrupted(
+            raise self._error(e, CacheCorrupted(
                 f"judge cache {self.directory} is corrupted ({e}); it is not used. Move it aside "
                 f"(mv {self.directory} {self.directory}.broken), then rerun: judgements are recomputed "
                 "(API ones are paid again), or restore it from a `rlaif cache export` file with "
-                "`rlaif cache import`") from None
+                "`rlaif cache import`")) from None
         self._locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
 
@@ -117,17 +113,20 @@ class JudgeCache:
         try:
             return self._cache.get(key)
         except (zlib.error, json.JSONDecodeError, UnicodeDecodeError, sqlite3.DatabaseError) as e:
-            if _full(e):
-                raise self._full_error(e) from None
-            if isinstance(e, sqlite3.DatabaseError) and not _damaged(e):
-                raise _not_usable(self.directory, e) from None
-            raise CacheCorrupted(f"judge cache {self.directory}: entry {key[:12]} is unreadable ({e}); move the "
-                                 "cache aside and rerun, or restore it with `rlaif cache import`") from None
+            raise self._error(e, CacheCorrupted(f"judge cache {self.directory}: entry {key[:12]} is unreadable ({e}); "
+                                                "move the cache aside and rerun, or restore it with `rlaif cache "
+                                                "import`")) from None
 
-    def _full_error(self, e: BaseException) -> CacheFull:
-        # (its text keeps SQLite's "database or disk is full": inside a stage, the runner's disk-full line says it)
-        return CacheFull(f"no space left on the device for the judge cache {self.directory} ({e}); the cache is whole: "
-                         "free space there, then rerun the same command")
+    def _error(self, e: BaseException, corrupted: CacheCorrupted) -> CacheError:
+        """What a failed read or write of the cache says: a full disk, a database SQLite cannot use here
+        (locked, read-only), or, only for SQLite's words for damage (or an entry that does not decode),
+        `corrupted`, which advises moving the cache aside."""
+        if _full(e):   # (its text keeps SQLite's "database or disk is full": inside a stage, the runner says it)
+            return CacheFull(f"no space left on the device for the judge cache {self.directory} ({e}); the cache "
+                             "is whole: free space there, then rerun the same command")
+        if isinstance(e, sqlite3.DatabaseError) and not _damaged(e):
+            return _not_usable(self.directory, e)
+        return corrupted
 
     def set(self, key: str, value: dict) -> None:
         try:
@@ -135,11 +134,8 @@ class JudgeCache:
         except diskcache.Timeout:   # the write lock not had within the connection's timeout (60 s)
             raise _not_usable(self.directory, sqlite3.OperationalError("database is locked")) from None
         except sqlite3.DatabaseError as e:
-            if _full(e):
-                raise self._full_error(e) from None
-            raise (_not_usable(self.directory, e) if not _damaged(e) else
-                   CacheCorrupted(f"judge cache {self.directory}: a write failed ({e}); move the cache aside and "
-                                  "rerun, or restore it with `rlaif cache import`")) from None
+            raise self._error(e, CacheCorrupted(f"judge cache {self.directory}: a write failed ({e}); move the cache "
+                                                "aside and rerun, or restore it with `rlaif cache import`")) from None
 
     def _lock(self, key: str) -> threading.Lock:
         with self._locks_guard:

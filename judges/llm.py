@@ -28,8 +28,7 @@ from judges.cache import cache_key
 from judges.cached import Job
 from judges.limits import RateLimiter
 from judges.retries import (_CONNECTION_ERRORS, _STATUS_ERRORS, JudgeAPIError, MalformedResponse, is_retryable,
-                            maybe_received,
-                            wait_retry_after)
+                            maybe_received, wait_retry_after)
 from judges.hashing import sha256_text
 
 log = logging.getLogger("rlaif")

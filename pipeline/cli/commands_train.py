@@ -1,7 +1,6 @@
 """The commands that run stages: `rlaif epoch` (and `update`, `replay`: the same loop over fewer
 stages), `sweep`, `eval`."""
 
-import contextlib
 import json
 import logging
 import time
@@ -19,15 +18,6 @@ from pipeline.cli.commands_read import cmd_compare
 from pipeline.cli.common import config_file_line, duration, say, status, transient_bars
 
 log = logging.getLogger("rlaif")
-
-
-@contextlib.contextmanager
-def _unlocking(r, locked: bool):
-    try:
-        yield
-    finally:
-        if locked:
-            r.unlock()
 
 
 def cmd_epoch(cfg: Config, a) -> int:
@@ -82,9 +72,8 @@ def cmd_epoch(cfg: Config, a) -> int:
         say(f"epochs 1 to {a.n} of run {r.run_dir}{ranks} (finished stages are reused)")
         verbose = dry_run or getattr(a, "verbose", False) or cfg.run.log_level.upper() == "DEBUG"
         done = []
-        if not dry_run:   # held from the first epoch to the last: another command cannot slip in between
-            r.lock()
-        with transient_bars(not verbose), _unlocking(r, not dry_run):
+        # the run's lock held from the first epoch to the last: another command cannot slip in between
+        with transient_bars(not verbose), r.held(not dry_run):
             for n in range(1, a.n + 1):
                 if dry_run and n > 1 and r.chosen_update(n - 1) is None:
                     say(f"epochs {n} to {a.n}: to run after epoch {n - 1} (their stages depend on its policy)")

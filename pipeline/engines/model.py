@@ -158,12 +158,20 @@ def check_tied(model, cfg: StudentConfig) -> None:
     if out is None or inp is None or out.weight is not inp.weight:
         return
     names = {n for n, mod in model.named_modules() if mod is out or mod is inp}
-    both = [t for t in cfg.lora.target_modules if any(n == t or n.endswith("." + t) for n in names)]
+    both = [t for t in cfg.lora.target_modules if any(lora_matches(n, t) for n in names)]
     if both:
-        raise ModelError(f"student.lora.target_modules: {', '.join(map(repr, both))} adapt a layer of {cfg.model} "
-                         "whose weight it shares between its input embeddings and its output head "
-                         "(tie_word_embeddings): merged for sampling and export, the change would reach both layers, "
-                         "a policy other than the one trained; leave it out of the list")
+        raise ModelError(tied_targets_error(both, cfg.model))
+
+
+def lora_matches(name: str, target: str) -> bool:
+    """PEFT's rule for a target_modules list: a module whose name is the entry or ends with '.' + entry."""
+    return name == target or name.endswith("." + target)
+
+
+def tied_targets_error(targets: list[str], model: str) -> str:
+    return (f"student.lora.target_modules: {', '.join(map(repr, targets))} adapt a layer of {model} whose weight it "
+            "shares between its input embeddings and its output head (tie_word_embeddings): merged for sampling and "
+            "export, the change would reach both layers, a policy other than the one trained; leave it out of the list")
 
 
 def lora_config(cfg: StudentConfig):

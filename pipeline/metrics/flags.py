@@ -135,6 +135,10 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
     for m in ms:
         e = int(m["epoch"])
         get = lambda key: as_number(m.get(key))  # noqa: E731
+        # the sampling truncation this epoch was made with, where the report recorded it (a run may change
+        # top_p between epochs), else the run's settings
+        own = {**s, **(m.get("_sample/settings") or {})}
+        cut = _truncation(own)
 
         bad = sorted(k for k, v in m.items() if isinstance(v, float) and not math.isfinite(v) and not k.startswith("_"))
         if bad:
@@ -201,10 +205,9 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         k1_key = "kl/k1_start"
         k1 = get(k1_key)
         if k1 is not None and k1 < cfg.negative_k1:
-            mismatch = _truncation({**s, **(m.get("_sample/settings") or {})})
             flag("negative_k1", e,
                  f"{k1_key} {k1:.4f} < {cfg.negative_k1}" + (f" (kl/k3 {k3:.4f})" if k3 is not None else "")
-                 + (f"; this run samples with {', '.join(mismatch)}" if mismatch else ""),
+                 + (f"; this run samples with {', '.join(cut)}" if cut else ""),
                  "k1 = mean(log pi - log ref) estimates a KL only when the tokens were drawn from pi; a KL cannot be "
                  "negative, so the sampled tokens did not come from the distribution the KL is computed on: "
                  "sampling with top_p/top_k truncation, or at a temperature other than the update's recompute "
@@ -215,14 +218,12 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         gap, outside = get("logprobs/sampler_gap"), get("logprobs/sampler_outside")
         # a truncation in the settings mismatches by construction, where the figures may not show it: the
         # sampler's logprob is the renormalised nucleus's, so the gap is at most -ln(top_p) (0.105 at 0.9)
-        # (each epoch's own, where the report recorded it: a run may change top_p between epochs)
-        own = {**s, **(m.get("_sample/settings") or {})}
-        cut = _truncation(own) if e >= 1 and (gap is not None or get("reward/mean") is not None) else []
+        sampled = e >= 1 and (gap is not None or get("reward/mean") is not None)   # an RL epoch
         if (gap is not None and gap > cfg.max_sampler_gap) or (outside is not None and outside > cfg.max_sampler_outside) \
-                or cut:
+                or (cut and sampled):
             flag("sampler_mismatch", e,
                  (f"this run samples with {', '.join(cut)}: the update's ratio and KL read the untruncated "
-                  "distribution; " if cut else "")
+                  "distribution; " if cut and sampled else "")
                  + (f"logprobs/sampler_gap {gap:.4f} nats (report.max_sampler_gap {cfg.max_sampler_gap})" if gap is not None
                     else "logprobs/sampler_gap not recorded")
                  + (f", largest {get('logprobs/sampler_gap_max'):.3f}" if get("logprobs/sampler_gap_max") is not None else "")
@@ -230,7 +231,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                     f"{cfg.max_sampler_outside:.0%})" if outside is not None else ""),
                  "the engine that sampled (sample.engine) gave its tokens other probabilities than the update's model "
                  "does: the update's ratio and KL assume the tokens came from its own distribution (kl/k1_start then "
-                 "reads off kl/k3_start, either way). " + _mismatch_first(s) + "Likely causes, in order: a truncation "
+                 "reads off kl/k3_start, either way). " + _mismatch_first(own) + "Likely causes, in order: a truncation "
                  "the update does not apply (sample.top_p=1 and sample.top_k=0); a logits processor of the model's generation_config (repetition_penalty, "
                  "no_repeat_ngram_size: our engines leave them out, so look for rows sampled elsewhere); the dtype "
                  "(sample.dtype other than student.dtype: set sample.dtype=float32 to sample the trained weights "

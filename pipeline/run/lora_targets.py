@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pipeline.config.base import ConfigError
 from pipeline.config.schema import Config
+from pipeline.engines.model import lora_matches, tied_targets_error
 
 
 def check_lora_targets(cfg: Config) -> None:
@@ -26,7 +27,7 @@ def check_lora_targets(cfg: Config) -> None:
     targets = cfg.student.lora.target_modules
     check_tied_targets(cfg, names)
     names.add("lm_head")   # a causal LM's head, whose weight a tied model's file does not hold
-    missing = [t for t in targets if not any(n == t or n.endswith("." + t) for n in names)]
+    missing = [t for t in targets if not any(lora_matches(n, t) for n in names)]
     if not missing:
         return
     kinds = ", ".join(sorted({n.rsplit(".", 1)[-1] for n in names if not n.rsplit(".", 1)[-1].isdigit()}))
@@ -55,13 +56,9 @@ def check_tied_targets(cfg: Config, names: set[str]) -> None:
         conf = {}
     tied = conf.get("tie_word_embeddings", "lm_head" not in names)
     emb = {n for n in names if n.rsplit(".", 1)[-1] in EMBEDDINGS}
-    both = [t for t in cfg.student.lora.target_modules
-            if t == "lm_head" or any(n == t or n.endswith("." + t) for n in emb)]
+    both = [t for t in cfg.student.lora.target_modules if t == "lm_head" or any(lora_matches(n, t) for n in emb)]
     if tied and both:
-        raise ConfigError(f"student.lora.target_modules: {', '.join(map(repr, both))} adapt a layer of "
-                          f"{cfg.student.model} whose weight it shares between its input embeddings and its output "
-                          "head (tie_word_embeddings): merged for sampling and export, the change would reach both "
-                          "layers, a policy other than the one trained; leave it out of the list")
+        raise ConfigError(tied_targets_error(both, cfg.student.model))
 
 
 def _weights_dir(model_id: str) -> Path | None:

@@ -7,6 +7,7 @@ sample or judge. Past epochs are frozen: epoch N starts from epoch N-1's chosen 
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 import os
@@ -140,6 +141,17 @@ class Runner(Lineage):
         os.write(fd, str(os.getpid()).encode())
         self._lock_fd = fd
 
+    @contextlib.contextmanager
+    def held(self, take: bool = True):
+        """The run's lock for the `with` block (nothing when not `take`: a dry run)."""
+        if take:
+            self.lock()
+        try:
+            yield
+        finally:
+            if take:
+                self.unlock()
+
     def unlock(self) -> None:
         self._lock_depth = max(0, self._lock_depth - 1)
         if self._lock_depth == 0 and self._lock_fd is not None:
@@ -191,8 +203,7 @@ class Runner(Lineage):
         fp = self.eval_fp(fp_in)
         d = self.epoch_dir(n) / f"eval-{fp[:8]}"
         echo = echo if dist.is_main() else _silent
-        self.lock()
-        try:
+        with self.held():
             m = None if force else dist.on_main(lambda: load_complete(d, fp))
             if m is None:
                 echo(f"  eval     running  {d.relative_to(self.run_dir)}")
@@ -201,8 +212,6 @@ class Runner(Lineage):
                 echo(f"  eval     reused   {d.relative_to(self.run_dir)}")
             dist.on_main(lambda: self.write_metrics(n))
             dist.barrier()
-        finally:
-            self.unlock()
         return m
 
     def run_epoch(self, n: int, only: str | None = None, force: bool = False, update_only: bool = False,
@@ -219,9 +228,7 @@ class Runner(Lineage):
         echo = echo if dist.is_main() else _silent
         self.check_device()
         self.check_api(n, update_only, only)
-        if not dry_run:
-            self.lock()
-        try:
+        with self.held(not dry_run):
             if n == 1 and self.cfg.update.warm_start and not update_only and only is None:
                 if self.cfg.judge.mode == "replay" and not force and (why := self.warm_start_replay_refusal()):
                     raise RunError(why)   # (before the warm-start trains: it would change epoch 1's parent)
@@ -233,9 +240,6 @@ class Runner(Lineage):
             # stops every rank and a barrier could wait for one that is gone
             dist.barrier()
             return results
-        finally:
-            if not dry_run:
-                self.unlock()
 
     def _run_epoch(self, n, only, force, update_only, dry_run, echo) -> dict[str, dict]:
         t0 = time.time()
