@@ -13,8 +13,18 @@ def test_ratio_reward_is_bounded_when_teacher_scores_zero():
     rc = load_config(None).reward
     assert rl.ratio_reward(0.5, 1.0, rc) == pytest.approx(0.5 / 1.1)
     assert rl.ratio_reward(1.0, 0.0, rc) == rc.clip_max  # 1 / eps = 10, clipped
-    assert rl.ratio_reward(1.0, None, rc) == rc.clip_max
     assert rl.ratio_reward(0.0, 0.0, rc) == 0.0
+
+
+def test_ratio_reward_without_a_teacher_score_keeps_the_group_ranking():
+    rc = load_config(None).reward
+    # no teacher score: as against a perfect teacher, not as against 0 (which clipped 0.3 and 0.9 alike)
+    got = [rl.ratio_reward(s, None, rc) for s in (0.3, 0.6, 0.9)]
+    assert got == pytest.approx([s / (1 + rc.eps) for s in (0.3, 0.6, 0.9)]) and got[0] < got[1] < got[2]
+    # a negative teacher score (a reward function's) counts as 0: a better answer never gets less reward,
+    # and a teacher score of -eps no longer divides by zero
+    assert rl.ratio_reward(0.9, -1.0, rc) >= rl.ratio_reward(-0.9, -1.0, rc) == 0.0
+    assert rl.ratio_reward(0.05, -rc.eps, rc) == pytest.approx(0.05 / rc.eps)
 
 
 def test_advantages():
@@ -139,3 +149,27 @@ def test_the_sampler_corrections_arithmetic():
     torch.testing.assert_close(sampler_correction(old, sampler, mask, "sequence_truncate", None, 3.0),
                                torch.tensor([[e]]))
     torch.testing.assert_close(sampler_correction(old, sampler, mask, "sequence_mask", 0.5, 2.0), torch.tensor([[0.0]]))
+
+
+def test_reward_stage_counts_prompts_without_a_teacher_score(tmp_path):
+    """A teacher answer the judge could not read (value None) leaves its prompt's students ranked as
+    against a perfect teacher, and the epoch counts it (reward/no_teacher_score, read by teacher_missing)."""
+    from pipeline.stages import Ctx, reward
+    from pipeline.store.tables import load_table, save_table
+    judged = [{"role": "student", "problem_id": p, "sample_idx": i, "value": v, "breakdown": {}}
+              for p in ("a", "b") for i, v in enumerate((0.3, 0.9))]
+    judged += [{"role": "teacher", "problem_id": "a", "sample_idx": -1, "value": 0.8, "breakdown": {}},
+               {"role": "teacher", "problem_id": "b", "sample_idx": -1, "value": None, "breakdown": {}}]
+    samples = [{"problem_id": r["problem_id"], "sample_idx": r["sample_idx"], "length": 10}
+               for r in judged if r["role"] == "student"]
+    for name, table in (("judge", judged), ("sample", samples), ("out", None)):
+        (tmp_path / name).mkdir()
+        if table:
+            save_table(table, tmp_path / name, json_cols=("breakdown",) if name == "judge" else ())
+    ctx = Ctx(cfg=load_config(None), epoch=1, out=tmp_path / "out", run_dir=tmp_path,
+              inputs={"judge": tmp_path / "judge", "sample": tmp_path / "sample"})
+    reward.run(ctx)
+    got = {(r["problem_id"], r["sample_idx"]): r["reward"] for r in load_table(tmp_path / "out")}
+    assert got[("b", 0)] == pytest.approx(0.3 / 1.1) and got[("b", 1)] == pytest.approx(0.9 / 1.1)
+    assert got[("a", 1)] == pytest.approx(0.9 / 0.9)
+    assert ctx.figures["reward/no_teacher_score"] == 1 and ctx.figures["score/teacher_mean"] == 0.8

@@ -52,8 +52,8 @@ class SampleConfig(Section):
 
 class RewardConfig(Section):
     kind: Literal["ratio", "direct"] = Field("ratio", description="ratio: student / (teacher + eps); direct: the student's judge score itself (no teacher).")
-    eps: float = Field(0.1, gt=0, description="reward = student / (teacher + eps); eps keeps a teacher score of 0 from blowing up.")
-    clip_max: float = Field(2.0, gt=0, description="The ratio (or direct score) is clipped to [0, clip_max]; the shaping terms are added after the clip (the overlong and length penalties may take a reward below 0, improve_bonus above clip_max).")
+    eps: float = Field(0.1, gt=0, description="reward = student / (teacher + eps); eps keeps a teacher score of 0 from blowing up. A teacher score below 0 (a reward function's) counts as 0; a prompt without a teacher score (no teacher answer, or one the judge could not read) is rewarded as against a perfect teacher, student / (1 + eps), and counted in reward/no_teacher_score.")
+    clip_max: float = Field(2.0, gt=0, description="The ratio is clipped to [0, clip_max] (reward.kind=direct takes the score as the judge gives it, unclipped); the shaping terms are added after the clip (the overlong and length penalties may take a reward below 0, improve_bonus above clip_max).")
     none_as: float | None = Field(None, description="Reward for a completion the judge could not score (None = drop it from the batch).")
     overlong_buffer: int = Field(0, ge=0, description="Soft overlong penalty (DAPO, Yu et al. 2025): over the last this-many tokens before max_new_tokens the penalty grows linearly to overlong_penalty (0 = off).")
     overlong_penalty: float = Field(0.5, ge=0, description="Penalty at max_new_tokens for the soft overlong penalty.")

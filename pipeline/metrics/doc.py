@@ -44,6 +44,7 @@ METRICS: dict[str, Metric] = {
     "breakdown/tests": Metric("execution judge: mean fraction of tests passed", "higher", "judge"),
     "breakdown/<part>_ok": Metric("share of completions with full credit on that part (typecheck_ok: type-checks; compile_ok: compiles; tests_ok: passes every test)", "higher", "judge"),
     "score/teacher_mean": Metric("mean judge score of the teacher's answers (the ratio's denominator)", "higher", "reward"),
+    "reward/no_teacher_score": Metric("with reward.kind=ratio, prompts rewarded without a teacher score (no teacher answer, or one the judge could not read): their students' ratio is taken against a perfect teacher, score / (1 + reward.eps)", "lower", "reward"),
     "score/student_unscored": Metric("student completions the judge could not score (value None)", "lower", "reward"),
     # the update, DESIGN.md "The update"
     "loss/total": Metric("per row, policy loss + update.kl_coef x KL, and for the teacher's rows (update.teacher_sft_coef) that coefficient x their NLL; the mean over rows and steps", "lower", "update"),

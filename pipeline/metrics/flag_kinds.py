@@ -57,8 +57,9 @@ FLAGS: dict[str, str] = {
                             "(judge/judgements)",
     "judge_cost": "judge/cost_usd above report.max_cost_per_epoch_usd",
     "teacher_weak": "with reward.kind=ratio, score/teacher_mean below report.min_teacher_score",
-    "teacher_missing": "with reward.kind=ratio, prompts without a teacher answer (teacher/missing): their reward is "
-                       "the student's score over reward.eps alone, mostly clipped at reward.clip_max",
+    "teacher_missing": "with reward.kind=ratio, prompts without a teacher score (reward/no_teacher_score: no teacher "
+                       "answer, or one the judge could not read): their students' ratio is taken against a perfect "
+                       "teacher, score / (1 + reward.eps), so the teacher-relative part is lost there",
     "unscored": "no answer of the epoch scored (no reward figures at all), or judge/skipped (answers left out: "
                 "judge.skip_missing, refused requests) above report.max_parse_failure_frac of its judgements",
     "teacher_below_student": "with reward.kind=ratio, score/teacher_mean below score/student_mean by more than "

@@ -331,14 +331,18 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  + (f"; teacher/missing {get('teacher/missing'):.0f}" if get("teacher/missing") else ""),
                  f"use a stronger teacher (teacher.kind=anthropic|openai with teacher.model) or check the references; "
                  f"{key_change('reward.eps', 'raise', s, factor=5)} to damp the ratio")
-        tm = get("teacher/missing")
+        # runs before reward/no_teacher_score counted only the answers that never came
+        tm = get("reward/no_teacher_score") if get("reward/no_teacher_score") is not None else get("teacher/missing")
         if tm and s.get("reward.kind", "ratio") == "ratio" and s.get("teacher.kind") != "none":
+            unread = tm - (get("teacher/missing") or 0)
             flag("teacher_missing", e,
-                 f"teacher/missing {tm:.0f}: those prompts' rewards are score / reward.eps "
-                 f"({as_number(s.get('reward.eps')) or 0.1:g}), clipped at reward.clip_max, so their groups lose "
-                 f"most of their spread",
+                 f"{tm:.0f} prompts without a teacher score (teacher/missing {get('teacher/missing') or 0:.0f}"
+                 + (f", {unread:.0f} teacher answers the judge could not read" if unread > 0 else "")
+                 + f"): their students' ratio is taken against a perfect teacher, score / (1 + reward.eps), "
+                 f"so the teacher-relative part of the reward is lost there",
                  "look at the teacher stage's warnings (an API teacher's refused or cut-off answers: raise "
-                 "teacher.max_tokens); rerun the epoch to ask again, or reward.kind=direct")
+                 "teacher.max_tokens, which asks again; an answer given empty is cached as given) and the judge's "
+                 "parse failures, or use reward.kind=direct")
         unscored, skipped, answers = get("score/student_unscored"), get("judge/skipped"), get("judge/judgements")
         nothing = bool(unscored) and get("reward/mean") is None
         if nothing or (skipped and (not answers or skipped / answers > cfg.max_parse_failure_frac)):

@@ -45,6 +45,8 @@ def run(ctx: Ctx) -> None:
     mean = statistics.fmean(rewards) if rewards else 0.0
     std = statistics.pstdev(rewards) if len(rewards) > 1 else 0.0
     students = [r["student_score"] for r in rows if r["student_score"] is not None]
+    # prompts rewarded as against a perfect teacher: no teacher answer, or one the judge could not read
+    no_teacher = len({r["problem_id"] for r in rows if r["teacher_score"] is None}) if rc.kind == "ratio" else 0
     teachers = [v for v in teacher.values() if v is not None]
     ctx.figures = {
         # no reward at all (every answer unscored and dropped: reward.none_as=None): no reward figures, rather
@@ -57,5 +59,6 @@ def run(ctx: Ctx) -> None:
         **({"score/student_mean": statistics.fmean(students)} if students else {}),
         **({"score/teacher_mean": statistics.fmean(teachers)} if teachers else {}),
         "score/student_unscored": unscored,
+        **({"reward/no_teacher_score": no_teacher} if rc.kind == "ratio" else {}),
         **{f"reward/shaping_{k}": v / max(len(rows), 1) for k, v in shaped_sum.items()},
     }

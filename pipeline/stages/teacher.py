@@ -40,7 +40,8 @@ def run(ctx: Ctx) -> None:
         texts = []
     missing = sum(not t for t in texts)
     if missing and tc.kind != "none":
-        log.warning("teacher: %d prompts have no teacher answer; their teacher score is None", missing)
+        log.warning("teacher: %d prompts have no teacher answer: their students' ratio is taken against a perfect "
+                    "teacher, score / (1 + reward.eps)", missing)
     if results:
         cut = sum(1 for r in results if r and not r.get("text") and r.get("truncated"))
         if cut:

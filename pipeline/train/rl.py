@@ -20,9 +20,13 @@ def ratio_reward(student: float, teacher: float | None, rc: RewardConfig) -> flo
     """reward = student / (teacher + eps), clipped to [0, clip_max].
 
     eps keeps a teacher score of 0 from blowing up the reward; the clip bounds the reward
-    when the student beats a weak teacher.
+    when the student beats a weak teacher. A teacher score below 0 (a reward function's) counts
+    as 0, so the ratio keeps its sign. No teacher score (no answer, or the judge could not read
+    its answer): the ratio against a perfect teacher, student / (1 + eps), which keeps the
+    group's ranking; as 0 it would put every answer above eps * clip_max at clip_max.
     """
-    return min(max(student / ((teacher or 0.0) + rc.eps), 0.0), rc.clip_max)
+    t = 1.0 if teacher is None else max(teacher, 0.0)
+    return min(max(student / (t + rc.eps), 0.0), rc.clip_max)
 
 
 def overlong_penalty(length: int, max_new: int, buffer: int, penalty: float) -> float:
