@@ -338,8 +338,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
             flag("teacher_missing", e,
                  f"{tm:.0f} prompts without a teacher score (teacher/missing {get('teacher/missing') or 0:.0f}"
                  + (f", {unread:.0f} teacher answers the judge could not read" if unread > 0 else "")
-                 + f"): their students' ratio is taken against a perfect teacher, score / (1 + reward.eps), "
-                 f"so the teacher-relative part of the reward is lost there",
+                 + "): their students' ratio is taken against a perfect teacher, score / (1 + reward.eps), "
+                 "so the teacher-relative part of the reward is lost there",
                  "look at the teacher stage's warnings (an API teacher's refused or cut-off answers: raise "
                  "teacher.max_tokens, which asks again; an answer given empty is cached as given) and the judge's "
                  "parse failures, or use reward.kind=direct")
