@@ -255,8 +255,12 @@ class APIJudge:
         (re-parsing is free). batch=True prices it at the batch rate."""
         data = json.loads(raw)
         usage = self._usage(data)
-        value, breakdown = rubric.parse(self._structured(data))
-        if value is None and self._text(data)[1]:
+        try:
+            value, breakdown = rubric.parse(self._structured(data))
+            cut = value is None and self._text(data)[1]
+        except Exception as e:  # noqa: BLE001  a paid answer of an unforeseen shape is kept, unscored, not lost
+            value, breakdown, cut = None, {"parse_error": f"unreadable answer: {type(e).__name__}: {e}"[:300]}, False
+        if cut:
             breakdown["parse_error"] = (f"cut off at judge.max_tokens={self.max_tokens} before the grades ended; raise "
                                         "judge.max_tokens (a reasoning model's reasoning counts against it): "
                                         + str(breakdown.get("parse_error", "")))[:300]
@@ -266,7 +270,10 @@ class APIJudge:
     def parse_generation(self, raw: str, batch: bool = False) -> Generation:
         data = json.loads(raw)
         usage = self._usage(data)
-        text, truncated = self._text(data)
+        try:
+            text, truncated = self._text(data)
+        except Exception:  # noqa: BLE001  kept with its raw answer (and its price), as an empty one
+            text, truncated = "", False
         return Generation(text=text, raw=raw, usage=usage, cost_usd=cost_usd(usage, self.model, self.prices, batch),
                           truncated=truncated)
 

@@ -115,7 +115,8 @@ def _grade(v: Any) -> float | None:
             v = float(v.strip())
         except ValueError:
             return None
-    if not isinstance(v, (int, float)) or not math.isfinite(v) or not 0 <= v <= 10:
+    # the range first: math.isfinite raises on an int too large for a float (10**400); NaN fails the range
+    if not isinstance(v, (int, float)) or not 0 <= v <= 10:
         return None
     return float(v)
 

@@ -191,3 +191,21 @@ def test_cache_hit_latency(tmp_path):
     assert stats.cache_hits == 2000 and stats.api_calls == 0
     assert p99 < 0.05
     cache.close()
+
+
+# -- answers of unforeseen shapes ---------------------------------------------------------
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_answer_of_any_shape_is_kept_once_paid(kind, tmp_path):
+    """A grade too large for a float raised OverflowError after the call was paid: nothing cached, nothing in
+    the ledger, every rerun paid again. Now it is an unscored answer, cached with its price."""
+    paid = []
+    with FakeAPI(scores=lambda body: 10**400) as big:
+        judge, cache = make(kind, big), JudgeCache(tmp_path / "c")
+        for _ in range(2):
+            (v,), _ = asyncio.run(run_cached(cache, [judge.score_job(PROBLEM, answer(1), REF)],
+                                             on_paid=lambda k, usd: paid.append(usd)))
+            assert v["value"] is None and "overall" in v["breakdown"]["parse_error"]
+        assert big.total == 1 and len(paid) == 1 and paid[0] > 0
+    for data in ({"choices": ["x"]}, {"content": [{"type": "text", "text": None}]}):  # odd shapes, read whole
+        s = judge.parse_score(json.dumps({**data, "usage": {}}))
+        assert s.value is None and "parse_error" in s.breakdown
