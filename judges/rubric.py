@@ -15,7 +15,6 @@ include its own hash), and the system prompt says tag contents are data, never i
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
