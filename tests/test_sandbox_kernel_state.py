@@ -61,27 +61,59 @@ def test_shared_memory_memfd_and_the_keyring_are_refused(monkeypatch):
     assert "held 320 MiB" in out, out   # 320 MiB held under a 200 MiB RLIMIT_AS: the harm the filter stops
 
 
+# a user namespace of its own, three ways, then a mount in it: where it worked, a tmpfs no rlimit counts
+USERNS = r'''
+import ctypes, errno, os, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+clone = 56 if os.uname().machine == "x86_64" else 220
+pid = libc.syscall(clone, 0x10000000 | 17, 0, 0, 0, 0)   # CLONE_NEWUSER | SIGCHLD
+if pid == 0:
+    os._exit(0)
+print("clone", "ok" if pid > 0 else errno.errorcode[ctypes.get_errno()])
+if pid > 0:
+    os.waitpid(pid, 0)
+r = subprocess.run(["unshare", "-rm", "sh", "-c", "mount -t tmpfs -o size=1m t /tmp && echo mounted"],
+                   capture_output=True, text=True)
+print("tool", "mounted" if "mounted" in r.stdout else "refused")
+print("unshare", "ok" if libc.unshare(0x10000000 | 0x20000) == 0 else errno.errorcode[ctypes.get_errno()])
+'''
+
+
+@strong
+@native
+def test_a_user_namespace_and_its_mounts_are_refused(monkeypatch):
+    """A user namespace of the answer's own let it mount a tmpfs and fill the host's memory past every limit
+    (4 GiB held under a 256 MiB RLIMIT_AS, by an answer that also passed its tests)."""
+    out = run_python(USERNS, limits=Limits(timeout_s=20)).stdout.decode()
+    assert out.split() == ["clone", "EPERM", "tool", "refused", "unshare", "EPERM"], out
+    monkeypatch.setattr(sandbox, "_seccomp_file", lambda: None)   # control: the same sandbox, no filter
+    control = run_python(USERNS, limits=Limits(timeout_s=20)).stdout.decode()
+    if "unshare ok" in control:   # (a kernel that refuses users their namespaces cannot show the harm)
+        assert control.split() == ["clone", "ok", "tool", "mounted", "unshare", "ok"], control
+
+
 @strong
 @native
 def test_an_ordinary_answer_runs_under_the_filter():
     res = run_python("import numpy, threading, tempfile, os\n"
                      "t = threading.Thread(target=print, args=('thread',)); t.start(); t.join()\n"
+                     "import subprocess, sys\nprint(subprocess.run([sys.executable, '-c', 'print(5)'], capture_output=True).stdout.strip().decode())\n"
                      "pid = os.fork()\nif pid == 0:\n    os._exit(7)\n"
                      "print(numpy.arange(4).sum(), open(tempfile.mkstemp()[1], 'w').write('x'), os.waitpid(pid, 0)[1] >> 8)",
                      limits=Limits(timeout_s=20))
-    assert res.returncode == 0 and res.stdout.split() == [b"thread", b"6", b"1", b"7"], res
+    assert res.returncode == 0 and res.stdout.split() == [b"thread", b"5", b"6", b"1", b"7"], res
 
 
-def _run_bpf(prog: bytes, arch: int, nr: int) -> int:
-    """A classic-BPF interpreter for the instructions the filter uses, over seccomp_data (nr, arch)."""
+def _run_bpf(prog: bytes, arch: int, nr: int, arg0: int = 0) -> int:
+    """A classic-BPF interpreter for the instructions the filter uses, over seccomp_data (nr, arch, args[0])."""
     ins = [struct.unpack("=HBBI", prog[i:i + 8]) for i in range(0, len(prog), 8)]
     pc, acc = 0, 0
     while True:
         code, jt, jf, k = ins[pc]
         if code == 0x20:
-            acc = {0: nr & 0xFFFFFFFF, 4: arch}[k]
-        elif code in (0x15, 0x35):
-            pc += jt if (acc == k if code == 0x15 else acc >= k) else jf
+            acc = {0: nr & 0xFFFFFFFF, 4: arch, 16: arg0 & 0xFFFFFFFF}[k]
+        elif code in (0x15, 0x35, 0x45):
+            pc += jt if {0x15: acc == k, 0x35: acc >= k, 0x45: bool(acc & k)}[code] else jf
         elif code == 0x06:
             return k
         else:
@@ -92,13 +124,17 @@ def _run_bpf(prog: bytes, arch: int, nr: int) -> int:
 @pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
 def test_the_filter_program_on_each_architecture(machine):
     """The jumps land where they should on both tables (aarch64 cannot run here: read by an interpreter)."""
-    audit, numbers = sandbox_seccomp._ARCHES[machine]
+    audit, numbers, clones = sandbox_seccomp._ARCHES[machine]
     prog = filter_program(machine)
-    eperm, allow, kill = 0x50001, 0x7FFF0000, 0x80000000
+    eperm, enosys, allow, kill = 0x50001, 0x50026, 0x7FFF0000, 0x80000000
     assert set(numbers) == set(sandbox_seccomp.REFUSED)
     for name, nr in numbers.items():
         assert _run_bpf(prog, audit, nr) == eperm, name
-    refused = set(numbers.values())
+    assert _run_bpf(prog, audit, clones["clone3"]) == enosys
+    thread = 0x3D0F00   # glibc's pthread_create flags (CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|...)
+    assert _run_bpf(prog, audit, clones["clone"], thread) == allow
+    assert _run_bpf(prog, audit, clones["clone"], thread | sandbox_seccomp.CLONE_NEWUSER) == eperm
+    refused = set(numbers.values()) | set(clones.values())
     for nr in range(0, 460):
         if nr not in refused:
             assert _run_bpf(prog, audit, nr) == allow, nr
