@@ -253,7 +253,8 @@ class OcamlJudge:
                  + s.compile_weight * bd["compile"] + s.tests_weight * bd["tests"])
         if truncated:
             value *= s.truncation_factor
-        return Score(value=min(1.0, max(0.0, value)), breakdown=bd, raw=raw)
+        # the compiler's output, its tail: an answer whose types grow exponentially wrote 15 MB of it
+        return Score(value=min(1.0, max(0.0, value)), breakdown=bd, raw=raw[-2000:])
 
     def outputs(self, problem: Problem, code: str) -> list[Any]:
         """What `code` returns on each test input (the problem builder computes expected values

@@ -287,3 +287,17 @@ def test_an_eval_of_both_languages_keeps_every_part_column(tmp_path):
     rows = load_table(tmp_path / "t")
     assert rows[1]["typecheck_ok"] == 0.5 and rows[0]["typecheck_ok"] is None
     assert per_problem(rows, "typecheck_ok") == {"ocaml:heldout:m": 0.5}
+
+
+def test_answers_aimed_at_the_judge_are_scored_not_stored_whole():
+    """A results line of 100,000 '[' made json.loads raise RecursionError (the wrong answer an unscored judge
+    error, dropped from its group); a forged test line's error of 2 MB and the compiler's 15 MB of output (types
+    that double four times over) went into the judge cache whole."""
+    wrong = BODY.replace("a + b", "a - b")
+    plain = JUDGE.score(ADD, fenced(wrong))
+    score = JUDGE.score(ADD, fenced(wrong + "let () = print_string (String.make 100000 '[')\n"))
+    assert score.value is not None and score.value == plain.value and score.breakdown["passed"] == 0
+    grows = ("let f0 x = (x, x)\n" + "".join(f"let f{i} x = f{i - 1} (f{i - 1} x)\n" for i in range(1, 5))
+             + "let g x = f0 (f0 (f0 (f0 x)))\nlet () = f4 (g 1)\n")
+    score = OcamlJudge(OcamlSettings(timeout_s=5)).score(ADD, fenced(padded(BODY + grows)))
+    assert len(score.raw) <= 2000 and len(score.breakdown["compiler_error"] or "") <= 600
