@@ -160,3 +160,10 @@ def test_chat_template_kwargs_reach_the_template_and_move_fingerprints_only_when
     assert not tok.decode(chat_prompt(tok, plain, "x")).startswith("/no_think")
     fps = lambda cfg: [fp for _, fp, _, _ in Lineage(cfg).plan(1)]  # noqa: E731
     assert fps(plain) == fps(load_config(None, [*base, "student.chat_template_kwargs={}"])) != fps(off)
+
+
+def test_an_empty_stop_string_is_refused():
+    """Every completion holds "": it ended every answer after its first token (and one whose first token
+    was the end raised StopIteration)."""
+    with pytest.raises(Exception, match=r"sample.stop: .*empty string"):
+        load_config(None, ['sample.stop=["\\n```\\n", ""]'])

@@ -81,3 +81,29 @@ def test_rows_of_distinct_prompts_run_as_one_padded_batch(tiny_model):
     hook.remove()
     assert got["shared"][3] == [torch.Size([4, 23 + 6])] and len(got["per prompt"][3]) == 8
     assert_same_forward(model, got["shared"], got["per prompt"], forward.collate(rows, 0, share_prompt=False), 0.7)
+
+
+def test_an_update_with_activation_checkpointing_runs_and_trains_alike(tiny_model):
+    """A checkpointed model trains without its key/value cache: the shared-prompt path (on by default on the
+    CPU) got no prompt keys/values and the update stopped with an AttributeError. It runs the padded batch
+    there, to the adapter the padded batch trains without checkpointing (the same operations, recomputed)."""
+    from pipeline.stages.update_loop import train
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "student.lora.alpha=8",
+                             "update.micro_batch_size=4", "update.grad_accum=1"])
+    gen = torch.Generator().manual_seed(3)
+    prompt = torch.randint(5, 4000, (9,), generator=gen).tolist()
+    rows = [{"prompt_ids": prompt, "completion_ids": torch.randint(5, 4000, (4,), generator=gen).tolist() + [2],
+             "advantage": a, "finish_reason": "eos"} for a in (1.0, -1.0, 0.5, -0.5)]
+    adapters = {}
+    for checkpointing in (False, True):
+        torch.manual_seed(0)
+        model = load_student(cfg.student, trainable=True)
+        if checkpointing:
+            model.base_model.model.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
+        uc = cfg.update.model_copy(update={"activation_checkpointing": checkpointing,
+                                           "share_prompt": "auto" if checkpointing else False})
+        train(model, rows, uc, 0.7, 0, show_progress=False, fresh_adapter=True)
+        adapters[checkpointing] = {n: p.detach().clone() for n, p in model.named_parameters() if p.requires_grad}
+    assert all(p.abs().max() > 0 for n, p in adapters[True].items() if "lora_B" in n)   # trained from zero
+    for n, p in adapters[False].items():
+        assert torch.equal(adapters[True][n], p), n

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from pipeline.config.base import RUNTIME, Section
 
@@ -48,6 +48,13 @@ class SampleConfig(Section):
     engine: Literal["hf", "generate", "vllm"] = Field("hf", description="What generates the samples. hf: our continuous-batching decode loop over the run's student (one copy of the weights per process; pipeline/engines/decode.py; for Llama-family students, Llama, Qwen2, Mistral, its one-token step and its prefill are written out over the model's weights with q/k/v and gate/up as one matmul each, pipeline/engines/decode_step.py, on CUDA the step replayed from CUDA graphs (sample.decode_step), else transformers' forward runs): a completion that ends frees its slot for the next at once, the KV cache preallocated, each prompt prefilled once and alone (the chat template's opening, its system turn, once per stage), so a prompt's keys and values do not depend on what else the stage holds. generate: transformers' generate over static batches of whole prompt groups, the same per-completion random streams (the reference the loop is tested against). Neither applies the model's generation_config processors (repetition_penalty, ...): the tokens are drawn from the policy the update trains. vllm: vLLM with the base model loaded once per stage and the epoch's adapter served from disk as a LoRARequest, its memory given back when the stage ends (needs `pip install -e .[vllm]`; docs/guides/vllm.md). The engines draw different, equally valid samples from the same policy; the update recomputes logprobs under its own model either way. Runtime only.", json_schema_extra=RUNTIME)
     decode_step: Literal["auto", "ours", "ours-sdpa", "graphs", "transformers"] = Field("auto", description="How engine=hf's decode loop computes a step (sample and eval stages). ours: pipeline/engines/decode_step.py for Llama-family students (Llama, Qwen2, Mistral), q/k/v and gate/up as one matmul each, about twenty calls a layer against transformers' sixty (1.21x on the CPU's sample stage); on the CPU its one-token attention is a C++ kernel built on first use, and each layer's elementwise work (residual add and RMSNorm, rotary and cache write, SiLU x up) three more C++ calls (pipeline/engines/cpu_attention.py: heads of 64 or 128 dims, float32 arithmetic; where they do not build or fit the model, torch's SDPA and torch's operations, with a warning); another architecture falls back to transformers' forward. ours-sdpa: ours with torch's SDPA for that attention and torch's operations for the rest (the kernels' reference). graphs: ours, on CUDA each step replayed from a CUDA graph (one per bucket of live rows and keys read, captured when first needed; the live rows padded to their bucket; the KV cache allocated whole at the start), so the host launches a step's ~600 kernels at once; on the CPU the same as ours. transformers: the model's own forward, any architecture. auto: ours on the CPU; graphs on CUDA, measured there (an H200, the 1.5B shape, 32 prompts x 8 x 256 tokens: the sample stage 12.2 s with graphs, 15.6 s with ours, 18.5 s with transformers' forward; bench/RESULTS.md); a step that fails to capture falls back to ours with a warning. Same tokens either way, float rounding apart. Runtime only.", json_schema_extra=RUNTIME)
     vllm_memory: float = Field(0.0, ge=0, lt=1, description="engine=vllm: vLLM's gpu_memory_utilization, the share of the GPU's memory (of RAM on the CPU build) it may take for weights and KV cache. 0 = auto: 0.85 x the share free when the stage starts on CUDA, 0.2 on the CPU. Runtime only.", json_schema_extra=RUNTIME)
+
+    @field_validator("stop")
+    @classmethod
+    def _no_empty_stop(cls, v: list[str]) -> list[str]:
+        if any(not x for x in v):   # every completion holds "": each would end after its first token
+            raise ValueError("sample.stop holds an empty string, which every completion contains; remove it")
+        return v
 
 
 class RewardConfig(Section):

@@ -117,6 +117,13 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
         share_prompt = False
         if uc.share_prompt is True:
             log.warning("update.share_prompt=true is ignored with %d processes (DDP needs one forward per backward)", world)
+    if share_prompt and uc.activation_checkpointing:
+        # a checkpointed model in training runs without its key/value cache: the prompt's keys/values
+        # would never reach its completions' pass (transformers returns none)
+        share_prompt = False
+        if uc.share_prompt is True:
+            log.warning("update.share_prompt=true is ignored with update.activation_checkpointing=true (a "
+                        "checkpointed model trains without its key/value cache)")
     # mask_truncated_completions (DAPO's overlong filtering; TRL's option of the same name): a completion
     # cut at max_new_tokens trains no token, policy or KL
     loss_s = settings(uc)
