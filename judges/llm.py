@@ -27,8 +27,8 @@ from judges.batch_records import BatchItem, BatchStatus, Outcome
 from judges.cache import cache_key
 from judges.cached import Job
 from judges.limits import RateLimiter
-from judges.retries import (_CONNECTION_ERRORS, _STATUS_ERRORS, JudgeAPIError, MalformedResponse, is_retryable,
-                            maybe_received, wait_retry_after)
+from judges.retries import (_CONNECTION_ERRORS, _STATUS_ERRORS, MAX_RETRY_AFTER_S, JudgeAPIError, MalformedResponse,
+                            is_retryable, maybe_received, retry_after_s, wait_retry_after)
 from judges.hashing import sha256_text
 
 log = logging.getLogger("rlaif")
@@ -342,7 +342,8 @@ class APIJudge:
         that must not be sent twice (a batch creation the provider may have carried out before a gateway
         answered 504: sending it again could pay for the batch twice); 429 and 529 are still retried."""
         def retryable(e: BaseException) -> bool:
-            return is_retryable(e) and (resend_on_timeout or not maybe_received(self._describe(e)[0]))
+            return (is_retryable(e) and (resend_on_timeout or not maybe_received(self._describe(e)[0]))
+                    and (retry_after_s(e) or 0.0) <= MAX_RETRY_AFTER_S)
 
         attempts = 0
         retrying = AsyncRetrying(
@@ -373,6 +374,11 @@ class APIJudge:
 
     def _final_error(self, e: BaseException, attempts: int) -> JudgeAPIError:
         status, what = self._describe(e)
+        wait = retry_after_s(e)
+        if is_retryable(e) and wait is not None and wait > MAX_RETRY_AFTER_S:
+            return JudgeAPIError(f"{self._where()}: {what}, asking to wait {wait:.0f} s (retry-after), more than the "
+                                 f"{MAX_RETRY_AFTER_S:.0f} s a call waits: a quota or spend limit rather than a rate "
+                                 "limit; rerun once it resets", status, attempts)
         if is_retryable(e):
             hint = ("raise judge.attempts, or lower judge.max_in_flight / judge.rpm / judge.tpm" if status == 429
                     else "raise judge.attempts or judge.timeout_s, or check the service")

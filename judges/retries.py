@@ -78,6 +78,11 @@ def retry_after_s(exc: BaseException | None) -> float | None:
     return max(0.0, email.utils.mktime_tz(date) - time.time()) if date else None
 
 
+MAX_RETRY_AFTER_S = 600.0
+"""The longest retry-after a call waits for: a server that asks for more (a daily quota's hours) fails the call
+at once, saying so, rather than holding the stage for each of its attempts."""
+
+
 class wait_retry_after(wait_base):
     """At least what the server asked for (plus up to 25% jitter, so a herd told the same number
     spreads out), else the fallback backoff."""

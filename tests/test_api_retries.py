@@ -52,6 +52,16 @@ def test_429_storm_longer_than_attempts_fails_clearly(api, kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_a_retry_after_of_hours_fails_at_once_and_says_why(api, kind):
+    """A daily quota's 429 asking for 86400 s held the stage that long for each of its attempts."""
+    api.fail(429, times=3, retry_after=86400)
+    t0 = time.monotonic()
+    with pytest.raises(JudgeAPIError, match=r"HTTP 429 .*asking to wait 86400 s \(retry-after\).*quota") as e:
+        asyncio.run(make(kind, api, attempts=3).ascore(PROBLEM, answer(1), REF))
+    assert e.value.status == 429 and api.total == 1 and time.monotonic() - t0 < 30
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_5xx_and_overloaded_are_retried(api, kind):
     for status in (500, 529, 503, 502):
         api.fail(status)

@@ -76,7 +76,7 @@ class JudgeConfig(Section):
     max_in_flight: int = Field(16, ge=1, description="API requests in flight at once. Runtime only.")
     rpm: float = Field(0, ge=0, description="Requests-per-minute limit (0 = none). Runtime only.")
     tpm: float = Field(0, ge=0, description="Tokens-per-minute limit (0 = none). Runtime only.")
-    attempts: int = Field(6, ge=1, description="Tries per API request (429/5xx/connection errors retried with jittered backoff honouring retry-after). Runtime only.")
+    attempts: int = Field(6, ge=1, description="Tries per API request (429/5xx/connection errors retried with jittered backoff honouring retry-after up to 600 s; a longer retry-after, a quota's, fails the request at once). Runtime only.")
     timeout_s: float = Field(120.0, gt=0, description="Per-request API timeout. Runtime only.")
     mode: Literal["live", "replay"] = Field("live", description="live: call judges on cache misses; replay: answer from the cache only (a miss is an error).")
     budget_usd: float = Field(0.0, ge=0, description="Stop the judge stage before spending more than this (0 = no limit).")
