@@ -69,7 +69,7 @@ class JudgeConfig(Section):
     base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default).")
     max_tokens: int = Field(512, ge=1, description="Length limit of an LLM judge's answer.")
     temperature: float | None = Field(None, ge=0, description="LLM judge temperature (None = the API's default; must stay None for anthropic).")
-    show_teacher: bool = Field(True, description="Show the LLM judge the teacher's answer as a reference.")
+    show_teacher: bool = Field(True, description="Show the LLM judge the teacher's answer as a reference when it grades the student's answers. The teacher's own answer is graded without one; false grades both alike, without it.")
     mix: dict[str, float] = Field(default_factory=lambda: {"execution": 0.65, "anthropic": 0.35}, description="judge.kind=mix: component judge -> weight (execution, anthropic, openai, hf, python).")
     prices: dict[str, dict[str, float]] = Field(default_factory=dict, description="Extra/overriding prices, model -> {input: $/Mtok, output: $/Mtok}; merged over the built-in table.")
     skip_missing: bool = Field(False, description="replay: skip (and count) items missing from the cache instead of failing.")
