@@ -308,14 +308,21 @@ def _warn_no_seccomp() -> None:
           "memory and memfd files beyond its memory limit (judges/sandbox_seccomp.py lists x86_64 and aarch64)")
 
 
-def _works(kind: Backend) -> bool:
+def _works(kind: Backend, tries: int = 2) -> bool:
+    """Whether `kind` runs a program here; asked twice before it counts as not working (a probe that met a
+    passing fault, every sandbox uid busy or a slow start, would weaken the sandbox for the whole process)."""
     if kind != "none" and shutil.which(kind) is None:
         return False
-    try:
-        res = run_python("print('ok')", limits=Limits(timeout_s=30), backend=kind)
-    except SandboxError:
-        return False
-    return res.returncode == 0 and res.stdout == b"ok\n"
+    for attempt in range(tries):
+        try:
+            res = run_python("print('ok')", limits=Limits(timeout_s=30), backend=kind)
+            if res.returncode == 0 and res.stdout == b"ok\n":
+                return True
+        except SandboxError:
+            pass
+        if attempt + 1 < tries:
+            time.sleep(1.0)
+    return False
 
 
 @functools.lru_cache(maxsize=None)
@@ -327,8 +334,9 @@ def active_backend() -> Backend:
         _SECCOMP_OFF.append(True)
         bwrap = _works("bwrap")
         if bwrap:
-            _warn("bwrap runs here only without its seccomp filter: sandboxed code can hold SysV shared memory and "
-                  "memfd files beyond its memory limit, and use the kernel keyring (judges/sandbox_seccomp.py)")
+            _warn("bwrap runs here only without its seccomp filter: sandboxed code can hold SysV shared memory, "
+                  "memfd files and, in a user namespace of its own, tmpfs mounts beyond its memory limit, and use "
+                  "the kernel keyring (judges/sandbox_seccomp.py)")
         else:
             _SECCOMP_OFF.clear()
     if bwrap:

@@ -191,3 +191,24 @@ def test_a_bwrap_that_refuses_the_filter_runs_without_it_and_says_so(monkeypatch
         assert run_python("print(1)", limits=Limits(timeout_s=20)).stdout == b"1\n"
     finally:
         sandbox.active_backend.cache_clear()
+
+
+@strong
+def test_a_probe_that_fails_once_keeps_bwrap(monkeypatch):
+    """The backend is probed once a process: a probe that met a passing fault (every sandbox uid busy, a slow
+    start) fell back to unshare for the whole run, with no PID namespace and the host's files readable."""
+    real, calls = sandbox.run_python, []
+
+    def flaky(*a, **kw):
+        calls.append(kw.get("backend"))
+        if len(calls) == 1:
+            raise sandbox.SandboxError("every sandbox uid is busy")
+        return real(*a, **kw)
+    monkeypatch.setattr(sandbox, "run_python", flaky)
+    monkeypatch.setattr(sandbox, "_SECCOMP_OFF", [])
+    sandbox.active_backend.cache_clear()
+    try:
+        # bwrap with its filter: not taken for a kernel that refuses the filter, nor for a weaker backend
+        assert sandbox.active_backend() == "bwrap" and calls == ["bwrap", "bwrap"] and not sandbox._SECCOMP_OFF
+    finally:
+        sandbox.active_backend.cache_clear()
