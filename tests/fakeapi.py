@@ -58,7 +58,7 @@ class Fault:
     kind: str = "status"
     """status | malformed (200 with a broken JSON body) | bad_schema (200, unparsable score) |
     error_body (200 whose JSON is an error, not a completion: a gateway's) | cut_off (200, no text,
-    stopped at max_tokens: a reasoning model that spent them all on reasoning) | no_usage (200, the
+    stopped at max_tokens: a reasoning model that spent them all on reasoning; cut_text: its text kept) | no_usage (200, the
     completion without its `usage`: a proxy that strips it) | bad_usage (its counts not numbers) |
     hang (sleep hang_s, then answer) | drop (close the connection without answering) | pass (none:
     answer normally, to script a fault for a later request). Batch and file paths: done_then_status (carry
@@ -333,14 +333,15 @@ async def _respond(api: FakeAPI, method: str, path: str, raw: bytes, headers: di
             return http_reply(200, b'{"error": {"type": "upstream_error", "message": "upstream timed out"}}')
         bad = fault is not None and fault.kind == "bad_schema"
         reply = anthropic_reply(api, body, raw, bad) if path == ANTHROPIC_PATH else openai_reply(api, body, raw, bad)
-        if fault is not None and fault.kind == "cut_off":
+        if fault is not None and fault.kind in ("cut_off", "cut_text"):
             limit = body.get("max_tokens") or body.get("max_completion_tokens")
             if path == ANTHROPIC_PATH:
-                reply.update(content=[], stop_reason="max_tokens")
+                reply.update(stop_reason="max_tokens", **({"content": []} if fault.kind == "cut_off" else {}))
                 reply["usage"]["output_tokens"] = limit
             else:
                 reply["choices"][0].update(finish_reason="length")
-                reply["choices"][0]["message"]["content"] = ""
+                if fault.kind == "cut_off":
+                    reply["choices"][0]["message"]["content"] = ""
                 reply["usage"]["completion_tokens"] = limit
         if fault is not None and fault.kind == "no_usage":
             del reply["usage"]

@@ -149,6 +149,15 @@ def test_teacher_answers_cut_off_at_max_tokens_say_which_limit_and_a_new_limit_a
     assert main(["epoch", "1", "--only", "teacher", *over]) == 0 and api.total == 3   # cached as asked
     assert main(["epoch", "1", "--only", "teacher", *over[:-1], "teacher.max_tokens=256"]) == 0
     assert api.total == 6 and all(x["text"] for x in load_table(r.epoch_dir(1) / "teacher"))
+    # an answer cut off with its text is judged as a student's cut-off answer is (judge.*.truncation_factor)
+    api.fail("cut_text", times=3)
+    over[-1] = "teacher.max_tokens=128"
+    assert main(["epoch", "1", "--only", "teacher", *over]) == 0 and api.total == 9
+    assert [x["truncated"] for x in load_table(r.epoch_dir(1) / "teacher")] == [True] * 3
+    assert main(["epoch", "1", "--only", "sample", *over]) == 0 and main(["epoch", "1", "--only", "judge", *over]) == 0
+    teacher = [j["breakdown"]["execution"] for j in load_table(r.epoch_dir(1) / "judge", json_cols=("breakdown",))
+               if j["role"] == "teacher"]
+    assert len(teacher) == 3 and all(t["truncated"] for t in teacher)
 
 
 def test_budget_stops_the_judge_stage_and_keeps_what_was_paid(tiny_config, api, capsys):

@@ -53,7 +53,7 @@ def run(ctx: Ctx) -> None:
     # (problem, answer, truncated, reference shown to an LLM judge)
     items = [(prompts[s["problem_id"]], s["text"], s["finish_reason"] == "length", ref.get(s["problem_id"]))
              for s in samples]
-    items += [(prompts[t["problem_id"]], t["text"], False, None) for t in teacher]
+    items += [(prompts[t["problem_id"]], t["text"], bool(t.get("truncated")), None) for t in teacher]
     weights = components(cfg)
     per, fig = score_components(cfg, items, ctx.run_dir, work_dir(ctx, "judge") if batching(cfg) else None)
     scores = [combine({k: per[k][i] for k in weights}, weights) for i in range(len(items))]

@@ -48,6 +48,9 @@ def run(ctx: Ctx) -> None:
             log.warning("teacher: %d answers were cut off at teacher.max_tokens=%d before any text (a reasoning "
                         "model's reasoning counts against it): raise teacher.max_tokens; they are cached as asked, "
                         "and the new limit asks again", cut, tc.max_tokens)
-    save_table([{"problem_id": p.id, "text": t, "source": tc.kind} for p, t in zip(problems, texts)], ctx.out)
+    # truncated: cut off at teacher.max_tokens, judged as a student's cut-off answer is (judge.*.truncation_factor)
+    cut_off = [bool(r and r.get("truncated")) for r in results] if results else [False] * len(texts)
+    save_table([{"problem_id": p.id, "text": t, "source": tc.kind, "truncated": c}
+                for p, t, c in zip(problems, texts, cut_off)], ctx.out)
     ctx.rows = len(texts)
     ctx.figures = {"teacher/missing": missing, **figures}
