@@ -27,8 +27,8 @@ from judges.batch_records import BatchItem, BatchStatus, Outcome
 from judges.cache import cache_key
 from judges.cached import Job
 from judges.limits import RateLimiter
-from judges.retries import (_CONNECTION_ERRORS, _STATUS_ERRORS, MAX_RETRY_AFTER_S, JudgeAPIError, MalformedResponse,
-                            is_retryable, maybe_received, retry_after_s, wait_retry_after)
+from judges.retries import (_CONNECTION_ERRORS, JudgeAPIError, MalformedResponse, describe, final_error, is_retryable,
+                            maybe_received, wait_retry_after, waits_too_long)
 from judges.hashing import sha256_text
 
 log = logging.getLogger("rlaif")
@@ -203,7 +203,7 @@ class APIJudge:
     # -- cache keys: everything that changes the answer, nothing else ----------------------
     def ingredients(self) -> dict[str, Any]:
         return {"kind": self.kind, "model": self.model, "base_url": self.base_url, "rubric": rubric.rubric_hash(),
-                "rubric_version": rubric.RUBRIC_VERSION, "parser": rubric.PARSER_VERSION,
+                "rubric_version": rubric.RUBRIC_VERSION, "parser": rubric.KEY_PARSER,
                 "params": self._params(self.max_tokens)}
 
     def teacher_ingredients(self) -> dict[str, Any]:
@@ -272,16 +272,30 @@ class APIJudge:
         usage = self._usage(data)
         try:
             text, truncated = self._text(data)
-        except Exception:  # noqa: BLE001  kept with its raw answer (and its price), as an empty one
+        except Exception as e:  # noqa: BLE001  kept with its raw answer (and its price), as an empty one
+            log.warning("%s: an answer of an unexpected shape (%s: %s), kept as an empty one", self._where(),
+                        type(e).__name__, str(e)[:200])
             text, truncated = "", False
         return Generation(text=text, raw=raw, usage=usage, cost_usd=cost_usd(usage, self.model, self.prices, batch),
                           truncated=truncated)
 
     def value(self, role: str, raw: str, batch: bool = False) -> dict:
-        """The JSON value the cache keeps for a raw answer to a request of this role."""
+        """The JSON value the cache keeps for a raw answer to a request of this role (a judgement notes the
+        parser version that read it)."""
         if role == "judge":
-            return self.parse_score(raw, batch).to_json()
+            return {**self.parse_score(raw, batch).to_json(), "parser": rubric.PARSER_VERSION}
         return self.parse_generation(raw, batch).to_json()
+
+    def fresh(self, value: dict) -> dict:
+        """A cached judgement as this version's parser reads it: one read by another version (or before
+        versions were noted: KEY_PARSER's) is parsed again from its raw response, its price as paid."""
+        if value.get("parser", rubric.KEY_PARSER) == rubric.PARSER_VERSION or not value.get("raw"):
+            return value
+        try:
+            again = self.parse_score(value["raw"])
+        except ValueError:   # not this judge's response (a note, not JSON): kept as it was
+            return value
+        return {**again.to_json(), "cost_usd": value.get("cost_usd", 0.0), "parser": rubric.PARSER_VERSION}
 
     async def agenerate(self, problem: Problem) -> Generation:
         return self.parse_generation(await self._request(self._generate_body(teacher_system(problem.language),
@@ -343,7 +357,7 @@ class APIJudge:
         answered 504: sending it again could pay for the batch twice); 429 and 529 are still retried."""
         def retryable(e: BaseException) -> bool:
             return (is_retryable(e) and (resend_on_timeout or not maybe_received(self._describe(e)[0]))
-                    and (retry_after_s(e) or 0.0) <= MAX_RETRY_AFTER_S)
+                    and not waits_too_long(e))
 
         attempts = 0
         retrying = AsyncRetrying(
@@ -363,36 +377,10 @@ class APIJudge:
         return f"{self.kind} judge {self.model} at {self.base_url}"
 
     def _describe(self, e: BaseException) -> tuple[int | None, str]:
-        if isinstance(e, _STATUS_ERRORS):
-            msg = getattr(e, "api_message", None) or e.message
-            return e.status_code, f"HTTP {e.status_code} ({str(msg)[:200]})"
-        if isinstance(e, (anthropic.APITimeoutError, openai.APITimeoutError)):
-            return None, f"timed out after {self.timeout_s:g}s"
-        if isinstance(e, _CONNECTION_ERRORS):
-            return None, f"connection error ({e.__cause__ or e})"
-        return None, str(e)[:300]
+        return describe(e, self.timeout_s)
 
     def _final_error(self, e: BaseException, attempts: int) -> JudgeAPIError:
-        status, what = self._describe(e)
-        wait = retry_after_s(e)
-        if is_retryable(e) and wait is not None and wait > MAX_RETRY_AFTER_S:
-            return JudgeAPIError(f"{self._where()}: {what}, asking to wait {wait:.0f} s (retry-after), more than the "
-                                 f"{MAX_RETRY_AFTER_S:.0f} s a call waits: a quota or spend limit rather than a rate "
-                                 "limit; rerun once it resets", status, attempts)
-        if is_retryable(e):
-            hint = ("raise judge.attempts, or lower judge.max_in_flight / judge.rpm / judge.tpm" if status == 429
-                    else "raise judge.attempts or judge.timeout_s, or check the service")
-            return JudgeAPIError(f"{self._where()}: gave up after {attempts} attempts; last error: {what}. {hint}",
-                                 status, attempts)
-        if status in (401, 403):
-            hint = f"check {self.key_env} (or the api key in config) and that it may use model {self.model}"
-        elif status == 404:
-            hint = f"check the model id {self.model!r} and the base URL"
-        elif status == 429:
-            hint = "the account's spend limit is reached"
-        else:
-            hint = "the API rejects this request; retrying would not help"
-        return JudgeAPIError(f"{self._where()}: {what}, not retried: {hint}", status, attempts)
+        return final_error(e, attempts, self._where(), self.key_env, self.model, self.timeout_s)
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None

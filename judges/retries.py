@@ -1,7 +1,7 @@
 """Retries for API calls, shared by both providers' live and batch calls. tenacity owns them (the SDKs
 get `max_retries=0`): 408/409/429/5xx, connection errors (a body cut mid-download too), timeouts and a 200 with a broken JSON
 body or one that is no completion are retried with jittered exponential backoff that waits at least
-what `retry-after-ms` / `retry-after` say. 400/401/403/404/422 and spend-limit 429s are not retried
+what `retry-after-ms` / `retry-after` say, up to MAX_RETRY_AFTER_S: a longer wait (a quota's) fails at once. 400/401/403/404/422 and spend-limit 429s are not retried
 (the same request cannot succeed) unless the server's `x-should-retry: true` says so; a 400/413/422
 about one request is left out by judges/cached.py, the others stop the run.
 """
@@ -98,3 +98,42 @@ class wait_retry_after(wait_base):
         return ra * (1 + 0.25 * random.random())
 
 
+def waits_too_long(e: BaseException) -> bool:
+    """The server asks for a wait beyond MAX_RETRY_AFTER_S: not retried."""
+    return (retry_after_s(e) or 0.0) > MAX_RETRY_AFTER_S
+
+
+def describe(e: BaseException, timeout_s: float) -> tuple[int | None, str]:
+    """(HTTP status or None, a short account of the failure) for an API call's exception."""
+    if isinstance(e, _STATUS_ERRORS):
+        msg = getattr(e, "api_message", None) or e.message
+        return e.status_code, f"HTTP {e.status_code} ({str(msg)[:200]})"
+    if isinstance(e, (anthropic.APITimeoutError, openai.APITimeoutError)):
+        return None, f"timed out after {timeout_s:g}s"
+    if isinstance(e, _CONNECTION_ERRORS):
+        return None, f"connection error ({e.__cause__ or e})"
+    return None, str(e)[:300]
+
+
+def final_error(e: BaseException, attempts: int, where: str, key_env: str, model: str,
+                timeout_s: float) -> JudgeAPIError:
+    """The JudgeAPIError a call that failed for good raises: what happened and what to do about it."""
+    status, what = describe(e, timeout_s)
+    if is_retryable(e) and waits_too_long(e):
+        return JudgeAPIError(f"{where}: {what}, asking to wait {retry_after_s(e):.0f} s (retry-after), more than "
+                             f"the {MAX_RETRY_AFTER_S:.0f} s a call waits: a quota or spend limit rather than a rate "
+                             "limit; rerun once it resets", status, attempts)
+    if is_retryable(e):
+        hint = ("raise judge.attempts, or lower judge.max_in_flight / judge.rpm / judge.tpm" if status == 429
+                else "raise judge.attempts or judge.timeout_s, or check the service")
+        return JudgeAPIError(f"{where}: gave up after {attempts} attempts; last error: {what}. {hint}",
+                             status, attempts)
+    if status in (401, 403):
+        hint = f"check {key_env} (or the api key in config) and that it may use model {model}"
+    elif status == 404:
+        hint = f"check the model id {model!r} and the base URL"
+    elif status == 429:
+        hint = "the account's spend limit is reached"
+    else:
+        hint = "the API rejects this request; retrying would not help"
+    return JudgeAPIError(f"{where}: {what}, not retried: {hint}", status, attempts)

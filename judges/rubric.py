@@ -2,8 +2,10 @@
 
 Three criteria and an overall grade, each an integer 0-10; the score is overall / 10. The
 judge may be shown the teacher's answer as a guide. Everything here changes the judge's
-answer, so `rubric_hash()` (template + schema + version) goes into the cache key, and so does
-PARSER_VERSION (bump it when `parse` reads the same raw response differently).
+answer, so `rubric_hash()` (template + schema + version) goes into the cache key. PARSER_VERSION
+does not change the answer, only how it is read: bump it when `parse` reads the same raw response
+differently, and an API judge's cached answers are read again from their raw responses
+(`APIJudge.fresh`), never asked again; the keys keep KEY_PARSER, the version they were made with.
 
 Prompt injection: the student is trained against this judge, and RL finds reward hacks such
 as an answer that closes its own tag and talks to the grader. The answer sits between tags
@@ -22,6 +24,9 @@ from judges.hashing import canonical, sha256_text
 
 RUBRIC_VERSION = "rubric-1"
 PARSER_VERSION = "parser-1"
+KEY_PARSER = "parser-1"
+"""The parser version in an API judge's cache keys: frozen, so a parser change re-reads cached answers
+instead of paying for them again (the local hf judge's keys carry PARSER_VERSION: it judges again, free)."""
 CRITERIA = ("correctness", "efficiency", "readability")
 TOOL_NAME = "submit_scores"
 """Anthropic: the forced tool; OpenAI: the json_schema name."""

@@ -27,7 +27,8 @@ Without bwrap it falls back to `unshare -rn` (no network only) or to a plain sub
 warns loudly: those can read the host's files and /proc, write files on the host's disk (the
 working directory is a host temp directory), and a grandchild that calls setsid() escapes the
 group kill. Under bwrap a seccomp filter (judges/sandbox_seccomp.py) refuses the calls whose memory
-or state those limits do not bound: SysV shared memory, memfd files, the kernel keyring. Left out:
+or state those limits do not bound: SysV shared memory, memfd files, the kernel keyring, a user namespace
+of the answer's own and the mount calls (a tmpfs in one is memory no rlimit counts). Left out:
 cgroup memory accounting (RLIMIT_AS is per process: `max_procs * memory_mb` is the worst case).
 """
 from __future__ import annotations
@@ -305,7 +306,7 @@ def _seccomp_file():
 @functools.lru_cache(maxsize=None)
 def _warn_no_seccomp() -> None:
     _warn(f"no seccomp table for this architecture ({os.uname().machine}): sandboxed code can use SysV shared "
-          "memory and memfd files beyond its memory limit (judges/sandbox_seccomp.py lists x86_64 and aarch64)")
+          "memory, memfd files and tmpfs mounts in a user namespace beyond its memory limit (judges/sandbox_seccomp.py lists x86_64 and aarch64)")
 
 
 def _works(kind: Backend, tries: int = 2) -> bool:

@@ -325,7 +325,7 @@ def test_cache_key_holds_every_ingredient_and_nothing_else(api, tmp_path, monkey
         m.setattr(rubric, "TEMPLATE", rubric.TEMPLATE + "\nBe brief.")
         changed["rubric template"] = base.key(PROBLEM, answer(1), REF)
     with monkeypatch.context() as m:
-        m.setattr(rubric, "PARSER_VERSION", "parser-2")
+        m.setattr(rubric, "KEY_PARSER", "parser-2")
         changed["parser"] = base.key(PROBLEM, answer(1), REF)
     for what, other in changed.items():
         assert other != k, what
@@ -334,7 +334,10 @@ def test_cache_key_holds_every_ingredient_and_nothing_else(api, tmp_path, monkey
     same = [make("openai", api, timeout_s=1, attempts=2, limiter=RateLimiter(3, 60, 1000), api_key="other",
                  prices={"fake-model": {"input": 9, "output": 9}}).key(PROBLEM, answer(1), REF),
             base.key(Problem(id="x", prompt=PROBLEM.prompt, entry_point="f", meta={"b": 1, "a": 2}), answer(1), REF)]
-    assert same == [k, k]
+    with monkeypatch.context() as m:   # a parser change reads the cached answers again (APIJudge.fresh)
+        m.setattr(rubric, "PARSER_VERSION", "parser-2")
+        same.append(base.key(PROBLEM, answer(1), REF))
+    assert same == [k, k, k]
 
     # stable across message ids: the server answers with a fresh id each time, the second run is a hit
     cache = JudgeCache(tmp_path / "c")

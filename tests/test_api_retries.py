@@ -219,3 +219,26 @@ def test_an_answer_of_any_shape_is_kept_once_paid(kind, tmp_path):
     for data in ({"choices": ["x"]}, {"content": [{"type": "text", "text": None}]}):  # odd shapes, read whole
         s = judge.parse_score(json.dumps({**data, "usage": {}}))
         assert s.value is None and "parse_error" in s.breakdown
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_parser_change_reads_cached_answers_again_without_paying(kind, tmp_path, monkeypatch):
+    """The parser version was in every key: a parser fix asked (and paid) for every cached judgement again,
+    or, not bumped, left the cached parse failures unscored for good. The cached raw response is read again."""
+    from judges import rubric
+    with FakeAPI() as api:
+        api.fail("bad_schema")   # an answer this parser cannot read ("excellent", "11/10")
+        judge, cache = make(kind, api), JudgeCache(tmp_path / "c")
+        key, call = judge.score_job(PROBLEM, answer(1), REF)
+        (v,), _ = asyncio.run(run_cached(cache, [(key, call)]))
+        assert v["value"] is None and judge.fresh(v) == v and v["cost_usd"] > 0
+        old = rubric.parse
+        monkeypatch.setattr(rubric, "PARSER_VERSION", "parser-2")   # a parser that reads those words
+        monkeypatch.setattr(rubric, "parse", lambda obj: (0.9, {"overall": 0.9}) if any(
+            w in str(obj) for w in ("excellent", "11/10")) else old(obj))
+        again = judge.score_job(PROBLEM, answer(1), REF)
+        assert again[0] == key
+        (v2,), stats = asyncio.run(run_cached(cache, [again]))
+        read = judge.fresh(v2)
+        assert read["value"] == 0.9 and read["cost_usd"] == v["cost_usd"] and read["parser"] == "parser-2"
+        assert api.total == 1 and stats.cache_hits == 1

@@ -165,5 +165,5 @@ def test_chat_template_kwargs_reach_the_template_and_move_fingerprints_only_when
 def test_an_empty_stop_string_is_refused():
     """Every completion holds "": it ended every answer after its first token (and one whose first token
     was the end raised StopIteration)."""
-    with pytest.raises(Exception, match=r"sample.stop: .*empty string"):
+    with pytest.raises(ConfigError, match=r"sample.stop: an empty string.*remove it"):
         load_config(None, ['sample.stop=["\\n```\\n", ""]'])

@@ -16,12 +16,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PINNED = {
     ((), 0): {"prompts": "be55566069442a1e", "teacher": "d3a1c01324c7e7db", "update": "6b5e33a3ca490111"},
     # the default before it walked the whole training set (a fixed pool of 8): the figures pinned since the move
-    (("data.pool_size=8", "data.prompts_per_epoch=8"), 1): {"prompts": "64cbf429f08f89c4", "sample": "65decba7c4ef2cc6", "teacher": "9ba61350a09f9c8b", "judge": "b613dfe79efc2fc3", "reward": "049cbc4fe775aa6f", "select": "4916efd9e7cc1b96", "logprobs": "006b97f5be5d4a76", "update": "3fa7e8650fa7c69a", "eval": "22289c81c45dae44"},
+    (("data.pool_size=8", "data.prompts_per_epoch=8"), 1): {"prompts": "64cbf429f08f89c4", "sample": "65decba7c4ef2cc6", "teacher": "9ba61350a09f9c8b", "judge": "b613dfe79efc2fc3", "reward": "a36e8a8e80beea8b", "select": "855df6e13cada162", "logprobs": "1576cc53c6ef8051", "update": "98bbf9e5af6bf588", "eval": "7df71542a46ee401"},
     (("data.pool_size=8", "data.prompts_per_epoch=8", "update.loss_type=dapo", "reward.kind=direct", "update.kl_coef=0",
       "sample.num_samples=4"), 1):
-        {"prompts": "64cbf429f08f89c4", "sample": "33d39cd1dd27ed8c", "teacher": "9ba61350a09f9c8b", "judge": "5a7383081f139613", "reward": "4a8f0276d391fba4", "select": "0d4f575580ece8bd", "logprobs": "764c5bd4849a7a63", "update": "a9a9f729ce2071e9", "eval": "a769947a35828cfb"},
+        {"prompts": "64cbf429f08f89c4", "sample": "33d39cd1dd27ed8c", "teacher": "9ba61350a09f9c8b", "judge": "5a7383081f139613", "reward": "425e7418d99fc326", "select": "89ee19415cb369f8", "logprobs": "3c5b40767871eade", "update": "a72121717909dafb", "eval": "7a39bfedca82fb1f"},
     # config.yaml as it is: 24 prompts an epoch over the whole training set
-    ((), 1): {"prompts": "fc933bd458f4cd98", "sample": "9869abbec08d6588", "teacher": "2551971b7317b05f", "judge": "60ebe02f09085e5a", "reward": "3ea0dd5d08e55a08", "select": "e72a4ee1547abe7d", "logprobs": "2d7516b2c4e74b66", "update": "21bf8dc8518d0056", "eval": "e37aace53a90a2e7"},
+    ((), 1): {"prompts": "fc933bd458f4cd98", "sample": "9869abbec08d6588", "teacher": "2551971b7317b05f", "judge": "60ebe02f09085e5a", "reward": "5b39d98f5c9990ee", "select": "d57d542043d715b0", "logprobs": "32a5814d30629a18", "update": "f596d8c85dee0f59", "eval": "ebd97a939532e38a"},
 }
 
 

@@ -301,3 +301,21 @@ def test_answers_aimed_at_the_judge_are_scored_not_stored_whole():
              + "let g x = f0 (f0 (f0 (f0 x)))\nlet () = f4 (g 1)\n")
     score = OcamlJudge(OcamlSettings(timeout_s=5)).score(ADD, fenced(padded(BODY + grows)))
     assert len(score.raw) <= 2000 and len(score.breakdown["compiler_error"] or "") <= 600
+    score = JUDGE.score(ADD, fenced(FORGE + wrong))
+    assert score.breakdown["passed"] == 0 and isinstance(score.breakdown["error"], str)
+    assert len(score.breakdown["error"]) <= 300
+
+
+# finds the result lines' tag in its own program file and forges test 0's line with a 2 MB error
+FORGE = r"""
+let read_all f = let ic = open_in_bin f in let s = really_input_string ic (in_channel_length ic) in close_in ic; s
+let hex c = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')
+let find s sub = let n = String.length s and m = String.length sub in
+  let rec ok j k = k = 32 || (j + k < n && hex s.[j + k] && ok j (k + 1)) in
+  let rec go i = if i + m > n then -1 else if String.sub s i m = sub && ok (i + m) 0 then i else go (i + 1) in go 0
+let () =
+  let b = read_all Sys.executable_name and key = "{\"nonce\": \"" in
+  let nonce = String.sub b (find b key + String.length key) 32 in
+  print_string ("\n{\"nonce\": \"" ^ nonce ^ "\", \"event\": \"test\", \"i\": 0, \"ok\": false, \"error\": {\"big\": \""
+                ^ String.make 2000000 'x' ^ "\"}}\n")
+"""

@@ -98,8 +98,11 @@ def test_an_update_with_activation_checkpointing_runs_and_trains_alike(tiny_mode
     for checkpointing in (False, True):
         torch.manual_seed(0)
         model = load_student(cfg.student, trainable=True)
-        if checkpointing:
-            model.base_model.model.activation_checkpointing_enable(activation_checkpointing_kwargs={"use_reentrant": False})
+        if checkpointing:   # (transformers before 5.20, the vllm extras', has only the older name)
+            base = model.base_model.model
+            on = getattr(base, "activation_checkpointing_enable", None)
+            on(activation_checkpointing_kwargs={"use_reentrant": False}) if on else base.gradient_checkpointing_enable(
+                gradient_checkpointing_kwargs={"use_reentrant": False})
         uc = cfg.update.model_copy(update={"activation_checkpointing": checkpointing,
                                            "share_prompt": "auto" if checkpointing else False})
         train(model, rows, uc, 0.7, 0, show_progress=False, fresh_adapter=True)

@@ -53,7 +53,7 @@ class SampleConfig(Section):
     @classmethod
     def _no_empty_stop(cls, v: list[str]) -> list[str]:
         if any(not x for x in v):   # every completion holds "": each would end after its first token
-            raise ValueError("sample.stop holds an empty string, which every completion contains; remove it")
+            raise ValueError("an empty string, which every completion contains, is no stop string; remove it")
         return v
 
 

@@ -79,7 +79,9 @@ STAGES = [
     Stage("teacher", "1", TEACHER, ("prompts",), "pipeline.stages.teacher:run", code="pipeline.stages.judging:teacher_code"),
     Stage("judge", "1", JUDGE, ("prompts", "sample", "teacher"), "pipeline.stages.judge:run",
           code="pipeline.stages.judging:judge_code"),
-    Stage("reward", "1", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), "pipeline.stages.reward:run"),
+    # v2: a prompt without a teacher score is rewarded as against a perfect teacher, a negative teacher score
+    # counts as 0 (pipeline/train/rl.py ratio_reward); reward/no_teacher_score
+    Stage("reward", "2", ("reward", "sample.max_new_tokens"), ("judge", "sample", POLICY), "pipeline.stages.reward:run"),
     Stage("select", "2", ("select.min_reward", "select.top_k", "select.drop_zero_std", "select.advantage",
                       "select.scale_rewards", "select.std",
                           "update.teacher_sft_coef", *STUDENT), ("reward", "sample", "teacher"), "pipeline.stages.select:run",

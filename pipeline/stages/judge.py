@@ -132,7 +132,8 @@ def score_components(cfg, items: list[tuple], run_dir, journal=None) -> tuple[di
                 cache.close()
             why = ("not answered: the batch item failed (judge.batch_failed)" if batch else "skipped: not in the cache"
                    if cfg.judge.mode == "replay" else "left out: the API refused this request (a rerun asks again)")
-            per[kind] = [Score.from_json(r) if r else Score(value=None, breakdown={"unanswered": why}, raw=why)
+            fresh = getattr(model, "fresh", lambda v: v)   # cached answers read by this version's parser
+            per[kind] = [Score.from_json(fresh(r)) if r else Score(value=None, breakdown={"unanswered": why}, raw=why)
                          for r in results]
             for k, v in batch_figures("judge", stats, batch).items():   # a panel: its providers' batches summed
                 fig[k] = fig.get(k, 0) + v

@@ -40,8 +40,9 @@ def run(ctx: Ctx) -> None:
         texts = []
     missing = sum(not t for t in texts)
     if missing and tc.kind != "none":
-        log.warning("teacher: %d prompts have no teacher answer: their students' ratio is taken against a perfect "
-                    "teacher, score / (1 + reward.eps)", missing)
+        log.warning("teacher: %d prompts have no teacher answer%s", missing,
+                    ": their students' ratio is taken against a perfect teacher, score / (1 + reward.eps)"
+                    if cfg.reward.kind == "ratio" else "")
     if results:
         cut = sum(1 for r in results if r and not r.get("text") and r.get("truncated"))
         if cut:
