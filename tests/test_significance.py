@@ -160,6 +160,9 @@ def test_too_few_problems_get_no_verdict():
     assert p.ci == (-math.inf, math.inf) and p.sign == 0
     p = compare([{"a": 0.0, "b": 0.0}], [{"a": 1.0, "b": 1.0}])
     assert p.sign == 0
+    # the problems are the clusters: one problem over five seeds that disagree had a zero-width interval
+    p = compare([{"a": 0.0}] * 5, [{"a": v} for v in (0.1, 0.3, 0.0, 0.2, 0.4)])
+    assert p.ci == (-math.inf, math.inf) and p.sign == 0
 
 
 def test_lower_is_better_and_worse():

@@ -63,6 +63,8 @@ def mean_interval(samples: Sequence[Sequence[float]], confidence: float = CONFID
     from scipy import stats
     if len(arrays) == 1 or (paired and len({a.size for a in arrays}) == 1):
         x = np.mean(arrays, axis=0)  # per problem: the mean over seeds
+        if x.size < MIN_VALUES:   # the problems are the clusters: 1 problem x 5 seeds is still 1 problem
+            return point, -math.inf, math.inf
         if np.ptp(x) == 0:
             return point, point, point  # every value equal: no spread
         ci = stats.ttest_1samp(x, 0.0).confidence_interval(confidence)
