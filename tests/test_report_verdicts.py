@@ -32,14 +32,14 @@ def _metrics(runner, epoch: int, **figures) -> None:
     p.write_text(json.dumps(m))
 
 
-def _eval(runner, epoch: int, update_fp: str, rows: list[tuple[str, float, float]]) -> None:
+def _eval(runner, epoch: int, update_fp: str, rows: list[tuple[str, float, float]], config: dict | None = None) -> None:
     """An eval of (source, pass@1, ref_nll) per problem, and its figures in the epoch's metrics.json."""
     d = runner.epoch_dir(epoch) / f"eval-{epoch:08d}"
     d.mkdir(parents=True, exist_ok=True)
     save_table([{"source": src, "problem_id": f"h{i}", "n": 1, "correct": int(p), "pass@1": p, "score": p,
                  "ref_nll": nll, "texts": [], "finish_reasons": [], "values": [], "passed": []}
                 for i, (src, p, nll) in enumerate(rows)], d)
-    write_manifest(d, {"stage": "eval", "fingerprint": f"{epoch:08d}" + "0" * 56, "figures": {}, "config": {},
+    write_manifest(d, {"stage": "eval", "fingerprint": f"{epoch:08d}" + "0" * 56, "figures": {}, "config": config or {},
                        "wall_s": 1.0, "inputs": {"update": update_fp}, "started_at": str(epoch)})
     figs = {}
     for src in [None, *sorted({r[0] for r in rows})]:
@@ -236,3 +236,21 @@ def test_pass_at_k_of_a_sampled_eval_reads_its_interval(fake_run, capsys):
     assert main(["compare-evals", f"{edir}@0", f"{edir}@4"]) == 0
     out = capsys.readouterr().out
     assert "pass@2" in out and "pass@4" in out and "pass@8" not in out
+
+
+def test_a_sampled_base_eval_is_not_read_against_greedy_epochs(fake_run, capsys):
+    """`rlaif eval 0 eval.num_samples=8 eval.temperature=0.6` (docs/measuring-learning.md) beside greedy epoch
+    evals: the report read the sampled base against the greedy epoch 4 and called a change of protocol better."""
+    run = Runner(fake_run.cfg, stages=EVAL_STAGES)
+    sampled, greedy = {"eval.num_samples": 8, "eval.temperature": 0.6}, {"eval.num_samples": 1, "eval.temperature": 0.0}
+    _eval(run, 0, run.base_policy_fp(), [("a", 0.25, 0.5)] * 30, sampled)
+    _eval(run, 4, run.chosen_update(4)[1]["fingerprint"], [("a", 1.0 if i < 20 else 0.0, 0.5) for i in range(30)],
+          greedy)
+    md = write_report(run).read_text()
+    assert "Not compared: the eval of epoch(s) 0 (8 answer(s) at T=0.6), made otherwise than the last (1 greedy " \
+           "answer)" in md
+    assert "**better**" not in md.split("## Eval: signal or noise")[1].split("## Metrics per epoch")[0]
+    from pipeline.cli.main import main
+    edir = run.epoch_dir(0).parent
+    assert main(["compare-evals", f"{edir}@0", f"{edir}@4"]) == 0
+    assert "WARNING: these evals were made differently" in capsys.readouterr().out

@@ -112,6 +112,13 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
     out = [f"A: {', '.join(map(str, a_dirs))}", f"B: {', '.join(map(str, b_dirs))}",
            f"B - A per problem, mean over problems and seeds; {100 * confidence:.0f}% t interval over "
            f"problems; at least {n} answer(s) per problem"]
+    from pipeline.store.artifacts import read_manifest
+    modes = {(c.get("eval.num_samples"), c.get("eval.temperature"))
+             for d in (*a_dirs, *b_dirs) if (c := (read_manifest(Path(d)) or {}).get("config") or {})}
+    if len(modes) > 1:   # a greedy eval against a sampled one: the difference is partly the protocol
+        out.append("WARNING: these evals were made differently (eval.num_samples, eval.temperature: "
+                   + ", ".join(f"{k} at T={t}" for k, t in sorted(modes, key=str)) + "): greedy and sampled "
+                   "pass@1 measure different things; compare evals made alike (`rlaif eval N` with the same settings)")
     for src in ([None] if len(sources) == 1 else [*sources, None]):
         out.append("")
         out.append(f"[{src or 'all sources'}]" if len(sources) > 1 else f"[{sources[0] if sources else '-'}]")

@@ -34,6 +34,17 @@ def eval_dir(runner: "Runner", n: int) -> Path | None:
     return runner.epoch_dir(n) / f"eval-{m['fingerprint'][:8]}" if m else None
 
 
+def eval_mode(runner: "Runner", n: int) -> tuple | None:
+    """(answers a problem, temperature) of epoch n's eval, from its manifest; None where it does not say."""
+    c = (runner.epoch_manifests(n).get("eval") or {}).get("config") or {}
+    mode = (c.get("eval.num_samples"), c.get("eval.temperature"))
+    return None if None in mode else mode
+
+
+def _said(mode: tuple) -> str:
+    return "1 greedy answer" if mode[1] == 0 else f"{mode[0]} answer(s) at T={mode[1]:g}"
+
+
 def _rows(d: Path | None) -> list[dict] | None:
     try:
         return load_eval(d) if d is not None else None
@@ -46,9 +57,20 @@ def eval_changes(runner: "Runner") -> tuple[list[str], dict[str, str]]:
     and ref_nll (lower is better) where the evals have them, over every problem and per source
     (eval/<source>/<figure>: its own interval with several sources; with one, the same figure's)."""
     evals = [(n, rows) for n in runner.epochs() if (rows := _rows(eval_dir(runner, n)))]
+    lines: list[str] = []
+    if evals:   # greedy and sampled pass@1 measure different things: only evals made as the last was are read
+        modes = {n: eval_mode(runner, n) for n, _ in evals}
+        want = modes[evals[-1][0]]
+        other = [n for n, _ in evals if None not in (modes[n], want) and modes[n] != want]
+        if other:
+            lines.append(f"- Not compared: the eval of epoch(s) {', '.join(map(str, other))} "
+                         f"({', '.join(sorted({_said(modes[n]) for n in other}))}), made otherwise than the last "
+                         f"({_said(want)}); `rlaif eval N` with the same eval.num_samples and eval.temperature "
+                         "makes one to compare.")
+            evals = [(n, rows) for n, rows in evals if n not in other]
     if len(evals) < 2:
-        return [], {}
-    (n0, base), lines, last = evals[0], [], {}
+        return lines, {}
+    (n0, base), last = evals[0], {}
     what = "the base model (epoch 0)" if n0 == 0 else f"epoch {n0}"
     if n0 != 0:   # a run evaluates each epoch's policy, never the model it started from
         lines.append(f"- No eval of the base model: the first here is epoch {n0}'s, already trained, so these say "
@@ -132,6 +154,8 @@ def change_intervals(runner: "Runner", ms: list[dict]) -> None:
         rows = _rows(eval_dir(runner, n))
         if not rows:
             continue
+        if prev is not None and None not in (prev[2], mode := eval_mode(runner, n)) and prev[2] != mode:
+            prev = None   # a sampled eval after greedy ones (or the reverse): no change to read between them
         if prev is not None and n in by_epoch:
             try:
                 p = compare([per_problem(prev[1], "pass@1")], [per_problem(rows, "pass@1")], "eval/pass@1")
@@ -142,7 +166,7 @@ def change_intervals(runner: "Runner", ms: list[dict]) -> None:
                     _paired_t(per_problem(prev[1], "pass@1"), per_problem(rows, "pass@1")) or p.ci)
                 by_epoch[n][EVAL_CHANGE] = {"from": prev[0], "a": p.mean_a, "b": p.mean_b, "ci": list(ci),
                                             "problems": p.problems}
-        prev = (n, rows)
+        prev = (n, rows, eval_mode(runner, n))
 
 
 def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
