@@ -109,3 +109,16 @@ def test_compare_evals_of_different_sources_says_so(tiny_config, tmp_path, capsy
     d2, _, _ = _eval(tiny_config + ["eval.sources=[humaneval]", "eval.max_problems=5"])
     assert rlaif("compare-evals", str(d1), str(d2), *tiny_config) == 2
     assert "share no eval source" in capsys.readouterr().err
+
+
+def test_a_sampled_eval_beside_the_greedy_one_leaves_the_epochs_figures(tiny_config):
+    """`rlaif eval 0 eval.num_samples=4 ...` after the greedy eval: epoch 0's metrics.json took the sampled
+    figures, so the metrics table showed them while the report's intervals read the greedy eval."""
+    import json
+    greedy = tiny_config + ["eval.max_problems=4"]
+    r = Runner(load_config(None, greedy))
+    r.run_eval(0)
+    before = json.loads((r.epoch_dir(0) / "metrics.json").read_text())
+    assert before["eval/samples"] == 1
+    Runner(load_config(None, tiny_config + SAMPLED)).run_eval(0)
+    assert json.loads((r.epoch_dir(0) / "metrics.json").read_text()) == before

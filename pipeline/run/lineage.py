@@ -270,20 +270,29 @@ class Lineage:
         st = next(s for s in self.stages if s.name == "eval")
         return fingerprint(st.name, st.version, self.cfg.stage_config(st.fields), {"update": update_fp})
 
-    def eval_of(self, n: int, update_fp: str) -> tuple[Path, dict] | None:
-        """Epoch n's eval of a policy: the one this config asks for where it exists, else the oldest
-        (the epoch loop's own), never whichever a directory listing gives last: `rlaif eval N` with
+    def eval_of(self, n: int, update_fp: str, oldest: bool = False) -> tuple[Path, dict] | None:
+        """Epoch n's eval of a policy: the one this config asks for where it exists, else (or with `oldest`)
+        the oldest (the epoch loop's own), never whichever a directory listing gives last: `rlaif eval N` with
         other settings (a sampled eval, another source) sits beside it."""
         found = [(p, m) for p in sorted(self.epoch_dir(n).glob("eval-*"))
                  if (m := read_manifest(p)) and m.get("inputs", {}).get("update") == update_fp]
         if not found:
             return None
-        if any(s.name == "eval" for s in self.stages):
+        if not oldest and any(s.name == "eval" for s in self.stages):
             want = self.eval_fp(update_fp)
             for p, m in found:
                 if m.get("fingerprint") == want:
                     return p, m
         return min(found, key=lambda pm: pm[1].get("started_at", ""))
+
+    def side_eval(self, n: int, update_fp: str, d: Path, m: dict) -> Path | None:
+        """The epoch's first eval of this policy where the eval `m` (in `d`) was made beside it with other
+        eval.num_samples or eval.temperature (a sampled eval beside the loop's greedy one); else None."""
+        first = self.eval_of(n, update_fp, oldest=True)
+        mode = lambda c: (c.get("eval.num_samples"), c.get("eval.temperature"))  # noqa: E731
+        if first is None or first[0] == d or mode(first[1].get("config") or {}) == mode(m.get("config") or {}):
+            return None
+        return first[0]
 
     def epoch_manifests(self, n: int) -> dict[str, dict]:
         """Manifests of epoch n's chosen chain (pre-update stages + chosen update and what follows)."""

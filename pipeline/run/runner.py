@@ -210,7 +210,10 @@ class Runner(Lineage):
                 m = self._run_stage(st, n, fp, d, {"update": d_in}, {"update": fp_in})
             else:
                 echo(f"  eval     reused   {d.relative_to(self.run_dir)}")
-            dist.on_main(lambda: self.write_metrics(n))
+            if (side := self.side_eval(n, fp_in, d, m)) is None:
+                dist.on_main(lambda: self.write_metrics(n))
+            else:   # (a sampled eval beside the loop's greedy one: the epoch's figures stay the loop's)
+                echo(f"  (epoch {n}'s metrics keep its first eval, {side.name}, made with other eval settings)")
             dist.barrier()
         return m
 
