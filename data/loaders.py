@@ -107,7 +107,13 @@ def file_split(spec: str) -> tuple[str, str | None]:
 def check_source(spec: str, key: str = "data.source") -> None:
     """Fail at once, before a run creates anything, when `spec` is a local file that is not there
     (the named sets and Hub datasets are checked when they load)."""
-    if spec in FIXED or spec.startswith(("builtin:", "ocaml:", "bank:", "hf:")):
+    if spec.startswith(("builtin:", "ocaml:", "bank:")):
+        name, split = spec.split(":", 1)
+        if split not in SPLITS:
+            raise DataError(f"{key}={spec}: the {name} set has no split {split!r}; write "
+                            f"{', '.join(f'{name}:{s}' for s in SPLITS)}, or {name} for all of it")
+        return
+    if spec in FIXED or spec.startswith("hf:"):
         return
     try:
         name = file_split(spec)[0]
@@ -117,7 +123,7 @@ def check_source(spec: str, key: str = "data.source") -> None:
     if not path.is_file():
         where = (f" (looked for {path.absolute()}: a relative path, in a config file as on the command line, is "
                  f"read from the working directory, not from the config file's folder)"
-                 if str(path.absolute()) != name else "")
+                 if not path.is_absolute() else "")
         raise DataError(f"{key}={spec}: no such file{where}; point {key} at your .jsonl, .jsonl.gz, .json or "
                         f".parquet file, or name a shipped set: builtin, ocaml, bank or humaneval (hf:<name> for "
                         "the Hub).")
@@ -157,7 +163,7 @@ def load_builtin(split: str | None = None, path: Path = BUILTIN) -> list[Problem
     """A problem set shipped with the project (the Python one, or `OCAML`), optionally one split
     ("train", "heldout", or the bank's "tune")."""
     if split is not None and split not in SPLITS:
-        raise DataError(f"unknown split {split!r} for the builtin set; use one of {', '.join(SPLITS)}.")
+        raise DataError(f"unknown split {split!r} of {path.name}; use one of {', '.join(SPLITS)}.")
     problems = load_problems(path)
     out = [p for p in problems if split is None or p.split == split]
     if split is not None and not out:   # (the bank's tune split is its own; the shipped sets have none)

@@ -67,11 +67,11 @@ def cost_usd(usage: dict[str, int], model: str, prices: dict[str, dict[str, floa
     batch=True: at the batch prices."""
     p = price_for(model, prices)
     if p is None:
-        raise KeyError(f"no price for model {model!r}; add judge.prices.{model}={{input: $/Mtok, output: $/Mtok}}")
+        raise KeyError(f"no price for model {model!r}; add judge.prices='{{\"{model}\": {{input: $/Mtok, output: $/Mtok}}}}'")
     pin, pout = ("batch_input", "batch_output") if batch else ("input", "output")
     if pin not in p or pout not in p:
-        raise KeyError(f"no batch price for model {model!r}; add judge.prices.{model}.batch_input and "
-                       f".batch_output ($/Mtok; both providers charge half the live price), or turn batches off")
+        raise KeyError(f"no batch price for model {model!r}; add batch_input and batch_output to its judge.prices "
+                       f"entry ($/Mtok; both providers charge half the live price), or turn batches off")
     return (usage.get("input_tokens", 0) * p[pin] + usage.get("output_tokens", 0) * p[pout]) / 1e6
 
 
@@ -133,11 +133,11 @@ class APIJudge:
         self.prices = PRICES if prices is None else prices
         if price_for(model, self.prices) is None:
             raise ValueError(f"no price for model {model!r}, so its cost and the budget cannot be tracked; add "
-                             f"judge.prices.{model}={{input: $/Mtok, output: $/Mtok}} (0 and 0 for a free local server)")
+                             f"judge.prices='{{\"{model}\": {{input: $/Mtok, output: $/Mtok}}}}' (0 and 0: a free server)")
         if batch and not {"batch_input", "batch_output"} <= set(price_for(model, self.prices)):
             raise ValueError(f"no batch price for model {model!r}, so the cost of its batches cannot be tracked; add "
-                             f"judge.prices.{model}.batch_input and .batch_output ($/Mtok; both providers charge half "
-                             "the live price), or set batch=false")
+                             f"batch_input and batch_output to its judge.prices entry ($/Mtok; both providers charge "
+                             "half the live price), or set batch=false")
         self.batch = batch
         self.batch_max_requests = batch_max_requests or self.batch_max_requests
         self.batch_max_bytes = batch_max_bytes or self.batch_max_bytes

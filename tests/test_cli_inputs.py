@@ -238,6 +238,17 @@ def test_a_missing_data_file_fails_before_the_run_exists(tmp_path, capsys, argv,
     assert not (tmp_path / "runs").exists()
 
 
+def test_a_misspelt_split_of_a_shipped_set_names_its_key_and_set(tmp_path, capsys):
+    """`eval.sources=[bank:heldot]` said "unknown split 'heldot' for the builtin set", naming no key and the
+    wrong set; `data.source=~/nope.jsonl` called an absolute path relative."""
+    assert main(["epoch", "1", "--dry-run", f"run.dir={tmp_path / 'runs'}", "eval.sources=[bank:heldot]"]) == 2
+    err = capsys.readouterr().err
+    assert "eval.sources=bank:heldot: the bank set has no split 'heldot'; write bank:train, bank:heldout" in err, err
+    assert main(["epoch", "1", "--dry-run", f"run.dir={tmp_path / 'runs'}", "data.source=~/nope-rlaif.jsonl"]) == 2
+    err = capsys.readouterr().err
+    assert "no such file" in err and "relative path" not in err, err
+
+
 def test_a_hub_model_that_cannot_be_reached_fails_in_seconds_before_any_stage(tmp_path):
     """As typed, with a Hub that refuses connections (HF_ENDPOINT on a closed local port): one error,
     no retries, in seconds, nothing written; the same offline (HF_HUB_OFFLINE=1, not in the cache)."""

@@ -304,4 +304,6 @@ def data_lines(cfg) -> list[str]:
     evals = ", ".join(f"{scored[s]} problems ({s})" if scored[s] == every[s] else
                       f"{scored[s]} of {every[s]} problems ({s}, eval.max_problems={cfg.eval.max_problems})"
                       for s in every)
-    return [first, second + "; eval: " + (evals or "none (eval.sources=[])")]
+    none = ("none (eval.sources=[])" if not cfg.eval.sources else
+            f"none (eval.sources=[{', '.join(cfg.eval.sources)}] holds no problem here)")
+    return [first, second + "; eval: " + (evals or none)]
