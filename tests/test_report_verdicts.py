@@ -149,6 +149,17 @@ def test_status_names_the_settings_that_make_stages_stale_or_new(fake_run):
                    stages=STAGES)
     line = next(x for x in status_lines(other) if "settings differ" in x)
     assert "update.lr 2e-05 -> 1e-05" in line and "(`update.lr=2e-05`)" in line
+    import dataclasses   # a stage's code version moved: no override brings it back, `rlaif epoch N` remakes it
+    from pipeline.store.artifacts import read_manifest
+    for n in fake_run.epochs():
+        d = fake_run.epoch_dir(n) / "judge"
+        write_manifest(d, {**read_manifest(d), "version": "1"})
+    bumped = Runner(fake_run.cfg, stages=[dataclasses.replace(s, version="2") if s.name == "judge" else s
+                                          for s in STAGES])
+    lines = status_lines(bumped)
+    assert any("made by other code than this version's: the judge stage's code (version 1 -> 2)" in x
+               and "rlaif epoch N" in x for x in lines), lines
+    assert not any("settings differ" in x and "code" in x for x in lines), lines
     from pipeline.report.report import _recorded_overrides   # what can be typed back, and what cannot
     assert _recorded_overrides(["the update stage's code (version 1 -> 2)", "run.seed 1 -> 0", "x.y None -> 3",
                                 "data.difficulties ['easy'] -> ['hard']", "a.b 'text' -> 'x'"]) == \

@@ -243,12 +243,15 @@ def status_lines(runner: "Runner") -> list[str]:
                  "not run yet (it would go beside the chosen one); - = not run")
     lines += runner.other_parents()
     lines += _interrupted_updates(runner, epochs)
-    if differ:
+    code = [x for x in differ if "stage's code (version" in x]   # no override brings older code back
+    if differ := [x for x in differ if x not in code]:
         text, typed = "; ".join(differ), _recorded_overrides(differ)
         lines.append("these settings differ from what the stale and new stages were made with (recorded -> now): "
                      + (text if len(text) <= 400 else text[:400] + " ...") + "; give the recorded values as "
                      + (f"overrides (`{' '.join(typed[:6])}`)" if typed else "overrides (key=value)")
                      + " to read the run as it ran")
+    if code:
+        lines.append(f"made by other code than this version's: {'; '.join(code)}; `rlaif epoch N` remakes them")
     ms_all = load_metrics(runner)
     if ms_all:
         last = ms_all[-1]["epoch"]
