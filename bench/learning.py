@@ -285,6 +285,8 @@ def main() -> int:
         a.base_draws = 1 if a.quick else 5
     if a.base_draws < 1:
         ap.error("--base-draws: 1 or more")
+    if seeded := [o for o in [*a.overrides, *(x for _, *lv in a.lever for x in lv)] if o.startswith("run.seed=")]:
+        ap.error(f"{seeded[0]}: the bench sets run.seed itself, one per trained seed and base draw; drop it")
     taken = {"seed", "rl-only", "plain", "base", "base-draw", "negative-control", "positive-control"}
     for name, *lever in a.lever:
         if not re.fullmatch(r"[A-Za-z0-9_.]+", name) or name in taken:

@@ -315,3 +315,13 @@ def test_a_lever_that_sets_planned_epochs_trains_that_many_epochs():
     from pipeline.config.file import load_config
     assert load_config(ROOT / "config.yaml", plan["ep8-seed1"]).update.planned_epochs == 8
     assert load_config(ROOT / "config.yaml", plan["seed1"]).update.planned_epochs == 4
+
+
+def test_a_run_seed_among_the_overrides_is_refused_before_any_work(tmp_path):
+    """`python bench/learning.py run.seed=0` put one seed on every arm: the three seeds trained one run, the five
+    base draws were one draw (a draw variance of 0, intervals too narrow), on the calibration draw's streams."""
+    import subprocess
+    for args in (["run.seed=0"], ["--lever", "x", "data.prompts_per_epoch=48", "run.seed=3"]):
+        res = subprocess.run([sys.executable, "bench/learning.py", *args], cwd=ROOT, capture_output=True, text=True,
+                             timeout=120)
+        assert res.returncode == 2 and "the bench sets run.seed itself" in res.stderr, res.stderr[-2000:]

@@ -198,6 +198,14 @@ def test_the_report_opens_with_a_glance_that_rlaif_report_prints(fake_run, capsy
                  "report.samples_shown=2"]) == 0
     out = capsys.readouterr().out
     assert want in out and out.splitlines()[0].startswith("health: ") and "`rlaif export 4 OUT`" in out, out
+    # the last epoch without an eval: the verdicts are the last evaluated epoch's, and named so
+    other = Runner(fake_run.cfg.model_copy(update={"run": fake_run.cfg.run.model_copy(update={"name": "demo2"})}),
+                   stages=EVAL_STAGES)
+    import shutil
+    shutil.copytree(run.run_dir, other.run_dir)
+    shutil.rmtree(other.epoch_dir(4) / "eval-00000004")
+    _eval(other, 3, other.chosen_update(3)[1]["fingerprint"], [("builtin:heldout", p, 0.41) for p in base])
+    assert "- eval, epoch 3 against the base model (epoch 0)" in write_report(other).read_text()
 
 
 def test_the_worst_and_best_completions_come_from_several_prompts():

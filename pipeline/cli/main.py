@@ -226,7 +226,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_report)
     p = with_overrides(sub.add_parser("samples", help="show epoch N's completions with score breakdown and reward",
                                       description="Epoch N's completions with their judge's score breakdown and "
-                                      "reward: --worst K, --best K, or every completion of one --prompt."), epoch=True)
+                                      "reward: --worst K, --best K, or every completion of one --prompt (none of "
+                                      "them: the worst and the best report.samples_shown, 3 each)."), epoch=True)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--worst", type=_count, metavar="K", help="the K lowest-reward completions")
     g.add_argument("--best", type=_count, metavar="K", help="the K highest-reward completions")

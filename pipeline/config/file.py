@@ -56,7 +56,8 @@ def parse_overrides(items: list[str]) -> dict:
     out: dict = {}
     for item in items:
         if "=" not in item:
-            raise ConfigError(f"override {item!r} is not key.sub=value (e.g. update.lr=5e-6)")
+            raise ConfigError(f"override {item!r} is not key.sub=value (e.g. update.lr=5e-6)"
+                              + ("; a config file goes after --config" if item.endswith((".yaml", ".yml")) else ""))
         key, raw = item.split("=", 1)
         try:
             value = yaml.safe_load(raw) if raw != "" else ""

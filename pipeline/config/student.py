@@ -1,6 +1,7 @@
 """The config's `run` section (names, seeds, devices) and `student` (the model and its LoRA)."""
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import Field, field_validator
@@ -15,8 +16,15 @@ class RunConfig(Section):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = Field("INFO", description="Logging level (runtime only, not fingerprinted).")
     trackers: list[Literal["tensorboard", "wandb"]] = Field(default_factory=list, description="Also log each epoch's metrics to these trackers (accelerate's; tensorboard writes under <run>/trackers). Runtime only.")
     checkpoint_every: int = Field(10, ge=0, description="The update saves a resume checkpoint every this many optimizer steps (0 = never). Runtime only.")
-    device: str = Field("auto", pattern=r"^(auto|cpu|cuda(:[0-9]+)?)$", description="Where every model of the run lives (sample, logprobs, update, eval, the warm-start, the hf judge and teacher): auto = the first GPU when torch sees one, else the CPU; cpu; cuda; cuda:N. Runtime only: artifacts and fingerprints do not depend on it. With several processes (`--processes N`, `accelerate launch`), auto and cuda mean each rank's own GPU (cuda:LOCAL_RANK).", json_schema_extra=RUNTIME)
+    device: str = Field("auto", description="Where every model of the run lives (sample, logprobs, update, eval, the warm-start, the hf judge and teacher): auto = the first GPU when torch sees one, else the CPU; cpu; cuda; cuda:N. Runtime only: artifacts and fingerprints do not depend on it. With several processes (`--processes N`, `accelerate launch`), auto and cuda mean each rank's own GPU (cuda:LOCAL_RANK).", json_schema_extra=RUNTIME)
     dist_timeout_s: float = Field(86400.0, gt=0, description="With several processes: how long a rank waits for the others (e.g. while rank 0 judges through a batch API) before giving up. Runtime only.", json_schema_extra=RUNTIME)
+
+    @field_validator("device")
+    @classmethod
+    def _device(cls, v: str) -> str:
+        if not re.fullmatch(r"auto|cpu|cuda(:[0-9]+)?", v):
+            raise ValueError(f"{v!r} is no device here: auto, cpu, cuda or cuda:N (the GPU's index)")
+        return v
 
     @field_validator("name")
     @classmethod

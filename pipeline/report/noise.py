@@ -96,7 +96,8 @@ def eval_changes(runner: "Runner") -> tuple[list[str], dict[str, str]]:
                     continue
                 lines.append(f"  - {_describe(q)}")
             if n == evals[-1][0]:
-                last["_baseline"] = what   # (not a metric: the report's glance names the baseline)
+                last["_baseline"] = what   # (not metrics: the report's glance names the baseline and the epoch)
+                last["_epoch"] = n
                 last[p.metric] = p.words()
                 last.update({k: q.words() for k, q in per.items()})
                 if metric == "pass@1":

@@ -303,9 +303,9 @@ def glance(runner: "Runner", flags: list, words: dict[str, str], last: int) -> l
     """The report's first lines, printed by `rlaif report` too: the flags, the last epoch's eval against
     its baseline, and what to do with the policy."""
     names = sorted({f"{f.name} (epoch {f.epoch})" for f in flags})
-    out = [f"health: {len(flags)} flag(s): {', '.join(names)}" if flags else "health: no flags"]
+    out, e = [f"health: {len(flags)} flag(s): {', '.join(names)}" if flags else "health: no flags"], words.get("_epoch", last)
     said = [f"{k.removeprefix('eval/')} {w}" for k in ("eval/pass@1", "eval/score", "eval/ref_nll") if (w := words.get(k))]
-    out.append(f"eval, epoch {last} against {words.get('_baseline', 'the first eval')}: " + ", ".join(said) if said else
+    out.append(f"eval, epoch {e} against {words.get('_baseline', 'the first eval')}: " + ", ".join(said) if said else
                "eval: fewer than two epochs evaluated, nothing to compare (`rlaif eval 0` scores the base model)")
     chosen = runner.chosen_update(last)
     if chosen:
