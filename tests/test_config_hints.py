@@ -221,3 +221,17 @@ def test_an_unknown_split_of_a_file_that_exists_names_the_splits(tmp_path, monke
     with pytest.raises(DataError, match="no such file"):     # a file that is not there is still said so
         check_source("other.jsonl:validation")
     assert [p.id for p in load_source("mine.jsonl:train")] == ["a"]
+
+
+def test_a_key_without_its_section_a_single_value_for_a_list_and_a_dashed_setting(capsys):
+    """`lr: 1e-5` at the top, `data.difficulties: easy`, `--lr 1e-5` and `rlaif epoch 1 my.yaml`: each told what
+    to write instead (it was a bare 'unknown key', 'a valid list', 'unrecognized arguments', 'not key.sub=value')."""
+    for over, want in (("lr=1e-5", "lr: unknown key (did you mean update.lr?)"),
+                       ("data.difficulties=easy", "a list, even of one: data.difficulties=[easy]"),
+                       ("my.yaml", "a config file goes after --config"),
+                       ("run.device=gpu", "auto, cpu, cuda or cuda:N")):
+        with pytest.raises(ConfigError, match=re.escape(want)):
+            load_config(None, [over])
+    with pytest.raises(SystemExit):
+        main(["epoch", "1", "--lr", "1e-5"])
+    assert "key=value overrides without dashes, e.g. update.lr=1e-5, not --lr" in capsys.readouterr().err

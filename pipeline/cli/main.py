@@ -321,7 +321,10 @@ def _main(argv: list[str] | None) -> int:
     # key=value overrides may stand anywhere (argparse stops filling a positional list at an option)
     stray = [x for x in extra if "=" not in x or x.startswith("-")]
     if stray:
-        parser.error(f"unrecognized arguments: {' '.join(stray)}")
+        dashed = next((x for x in stray if x.startswith("--") and x[2:3].isalpha()), None)
+        parser.error(f"unrecognized arguments: {' '.join(stray)}" + (
+            f" (config settings are key=value overrides without dashes, e.g. update.lr=1e-5, not {dashed})"
+            if dashed else ""))
     a.overrides = list(getattr(a, "overrides", [])) + [x for x in extra if x not in stray]
     if getattr(a, "processes", 1) > 1 and dist.world_size() == 1:
         return dist.launch(a.processes, a.accelerate_config, sys.argv[1:] if argv is None else argv)

@@ -105,6 +105,9 @@ def did_you_mean(key: str) -> str:
     keys = [k for k, _, _ in describe()]
     keys += sorted({k.split(".")[0] for k in keys} | {k.rsplit(".", 1)[0] for k in keys if k.count(".") > 1})
     close = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
+    if not close and "." not in key:   # a key without its section (lr: update.lr), or misspelt too (lrr)
+        ends = {k.rsplit(".", 1)[-1]: k for k in reversed(keys) if "." in k}
+        close = [ends[c] for c in difflib.get_close_matches(key, list(ends), n=1, cutoff=0.8)]
     return f" (did you mean {close[0]}?)" if close else ""
 
 
@@ -124,8 +127,10 @@ def _format_error(err: ValidationError, source: str) -> str:
             quote = (f"; quote it to keep it text: {key}='{e.get('input')}'" if e["type"] == "string_type" and (
                 isinstance(e.get("input"), (int, float, bool)) or type(e.get("input")).__name__ in ("date", "datetime"))
                 else "")
+            listed = (f"; a list, even of one: {key}=[{e.get('input')}]" if e["type"] == "list_type"
+                      and isinstance(e.get("input"), (str, int, float)) else "")
             lines.append(f"  {key}: {e['msg'].removeprefix('Value error, ')} (got {e.get('input')!r}){quote}{glued}"
-                         f"{trl_names.value_hint(key, e.get('input'))}")
+                         f"{listed}{trl_names.value_hint(key, e.get('input'))}")
     return "\n".join(lines)
 
 
