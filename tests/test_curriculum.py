@@ -324,10 +324,10 @@ def test_validation_split_is_carved_out_of_training(tmp_path):
         load_config(None, ["eval.sources=[validation]"])
     # fingerprints: the default config's, as pinned before data.validation_size existed (the select's and
     # all after it moved with select.std=sample and update.kl_ratio=true, TRL's defaults; the rest did not;
-    # logprobs v6 and update v6 moved those two and eval), with the pool of 8 it had then
+    # logprobs v6 and update v6 moved those two and eval; reward v2 moved it and all after it), with the pool of 8
     r = Runner(load_config("config.yaml", [f"run.dir={tmp_path}", "data.pool_size=8", "data.prompts_per_epoch=8"]))
     assert [x[1][:8] for x in r.plan(1)] == [
-        "64cbf429", "65decba7", "9ba61350", "b613dfe7", "049cbc4f", "4916efd9", "006b97f5", "3fa7e865", "22289c81"]
+        "64cbf429", "65decba7", "9ba61350", "b613dfe7", "a36e8a8e", "855df6e1", "1576cc53", "98bbf9e5", "7df71542"]
     assert [x[1][:8] for x in r.plan(0)] == ["be555660", "d3a1c013", "6b5e33a3"]
     split = Runner(load_config("config.yaml", [f"run.dir={tmp_path}", "data.pool_size=8", "data.prompts_per_epoch=8",
                                                "data.validation_size=20"]))
