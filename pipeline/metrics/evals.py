@@ -86,6 +86,12 @@ def per_problem(rows: list[dict], metric: str, source: str | None = None) -> dic
             if r.get(metric) is not None and (source is None or r["source"] == source)}
 
 
+def eval_mode(config: dict) -> tuple:
+    """(eval.num_samples, eval.temperature) an eval was made with, from its manifest's config: greedy and sampled
+    evals measure different things, so only evals of one mode are read against each other."""
+    return config.get("eval.num_samples"), config.get("eval.temperature")
+
+
 def wider_ks(*evals: list[dict]) -> list[int]:
     """The k > 1 of pass@k that every one of these evals reports (eval.num_samples answers a problem)."""
     from pipeline.metrics.significance import ks_for
@@ -113,8 +119,7 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
            f"B - A per problem, mean over problems and seeds; {100 * confidence:.0f}% t interval over "
            f"problems; at least {n} answer(s) per problem"]
     from pipeline.store.artifacts import read_manifest
-    modes = {(c.get("eval.num_samples"), c.get("eval.temperature"))
-             for d in (*a_dirs, *b_dirs) if (c := (read_manifest(Path(d)) or {}).get("config") or {})}
+    modes = {eval_mode(c) for d in (*a_dirs, *b_dirs) if (c := (read_manifest(Path(d)) or {}).get("config") or {})}
     if len(modes) > 1:   # a greedy eval against a sampled one: the difference is partly the protocol
         out.append("WARNING: these evals were made differently (eval.num_samples, eval.temperature: "
                    + ", ".join(f"{k} at T={t}" for k, t in sorted(modes, key=str)) + "): greedy and sampled "

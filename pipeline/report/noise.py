@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.metrics.doc import as_number
 from pipeline.metrics.significance import Paired, compare, resolution_advice
-from pipeline.metrics.evals import METRICS as EVAL_FIGURES, load_eval, per_problem, wider_ks
+from pipeline.metrics.evals import METRICS as EVAL_FIGURES, eval_mode as made_with, load_eval, per_problem, wider_ks
 
 if TYPE_CHECKING:
     from pipeline.run.runner import Runner
@@ -36,8 +36,7 @@ def eval_dir(runner: "Runner", n: int) -> Path | None:
 
 def eval_mode(runner: "Runner", n: int) -> tuple | None:
     """(answers a problem, temperature) of epoch n's eval, from its manifest; None where it does not say."""
-    c = (runner.epoch_manifests(n).get("eval") or {}).get("config") or {}
-    mode = (c.get("eval.num_samples"), c.get("eval.temperature"))
+    mode = made_with((runner.epoch_manifests(n).get("eval") or {}).get("config") or {})
     return None if None in mode else mode
 
 

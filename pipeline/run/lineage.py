@@ -288,9 +288,9 @@ class Lineage:
     def side_eval(self, n: int, update_fp: str, d: Path, m: dict) -> Path | None:
         """The epoch's first eval of this policy where the eval `m` (in `d`) was made beside it with other
         eval.num_samples or eval.temperature (a sampled eval beside the loop's greedy one); else None."""
+        from pipeline.metrics.evals import eval_mode
         first = self.eval_of(n, update_fp, oldest=True)
-        mode = lambda c: (c.get("eval.num_samples"), c.get("eval.temperature"))  # noqa: E731
-        if first is None or first[0] == d or mode(first[1].get("config") or {}) == mode(m.get("config") or {}):
+        if first is None or first[0] == d or eval_mode(first[1].get("config") or {}) == eval_mode(m.get("config") or {}):
             return None
         return first[0]
 
