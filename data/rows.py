@@ -59,7 +59,9 @@ def rows_jsonl(path: Path, raw: bytes | None = None) -> Iterator[tuple[int, Any]
                             f"fix or remove that line (one JSON object per line).") from None
 
 
-def rows_json(path: Path) -> Iterator[tuple[int, Any]]:
+def rows_json(path: Path) -> Iterator[tuple[int | str, Any]]:
+    """A .json file's rows: (line, row) for JSON Lines; for a list, ("L (item K)", row), the line the item
+    starts on and its place in the list (a list written on one line has every item on line 1)."""
     raw = _read_bytes(path)
     text = _decode(raw, path, 1)
     if not text.lstrip().startswith("["):  # datasets' "json" format is JSON Lines; accept both
@@ -85,8 +87,8 @@ def rows_json(path: Path) -> Iterator[tuple[int, Any]]:
     # Walk the list once more to learn the line each item starts on.
     decoder, ws = json.JSONDecoder(), re.compile(r"[\s,]*")
     pos = ws.match(text, text.index("[") + 1).end()
-    for item in items:
-        yield text.count("\n", 0, pos) + 1, item
+    for k, item in enumerate(items, start=1):
+        yield f"{text.count(chr(10), 0, pos) + 1} (item {k} of the list)", item
         pos = ws.match(text, decoder.raw_decode(text, pos)[1]).end()
 
 

@@ -227,6 +227,18 @@ def test_bad_json_in_json_array_names_line(tmp_path):
     assert str(path) in msg and "line 4" in msg
 
 
+def test_a_bad_row_of_a_json_list_on_one_line_names_its_item(tmp_path):
+    broken = _row(3)
+    del broken["entry_point"]
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps([_row(1), _row(2), broken]))          # the whole list on line 1
+    msg = _error(path)
+    assert str(path) in msg and "line 1 (item 3 of the list)" in msg and "'entry_point'" in msg
+    dup = tmp_path / "d.json"
+    dup.write_text(json.dumps([_row(1), _row(2), _row(9, id="p1")]))
+    assert "item 1 of the list" in (msg := _error(dup)) and "item 3 of the list" in msg
+
+
 def test_missing_field_names_line_and_field(tmp_path):
     broken = _row(2)
     del broken["entry_point"]
