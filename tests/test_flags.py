@@ -32,7 +32,9 @@ def recorded() -> list[dict]:
     ms = healthy(4)
     for m, r, loss, bon in zip(ms, (0.2604, 0.2662, 0.2804, 0.2553), (0.1980, 0.3853, 0.3552, 0.4473),
                                (0.5344, 0.5622, 0.5575, 0.5686)):
-        m.update({"reward/mean": r, "loss/total": loss, "reward/best_of_n": bon, "reward/cv": 0.2 / r})
+        # the rise is the KL term's (the policy term holds its level: group-normalised advantages)
+        m.update({"reward/mean": r, "loss/total": loss, "reward/best_of_n": bon, "reward/cv": 0.2 / r,
+                  "loss/kl": loss - m["loss/policy"]})
     return ms
 
 
@@ -47,7 +49,7 @@ def test_recorded_run_flags_regression_rising_loss_and_best_of_n():
     assert "loss/policy 0.095 -> 0.095 -> 0.095" in loss.evidence and "teacher rows" not in loss.advice
     ms = recorded()
     for m, rows in zip(ms, (2, 5, 4, 9)):
-        m.update({"select/teacher_rows": rows, "loss/sft": 0.6})
+        m.update({"select/teacher_rows": rows, "loss/sft": 0.6, "loss/kl": 0.005})
     # the teacher rows carry the rise (more of them, each at update.teacher_sft_coef x its NLL): nothing wrong
     assert "loss_rising" not in {f.name for f in analyse(ms, CFG)}
     for m, kl in zip(ms, (0.005, 0.005, 0.004, 0.02)):   # the RL loss rises too
@@ -83,7 +85,9 @@ def test_missing_metrics_are_skipped():
 
 
 CASES = {
-    "reward_regression": ({"reward/mean": 0.25, "reward/best_of_n": 0.55}, None, ("update.lr", "update.kl_coef")),
+    "reward_regression": ({"reward/mean": 0.25, "reward/best_of_n": 0.55}, None,
+                          ("update.lr", "update.kl_coef", "`rlaif update 2 update.lr=...`", "`rlaif promote 2 VARIANT`",
+                           "`rlaif epoch 3`")),
     "no_signal": ({"score/student_mean": 0.01, "reward/frac_zero_std": 0.75, "breakdown/structure_ok": 0.08,
                    "breakdown/tests_ok": 0.0}, {"update.warm_start": False, "update.teacher_sft_coef": 0.0},
                   ("update.warm_start=true", "update.teacher_sft_coef=4.0", "raise sample.num_samples (e.g. 4 -> 8)",
@@ -347,3 +351,4 @@ def test_teacher_answers_the_judge_could_not_read_are_flagged_too():
     flags = analyse(ms, CFG)
     assert [(f.name, f.epoch) for f in flags] == [("teacher_missing", 3)]
     assert "2 teacher answers the judge could not read" in flags[0].evidence and "parse failures" in flags[0].advice
+

@@ -44,6 +44,11 @@ def _stage_dir(d, fp, figures=None, config=None, stage=None):
 
 @pytest.fixture
 def fake_run(tmp_path):
+    return build_fake_run(tmp_path)
+
+
+def build_fake_run(tmp_path):
+    """A run of four recorded epochs on disk (tests.test_flags.recorded), with its judge, teacher and reward tables."""
     cfg = load_config(None, [f"run.dir={tmp_path}", "run.name=demo", "report.samples_shown=2"])
     runner = Runner(cfg, stages=STAGES)
     for m in recorded():

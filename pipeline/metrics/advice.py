@@ -22,6 +22,8 @@ def key_change(key: str, way: str, settings: dict[str, Any], factor: float = 2.0
     new = cur / factor if way == "lower" else cur * factor
     if isinstance(settings.get(key), int):
         new = max(1, round(new))
+        if new == cur:   # an int at 1 lowers no further
+            return f"{way} {key} (at {_g(cur)}, its least)"
     # ten times past the default the way to go: one step is no advice, the default is (rates and coefficients
     # only: a run's budget, prompts or samples or tokens, is its own to set)
     usual = _default_of(key) if key in TOWARD_DEFAULT else None

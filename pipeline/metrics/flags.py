@@ -15,11 +15,7 @@ from pipeline.config.epoch import ReportConfig
 from pipeline.metrics.advice import key_change, no_signal_flag, passes_advice
 from pipeline.metrics.doc import as_number, series
 from pipeline.metrics.flag_kinds import FLAGS, SEVERITIES, Flag
-
-
-STILL_KL = 1e-3
-"""kl/k3_start below this: the policy that sampled the epoch has hardly moved from the reference (a reward
-regression is then more likely the prompts drawn than the update)."""
+from pipeline.metrics.trends import trend_flags
 
 
 def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | None = None) -> list[Flag]:
@@ -39,90 +35,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
 
     lower_lr, raise_kl = key_change("update.lr", "lower", s), key_change("update.kl_coef", "raise", s, default=0.05)
 
-    # step-to-step checks: reward regression; best-of-N up while the mean falls
-    rewards = series(ms, "reward/mean")
-    bon = dict(series(ms, "reward/best_of_n"))
-    for i in range(1, len(rewards)):
-        (e0, r0), (e1, r1) = rewards[i - 1], rewards[i]
-        ci = ms[[m["epoch"] for m in ms].index(e1)].get("_reward/change_ci")
-        if r1 >= r0 - cfg.regression_drop or (ci is not None and math.isfinite(ci[1]) and ci[1] >= 0):
-            continue  # not down by the threshold, or down inside its interval (paired by prompt): noise; one prompt: the threshold alone
-        best_e, best_r = max(rewards[:i], key=lambda er: er[1])
-        moved = as_number(ms[[m["epoch"] for m in ms].index(e1)].get("kl/k3_start"))
-        # the policy that sampled is its reference, or nearly (not with kl_reference=previous: they are one policy)
-        still = moved is not None and moved < STILL_KL and s.get("update.kl_reference") != "previous"
-        flag("reward_regression", e1,
-             f"reward/mean {r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}; threshold -{cfg.regression_drop}); "
-             f"best so far {best_r:.4f} at epoch {best_e}" + (f"; kl/k3_start {moved:.3g}" if moved is not None else ""),
-             ("the policy that sampled has hardly moved from its reference (kl/k3_start below "
-              f"{STILL_KL:g}), so the fall is more likely the prompts this epoch drew than the update: "
-              "data.pool_size fixes the prompts every epoch, a larger data.prompts_per_epoch averages over more; "
-              "if the update is the cause, " if still else "")
-             + f"{lower_lr} or {raise_kl}; try it as a variant: `rlaif update {e1} update.lr=...`, "
-             f"then `rlaif compare {e1}` and `rlaif promote {e1} VARIANT`",
-             "critical" if r1 < r0 - 5 * cfg.regression_drop and not still else "warning")
-        if e0 in bon and e1 in bon and bon[e1] > bon[e0]:
-            top_k = max(2, int(as_number(s.get("sample.num_samples")) or 4) // 2)
-            flag("best_of_n_vs_mean", e1,
-                 f"reward/best_of_n {bon[e0]:.4f} -> {bon[e1]:.4f} ({bon[e1] - bon[e0]:+.4f}) while reward/mean "
-                 f"{r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}): the best completions improve, the typical one gets worse",
-                 f"train on the best of each group: set select.top_k (e.g. {s.get('select.top_k', 0)} -> {top_k}, "
-                 f"best-of-N filtering) or raise select.min_reward; {lower_lr} or {raise_kl}")
-
-    # a slow decline: below the best earlier epoch beyond noise, where no single step was a regression
-    regressed = {f.epoch for f in flags if f.name == "reward_regression"}
-    by_e = dict(rewards)
-    for m in ms:
-        e, fb = m["epoch"], m.get("_reward/from_best")
-        if not isinstance(fb, dict) or e not in by_e or fb["from"] not in by_e or any(
-                fb["from"] < r <= e for r in regressed):   # a regression since the best says it already
-            continue
-        r_best, r1 = by_e[fb["from"]], by_e[e]
-        if r1 < r_best - cfg.regression_drop and (fb["ci"][1] < 0 or not math.isfinite(fb["ci"][1])):
-            flag("reward_decline", e,
-                 f"reward/mean {r1:.4f} at epoch {e} against {r_best:.4f} at epoch {fb['from']}, its best "
-                 f"({r1 - r_best:+.4f}, 95% [{fb['ci'][0]:+.4f}, {fb['ci'][1]:+.4f}]): "
-                 + " -> ".join(f"{v:.4f}" for ep, v in rewards if fb["from"] <= ep <= e),
-                 f"{lower_lr} or {raise_kl}; `rlaif compare {e}` and the evals say whether the held-out score "
-                 f"fell too; eval.patience stops a run whose eval stops improving")
-
-    # loss rising k epochs running. Rule: epoch i is flagged when loss/total is the highest of
-    # epochs i-k..i and more than 5% (at least 0.001) above the loss k epochs before. So a dip
-    # inside the window (0.3853 -> 0.3552 -> 0.4473) does not hide a rise over it, noise on a
-    # flat loss does not count, and a loss that is falling at the latest epoch is not flagged.
-    k = cfg.loss_rising_epochs
+    trend_flags(ms, cfg, s, flag)   # across epochs: reward regression and decline, best-of-N, loss rising
     rl_epochs = [m for m in ms if int(m["epoch"]) >= 1]   # epoch 0: the warm-start's supervised loss and entropy
-    loss = series(rl_epochs, "loss/total")
-    def rises(window: list[float]) -> bool:
-        start, end = window[0], window[-1]
-        return end == max(window) and end - start > max(0.05 * abs(start), 1e-3)
-
-    for i in range(k, len(loss)):
-        window = [v for _, v in loss[i - k: i + 1]]
-        start, end = window[0], window[-1]
-        if rises(window):
-            span = [m for m in rl_epochs if loss[i - k][0] <= int(m["epoch"]) <= loss[i][0]]
-            cols = {key: [as_number(m.get(key)) for m in span]
-                    for key in ("loss/policy", "loss/kl", "loss/sft", "select/teacher_rows")}
-            teacher = cols["select/teacher_rows"]
-            # loss/total holds update.teacher_sft_coef x the teacher rows' NLL beside the student rows' RL loss
-            # (loss/policy + loss/kl): more teacher rows raise it with nothing wrong; the RL loss itself must rise
-            # (or the teacher rows' own NLL, loss/sft: the student drifting from the teacher's answers)
-            rl = [p + q for p, q in zip(cols["loss/policy"], cols["loss/kl"]) if p is not None and q is not None]
-            sft = [v for v in cols["loss/sft"] if v is not None]
-            if any(teacher) and len(rl) == len(span) and not rises(rl) and not (len(sft) == len(span) and rises(sft)):
-                continue
-            parts = "; ".join(f"{key} " + " -> ".join("-" if v is None else f"{v:.4g}" for v in vals)
-                              for key, vals in cols.items() if any(v is not None for v in vals))
-            flag("loss_rising", loss[i][0],
-                 f"loss/total over epochs {loss[i - k][0]}..{loss[i][0]}: "
-                 f"{' -> '.join(f'{v:.4f}' for v in window)} ({end - start:+.4f}, {100 * (end - start) / abs(start or 1):+.0f}%)"
-                 + (f" ({parts})" if parts else ""),
-                 f"{lower_lr}; if loss/kl carries the rise, the policy is drifting from the reference: {raise_kl}"
-                 + ("; loss/total also holds update.teacher_sft_coef x the teacher rows' NLL (select/teacher_rows: "
-                    "prompts the student's best answer lost), whose number alone moves it: the rise is in loss/policy + "
-                    "loss/kl or in loss/sft (the student drifting from the teacher's answers)" if any(teacher) else ""))
-
     entropy = series(rl_epochs, "policy/entropy")
     collapsing = set()  # epochs where entropy fell `entropy_falls` times running, far below its earlier peak
     for i in range(cfg.entropy_falls, len(entropy)):
@@ -243,10 +157,11 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
             flag("reward_cv_high", e,
                  f"reward/cv {cv:.3f} > {cfg.max_reward_cv}"
                  + (f" (reward/mean {mean:.4f}, std {std:.4f})" if mean is not None and std is not None else ""),
-                 f"with select.advantage=raw the reward itself is the advantage, so a few outliers carry the "
-                 f"gradient: set select.advantage=grpo (per-group normalisation), or "
-                 f"{key_change('reward.clip_max', 'lower', s)} or {key_change('reward.eps', 'raise', s)} (a weak teacher "
-                 f"answer inflates the ratio); if most rewards are 0, use easier prompts (data.difficulties)")
+                 "with select.advantage=raw the reward itself is the advantage, so a few outliers carry the "
+                 "gradient: set select.advantage=grpo (per-group normalisation)"
+                 + (f", or {key_change('reward.clip_max', 'lower', s)} or {key_change('reward.eps', 'raise', s)} (a weak "
+                    f"teacher answer inflates the ratio)" if s.get("reward.kind", "ratio") == "ratio" else "")
+                 + "; if most rewards are 0, use easier prompts (data.difficulties)")
 
         clip = get("policy/clip_ratio")
         clipped_surrogate = s.get("update.algorithm", "grpo") == "grpo" and s.get("update.loss_type") not in ("cispo", "sapo")
@@ -314,11 +229,12 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"{key_change('data.prompts_per_epoch', 'lower', s)}; use a cheaper judge.model or judge.kind=execution/mix; "
                  f"reruns and `rlaif replay` answer from the cache for free")
 
-        ch = m.get("_eval/change")
-        if isinstance(ch, dict) and ch["ci"][1] < 0:
-            flag("eval_regression", e,
-                 f"eval/pass@1 {ch['a']:.4f} at epoch {ch['from']} -> {ch['b']:.4f} ({ch['b'] - ch['a']:+.4f}, 95% "
-                 f"[{ch['ci'][0]:+.4f}, {ch['ci'][1]:+.4f}] over {ch['problems']} problems, paired)",
+        ch = m.get("_eval/change")   # a list of changes (pass@1 and score, from the previous and the first eval)
+        fell = [c for c in (ch if isinstance(ch, list) else [ch] if isinstance(ch, dict) else []) if c["ci"][1] < 0]
+        if fell:
+            flag("eval_regression", e, "; ".join(
+                 f"eval/{c.get('metric', 'pass@1')} {c['a']:.4f} at epoch {c['from']} -> {c['b']:.4f} ({c['b'] - c['a']:+.4f}, "
+                 f"95% [{c['ci'][0]:+.4f}, {c['ci'][1]:+.4f}] over {c['problems']} problems, paired)" for c in fell),
                  f"the policy got worse on held-out problems: {lower_lr} or {raise_kl}, as a variant "
                  f"(`rlaif update {e} update.lr=...`, `rlaif compare {e}`); eval.patience stops a run whose eval "
                  f"stops improving")

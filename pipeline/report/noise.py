@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 REWARD_CI = "_reward/change_ci"  # (low, high) of reward/mean's change from the previous epoch; not shown
 SAMPLED_WITH = "_sample/settings"  # {sample.top_p, sample.top_k} as the epoch's sample stage recorded them
 REWARD_FROM_BEST = "_reward/from_best"  # {from: the best earlier epoch, ci: reward/mean's change from it}
-EVAL_CHANGE = "_eval/change"  # eval pass@1 against the previous eval: {from, a, b, ci, problems}; not shown
+EVAL_CHANGE = "_eval/change"  # eval pass@1 and score against the previous and the first eval: [{metric, from, a, b, ci, problems}]; not shown
 
 
 def eval_dir(runner: "Runner", n: int) -> Path | None:
@@ -149,24 +149,34 @@ def change_intervals(runner: "Runner", ms: list[dict]) -> None:
     for n, m in by_epoch.items():   # the truncation each epoch sampled with (a run may change it between epochs)
         made = ((runner.epoch_manifests(n).get("sample") or {}).get("config") or {})
         m[SAMPLED_WITH] = {k: made[k] for k in ("sample.top_p", "sample.top_k") if k in made}
-    prev = None
+    prev = first = None
     for n in runner.epochs():
         rows = _rows(eval_dir(runner, n))
         if not rows:
             continue
         if prev is not None and None not in (prev[2], mode := eval_mode(runner, n)) and prev[2] != mode:
-            prev = None   # a sampled eval after greedy ones (or the reverse): no change to read between them
+            prev = first = None   # a sampled eval after greedy ones (or the reverse): no change to read between them
         if prev is not None and n in by_epoch:
-            try:
-                p = compare([per_problem(prev[1], "pass@1")], [per_problem(rows, "pass@1")], "eval/pass@1")
-            except ValueError:   # no problem in common
-                p = None
-            if p is not None:
-                ci = p.ci if math.isfinite(p.ci[1]) else (
-                    _paired_t(per_problem(prev[1], "pass@1"), per_problem(rows, "pass@1")) or p.ci)
-                by_epoch[n][EVAL_CHANGE] = {"from": prev[0], "a": p.mean_a, "b": p.mean_b, "ci": list(ci),
-                                            "problems": p.problems}
+            # against the previous eval, and against the run's first (a slow decline, each step inside the
+            # noise, adds up to one that is not): pass@1 and the graded score (which moves where pass@1 sits at 0)
+            changes = [c for earlier in ([prev] if first is prev else [prev, first]) for metric in ("pass@1", "score")
+                       if (c := _eval_change(earlier, rows, metric)) is not None]
+            if changes:
+                by_epoch[n][EVAL_CHANGE] = changes
         prev = (n, rows, eval_mode(runner, n))
+        first = first or prev
+
+
+def _eval_change(earlier: tuple, rows: list[dict], metric: str) -> dict | None:
+    """An eval's `metric` against an earlier eval's (epoch, rows, mode), paired by problem: {metric, from, a,
+    b, ci, problems}; None without problems in common or the metric."""
+    a, b = per_problem(earlier[1], metric), per_problem(rows, metric)
+    try:
+        p = compare([a], [b], f"eval/{metric}")
+    except ValueError:   # no problem in common
+        return None
+    ci = p.ci if math.isfinite(p.ci[1]) else (_paired_t(a, b) or p.ci)
+    return {"metric": metric, "from": earlier[0], "a": p.mean_a, "b": p.mean_b, "ci": list(ci), "problems": p.problems}
 
 
 def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
@@ -186,8 +196,8 @@ def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
             ci = _change_ci(seen[-1][1], means)
             if ci is not None:
                 by_epoch[n][REWARD_CI] = ci
-            best = max(seen, key=lambda s: s[2])
-            if best is not seen[-1] and (ci := _change_ci(best[1], means)) is not None:
+            best = max((s for s in seen if math.isfinite(s[2])), key=lambda s: s[2], default=None)   # a NaN epoch is no best
+            if best is not None and best is not seen[-1] and (ci := _change_ci(best[1], means)) is not None:
                 by_epoch[n][REWARD_FROM_BEST] = {"from": best[0], "ci": list(ci)}
         mean = by_epoch[n].get("reward/mean")
         seen.append((n, means, float(mean) if isinstance(mean, (int, float)) else sum(means.values()) / len(means)))

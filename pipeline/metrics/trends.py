@@ -1,0 +1,127 @@
+"""The health flags read across epochs (`trend_flags`, called by flags.analyse): a reward regression from
+one epoch to the next, a slow decline below the best earlier epoch, best-of-N rising while the mean
+falls, and the loss rising over report.loss_rising_epochs epochs.
+
+An epoch's reward is of the policy that sampled it: the one epoch N-1's update made (and promoted).
+So the advice for a fall at epoch N reruns epoch N-1's update as a variant, not epoch N's."""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from pipeline.config.epoch import ReportConfig
+from pipeline.metrics.advice import key_change
+from pipeline.metrics.doc import as_number, series
+
+STILL_KL = 1e-3
+"""kl/k3_start below this: the policy that sampled the epoch has hardly moved from the reference (a reward
+regression is then more likely the prompts drawn than the update)."""
+
+
+def variant_advice(e: int) -> str:
+    """How to try a change on the update that made the policy epoch e sampled from (epoch e - 1's)."""
+    if e <= 1:   # epoch 1 samples from the warm-start (epoch 0) or the base model: no RL update made it
+        return f"try it on a fresh run, or `rlaif update {e} update.lr=...` for what comes after"
+    return (f"try it as a variant of the update that made the policy epoch {e} sampled: `rlaif update {e - 1} "
+            f"update.lr=...`, `rlaif compare {e - 1}`, `rlaif promote {e - 1} VARIANT`, then `rlaif epoch {e}` "
+            f"samples from it")
+
+
+def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Callable[..., None]) -> None:
+    """Raise the across-epoch flags of `ms` (sorted by epoch) through `flag(name, epoch, evidence, advice,
+    severity)`; `s` the run's flat settings, as `analyse` takes them."""
+    lower_lr, raise_kl = key_change("update.lr", "lower", s), key_change("update.kl_coef", "raise", s, default=0.05)
+    epochs = [m["epoch"] for m in ms]
+    rewards = series(ms, "reward/mean")
+    bon = dict(series(ms, "reward/best_of_n"))
+    regressed = set()
+    for i in range(1, len(rewards)):
+        (e0, r0), (e1, r1) = rewards[i - 1], rewards[i]
+        ci = ms[epochs.index(e1)].get("_reward/change_ci")
+        if r1 >= r0 - cfg.regression_drop or (ci is not None and math.isfinite(ci[1]) and ci[1] >= 0):
+            continue  # not down by the threshold, or down inside its interval (paired by prompt): noise; one prompt: the threshold alone
+        regressed.add(e1)
+        best_e, best_r = max(rewards[:i], key=lambda er: er[1])
+        moved = as_number(ms[epochs.index(e1)].get("kl/k3_start"))
+        # the policy that sampled is its reference, or nearly (not with kl_reference=previous: they are one policy)
+        still = moved is not None and moved < STILL_KL and s.get("update.kl_reference") != "previous"
+        flag("reward_regression", e1,
+             f"reward/mean {r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}; threshold -{cfg.regression_drop}); "
+             f"best so far {best_r:.4f} at epoch {best_e}" + (f"; kl/k3_start {moved:.3g}" if moved is not None else ""),
+             ("the policy that sampled has hardly moved from its reference (kl/k3_start below "
+              f"{STILL_KL:g}), so the fall is more likely the prompts this epoch drew than the update: "
+              "data.pool_size fixes the prompts every epoch, a larger data.prompts_per_epoch averages over more; "
+              "if the update is the cause, " if still else "")
+             + f"{lower_lr} or {raise_kl}; {variant_advice(e1)}",
+             "critical" if r1 < r0 - 5 * cfg.regression_drop and not still else "warning")
+        if e0 in bon and e1 in bon and bon[e1] > bon[e0]:
+            k = int(as_number(s.get("sample.num_samples")) or 4)
+            cur = int(as_number(s.get("select.top_k")) or 0)
+            top_k = max(2, (cur or k) // 2)
+            flag("best_of_n_vs_mean", e1,
+                 f"reward/best_of_n {bon[e0]:.4f} -> {bon[e1]:.4f} ({bon[e1] - bon[e0]:+.4f}) while reward/mean "
+                 f"{r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}): the best completions improve, the typical one gets worse",
+                 "train on the best of each group: "
+                 + (f"set select.top_k (e.g. {cur} -> {top_k}, best-of-N filtering) or " if top_k < (cur or k) else "")
+                 + f"raise select.min_reward; {lower_lr} or {raise_kl}")
+
+    # a slow decline: below the best earlier epoch beyond noise, where no single step was a regression
+    by_e = dict(rewards)
+    for m in ms:
+        e, fb = m["epoch"], m.get("_reward/from_best")
+        if not isinstance(fb, dict) or e not in by_e or fb["from"] not in by_e or any(
+                fb["from"] < r <= e for r in regressed):   # a regression since the best says it already
+            continue
+        r_best, r1 = by_e[fb["from"]], by_e[e]
+        if r1 < r_best - cfg.regression_drop and (fb["ci"][1] < 0 or not math.isfinite(fb["ci"][1])):
+            flag("reward_decline", e,
+                 f"reward/mean {r1:.4f} at epoch {e} against {r_best:.4f} at epoch {fb['from']}, its best "
+                 f"({r1 - r_best:+.4f}, 95% [{fb['ci'][0]:+.4f}, {fb['ci'][1]:+.4f}]): "
+                 + " -> ".join(f"{v:.4f}" for ep, v in rewards if fb["from"] <= ep <= e),
+                 f"{lower_lr} or {raise_kl}; {variant_advice(e)}; the evals say whether the held-out score "
+                 f"fell too; eval.patience stops a run whose eval stops improving")
+    loss_rising(ms, cfg, s, flag, lower_lr, raise_kl)
+
+
+def _rises(window: list[float]) -> bool:
+    start, end = window[0], window[-1]
+    return end == max(window) and end - start > max(0.05 * abs(start), 1e-3)
+
+
+def loss_rising(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Callable[..., None],
+                lower_lr: str, raise_kl: str) -> None:
+    """Loss rising k epochs running. Rule: epoch i is flagged when the loss is the highest of epochs
+    i-k..i and more than 5% (at least 0.001) above the loss k epochs before. So a dip inside the window
+    (0.3853 -> 0.3552 -> 0.4473) does not hide a rise over it, noise on a flat loss does not count, and
+    a loss that is falling at the latest epoch is not flagged. Where the update records its parts, the
+    rule reads the parts that have a level: loss/kl (the drift from the reference) and loss/sft (the
+    teacher rows' NLL), never loss/policy, which group-normalised advantages hold near 0 by construction
+    (a relative rise of its noise is no signal); an epoch trained on teacher rows alone has no RL part."""
+    k = cfg.loss_rising_epochs
+    rl_epochs = [m for m in ms if int(m["epoch"]) >= 1]   # epoch 0: the warm-start's supervised loss and entropy
+    loss = series(rl_epochs, "loss/total")
+    for i in range(k, len(loss)):
+        window = [v for _, v in loss[i - k: i + 1]]
+        start, end = window[0], window[-1]
+        span = [m for m in rl_epochs if loss[i - k][0] <= int(m["epoch"]) <= loss[i][0]]
+        cols = {key: [as_number(m.get(key)) for m in span]
+                for key in ("loss/policy", "loss/kl", "loss/sft", "select/teacher_rows")}
+        if not _rises(window):
+            continue
+        if any(v is not None for v in cols["loss/policy"] + cols["loss/kl"] + cols["loss/sft"]):
+            # a part judged where it was recorded at the window's ends (and on the epochs between that have it)
+            judged = [[v for v in cols[key] if v is not None] for key in ("loss/kl", "loss/sft")
+                      if cols[key][0] is not None and cols[key][-1] is not None]
+            if not any(_rises(vals) for vals in judged):
+                continue
+        teacher = cols["select/teacher_rows"]
+        parts = "; ".join(f"{key} " + " -> ".join("-" if v is None else f"{v:.4g}" for v in vals)
+                          for key, vals in cols.items() if any(v is not None for v in vals))
+        flag("loss_rising", loss[i][0],
+             f"loss/total over epochs {loss[i - k][0]}..{loss[i][0]}: "
+             f"{' -> '.join(f'{v:.4f}' for v in window)} ({end - start:+.4f}, {100 * (end - start) / abs(start or 1):+.0f}%)"
+             + (f" ({parts})" if parts else ""),
+             f"{lower_lr}; if loss/kl carries the rise, the policy is drifting from the reference: {raise_kl}"
+             + ("; loss/total also holds update.teacher_sft_coef x the teacher rows' NLL (select/teacher_rows: "
+                "prompts the student's best answer lost), whose number alone moves it: the rise is in loss/policy + "
+                "loss/kl or in loss/sft (the student drifting from the teacher's answers)" if any(teacher) else ""))

@@ -1,0 +1,104 @@
+"""The health flags read across epochs and their advice (pipeline/metrics/trends.py, flags.py): the loss
+rules on the parts of the loss that have a level, advice that always changes something, and an eval that
+falls from the run's first eval, or on its graded score alone."""
+from __future__ import annotations
+
+import pytest
+
+from pipeline.metrics.flags import analyse
+from tests.test_flags import CFG, healthy
+from tests.test_report import build_fake_run
+
+
+@pytest.fixture
+def fake_run(tmp_path):
+    return build_fake_run(tmp_path)
+
+
+def test_the_loss_rules_read_the_parts_with_a_level_not_the_policy_terms_noise():
+    """loss/policy sits near 0 by construction (group-normalised advantages): -0.012 -> -0.020 -> -0.004 is
+    a +70% "rise" of noise, with loss/kl flat: no flag. An epoch trained on teacher rows alone (no RL part,
+    loss/total = the teacher NLL x update.teacher_sft_coef) with loss/sft falling: no flag either."""
+    ms = [{"epoch": e, "loss/total": p + 0.0005, "loss/policy": p, "loss/kl": 0.0005}
+          for e, p in ((1, -0.012), (2, -0.020), (3, -0.004))]
+    assert "loss_rising" not in {f.name for f in analyse(ms, CFG)}
+    ms[2]["loss/kl"], ms[2]["loss/total"] = 0.004, 0.0   # the KL term rising is a rise
+    assert "loss_rising" in {f.name for f in analyse(ms, CFG)}
+    ms = [{"epoch": 1, "loss/total": 0.17, "loss/policy": 0.01, "loss/kl": 0.001, "loss/sft": 0.60, "select/teacher_rows": 3},
+          {"epoch": 2, "loss/total": 0.16, "loss/policy": 0.01, "loss/kl": 0.001, "loss/sft": 0.58, "select/teacher_rows": 3},
+          {"epoch": 3, "loss/total": 2.2, "loss/sft": 0.55, "select/teacher_rows": 8, "select/kept_frac": 0.0}]
+    assert "loss_rising" not in {f.name for f in analyse(ms, CFG)}
+
+
+def test_advice_never_suggests_a_value_that_changes_nothing():
+    ms = healthy(4)
+    ms[2].update({"reward/mean": 0.25, "reward/best_of_n": 0.65})
+
+    def bon(**s):
+        return next(f for f in analyse(ms, CFG, s) if f.name == "best_of_n_vs_mean").advice
+    assert "select.top_k" not in bon(**{"sample.num_samples": 2})                     # 2 of 2 keeps every answer
+    assert "select.top_k (e.g. 4 -> 2" in bon(**{"sample.num_samples": 8, "select.top_k": 4})
+    assert "select.top_k (e.g. 0 -> 4" in bon(**{"sample.num_samples": 8})
+    cost = healthy(4)
+    cost[2]["judge/cost_usd"] = 12.0
+    (f,) = analyse(cost, CFG, {"sample.num_samples": 1, "data.prompts_per_epoch": 8})
+    assert "sample.num_samples (at 1, its least)" in f.advice and "1 -> 1" not in f.advice
+    cv = healthy(4)
+    cv[2]["reward/cv"] = 2.5
+    (f,) = analyse(cv, CFG, {"select.advantage": "raw", "reward.kind": "direct"})   # no ratio: no clip or eps
+    assert "select.advantage=grpo" in f.advice and "reward.clip_max" not in f.advice and "reward.eps" not in f.advice
+
+
+def test_an_eval_that_falls_from_the_first_or_on_its_score_alone_is_a_regression():
+    first = {"metric": "pass@1", "from": 0, "a": 0.30, "b": 0.25, "ci": [-0.073, -0.027], "problems": 30}
+    step = {"metric": "pass@1", "from": 3, "a": 0.26, "b": 0.25, "ci": [-0.03, 0.01], "problems": 30}
+    score = {"metric": "score", "from": 3, "a": 0.51, "b": 0.32, "ci": [-0.197, -0.182], "problems": 20}
+    for changes, said in (([step, first], "at epoch 0"), ([step, score], "eval/score 0.5100")):
+        ms = healthy(4)
+        ms[3]["_eval/change"] = changes
+        (f,) = analyse(ms, CFG)
+        assert f.name == "eval_regression" and said in f.evidence and "eval/pass@1 0.2600" not in f.evidence
+    ms = healthy(4)
+    ms[3]["_eval/change"] = [step]
+    assert analyse(ms, CFG) == []
+
+
+def test_a_slow_eval_decline_is_flagged_against_the_first_eval_in_the_report(fake_run):
+    """Evals at epochs 0-4 on 30 problems, each a step of 3 more problems down by 1/8 (every step inside its
+    interval): the fall from epoch 0 is not, from the second step on, and the report says so."""
+    from pipeline.report.report import write_report
+    from pipeline.run.runner import Runner
+    from tests.test_report import STAGES, Stage, _eval_dir, _noop
+    run = Runner(fake_run.cfg, stages=STAGES + [Stage("eval", "1", (), ("update",), _noop, variant=True)])
+    base = [0.5] * 30
+    for e in range(5):
+        fp = run.base_policy_fp() if e == 0 else run.chosen_update(e)[1]["fingerprint"]
+        _eval_dir(run, e, fp, [p - 0.125 if 3 * (e - 1) <= i < 3 * e else p - 0.125 * (i < 3 * (e - 1)) for i, p in
+                               enumerate(base)] if e else base)
+    health = write_report(run).read_text().split("## Health")[1].split("## ")[0]
+    lines = [s for s in health.splitlines() if "`eval_regression`" in s]
+    flagged = {int(s.split("epoch ")[1].split(",")[0]) for s in lines}
+    assert 4 in flagged and 1 not in flagged, health      # three problems down at a step: noise
+    assert all("at epoch 0 ->" in s and not any(f"at epoch {e} ->" in s for e in (1, 2, 3)) for s in lines), health
+
+
+def test_a_nan_reward_at_the_first_epoch_leaves_the_decline_check_on(fake_run):
+    """reward/mean factors 0.5, 1.0, 0.9, 0.8 of one set of prompt rewards: epoch 4 declines from epoch 2,
+    its best. With epoch 1's reward/mean NaN in metrics.json (its reward table as it was), the NaN epoch
+    is no "best": the decline is still flagged, beside non_finite at epoch 1."""
+    import json
+    import random
+
+    from pipeline.report.report import write_report
+    from tests.test_report import _rewards
+    rng = random.Random(3)
+    base = [[rng.choice([0.0, 0.2, 0.5, 1.0]) for _ in range(8)] for _ in range(24)]
+    for e, f in zip((1, 2, 3, 4), (0.5, 1.0, 0.9, 0.75)):
+        rows = {f"e{e}p{i}": [r * f for r in rs] for i, rs in enumerate(base)}
+        _rewards(fake_run, e, rows)
+        mp = fake_run.epoch_dir(e) / "metrics.json"
+        m = json.loads(mp.read_text())
+        m["reward/mean"] = float("nan") if e == 1 else sum(map(sum, rows.values())) / sum(map(len, rows.values()))
+        mp.write_text(json.dumps(m))
+    health = write_report(fake_run).read_text().split("## Health")[1].split("## Metrics per epoch")[0]
+    assert "`reward_decline`" in health and "at epoch 2, its best" in health, health
