@@ -102,3 +102,13 @@ def test_a_nan_reward_at_the_first_epoch_leaves_the_decline_check_on(fake_run):
         mp.write_text(json.dumps(m))
     health = write_report(fake_run).read_text().split("## Health")[1].split("## Metrics per epoch")[0]
     assert "`reward_decline`" in health and "at epoch 2, its best" in health, health
+
+
+def test_a_teacher_only_epochs_entropy_is_not_the_policys():
+    """An epoch whose update trained the teacher's rows alone (select/kept_frac 0) records their entropy at
+    T = 1: it is neither a peak the policy fell from nor a collapse."""
+    ms = [{"epoch": e, "policy/entropy": v, "select/kept_frac": k}
+          for e, v, k in ((1, 0.15, 0.9), (2, 0.14, 0.9), (3, 0.60, 0.0), (4, 0.15, 0.9), (5, 0.13, 0.9))]
+    assert "entropy_collapse" not in {f.name for f in analyse(ms, CFG)}
+    ms[2]["select/kept_frac"] = 0.9   # the same figure from the policy's own rows: a peak it fell from
+    assert "entropy_collapse" in {f.name for f in analyse(ms, CFG)}

@@ -37,7 +37,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
 
     trend_flags(ms, cfg, s, flag)   # across epochs: reward regression and decline, best-of-N, loss rising
     rl_epochs = [m for m in ms if int(m["epoch"]) >= 1]   # epoch 0: the warm-start's supervised loss and entropy
-    entropy = series(rl_epochs, "policy/entropy")
+    # an epoch whose update trained the teacher's rows alone measured their entropy (at T = 1), not the policy's
+    entropy = series([m for m in rl_epochs if as_number(m.get("select/kept_frac")) != 0], "policy/entropy")
     collapsing = set()  # epochs where entropy fell `entropy_falls` times running, far below its earlier peak
     for i in range(cfg.entropy_falls, len(entropy)):
         run = [v for _, v in entropy[i - cfg.entropy_falls: i + 1]]
@@ -85,7 +86,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"{raise_t} and {raise_k} so groups spread; if it rose after updates, {lower_lr}; {why}; "
                  f"curriculum.strategy=adaptive prefers prompts the student solves only sometimes")
 
-        ent = get("policy/entropy")
+        ent = get("policy/entropy") if get("select/kept_frac") != 0 else None
         if e >= 1 and ent is not None and (ent < cfg.min_entropy or e in collapsing):
             peak = max((v for ep, v in entropy if ep < e), default=ent)
             flag("entropy_collapse", e,
