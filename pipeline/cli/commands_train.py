@@ -176,8 +176,7 @@ def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float |
                name: str | None = None, judge_reused: bool = False) -> str:
     """One epoch's line: its headline metrics (and, looping over epochs, what ran, in how long);
     judge_reused: this command reused the judge stage, so its call counts are said as that stage's."""
-    path = r.epoch_dir(n) / "metrics.json"
-    m = json.loads(path.read_text()) if path.exists() else {}
+    m = r.read_metrics(n) or {}
     keys = ["reward/mean", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean", "score/teacher_mean",
             "loss/total", "kl/k3", "eval/pass@1"] + ([] if judge_reused else ["judge/api_calls", "judge/cache_hits"])
     figures = "  ".join(f"{k}={m[k]:.4g}" for k in keys if isinstance(m.get(k), (int, float)))

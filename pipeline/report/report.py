@@ -11,7 +11,6 @@ Deliberately left out: tracker logging (TensorBoard / W&B), and interactive plot
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +22,7 @@ from pipeline.metrics.doc import as_number, metrics_markdown
 from pipeline.report.plots import make_plots
 from pipeline.report.table import _fmt, legend, metrics_table
 from pipeline.run.lineage import made_otherwise
-from pipeline.run.runner import older_code
+from pipeline.run.freshness import older_code
 
 if TYPE_CHECKING:
     from pipeline.run.runner import Runner
@@ -33,9 +32,7 @@ def load_metrics(runner: "Runner") -> list[dict]:
     """metrics.json of every epoch that has one, in epoch order."""
     out = []
     for n in runner.epochs():
-        p = runner.epoch_dir(n) / "metrics.json"
-        if p.exists():
-            m = json.loads(p.read_text())
+        if (m := runner.read_metrics(n)) is not None:
             m.setdefault("epoch", n)
             out.append(m)
     return out
@@ -225,7 +222,7 @@ def status_lines(runner: "Runner") -> list[str]:
             total[k] = total.get(k, 0.0) + v
         cost = sum(v for k, v in spend.items() if k.endswith("cost_usd"))
         mpath = runner.epoch_dir(n) / "metrics.json"
-        reward = as_number(json.loads(mpath.read_text()).get("reward/mean")) if mpath.exists() else None
+        reward = as_number((runner.read_metrics(n) or {}).get("reward/mean"))
         lines.append(f"  epoch {n:>3}  {'  '.join(states)}  chosen={chosen[0].name if chosen else '-'} "
                      f"({len(runner.update_variants(n))} variant(s))  reward={_fmt(reward)}  spent=${cost:.4f}"
                      + ("" if mpath.exists() else "  (no metrics.json: unfinished)"))

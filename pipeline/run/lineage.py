@@ -235,9 +235,8 @@ class Lineage:
             return None
         hist = []
         for e in range(0, n):
-            p = self.epoch_dir(e) / "metrics.json"
-            if p.exists():
-                v = json.loads(p.read_text()).get(ec.early_stop_metric)
+            if (m := self.read_metrics(e)) is not None:
+                v = m.get(ec.early_stop_metric)
                 if isinstance(v, (int, float)):
                     hist.append((e, float(v)))
         if len(hist) <= ec.patience:
@@ -328,6 +327,20 @@ class Lineage:
                 if m is not None:
                     out[st.name] = m
         return out
+
+    def read_metrics(self, n: int) -> dict | None:
+        """Epoch n's metrics.json, None without one. One that does not parse (cut short) is made again from
+        the epoch's manifests, as a finished epoch writes it, with a warning; None where nothing finished."""
+        p = self.epoch_dir(n) / "metrics.json"
+        if not p.exists():
+            return None
+        try:
+            return json.loads(p.read_text())
+        except ValueError:
+            if not self.epoch_manifests(n):
+                return None
+            log.warning("%s does not parse (cut short?); made again from the epoch's manifests", p)
+            return self.write_metrics(n)
 
     def write_metrics(self, n: int, wall_s: float | None = None) -> dict:
         ms = self.epoch_manifests(n)

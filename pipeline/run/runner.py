@@ -19,6 +19,7 @@ from pipeline.store import dist
 from pipeline.store.artifacts import atomic_dir, clean_stale, load_complete, read_manifest, write_manifest
 from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
+from pipeline.run.freshness import input_digests, older_code, stale_inputs
 from pipeline.run.lineage import Lineage, made_otherwise
 from pipeline.stages import POLICY, REFERENCE, Ctx, Stage
 
@@ -54,26 +55,6 @@ def _resolve(ref: str, quiet: bool = True) -> Callable[[Ctx], None]:
     if quiet:
         quiet_libraries()
     return getattr(importlib.import_module(module), name)
-
-
-def older_code(cfg, st, m: dict | None, memo: dict | None = None) -> dict[str, tuple]:
-    """What of a finished stage's code (Stage.code: the harnesses, the rubric, a reward function's file)
-    differs from this version's: {part: (then, now)}; {} when nothing does, or it cannot be told (a
-    reward function that no longer imports: the run says so when it needs it). memo: this version's
-    code per Stage.code, kept by a caller that asks for many epochs (`rlaif status`)."""
-    old = (m or {}).get("code")
-    if not st.code or old is None:
-        return {}
-    memo = {} if memo is None else memo
-    if st.code not in memo:
-        try:
-            memo[st.code] = _resolve(st.code, quiet=False)(cfg)
-        except Exception:   # noqa: BLE001  a reading command must not fail on what only a run needs
-            memo[st.code] = None
-    now = memo[st.code]
-    if now is None:
-        return {}
-    return {k: (old.get(k), v) for k, v in now.items() if old.get(k) != v}
 
 
 def quiet_libraries() -> None:
@@ -200,11 +181,14 @@ class Runner(Lineage):
                 raise RunError(f"epoch {n} has no finished update; run `rlaif epoch {n}` first"
                                + (" (the supervised warm-start)" if n == 0 else ""))
             d_in, fp_in = chosen[0], chosen[1]["fingerprint"]
+            self._check_policies(n, st, {POLICY: d_in / "adapter"}, key=POLICY)
         fp = self.eval_fp(fp_in)
         d = self.epoch_dir(n) / f"eval-{fp[:8]}"
         echo = echo if dist.is_main() else _silent
         with self.held():
             m = None if force else dist.on_main(lambda: load_complete(d, fp))
+            if m is not None and stale_inputs(m, {"update": d_in}):
+                m = None   # the update remade since this eval read it
             if m is None:
                 echo(f"  eval     running  {d.relative_to(self.run_dir)}")
                 m = self._run_stage(st, n, fp, d, {"update": d_in}, {"update": fp_in})
@@ -261,6 +245,9 @@ class Runner(Lineage):
             if only is not None and st.name != only and st.name not in needed:
                 continue   # --only teacher needs prompts, not sample
             m = None if (force and (only in (None, st.name))) else dist.on_main(lambda: load_complete(d, fp))
+            stale = stale_inputs(m, {k: dirs.get(k) for k in st.inputs}) if m is not None else []
+            if stale:
+                m = None   # an input remade since this stage read it: its rows may be others now
             if m is not None:
                 echo(f"  {st.name:<8} reused   {d.relative_to(self.run_dir)} ({m.get('rows', 0)} rows)")
                 if changed := older_code(self.cfg, st, m):
@@ -297,7 +284,8 @@ class Runner(Lineage):
             why, old = "", read_manifest(d) if not st.variant else None
             if old is not None:   # remade: say why
                 moved = made_otherwise(self.cfg, st, old)
-                why = (" (remade: --force)" if force and old.get("fingerprint") == fp else
+                why = (f" (remade: its input {', '.join(stale)} was remade since it read it)" if stale else
+                       " (remade: --force)" if force and old.get("fingerprint") == fp else
                        " (remade: a file of it was missing or corrupted)" if old.get("fingerprint") == fp else
                        f" (remade: {', '.join(moved)[:300]})" if moved else " (remade: its inputs changed)")
             echo(f"  {st.name:<8} running  {d.relative_to(self.run_dir)}{why}")
@@ -313,18 +301,19 @@ class Runner(Lineage):
             dist.on_main(finish)
         return results
 
-    def _check_policies(self, n: int, st: Stage, dirs: dict) -> None:
-        """The policies a stage about to run reads (the one it samples from, the KL reference) are
-        intact: a corrupted chosen policy is never used (it is not this epoch's to recompute)."""
+    def _check_policies(self, n: int, st: Stage, dirs: dict, key: str | None = None) -> None:
+        """The policies a stage about to run reads (the one it samples from, the KL reference; key: this one
+        whatever the stage's inputs are called, as the eval reads its update) are intact: a corrupted chosen
+        policy is never used (it is not this epoch's to recompute)."""
         from pipeline.store.artifacts import corrupted_file
-        for key in (POLICY, REFERENCE):
-            adapter = dirs.get(key) if key in st.inputs else None
+        for k in (key,) if key else (POLICY, REFERENCE):
+            adapter = dirs.get(k) if key or k in st.inputs else None
             if adapter is None or adapter.parent in self._verified:
                 continue
             m = read_manifest(adapter.parent)
             bad = corrupted_file(adapter.parent, m) if m else "manifest.json"
             if bad is not None:
-                raise RunError(f"epoch {n} {st.name}: the {key} it reads, {adapter.parent}, has {bad} missing or "
+                raise RunError(f"epoch {n} {st.name}: the {k} it reads, {adapter.parent}, has {bad} missing or "
                                f"corrupted (checksum mismatch): it changed after it was written. Remake that "
                                f"epoch's update (`rlaif epoch {m.get('epoch', '?') if m else '?'} --force`), or promote "
                                f"another variant of it (`rlaif promote`)")
@@ -367,7 +356,7 @@ class Runner(Lineage):
             ctx.figures.update(_gpu_peak(st.name))
             _fault_point(st.name)
             manifest = write_manifest(tmp, {
-                "stage": st.name, "epoch": n, "fingerprint": fp, "inputs": input_fps,
+                "stage": st.name, "epoch": n, "fingerprint": fp, "inputs": input_fps, "input_digests": input_digests(inputs),
                 "config": {f: self.cfg.get(f) for f in st.fields}, "version": st.version,
                 "started_at": started, "wall_s": time.time() - t, "rows": ctx.rows,
                 "figures": ctx.figures,

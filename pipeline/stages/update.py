@@ -106,6 +106,8 @@ def run_sft(ctx: Ctx) -> None:
     # its own schedule (warmup_ratio of its steps), and no optimizer state for RL to carry: the
     # warm-start's moments belong to another objective, and epoch 1 starts a fresh AdamW
     uc = cfg.update.model_copy(update={"lr": cfg.update.sft_lr, "epochs": cfg.update.sft_epochs, "warmup_steps": None})
+    ckpt = ctx.run_dir / f"epoch-{ctx.epoch:03d}" / f".ckpt-update-{ctx.fingerprint[:8]}"   # a killed warm-start resumes
     ctx.figures = train(model, rows, uc, 1.0, tok.pad_token_id, seed=cfg.run.seed, fresh_adapter=True, sft_coef=1.0,
-                        save_to=ctx.out / "adapter")
+                        save_to=ctx.out / "adapter", checkpoint=ckpt, checkpoint_every=cfg.run.checkpoint_every)
     ctx.rows = len(rows)
+    ctx.on_success.append(lambda: shutil.rmtree(ckpt, ignore_errors=True))

@@ -21,8 +21,8 @@ from pipeline.engines.forward import (collate, prompt_ordered, resolve_share_pro
 from pipeline.engines.model import save_adapter
 from pipeline.store import dist
 from pipeline.train.loss import high_entropy_mask, loss_norms, policy_loss, settings, trained_len
-from pipeline.train.optim import (OPTIMIZER, SCHEDULE, load_carried, lr_schedule, restore, save_checkpoint,
-                                  save_schedule)
+from pipeline.train.optim import (OPTIMIZER, SCHEDULE, load_carried, lr_schedule, readable_checkpoint, restore,
+                                  save_checkpoint, save_schedule)
 
 log = logging.getLogger("rlaif")
 
@@ -194,7 +194,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
 
     # logp under the policy before any step (for the ratio) and under the reference (adapter off):
     # given by the logprobs stage (shared by every update variant of the epoch), else computed here
-    resuming = checkpoint is not None and (checkpoint / "state.pt").exists()
+    resuming = checkpoint is not None and (checkpoint / "state.pt").exists() and readable_checkpoint(checkpoint / "state.pt")
     if logprobs is not None:
         old, ref = logprobs
     elif not resuming:

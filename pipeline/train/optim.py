@@ -31,7 +31,22 @@ def save_checkpoint(path: Path, st: dict, old: dict, ref: dict, model, optimizer
                 "rng": torch.get_rng_state(),
                 # a GPU's own generators (dropout on CUDA draws from them): a resumed update draws as the run would have
                 "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else None}, tmp)
+    with open(tmp, "rb") as f:   # on the disk before it takes the name: a power loss leaves the old one or this
+        os.fsync(f.fileno())
     os.replace(tmp, path)
+
+
+def readable_checkpoint(path: Path) -> bool:
+    """Whether the resume checkpoint at path loads; one that does not (cut short, overwritten) is removed with
+    a warning, and the update starts over instead of failing on it at every rerun."""
+    try:
+        torch.load(path, weights_only=False, map_location="cpu")
+        return True
+    except Exception as e:  # noqa: BLE001  torch raises many kinds for a damaged zip
+        log.warning("update: the resume checkpoint %s cannot be read (%s); the update starts over", path,
+                    str(e).splitlines()[0][:200])
+        path.unlink(missing_ok=True)
+        return False
 
 
 def restore(path: Path, model, optimizer, scheduler) -> tuple[dict, dict, dict]:

@@ -1,0 +1,62 @@
+"""Whether a finished stage is still what this run would make: its code (`older_code`: the harnesses, the
+rubric, a reward function's file that changed since) and its inputs' contents (`stale_inputs`).
+
+A stage's fingerprint hashes its config and its inputs' fingerprints, not their contents: an input remade
+at the same fingerprint (a file of it was missing or corrupted, and a runtime-only setting such as
+sample.engine, or another machine's kernels, made it anew) may hold other rows than the ones a later
+stage read. So each stage's manifest records its inputs' content digests (`input_digests`), and a stage
+whose input moved since is remade, not reused."""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from pathlib import Path
+
+from pipeline.store.artifacts import read_manifest
+
+
+def _digest(d: Path | None) -> str | None:
+    """The content digest of a stage's output directory (its manifest's file checksums), or of the stage
+    directory an adapter lies in; None for no directory or one without a manifest."""
+    if d is None:
+        return None
+    m = read_manifest(d) or (read_manifest(d.parent) if d.name == "adapter" else None)
+    if not m or not m.get("files"):
+        return None
+    return hashlib.sha256(json.dumps(m["files"], sort_keys=True).encode()).hexdigest()[:16]
+
+
+def input_digests(inputs: dict[str, Path | None]) -> dict[str, str]:
+    """{input: its content digest} for a stage's manifest."""
+    return {k: v for k, d in inputs.items() if (v := _digest(d)) is not None}
+
+
+def stale_inputs(m: dict, inputs: dict[str, Path | None]) -> list[str]:
+    """The inputs of finished stage `m` whose contents moved since it read them (remade at the same
+    fingerprint); [] for a manifest from before digests were recorded."""
+    then = m.get("input_digests") or {}
+    return [k for k, v in then.items() if k in inputs and _digest(inputs[k]) not in (None, v)]
+
+
+def older_code(cfg, st, m: dict | None, memo: dict | None = None) -> dict[str, tuple]:
+    """What of a finished stage's code (Stage.code: the harnesses, the rubric, a reward function's file)
+    differs from this version's: {part: (then, now)}; {} when nothing does, or it cannot be told (a
+    reward function that no longer imports: the run says so when it needs it). memo: this version's
+    code per Stage.code, kept by a caller that asks for many epochs (`rlaif status`)."""
+    old = (m or {}).get("code")
+    if not st.code or old is None:
+        return {}
+    memo = {} if memo is None else memo
+    if st.code not in memo:
+        try:
+            module, name = st.code.split(":")
+            memo[st.code] = getattr(importlib.import_module(module), name)(cfg)
+        except Exception:   # noqa: BLE001  a reading command must not fail on what only a run needs
+            memo[st.code] = None
+    now = memo[st.code]
+    if now is None:
+        return {}
+    return {k: (old.get(k), v) for k, v in now.items() if old.get(k) != v}
+
+

@@ -1,0 +1,116 @@
+"""A run damaged on disk or killed mid-stage resumes without a traceback and without reading what it
+should not: a stage whose input was remade since it read it is remade too; `rlaif eval` refuses a
+corrupted chosen policy; an unreadable update checkpoint starts the update over; a killed warm-start
+resumes from its checkpoint; a metrics.json cut short is made again from the manifests."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from pipeline.config.errors import RunError
+from pipeline.config.file import load_config
+from pipeline.engines.model import load_student, load_tokenizer
+from pipeline.run.runner import Runner
+from pipeline.stages import update_loop
+from pipeline.store.artifacts import read_manifest, write_json
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_a_stage_whose_input_was_remade_since_it_read_it_is_remade(tiny_config, capsys):
+    """judge read epoch 1's sample table; that table made again (here: the digest judge recorded of it
+    differs from the one on disk now, as when a runtime-only setting or another machine remade it): the
+    rerun remakes judge, saying why (its judgements from the cache), and reuses what reads only judge's
+    unchanged rows."""
+    r = Runner(load_config(None, tiny_config))
+    r.run_epoch(1)
+    jd = r.epoch_dir(1) / "judge"
+    m = read_manifest(jd)
+    assert set(m["input_digests"]) == {"prompts", "sample", "teacher"}
+    m["input_digests"]["sample"] = "0" * 16
+    write_json(jd / "manifest.json", m)
+    capsys.readouterr()
+    Runner(load_config(None, tiny_config)).run_epoch(1)
+    out = capsys.readouterr().out
+    assert "judge    running" in out and "(remade: its input sample was remade since it read it)" in out, out
+    assert "reward   reused" in out, out      # judge's rows came out the same: what reads them stands
+    assert read_manifest(jd)["input_digests"]["sample"] != "0" * 16
+
+
+def test_rlaif_eval_refuses_a_corrupted_chosen_policy(tiny_config):
+    r = Runner(load_config(None, tiny_config))
+    r.run_epoch(1)
+    for d in r.epoch_dir(1).glob("eval-*"):
+        import shutil
+        shutil.rmtree(d)
+    adapter = r.chosen_update(1)[0] / "adapter" / "adapter_model.safetensors"
+    adapter.write_bytes(b"garbage")
+    with pytest.raises(RunError, match=r"eval: the policy it reads, .*adapter_model.safetensors missing or corrupted"):
+        Runner(load_config(None, tiny_config)).run_eval(1)
+
+
+def test_an_unreadable_update_checkpoint_starts_the_update_over(tiny_model, tmp_path, caplog):
+    cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4", "update.micro_batch_size=2",
+                             "update.grad_accum=1"])
+    tok = load_tokenizer(cfg.student)
+    rows = [{"prompt_ids": [5, 6, 7 + g], "completion_ids": [9, 10 + i, 11], "advantage": 1.0 - 2 * i}
+            for g in range(2) for i in range(2)]
+
+    def trained(ckpt):
+        torch.manual_seed(0)
+        model = load_student(cfg.student, trainable=True)
+        update_loop.train(model, rows, cfg.update, 1.0, tok.pad_token_id, show_progress=False, fresh_adapter=True,
+                          checkpoint=ckpt, checkpoint_every=1)
+        return {n: p.detach().clone() for n, p in model.named_parameters() if p.requires_grad}
+    want = trained(None)
+    (tmp_path / "ckpt").mkdir()
+    (tmp_path / "ckpt" / "state.pt").write_bytes(b"PK\x03\x04 cut short")   # a zip's start, no directory
+    got = trained(tmp_path / "ckpt")
+    assert "cannot be read" in caplog.text and "starts over" in caplog.text
+    assert all(torch.equal(got[n], want[n]) for n in want)   # from the start, as a fresh update
+
+
+@pytest.mark.slow
+def test_a_killed_warm_start_resumes_from_its_checkpoint(tiny_config, tmp_path):
+    """SIGKILL at the warm-start's second optimizer step (run.checkpoint_every=1): the rerun resumes from
+    the checkpoint, not from step 0, and writes the adapter an uninterrupted warm-start writes."""
+    over = [*tiny_config, "update.warm_start=true", "run.checkpoint_every=1", "update.sft_epochs=1"]
+
+    def epoch0(run_dir: Path, **env) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "pipeline.cli", "epoch", "0", *over, f"run.dir={run_dir}",
+                               "data.difficulties=[easy]"], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, **env})
+    killed = epoch0(tmp_path / "a", RLAIF_KILL_AT="update-step-2", RLAIF_KILL_RANK="0")
+    assert killed.returncode != 0 and "killing itself at update-step-2" in killed.stdout, killed.stdout[-2000:]
+    edir = tmp_path / "a" / "default" / "epoch-000"
+    assert list(edir.glob(".ckpt-update-*/state.pt")), sorted(p.name for p in edir.iterdir())
+    again = epoch0(tmp_path / "a")
+    assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+    assert "resuming from" in again.stderr, again.stderr[-2000:]
+    whole = epoch0(tmp_path / "b")
+    assert whole.returncode == 0, whole.stderr[-2000:]
+
+    def adapter(root: Path) -> dict:
+        from safetensors.torch import load_file
+        return load_file(next((root / "default" / "epoch-000").glob("update-*/adapter/adapter_model.safetensors")))
+    a, b = adapter(tmp_path / "a"), adapter(tmp_path / "b")
+    assert a.keys() == b.keys() and all(torch.allclose(a[k], b[k], rtol=0, atol=1e-6) for k in a)
+    assert not list(edir.glob(".ckpt-update-*"))   # the finished warm-start leaves no checkpoint behind
+
+
+def test_a_metrics_json_cut_short_is_made_again_from_the_manifests(tiny_config, caplog):
+    from pipeline.report.report import load_metrics
+    r = Runner(load_config(None, tiny_config))
+    r.run_epoch(1)
+    p = r.epoch_dir(1) / "metrics.json"
+    whole = json.loads(p.read_text())
+    p.write_text(p.read_text()[:100])
+    (m,) = load_metrics(r)
+    assert "does not parse" in caplog.text and m["reward/mean"] == whole["reward/mean"]
+    assert json.loads(p.read_text())["reward/mean"] == whole["reward/mean"]
