@@ -114,3 +114,18 @@ def test_a_metrics_json_cut_short_is_made_again_from_the_manifests(tiny_config, 
     (m,) = load_metrics(r)
     assert "does not parse" in caplog.text and m["reward/mean"] == whole["reward/mean"]
     assert json.loads(p.read_text())["reward/mean"] == whole["reward/mean"]
+
+
+def test_an_unreadable_manifest_is_said_not_passed_over_in_silence(tiny_config, caplog):
+    """The chosen update's manifest cut short: it is no policy to choose (the run says so, once), and a
+    stage's cut-short manifest is recomputed with a warning that says why."""
+    r = Runner(load_config(None, tiny_config))
+    r.run_epoch(1)
+    upd = r.chosen_update(1)[0]
+    (upd / "manifest.json").write_text('{"stage": "upd')
+    (r.epoch_dir(1) / "judge" / "manifest.json").write_text("{")
+    r2 = Runner(load_config(None, tiny_config))
+    assert r2.chosen_update(1) is None and r2.chosen_update(1) is None
+    assert caplog.text.count("its manifest.json does not parse, so it is not counted") == 1, caplog.text
+    r2.run_epoch(1)
+    assert f"{r.epoch_dir(1) / 'judge'}: its manifest.json does not parse; recomputing" in caplog.text

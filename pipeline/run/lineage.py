@@ -19,6 +19,7 @@ from pipeline.config.errors import RunError
 from pipeline.stages import POLICY, REFERENCE, STAGES, WARM_START, Stage
 
 log = logging.getLogger("rlaif")
+_WARNED: set[Path] = set()   # variant directories whose unreadable manifest was said once in this process
 
 
 class Lineage:
@@ -42,6 +43,10 @@ class Lineage:
             m = read_manifest(p)
             if m is not None and m.get("stage") == stage:
                 out.append((p, m))
+            elif m is None and (p / "manifest.json").exists() and p not in _WARNED:   # its manifest damaged since
+                _WARNED.add(p)
+                log.warning("%s: its manifest.json does not parse, so it is not counted as finished (nor as a "
+                            "policy to choose); `rlaif epoch %d --force` remakes it", p, n)
         return sorted(out, key=lambda pm: pm[1].get("finished_at", 0))
 
     def update_variants(self, n: int) -> list[tuple[Path, dict]]:

@@ -152,6 +152,8 @@ def load_complete(d: Path, fp: str | None = None, verify: bool = True) -> dict |
     """
     m = read_manifest(d)
     if m is None:
+        if (d / MANIFEST).exists():
+            log.warning("%s: its %s does not parse; recomputing this stage", d, MANIFEST)
         return None
     if fp is not None and m.get("fingerprint") != fp:
         return None
