@@ -129,3 +129,18 @@ def test_an_unreadable_manifest_is_said_not_passed_over_in_silence(tiny_config, 
     assert caplog.text.count("its manifest.json does not parse, so it is not counted") == 1, caplog.text
     r2.run_epoch(1)
     assert f"{r.epoch_dir(1) / 'judge'}: its manifest.json does not parse; recomputing" in caplog.text
+
+
+def test_a_damaged_variant_made_again_keeps_the_policy_choice(tiny_config):
+    """Variant B (`rlaif update 1 update.lr=...`) is the chosen policy, the newest; A, the config's own, is
+    damaged and made again by `rlaif epoch 1`: B stays chosen (the newest would be A now)."""
+    r = Runner(load_config(None, tiny_config))
+    r.run_epoch(1)
+    a = r.chosen_update(1)[0]
+    Runner(load_config(None, [*tiny_config, "update.lr=1e-3"])).run_epoch(1, update_only=True)
+    b = r.chosen_update(1)[0]
+    assert b != a
+    (a / "adapter" / "adapter_model.safetensors").write_bytes(b"garbage")
+    Runner(load_config(None, tiny_config)).run_epoch(1)
+    assert read_manifest(a)["finished_at"] > read_manifest(b)["finished_at"]   # A remade, the newest
+    assert r.chosen_update(1)[0] == b

@@ -289,8 +289,12 @@ class Runner(Lineage):
                        " (remade: a file of it was missing or corrupted)" if old.get("fingerprint") == fp else
                        f" (remade: {', '.join(moved)[:300]})" if moved else " (remade: its inputs changed)")
             echo(f"  {st.name:<8} running  {d.relative_to(self.run_dir)}{why}")
+            # a variant made again (damaged) keeps the choice of policy it had: the newest is chosen by default
+            keep = self.chosen_update(n) if st.name == "update" and d.exists() and not update_only else None
             results[st.name] = self._run_stage(st, n, fp, d, {k: dirs[k] for k in st.inputs},
                                                {k: fps[k] for k in st.inputs})
+            if keep is not None and keep[0] != d and not (self.epoch_dir(n) / "chosen.json").exists():
+                dist.on_main(lambda: self.promote(n, keep[0].name))
             echo(f"  {st.name:<8} done     {results[st.name]['wall_s']:.1f}s ({results[st.name]['rows']} rows)")
             if only is not None:
                 break
