@@ -144,3 +144,17 @@ def test_a_damaged_variant_made_again_keeps_the_policy_choice(tiny_config):
     Runner(load_config(None, tiny_config)).run_epoch(1)
     assert read_manifest(a)["finished_at"] > read_manifest(b)["finished_at"]   # A remade, the newest
     assert r.chosen_update(1)[0] == b
+
+
+def test_an_earlier_epochs_damaged_reward_table_is_named_not_read(tiny_config):
+    """The curriculum and the improvement bonus read earlier epochs' reward tables: one changed on disk
+    stops the epoch that would read it, naming the command that remakes it."""
+    from pipeline.store.artifacts import ArtifactError
+    from pipeline.store.history import score_history
+    r = Runner(load_config(None, tiny_config))
+    r.run_epoch(1)
+    assert score_history(r.run_dir, 2)[0]
+    table = next((r.epoch_dir(1) / "reward").rglob("*.arrow"))
+    table.write_bytes(table.read_bytes()[: len(table.read_bytes()) // 2])
+    with pytest.raises(ArtifactError, match=r"epoch 1's reward table.*`rlaif epoch 1 --only reward --force`"):
+        score_history(r.run_dir, 2)

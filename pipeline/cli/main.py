@@ -26,6 +26,7 @@ def _rank0_speaks(record: logging.LogRecord) -> bool:
     return record.levelno >= logging.ERROR or record.name.split(".")[0] not in OURS
 
 from pipeline.store import dist
+from pipeline.store.artifacts import ArtifactError
 from pipeline.cli.commands_read import (cmd_compare, cmd_compare_evals, cmd_metrics, cmd_promote, cmd_report,
                                         cmd_samples, cmd_status)
 from pipeline.cli.commands_tools import cmd_cache, cmd_config, cmd_export, cmd_judge
@@ -350,7 +351,7 @@ def _main(argv: list[str] | None) -> int:
             from pipeline.engines.model import resolve_device
             dist.init(resolve_device(cfg.run.device), cfg.run.dist_timeout_s)
         return a.fn(cfg, a)
-    except (ConfigError, RunError, ModelError, DataError, CacheError, dist.RankFailed) as e:
+    except (ConfigError, RunError, ModelError, DataError, CacheError, ArtifactError, dist.RankFailed) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:

@@ -138,6 +138,10 @@ def write_manifest(tmp: Path, manifest: dict) -> dict:
     return manifest
 
 
+class ArtifactError(RuntimeError):
+    """A finished artifact a stage must read changed on disk after it was written; the message says what to remake."""
+
+
 def read_manifest(d: Path) -> dict | None:
     try:
         return json.loads((d / MANIFEST).read_text())

@@ -9,7 +9,7 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from pipeline.store.artifacts import epoch_name, read_manifest
+from pipeline.store.artifacts import ArtifactError, corrupted_file, epoch_name, read_manifest
 from pipeline.store.tables import load_table
 
 
@@ -20,8 +20,12 @@ def score_history(run_dir: Path, before_epoch: int) -> tuple[dict[str, list[floa
     teacher: dict[str, float | None] = {}
     for e in range(1, before_epoch):
         d = run_dir / epoch_name(e) / "reward"
-        if read_manifest(d) is None:
+        if (m := read_manifest(d)) is None:
             continue
+        if (bad := corrupted_file(d, m)) is not None:   # read as it is, it would steer this epoch's prompts
+            raise ArtifactError(f"epoch {e}'s reward table, which this epoch's prompts read, has {bad} missing or corrupted "
+                           f"(checksum mismatch): remake it with `rlaif epoch {e} --only reward --force` (from the "
+                           f"judgements on disk), then rerun")
         per: dict[str, list[float]] = defaultdict(list)
         for r in load_table(d):
             if r["student_score"] is not None:
