@@ -39,6 +39,9 @@ def cmd_epoch(cfg: Config, a) -> int:
     if a.cmd == "update" and a.n == 0:
         raise RunError("epoch 0 is the supervised warm-start, which has no RL update to rerun; its settings are "
                        "update.sft_*: `rlaif epoch 0 update.sft_lr=...` makes another warm-start")
+    if a.cmd == "update" and (ws := warm_start_change(r, cfg, a.n)):
+        raise RunError(f"{', '.join(ws)}: the warm-start's (epoch 0), not epoch {a.n}'s RL update: a variant would train "
+                       f"the same adapter under another name; `rlaif epoch 0 {ws[0]}=...` makes another warm-start")
     if a.cmd == "update" and not any(r.epoch_dir(a.n).glob("*/manifest.json")):
         raise RunError(f"epoch {a.n} of run {r.run_dir} has not run: `rlaif update {a.n}` reruns the update of an "
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first "
@@ -132,7 +135,13 @@ def cmd_epoch(cfg: Config, a) -> int:
                   f"the one later epochs start from; `rlaif promote {a.n} update-{made[:8]}` chooses this one")
     if single:   # a judge stage reused (always, for `rlaif update`) called nothing now: its figures are its own run's
         judge = res.get("judge") if isinstance(res, dict) else None
-        print(epoch_line(r, a.n, judge_reused=bool(judge) and judge.get("finished_at", t) < t))
+        made = (res.get("update") or {}).get("fingerprint") if isinstance(res, dict) else None
+        own = None   # a variant beside the chosen policy: its own update's and eval's figures, not the epoch's
+        if made and (chosen := r.chosen_update(a.n)) is not None and chosen[1].get("fingerprint") != made:
+            ev = r.eval_of(a.n, made)
+            own = {**{k: v for k, v in (r.read_metrics(a.n) or {}).items() if not k.startswith(("eval/", "loss/", "kl/"))},
+                   **res["update"].get("figures", {}), **((ev[1].get("figures") or {}) if ev else {})}
+        print(epoch_line(r, a.n, judge_reused=bool(judge) and judge.get("finished_at", t) < t, figures=own))
     for line in health_lines(r, cfg, [n for n in done if n not in said]):
         print(line)
     print(f"done in {duration(time.time() - t)}")
@@ -173,10 +182,11 @@ def health_lines(r, cfg: Config, epochs: list[int]) -> list[str]:
 
 
 def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float | None = None,
-               name: str | None = None, judge_reused: bool = False) -> str:
+               name: str | None = None, judge_reused: bool = False, figures: dict | None = None) -> str:
     """One epoch's line: its headline metrics (and, looping over epochs, what ran, in how long);
-    judge_reused: this command reused the judge stage, so its call counts are said as that stage's."""
-    m = r.read_metrics(n) or {}
+    judge_reused: this command reused the judge stage, so its call counts are said as that stage's; figures:
+    these instead of the epoch's metrics.json (an update variant that is not the epoch's policy)."""
+    m = figures if figures is not None else (r.read_metrics(n) or {})
     keys = ["reward/mean", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean", "score/teacher_mean",
             "loss/total", "kl/k3", "eval/pass@1"] + ([] if judge_reused else ["judge/api_calls", "judge/cache_hits"])
     figures = "  ".join(f"{k}={m[k]:.4g}" for k in keys if isinstance(m.get(k), (int, float)))
@@ -253,18 +263,35 @@ def sweep_grid(grid: list[str]) -> list[list[str]]:
     return [list(c) for c in itertools.product(*axes)]
 
 
+WARM_START_KEYS = ("warm_start", "sft_lr", "sft_epochs")
+"""update.* keys the RL update does not read (its fingerprint holds the whole section): a variant of them is a copy."""
+
+
+def warm_start_change(r, cfg: Config, n: int) -> list[str]:
+    """The warm-start keys whose values differ from the ones epoch n's chosen update was made with."""
+    chosen = r.chosen_update(n)
+    then = ((chosen[1].get("config") or {}).get("update") or {}) if chosen else {}
+    return [f"update.{k}" for k in WARM_START_KEYS if k in then and then[k] != getattr(cfg.update, k)]
+
+
 def cmd_sweep(cfg: Config, a) -> int:
     """Update-only variants of epoch N over a grid, in one process: the samples, judgements and
     logprobs are read from disk, torch and the libraries are imported once."""
     if not a.grid:
         raise ConfigError("rlaif sweep needs at least one --grid update.KEY=V1,V2,...")
     combos = sweep_grid(a.grid)
-    configs = []
+    configs, points = [], {}
+    keys = [g.partition("=")[0] for g in a.grid]
     for combo in combos:   # every combination's config checked before anything trains
         try:
             configs.append(load_config(a.config, a.overrides + combo))
         except ConfigError as e:
             raise ConfigError(f"--grid {' '.join(combo)}: {e}") from None
+        point = tuple(repr(configs[-1].get(k)) for k in keys)   # 1e-4 and 0.0001 are one value
+        if point in points:
+            raise ConfigError(f"--grid: {' '.join(combo)} and {' '.join(points[point])} are the same point; "
+                              "give each value once")
+        points[point] = combo
     check_engines(cfg, sampling=False)
     check_data(cfg)
     check_trackers(cfg)
@@ -273,6 +300,9 @@ def cmd_sweep(cfg: Config, a) -> int:
     if not any(r0.epoch_dir(a.n).glob("*/manifest.json")):
         raise RunError(f"epoch {a.n} of run {r0.run_dir} has not run: a sweep reruns the update of an "
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first")
+    if ws := sorted({k for c in configs for k in warm_start_change(r0, c, a.n)}):
+        raise ConfigError(f"--grid {ws[0]}: the warm-start's (epoch 0), not the RL update's: every point would train "
+                          f"the same adapter; `rlaif epoch 0 {ws[0]}=...` makes another warm-start")
     if note := schedule_tail(r0, cfg, a.n):
         say(note)
     t = time.time()

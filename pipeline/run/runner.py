@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import logging
 import os
 import time
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from pipeline.store import dist
-from pipeline.store.artifacts import atomic_dir, clean_stale, load_complete, read_manifest, write_manifest
+from pipeline.store.artifacts import atomic_dir, clean_stale, disk_full, load_complete, read_manifest, write_manifest
 from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
 from pipeline.run.freshness import input_digests, older_code, stale_inputs
@@ -24,27 +25,6 @@ from pipeline.run.lineage import Lineage, made_otherwise
 from pipeline.stages import POLICY, REFERENCE, Ctx, Stage
 
 log = logging.getLogger("rlaif")
-
-
-# torch.save's words for a write that came up short (its zip writer, or the C++ stream under it): no errno
-# comes with them, and a full disk (or quota) is what makes a local write short
-_SHORT_WRITE = ("unexpected pos", "PytorchStreamWriter failed", "basic_ios::clear", "file write failed")
-
-
-def disk_full(e: BaseException) -> bool:
-    """Whether e (or what caused it) is a full disk or quota: an OSError ENOSPC/EDQUOT from a write, or
-    the message the libraries that write our artifacts give it (Arrow, SQLite, torch.save's short write)."""
-    import errno
-    seen = 0
-    while e is not None and seen < 8:
-        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
-            return True
-        text = str(e)
-        if any(w in text for w in ("No space left on device", "database or disk is full", "Disk quota exceeded",
-                                    *_SHORT_WRITE)):
-            return True
-        e, seen = e.__cause__ or e.__context__, seen + 1
-    return False
 
 
 def _resolve(ref: str, quiet: bool = True) -> Callable[[Ctx], None]:
@@ -288,6 +268,8 @@ class Runner(Lineage):
                        " (remade: --force)" if force and old.get("fingerprint") == fp else
                        " (remade: a file of it was missing or corrupted)" if old.get("fingerprint") == fp else
                        f" (remade: {', '.join(moved)[:300]})" if moved else " (remade: its inputs changed)")
+            if old is not None and old.get("fingerprint") != fp and not st.derived:
+                dist.on_main(lambda: self._drop_promotion(n, st.name))
             echo(f"  {st.name:<8} running  {d.relative_to(self.run_dir)}{why}")
             # a variant made again (damaged) keeps the choice of policy it had: the newest is chosen by default
             keep = self.chosen_update(n) if st.name == "update" and d.exists() and not update_only else None
@@ -304,6 +286,16 @@ class Runner(Lineage):
                 log_epoch(self.cfg, self.run_dir, n, self.write_metrics(n, wall_s=time.time() - t0))
             dist.on_main(finish)
         return results
+
+    def _drop_promotion(self, n: int, stage: str) -> None:
+        """Epoch n's stage `stage` is made anew from other inputs: a promoted update trained on the old rows
+        belongs to them, so the promotion goes (the epoch's newest update, the one this run makes, is its policy)."""
+        cj = self.epoch_dir(n) / "chosen.json"
+        if cj.exists():
+            log.warning("epoch %d: its promoted update (%s) was trained on the %s this run makes anew: the promotion "
+                        "is dropped, the update this run makes is the epoch's policy (`rlaif promote %d` to choose "
+                        "again)", n, json.loads(cj.read_text()).get("update", "?"), stage, n)
+            cj.unlink()
 
     def _check_policies(self, n: int, st: Stage, dirs: dict, key: str | None = None) -> None:
         """The policies a stage about to run reads (the one it samples from, the KL reference; key: this one

@@ -178,3 +178,24 @@ def corrupted_file(d: Path, m: dict) -> str | None:
 
 def epoch_name(n: int) -> str:
     return f"epoch-{n:03d}"
+
+
+# torch.save's words for a write that came up short (its zip writer, or the C++ stream under it): no errno
+# comes with them, and a full disk (or quota) is what makes a local write short
+_SHORT_WRITE = ("unexpected pos", "PytorchStreamWriter failed", "basic_ios::clear", "file write failed")
+
+
+def disk_full(e: BaseException) -> bool:
+    """Whether e (or what caused it) is a full disk or quota: an OSError ENOSPC/EDQUOT from a write, or
+    the message the libraries that write our artifacts give it (Arrow, SQLite, torch.save's short write)."""
+    import errno
+    seen = 0
+    while e is not None and seen < 8:
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        text = str(e)
+        if any(w in text for w in ("No space left on device", "database or disk is full", "Disk quota exceeded",
+                                    *_SHORT_WRITE)):
+            return True
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return False
