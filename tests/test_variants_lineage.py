@@ -79,3 +79,15 @@ class _Args:
     def __init__(self, **kw):
         self.config, self.dry_run = None, False
         self.__dict__.update(kw)
+
+
+def test_promoting_back_the_policy_later_epochs_came_from_says_nothing_of_them(tiny_config):
+    from pipeline.cli.commands_read import later_epochs_note
+    r = Runner(load_config(None, tiny_config))
+    r.run_epoch(1)
+    r.run_epoch(2)
+    first = r.chosen_update(1)[0]
+    Runner(load_config(None, [*tiny_config, "update.lr=1e-3"])).run_epoch(1, update_only=True)
+    assert r.chosen_update(1)[0] != first and "epoch 2 was trained from the policy chosen before" in later_epochs_note(r, 1)
+    r.promote(1, first.name)   # back to the policy epoch 2 sampled from
+    assert later_epochs_note(r, 1) is None

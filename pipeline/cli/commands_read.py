@@ -6,8 +6,9 @@ import logging
 
 from pipeline.config.schema import Config
 
-from pipeline.cli import common
 from pipeline.cli.common import existing_run
+from pipeline.stages import POLICY
+from pipeline.store.artifacts import read_manifest
 
 log = logging.getLogger("rlaif")
 
@@ -103,7 +104,8 @@ def cmd_promote(cfg: Config, a) -> int:
 def later_epochs_note(r, n: int) -> str | None:
     """What a new chosen policy of epoch n means for the epochs already run after it, if any."""
     later = [e for e in r.epochs() if e > n]
-    if not later:
+    sampled = ((read_manifest(r.epoch_dir(n + 1) / "sample") or {}).get("inputs") or {}).get(POLICY)
+    if not later or (sampled is not None and sampled == r.policy(n)[0]):   # epoch n+1 came from this very policy
         return None
     span = f"epoch {later[0]}" if len(later) == 1 else f"epochs {later[0]}-{later[-1]}"
     return (f"{span} {'was' if len(later) == 1 else 'were'} trained from the policy chosen before: `rlaif epoch "
