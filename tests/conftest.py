@@ -72,7 +72,30 @@ def tiny_model(tmp_path_factory) -> str:
 @pytest.fixture
 def tiny_config(tmp_path, tiny_model):
     """Overrides for a tiny, fast epoch in a temp run dir."""
-    return [f"run.dir={tmp_path / 'runs'}", f"student.model={tiny_model}", "student.lora.r=4", "student.lora.alpha=8",
+    return tiny_overrides(tmp_path / "runs", tiny_model)
+
+
+@pytest.fixture(scope="session")
+def _epoch1_run(tmp_path_factory, tiny_model) -> Path:
+    """A run dir holding tiny_config's finished epoch 1, made once a process."""
+    from pipeline.config.file import load_config
+    from pipeline.run.runner import Runner
+    base = tmp_path_factory.mktemp("epoch1") / "runs"
+    Runner(load_config(None, tiny_overrides(base, tiny_model))).run_epoch(1)
+    return base
+
+
+@pytest.fixture
+def epoch1_config(tmp_path, tiny_model, _epoch1_run):
+    """tiny_config whose run dir already holds a finished epoch 1 (a copy of one made once): for tests that
+    start from a finished epoch and damage or vary it."""
+    import shutil
+    shutil.copytree(_epoch1_run, tmp_path / "runs")
+    return tiny_overrides(tmp_path / "runs", tiny_model)
+
+
+def tiny_overrides(run_dir: Path, tiny_model: str) -> list[str]:
+    return [f"run.dir={run_dir}", f"student.model={tiny_model}", "student.lora.r=4", "student.lora.alpha=8",
             "data.prompts_per_epoch=3", "sample.num_samples=3", "sample.max_new_tokens=24",
             "update.micro_batch_size=3", "update.grad_accum=1", "judge.execution.timeout_s=5",
             "eval.max_problems=3", "eval.max_new_tokens=16",

@@ -23,12 +23,12 @@ from pipeline.store.artifacts import read_manifest, write_json
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_a_stage_whose_input_was_remade_since_it_read_it_is_remade(tiny_config, capsys):
+def test_a_stage_whose_input_was_remade_since_it_read_it_is_remade(epoch1_config, capsys):
     """judge read epoch 1's sample table; that table made again (here: the digest judge recorded of it
     differs from the one on disk now, as when a runtime-only setting or another machine remade it): the
     rerun remakes judge, saying why (its judgements from the cache), and reuses what reads only judge's
     unchanged rows."""
-    r = Runner(load_config(None, tiny_config))
+    r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
     jd = r.epoch_dir(1) / "judge"
     m = read_manifest(jd)
@@ -36,15 +36,15 @@ def test_a_stage_whose_input_was_remade_since_it_read_it_is_remade(tiny_config, 
     m["input_digests"]["sample"] = "0" * 16
     write_json(jd / "manifest.json", m)
     capsys.readouterr()
-    Runner(load_config(None, tiny_config)).run_epoch(1)
+    Runner(load_config(None, epoch1_config)).run_epoch(1)
     out = capsys.readouterr().out
     assert "judge    running" in out and "(remade: its input sample was remade since it read it)" in out, out
     assert "reward   reused" in out, out      # judge's rows came out the same: what reads them stands
     assert read_manifest(jd)["input_digests"]["sample"] != "0" * 16
 
 
-def test_rlaif_eval_refuses_a_corrupted_chosen_policy(tiny_config):
-    r = Runner(load_config(None, tiny_config))
+def test_rlaif_eval_refuses_a_corrupted_chosen_policy(epoch1_config):
+    r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
     for d in r.epoch_dir(1).glob("eval-*"):
         import shutil
@@ -52,7 +52,7 @@ def test_rlaif_eval_refuses_a_corrupted_chosen_policy(tiny_config):
     adapter = r.chosen_update(1)[0] / "adapter" / "adapter_model.safetensors"
     adapter.write_bytes(b"garbage")
     with pytest.raises(RunError, match=r"eval: the policy it reads, .*adapter_model.safetensors missing or corrupted"):
-        Runner(load_config(None, tiny_config)).run_eval(1)
+        Runner(load_config(None, epoch1_config)).run_eval(1)
 
 
 def test_an_unreadable_update_checkpoint_starts_the_update_over(tiny_model, tmp_path, caplog):
@@ -72,7 +72,7 @@ def test_an_unreadable_update_checkpoint_starts_the_update_over(tiny_model, tmp_
     (tmp_path / "ckpt").mkdir()
     (tmp_path / "ckpt" / "state.pt").write_bytes(b"PK\x03\x04 cut short")   # a zip's start, no directory
     got = trained(tmp_path / "ckpt")
-    assert "cannot be read" in caplog.text and "starts over" in caplog.text
+    assert "is damaged" in caplog.text and "starts over" in caplog.text
     assert all(torch.equal(got[n], want[n]) for n in want)   # from the start, as a fresh update
 
 
@@ -104,9 +104,9 @@ def test_a_killed_warm_start_resumes_from_its_checkpoint(tiny_config, tmp_path):
     assert not list(edir.glob(".ckpt-update-*"))   # the finished warm-start leaves no checkpoint behind
 
 
-def test_a_metrics_json_cut_short_is_made_again_from_the_manifests(tiny_config, caplog):
+def test_a_metrics_json_cut_short_is_made_again_from_the_manifests(epoch1_config, caplog):
     from pipeline.report.report import load_metrics
-    r = Runner(load_config(None, tiny_config))
+    r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
     p = r.epoch_dir(1) / "metrics.json"
     whole = json.loads(p.read_text())
@@ -116,45 +116,78 @@ def test_a_metrics_json_cut_short_is_made_again_from_the_manifests(tiny_config, 
     assert json.loads(p.read_text())["reward/mean"] == whole["reward/mean"]
 
 
-def test_an_unreadable_manifest_is_said_not_passed_over_in_silence(tiny_config, caplog):
+def test_an_unreadable_manifest_is_said_not_passed_over_in_silence(epoch1_config, caplog):
     """The chosen update's manifest cut short: it is no policy to choose (the run says so, once), and a
     stage's cut-short manifest is recomputed with a warning that says why."""
-    r = Runner(load_config(None, tiny_config))
+    r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
     upd = r.chosen_update(1)[0]
     (upd / "manifest.json").write_text('{"stage": "upd')
     (r.epoch_dir(1) / "judge" / "manifest.json").write_text("{")
-    r2 = Runner(load_config(None, tiny_config))
+    r2 = Runner(load_config(None, epoch1_config))
     assert r2.chosen_update(1) is None and r2.chosen_update(1) is None
     assert caplog.text.count("its manifest.json does not parse, so it is not counted") == 1, caplog.text
     r2.run_epoch(1)
     assert f"{r.epoch_dir(1) / 'judge'}: its manifest.json does not parse; recomputing" in caplog.text
 
 
-def test_a_damaged_variant_made_again_keeps_the_policy_choice(tiny_config):
+def test_a_damaged_variant_made_again_keeps_the_policy_choice(epoch1_config):
     """Variant B (`rlaif update 1 update.lr=...`) is the chosen policy, the newest; A, the config's own, is
     damaged and made again by `rlaif epoch 1`: B stays chosen (the newest would be A now)."""
-    r = Runner(load_config(None, tiny_config))
+    r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
     a = r.chosen_update(1)[0]
-    Runner(load_config(None, [*tiny_config, "update.lr=1e-3"])).run_epoch(1, update_only=True)
+    Runner(load_config(None, [*epoch1_config, "update.lr=1e-3"])).run_epoch(1, update_only=True)
     b = r.chosen_update(1)[0]
     assert b != a
     (a / "adapter" / "adapter_model.safetensors").write_bytes(b"garbage")
-    Runner(load_config(None, tiny_config)).run_epoch(1)
+    Runner(load_config(None, epoch1_config)).run_epoch(1)
     assert read_manifest(a)["finished_at"] > read_manifest(b)["finished_at"]   # A remade, the newest
     assert r.chosen_update(1)[0] == b
 
 
-def test_an_earlier_epochs_damaged_reward_table_is_named_not_read(tiny_config):
+def test_an_earlier_epochs_damaged_reward_table_is_named_not_read(epoch1_config):
     """The curriculum and the improvement bonus read earlier epochs' reward tables: one changed on disk
     stops the epoch that would read it, naming the command that remakes it."""
     from pipeline.store.artifacts import ArtifactError
     from pipeline.store.history import score_history
-    r = Runner(load_config(None, tiny_config))
+    r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
     assert score_history(r.run_dir, 2)[0]
     table = next((r.epoch_dir(1) / "reward").rglob("*.arrow"))
     table.write_bytes(table.read_bytes()[: len(table.read_bytes()) // 2])
     with pytest.raises(ArtifactError, match=r"epoch 1's reward table.*`rlaif epoch 1 --only reward --force`"):
         score_history(r.run_dir, 2)
+
+
+def test_a_stage_remade_with_other_rows_remakes_what_read_it_and_one_remade_alike_does_not(epoch1_config, monkeypatch,
+                                                                                           capsys):
+    """The judge table damaged and made again: with the same rows (the cache answers alike) every later stage
+    is reused; with other rows (here one judgement's value moved, as another machine's sandbox or a changed
+    harness could) the reward and what reads it are made again, each saying why."""
+    import pipeline.stages.judge as judge_stage
+    from pipeline.store.tables import load_table, save_table
+    r = Runner(load_config(None, epoch1_config))
+    r.run_epoch(1)
+    jd = r.epoch_dir(1) / "judge"
+
+    def damage():
+        table = next(jd.rglob("*.arrow"))
+        table.write_bytes(table.read_bytes()[:64])
+    damage()
+    capsys.readouterr()
+    Runner(load_config(None, epoch1_config)).run_epoch(1)
+    out = capsys.readouterr().out
+    assert "judge    running" in out and "reward   reused" in out and "update   reused" in out, out
+    real = judge_stage.run
+
+    def other_rows(ctx):
+        real(ctx)
+        rows = load_table(ctx.out, json_cols=("breakdown",))
+        rows[0]["value"] = 0.0 if rows[0]["value"] else 1.0
+        save_table(rows, ctx.out, json_cols=("breakdown",))
+    monkeypatch.setattr(judge_stage, "run", other_rows)
+    damage()
+    Runner(load_config(None, epoch1_config)).run_epoch(1)
+    out = capsys.readouterr().out
+    assert "reward   running" in out and "(remade: its input judge was remade since it read it)" in out, out

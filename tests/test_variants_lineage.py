@@ -12,32 +12,32 @@ from pipeline.run.runner import Runner
 from pipeline.store.artifacts import read_manifest
 
 
-def test_an_epoch_made_anew_from_another_policy_drops_its_stale_promotion(tiny_config, caplog):
+def test_an_epoch_made_anew_from_another_policy_drops_its_stale_promotion(epoch1_config, caplog):
     """Epoch 2 with a promoted variant; then epoch 1's policy changes (another variant promoted) and epoch 2 is
     made again from it: the promoted variant of epoch 2 was trained on samples that are gone, so the
     promotion goes, said, and epoch 2's policy is the update made from the new samples."""
-    r = Runner(load_config(None, tiny_config))
+    r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
     r.run_epoch(2)
     old2 = r.chosen_update(2)[0]
     r.promote(2, old2.name)
-    Runner(load_config(None, [*tiny_config, "update.lr=1e-3"])).run_epoch(1, update_only=True)
+    Runner(load_config(None, [*epoch1_config, "update.lr=1e-3"])).run_epoch(1, update_only=True)
     new1 = r.chosen_update(1)[0]
     r.promote(1, new1.name)
-    Runner(load_config(None, tiny_config)).run_epoch(2)
+    Runner(load_config(None, epoch1_config)).run_epoch(2)
     assert "its promoted update" in caplog.text and "the promotion is dropped" in caplog.text
     assert not (r.epoch_dir(2) / "chosen.json").exists()
     chosen = r.chosen_update(2)
     assert chosen[0] != old2 and chosen[1]["inputs"]["policy"] == read_manifest(new1)["fingerprint"]
 
 
-def test_update_says_its_own_variants_figures_beside_a_promoted_policy(tiny_config, capsys):
-    r = Runner(load_config(None, tiny_config))
+def test_update_says_its_own_variants_figures_beside_a_promoted_policy(epoch1_config, capsys):
+    r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
     r.promote(1, r.chosen_update(1)[0].name)
-    assert _update(tiny_config, "update.lr=1e-2", "update.epochs=2") == 0
+    assert _update(epoch1_config, "update.lr=1e-2", "update.epochs=2") == 0
     out = capsys.readouterr().out
-    made = next(m for p, m in r.update_variants(1) if m["config"].get("update.lr") == 1e-2 or p != r.chosen_update(1)[0])
+    made = next(m for p, m in r.update_variants(1) if m["config"]["update"]["lr"] == 1e-2)
     own = f"loss/total={made['figures']['loss/total']:.4g}"
     assert own in out, out
     assert f"loss/total={r.read_metrics(1)['loss/total']:.4g}" != own   # not the promoted policy's
@@ -45,23 +45,23 @@ def test_update_says_its_own_variants_figures_beside_a_promoted_policy(tiny_conf
 
 @pytest.mark.parametrize(("key", "grid"), [("update.sft_lr=1e-3", "1e-3,2e-3"), ("update.warm_start=true", "true,false"),
                                          ("update.sft_epochs=3", "3,4")])
-def test_warm_start_keys_make_no_rl_update_variant(tiny_config, key, grid):
+def test_warm_start_keys_make_no_rl_update_variant(epoch1_config, key, grid):
     """The RL update's fingerprint holds the whole update section: a variant of a warm-start key would be a
     copy of the epoch's update under another name (and become its policy). Said, not trained."""
-    r = Runner(load_config(None, tiny_config))
+    r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
     with pytest.raises(RunError, match=r"the warm-start's \(epoch 0\), not epoch 1's RL update.*rlaif epoch 0"):
-        _update(tiny_config, key)
+        _update(epoch1_config, key)
     with pytest.raises(ConfigError, match=r"the warm-start's \(epoch 0\)"):
-        _sweep(tiny_config, f"{key.partition('=')[0]}={grid}")
+        _sweep(epoch1_config, f"{key.partition('=')[0]}={grid}")
     assert len(r.update_variants(1)) == 1
-    assert _update(tiny_config, "update.lr=1e-3") == 0   # an RL key makes its variant (warm_start=false as it was)
+    assert _update(epoch1_config, "update.lr=1e-3") == 0   # an RL key makes its variant (warm_start=false as it was)
 
 
-def test_a_sweep_refuses_one_value_written_two_ways(tiny_config):
-    Runner(load_config(None, tiny_config)).run_epoch(1)
+def test_a_sweep_refuses_one_value_written_two_ways(epoch1_config):
+    Runner(load_config(None, epoch1_config)).run_epoch(1)
     with pytest.raises(ConfigError, match=r"update.lr=1e-4 and update.lr=0.0001|update.lr=0.0001 and update.lr=1e-4"):
-        _sweep(tiny_config, "update.lr=1e-4,0.0001")
+        _sweep(epoch1_config, "update.lr=1e-4,0.0001")
 
 
 def _update(over, *keys):
@@ -81,13 +81,13 @@ class _Args:
         self.__dict__.update(kw)
 
 
-def test_promoting_back_the_policy_later_epochs_came_from_says_nothing_of_them(tiny_config):
+def test_promoting_back_the_policy_later_epochs_came_from_says_nothing_of_them(epoch1_config):
     from pipeline.cli.commands_read import later_epochs_note
-    r = Runner(load_config(None, tiny_config))
+    r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
     r.run_epoch(2)
     first = r.chosen_update(1)[0]
-    Runner(load_config(None, [*tiny_config, "update.lr=1e-3"])).run_epoch(1, update_only=True)
+    Runner(load_config(None, [*epoch1_config, "update.lr=1e-3"])).run_epoch(1, update_only=True)
     assert r.chosen_update(1)[0] != first and "epoch 2 was trained from the policy chosen before" in later_epochs_note(r, 1)
     r.promote(1, first.name)   # back to the policy epoch 2 sampled from
     assert later_epochs_note(r, 1) is None

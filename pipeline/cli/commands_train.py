@@ -268,10 +268,13 @@ WARM_START_KEYS = ("warm_start", "sft_lr", "sft_epochs")
 
 
 def warm_start_change(r, cfg: Config, n: int) -> list[str]:
-    """The warm-start keys whose values differ from the ones epoch n's chosen update was made with."""
+    """The warm-start keys that alone tell this config's update from epoch n's chosen one (a variant of them
+    would be a copy); [] where an RL key differs too, or nothing does."""
     chosen = r.chosen_update(n)
     then = ((chosen[1].get("config") or {}).get("update") or {}) if chosen else {}
-    return [f"update.{k}" for k in WARM_START_KEYS if k in then and then[k] != getattr(cfg.update, k)]
+    now = cfg.get("update")
+    moved = [k for k in set(then) | set(now) if then.get(k) != now.get(k)]
+    return [f"update.{k}" for k in sorted(moved)] if moved and all(k in WARM_START_KEYS for k in moved) else []
 
 
 def cmd_sweep(cfg: Config, a) -> int:
@@ -301,8 +304,9 @@ def cmd_sweep(cfg: Config, a) -> int:
         raise RunError(f"epoch {a.n} of run {r0.run_dir} has not run: a sweep reruns the update of an "
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first")
     if ws := sorted({k for c in configs for k in warm_start_change(r0, c, a.n)}):
-        raise ConfigError(f"--grid {ws[0]}: the warm-start's (epoch 0), not the RL update's: every point would train "
-                          f"the same adapter; `rlaif epoch 0 {ws[0]}=...` makes another warm-start")
+        raise ConfigError(f"{ws[0]}: the warm-start's (epoch 0), not the RL update's: a point that differs from the "
+                          f"epoch's update in it alone trains the same adapter; `rlaif epoch 0 {ws[0]}=...` makes "
+                          "another warm-start")
     if note := schedule_tail(r0, cfg, a.n):
         say(note)
     t = time.time()

@@ -19,9 +19,9 @@ FLAGS: dict[str, str] = {
                       "decline whose every step is inside the noise (reward_regression compares neighbours)",
     "loss_rising": "loss/total at the highest of the last report.loss_rising_epochs+1 RL epochs and more than 5% "
                    "(at least 0.001) above its value report.loss_rising_epochs epochs before (the warm-start, epoch 0, "
-                   "trains another loss and is left out), and where the update records its parts, loss/kl or loss/sft "
-                   "rising by the same rule (loss/policy sits near 0 by construction: its noise is no rise; the teacher "
-                   "rows' number alone moves loss/total)",
+                   "trains another loss and is left out) and by more than loss/policy's spread over the window (its "
+                   "noise, near 0 by construction); with teacher rows in the update, loss/policy + loss/kl or "
+                   "loss/sft must rise by the same rule (their number alone moves loss/total)",
     "best_of_n_vs_mean": "reward/best_of_n rose while reward/mean fell by more than report.regression_drop",
     "eval_regression": "eval/pass@1 or eval/score fell from the previous eval, or from the run's first, with the 95% "
                        "interval of the change, paired by problem (a plain paired t interval below 5 problems), below "

@@ -83,9 +83,11 @@ def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
     loss_rising(ms, cfg, s, flag, lower_lr, raise_kl)
 
 
-def _rises(window: list[float]) -> bool:
+def _rises(window: list[float], noise: float = 0.0) -> bool:
+    """The window's last value is its highest and more than 5% (at least 0.001, and more than `noise`)
+    above its first."""
     start, end = window[0], window[-1]
-    return end == max(window) and end - start > max(0.05 * abs(start), 1e-3)
+    return end == max(window) and end - start > max(0.05 * abs(start), 1e-3, noise)
 
 
 def loss_rising(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Callable[..., None],
@@ -93,10 +95,12 @@ def loss_rising(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
     """Loss rising k epochs running. Rule: epoch i is flagged when the loss is the highest of epochs
     i-k..i and more than 5% (at least 0.001) above the loss k epochs before. So a dip inside the window
     (0.3853 -> 0.3552 -> 0.4473) does not hide a rise over it, noise on a flat loss does not count, and
-    a loss that is falling at the latest epoch is not flagged. Where the update records its parts, the
-    rule reads the parts that have a level: loss/kl (the drift from the reference) and loss/sft (the
-    teacher rows' NLL), never loss/policy, which group-normalised advantages hold near 0 by construction
-    (a relative rise of its noise is no signal); an epoch trained on teacher rows alone has no RL part."""
+    a loss that is falling at the latest epoch is not flagged. loss/policy, which group-normalised
+    advantages hold near 0, wobbles by its own noise: a rise no larger than its spread over the window
+    (max - min) is that noise, not a rise. With teacher rows in the update, loss/total also holds their
+    NLL x update.teacher_sft_coef, whose number alone moves it: then loss/policy + loss/kl, or loss/sft,
+    must rise by the same rule, each judged where it was recorded at the window's ends (an epoch trained
+    on teacher rows alone has no RL part)."""
     k = cfg.loss_rising_epochs
     rl_epochs = [m for m in ms if int(m["epoch"]) >= 1]   # epoch 0: the warm-start's supervised loss and entropy
     loss = series(rl_epochs, "loss/total")
@@ -106,15 +110,17 @@ def loss_rising(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
         span = [m for m in rl_epochs if loss[i - k][0] <= int(m["epoch"]) <= loss[i][0]]
         cols = {key: [as_number(m.get(key)) for m in span]
                 for key in ("loss/policy", "loss/kl", "loss/sft", "select/teacher_rows")}
-        if not _rises(window):
+        pol = [v for v in cols["loss/policy"] if v is not None]
+        noise = max(pol) - min(pol) if len(pol) > 1 else 0.0
+        if not _rises(window, noise):
             continue
-        if any(v is not None for v in cols["loss/policy"] + cols["loss/kl"] + cols["loss/sft"]):
-            # a part judged where it was recorded at the window's ends (and on the epochs between that have it)
-            judged = [[v for v in cols[key] if v is not None] for key in ("loss/kl", "loss/sft")
-                      if cols[key][0] is not None and cols[key][-1] is not None]
-            if not any(_rises(vals) for vals in judged):
-                continue
         teacher = cols["select/teacher_rows"]
+        if any(teacher):
+            rl = [None if p is None or q is None else p + q for p, q in zip(cols["loss/policy"], cols["loss/kl"])]
+            judged = [([v for v in vals if v is not None], nz) for vals, nz in ((rl, noise), (cols["loss/sft"], 0.0))
+                      if vals[0] is not None and vals[-1] is not None]
+            if not any(_rises(vals, nz) for vals, nz in judged):
+                continue
         parts = "; ".join(f"{key} " + " -> ".join("-" if v is None else f"{v:.4g}" for v in vals)
                           for key, vals in cols.items() if any(v is not None for v in vals))
         flag("loss_rising", loss[i][0],

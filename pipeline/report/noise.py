@@ -159,7 +159,9 @@ def change_intervals(runner: "Runner", ms: list[dict]) -> None:
         if prev is not None and n in by_epoch:
             # against the previous eval, and against the run's first (a slow decline, each step inside the
             # noise, adds up to one that is not): pass@1 and the graded score (which moves where pass@1 sits at 0)
-            changes = [c for earlier in ([prev] if first is prev else [prev, first]) for metric in ("pass@1", "score")
+            # (score where it is not pass@1 itself, as with a judge whose every answer scores 0 or 1)
+            metrics = ("pass@1",) if per_problem(rows, "score") == per_problem(rows, "pass@1") else ("pass@1", "score")
+            changes = [c for earlier in ([prev] if first is prev else [prev, first]) for metric in metrics
                        if (c := _eval_change(earlier, rows, metric)) is not None]
             if changes:
                 by_epoch[n][EVAL_CHANGE] = changes

@@ -32,6 +32,11 @@ def input_digests(inputs: dict[str, Path | None]) -> dict[str, str]:
     return {k: v for k, d in inputs.items() if (v := _digest(d)) is not None}
 
 
+def fresh(m: dict | None, inputs: dict[str, Path | None]) -> dict | None:
+    """m, or None where an input moved since m's stage read it."""
+    return None if m is None or stale_inputs(m, inputs) else m
+
+
 def stale_inputs(m: dict, inputs: dict[str, Path | None]) -> list[str]:
     """The inputs of finished stage `m` whose contents moved since it read them (remade at the same
     fingerprint); [] for a manifest from before digests were recorded."""

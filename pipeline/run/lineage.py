@@ -46,7 +46,8 @@ class Lineage:
             elif m is None and (p / "manifest.json").exists() and p not in _WARNED:   # its manifest damaged since
                 _WARNED.add(p)
                 log.warning("%s: its manifest.json does not parse, so it is not counted as finished (nor as a "
-                            "policy to choose); `rlaif epoch %d --force` remakes it", p, n)
+                            "policy to choose); the command that made it remakes it (`rlaif epoch %d` for the config's "
+                            "own, `rlaif update %d KEY=...` for a variant, `rlaif eval %d` for a side eval)", p, n, n, n)
         return sorted(out, key=lambda pm: pm[1].get("finished_at", 0))
 
     def update_variants(self, n: int) -> list[tuple[Path, dict]]:

@@ -20,7 +20,7 @@ from pipeline.store import dist
 from pipeline.store.artifacts import atomic_dir, clean_stale, disk_full, load_complete, read_manifest, write_manifest
 from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
-from pipeline.run.freshness import input_digests, older_code, stale_inputs
+from pipeline.run.freshness import fresh, input_digests, older_code, stale_inputs
 from pipeline.run.lineage import Lineage, made_otherwise
 from pipeline.stages import POLICY, REFERENCE, Ctx, Stage
 
@@ -166,9 +166,8 @@ class Runner(Lineage):
         d = self.epoch_dir(n) / f"eval-{fp[:8]}"
         echo = echo if dist.is_main() else _silent
         with self.held():
-            m = None if force else dist.on_main(lambda: load_complete(d, fp))
-            if m is not None and stale_inputs(m, {"update": d_in}):
-                m = None   # the update remade since this eval read it
+            # (not when the update was remade since this eval read it: rank 0 decides, for every rank)
+            m = None if force else dist.on_main(lambda: fresh(load_complete(d, fp), {"update": d_in}))
             if m is None:
                 echo(f"  eval     running  {d.relative_to(self.run_dir)}")
                 m = self._run_stage(st, n, fp, d, {"update": d_in}, {"update": fp_in})
@@ -218,16 +217,18 @@ class Runner(Lineage):
         if self.cfg.judge.mode == "replay" and not force and only is None and (why := self.replay_refusal(n, plan)):
             raise RunError(why)
         results: dict[str, dict] = {}
+        ran, remade_rows = [], None   # the stages this call made; the first made anew from other rows
         first_variant = next((i for i, (st, *_) in enumerate(plan) if st.variant), len(plan))
         needed = _inputs_of(only, [st for st, *_ in plan]) if only is not None else set()
         for i, (st, fp, d, _) in enumerate(plan):
             fps[st.name], dirs[st.name] = fp, d
             if only is not None and st.name != only and st.name not in needed:
                 continue   # --only teacher needs prompts, not sample
-            m = None if (force and (only in (None, st.name))) else dist.on_main(lambda: load_complete(d, fp))
-            stale = stale_inputs(m, {k: dirs.get(k) for k in st.inputs}) if m is not None else []
-            if stale:
-                m = None   # an input remade since this stage read it: its rows may be others now
+            # an input of this epoch remade since this stage read it (its rows may be others now): made again.
+            # The policy a past epoch left is frozen (its inputs POLICY, REFERENCE are not looked at); rank 0 decides
+            stale = [] if (force and (only in (None, st.name))) else dist.on_main(
+                lambda: stale_inputs(read_manifest(d) or {}, {k: dirs.get(k) for k in st.inputs if k not in (POLICY, REFERENCE)}))
+            m = None if (force and (only in (None, st.name))) or stale else dist.on_main(lambda: load_complete(d, fp))
             if m is not None:
                 echo(f"  {st.name:<8} reused   {d.relative_to(self.run_dir)} ({m.get('rows', 0)} rows)")
                 if changed := older_code(self.cfg, st, m):
@@ -268,15 +269,20 @@ class Runner(Lineage):
                        " (remade: --force)" if force and old.get("fingerprint") == fp else
                        " (remade: a file of it was missing or corrupted)" if old.get("fingerprint") == fp else
                        f" (remade: {', '.join(moved)[:300]})" if moved else " (remade: its inputs changed)")
-            if old is not None and old.get("fingerprint") != fp and not st.derived:
-                dist.on_main(lambda: self._drop_promotion(n, st.name))
+            if old is not None and (old.get("fingerprint") != fp or stale) and not st.derived:
+                remade_rows = remade_rows or st.name   # the rows a promoted update was trained on are made anew
             echo(f"  {st.name:<8} running  {d.relative_to(self.run_dir)}{why}")
-            # a variant made again (damaged) keeps the choice of policy it had: the newest is chosen by default
-            keep = self.chosen_update(n) if st.name == "update" and d.exists() and not update_only else None
+            # a variant made again because it was damaged (nothing before it remade) keeps the epoch's choice of
+            # policy: else, as the newest, it would become the chosen one
+            keep = dist.on_main(lambda: self.chosen_update(n)) if (st.name == "update" and d.exists() and not
+                                                                    update_only and not force and not ran) else None
             results[st.name] = self._run_stage(st, n, fp, d, {k: dirs[k] for k in st.inputs},
                                                {k: fps[k] for k in st.inputs})
-            if keep is not None and keep[0] != d and not (self.epoch_dir(n) / "chosen.json").exists():
-                dist.on_main(lambda: self.promote(n, keep[0].name))
+            ran.append(st.name)
+            if keep is not None and keep[0] != d:
+                dist.on_main(lambda: (self.epoch_dir(n) / "chosen.json").exists() or self.promote(n, keep[0].name))
+            if st.name == "update" and remade_rows:   # the update made from the new rows is the epoch's policy
+                dist.on_main(lambda: self._drop_promotion(n, remade_rows))
             echo(f"  {st.name:<8} done     {results[st.name]['wall_s']:.1f}s ({results[st.name]['rows']} rows)")
             if only is not None:
                 break

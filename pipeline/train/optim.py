@@ -37,16 +37,21 @@ def save_checkpoint(path: Path, st: dict, old: dict, ref: dict, model, optimizer
 
 
 def readable_checkpoint(path: Path) -> bool:
-    """Whether the resume checkpoint at path loads; one that does not (cut short, overwritten) is removed with
-    a warning, and the update starts over instead of failing on it at every rerun."""
+    """Whether the resume checkpoint at path is a whole file: one that is not (cut short, overwritten) is
+    left where it is, with a warning, and the update starts over (its first checkpoint replaces it) instead of
+    failing on it at every rerun. Only the file's own damage counts: an error reading it (memory, the
+    filesystem) is raised, never taken for damage."""
+    import pickle
+    import zipfile
     try:
-        torch.load(path, weights_only=False, map_location="cpu")
+        with zipfile.ZipFile(path) as z:   # torch.save's format: a zip whose central directory comes last
+            bad = z.testzip()
+    except (zipfile.BadZipFile, EOFError, pickle.UnpicklingError) as e:
+        bad = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+    if bad is None:
         return True
-    except Exception as e:  # noqa: BLE001  torch raises many kinds for a damaged zip
-        log.warning("update: the resume checkpoint %s cannot be read (%s); the update starts over", path,
-                    str(e).splitlines()[0][:200])
-        path.unlink(missing_ok=True)
-        return False
+    log.warning("update: the resume checkpoint %s is damaged (%s); the update starts over", path, bad)
+    return False
 
 
 def restore(path: Path, model, optimizer, scheduler) -> tuple[dict, dict, dict]:
