@@ -91,3 +91,15 @@ def test_promoting_back_the_policy_later_epochs_came_from_says_nothing_of_them(e
     assert r.chosen_update(1)[0] != first and "epoch 2 was trained from the policy chosen before" in later_epochs_note(r, 1)
     r.promote(1, first.name)   # back to the policy epoch 2 sampled from
     assert later_epochs_note(r, 1) is None
+
+
+def test_compare_marks_variants_trained_on_another_selection(epoch1_config, capsys):
+    """`rlaif update 1 update.teacher_sft_coef=0` makes the selection again (other rows): the variants trained on
+    the first one are marked in `rlaif compare`, not paired silently with the rest."""
+    from pipeline.cli.commands_read import cmd_compare
+    first = Runner(load_config(None, epoch1_config)).chosen_update(1)[0]
+    assert _update(epoch1_config, "update.teacher_sft_coef=0") == 0
+    capsys.readouterr()
+    cmd_compare(load_config(None, epoch1_config), _Args(n=1))
+    out = capsys.readouterr().out
+    assert f"~ {first.name}" in out and f"made again since): {first.name}" in out, out

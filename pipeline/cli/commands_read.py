@@ -41,14 +41,21 @@ def cmd_compare(cfg: Config, a) -> int:
             paths[m["fingerprint"]], evals[m["fingerprint"]] = found[0], found[1].get("figures", {})
     widths = [max(16, len(c) + 2) for c in cols]   # a long key's name never runs into the next column's
     print(f"{'':2}{'variant':<18}" + "".join(f"{c:>{w}}" for c, w in zip(cols, widths)))
+    # a variant trained on another selection than the epoch's current one (its samples, or its select settings,
+    # made again since): its training figures are not of the same rows as the others'
+    current = (read_manifest(r.epoch_dir(a.n) / "select") or {}).get("fingerprint")
+    other_rows = {p for p, m in variants if current and m.get("inputs", {}).get("select") not in (None, current)}
     for p, m in variants:
         fig, conf = {**m.get("figures", {}), **evals.get(m["fingerprint"], {})}, confs[[v[0] for v in variants].index(p)]
         vals = [conf.get(k) for k in keys] + [fig.get(c) for c in metrics]
-        mark = "*" if chosen and chosen[0] == p else " "
+        mark = "*" if chosen and chosen[0] == p else "~" if p in other_rows else " "
         print(f"{mark} {p.name:<18}" + "".join(
             f"{v:>{w}.4g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else
             f"{'-':>{w}}" if v is None else f"{str(v)[:w - 1]:>{w}}" for v, w in zip(vals, widths)))
     print("* = chosen policy (the next epoch starts from it); change with `rlaif promote N VARIANT`")
+    if other_rows:
+        print(f"~ = trained on another selection than the epoch's current one (its samples or select settings made "
+              f"again since): {', '.join(p.name for p in sorted(other_rows))}")
     from pipeline.report.noise import variant_lines
     lines = variant_lines(paths.get(chosen[1]["fingerprint"]) if chosen else None,
                           [(p.name, paths[m["fingerprint"]]) for p, m in variants
