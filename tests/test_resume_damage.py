@@ -128,7 +128,7 @@ def test_an_unreadable_manifest_is_said_not_passed_over_in_silence(epoch1_config
     assert r2.chosen_update(1) is None and r2.chosen_update(1) is None
     assert caplog.text.count("its manifest.json does not parse, so it is not counted") == 1, caplog.text
     r2.run_epoch(1)
-    assert f"{r.epoch_dir(1) / 'judge'}: its manifest.json does not parse; recomputing" in caplog.text
+    assert f"{r.epoch_dir(1) / 'judge'}: its manifest.json does not parse; this stage is made again" in caplog.text
 
 
 def test_a_damaged_variant_made_again_keeps_the_policy_choice(epoch1_config):

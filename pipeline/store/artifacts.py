@@ -156,15 +156,21 @@ def load_complete(d: Path, fp: str | None = None, verify: bool = True) -> dict |
     """
     m = read_manifest(d)
     if m is None:
-        if (d / MANIFEST).exists():
-            log.warning("%s: its %s does not parse; recomputing this stage", d, MANIFEST)
+        if (d / MANIFEST).exists() and (d, MANIFEST) not in _SAID:
+            _SAID.add((d, MANIFEST))
+            log.warning("%s: its %s does not parse; this stage is made again", d, MANIFEST)
         return None
     if fp is not None and m.get("fingerprint") != fp:
         return None
     if verify and (rel := corrupted_file(d, m)) is not None:
-        log.warning("%s: %s is missing or corrupted (checksum mismatch); recomputing this stage", d, rel)
+        if (d, rel) not in _SAID:   # said once a process (the preflight and the run both look)
+            _SAID.add((d, rel))
+            log.warning("%s: %s is missing or corrupted (checksum mismatch); this stage is made again", d, rel)
         return None
     return m
+
+
+_SAID: set[tuple[Path, str]] = set()   # the damaged outputs load_complete has warned about in this process
 
 
 def corrupted_file(d: Path, m: dict) -> str | None:
