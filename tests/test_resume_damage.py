@@ -33,8 +33,11 @@ def test_a_stage_whose_input_was_remade_since_it_read_it_is_remade(epoch1_config
     jd = r.epoch_dir(1) / "judge"
     m = read_manifest(jd)
     assert set(m["input_digests"]) == {"prompts", "sample", "teacher"}
+    from pipeline.run.dryrun import _up_to_date
+    assert "judge" in _up_to_date(r, 1)
     m["input_digests"]["sample"] = "0" * 16
     write_json(jd / "manifest.json", m)
+    assert "judge" not in _up_to_date(r, 1) and "reward" in _up_to_date(r, 1)   # the dry run prices it as the run makes it
     capsys.readouterr()
     Runner(load_config(None, epoch1_config)).run_epoch(1)
     out = capsys.readouterr().out

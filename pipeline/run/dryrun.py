@@ -65,12 +65,17 @@ class _Plan:
 
 
 def _up_to_date(runner, n: int) -> set[str]:
-    """Epoch n's stages finished with this config's fingerprints: a run reuses them, calling nothing."""
+    """Epoch n's stages finished with this config's fingerprints, and from the rows their inputs hold now
+    (`freshness.stale_inputs`): a run reuses them, calling nothing."""
     from pipeline.config.errors import RunError
+    from pipeline.run.freshness import stale_inputs
     try:
-        return {st.name for st, fp, d, _ in runner.plan(n) if load_complete(d, fp, verify=False) is not None}
+        plan = runner.plan(n)
     except RunError:   # the policy it starts from is not there yet: nothing of it is done
         return set()
+    dirs = {st.name: d for st, _, d, _ in plan}
+    return {st.name for st, fp, d, _ in plan if (m := load_complete(d, fp, verify=False)) is not None
+            and not stale_inputs(m, {k: dirs[k] for k in st.inputs if k in dirs})}
 
 
 def _reused(stage: str, n: int, lines: list[str], replay: bool = False) -> list[str]:
