@@ -194,3 +194,5 @@ def test_a_stage_remade_with_other_rows_remakes_what_read_it_and_one_remade_alik
     Runner(load_config(None, epoch1_config)).run_epoch(1)
     out = capsys.readouterr().out
     assert "reward   running" in out and "(remade: its input judge was remade since it read it)" in out, out
+    update = next(line for line in out.splitlines() if "update   running" in line)   # a variant says why too
+    assert "(remade: its input" in update and "was remade since it read it)" in update, out

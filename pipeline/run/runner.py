@@ -263,10 +263,11 @@ class Runner(Lineage):
                 raise RunError(f"--only {only}: its input stage {st.name} of epoch {n} is not done; "
                                f"run `rlaif epoch {n}` without --only")
             why, old = "", read_manifest(d) if not st.variant else None
-            if old is not None:   # remade: say why
+            if stale:   # (a variant too: the update and the eval of rows made again)
+                why = f" (remade: its input {', '.join(stale)} was remade since it read it)"
+            elif old is not None:   # remade: say why
                 moved = made_otherwise(self.cfg, st, old)
-                why = (f" (remade: its input {', '.join(stale)} was remade since it read it)" if stale else
-                       " (remade: --force)" if force and old.get("fingerprint") == fp else
+                why = (" (remade: --force)" if force and old.get("fingerprint") == fp else
                        " (remade: a file of it was missing or corrupted)" if old.get("fingerprint") == fp else
                        f" (remade: {', '.join(moved)[:300]})" if moved else " (remade: its inputs changed)")
             if old is not None and (old.get("fingerprint") != fp or stale) and not st.derived:
