@@ -81,7 +81,7 @@ class _Args:
         self.__dict__.update(kw)
 
 
-def test_promoting_back_the_policy_later_epochs_came_from_says_nothing_of_them(epoch1_config):
+def test_promoting_back_the_policy_later_epochs_came_from_says_nothing_of_them(epoch1_config, capsys):
     from pipeline.cli.commands_read import later_epochs_note
     r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
@@ -89,8 +89,11 @@ def test_promoting_back_the_policy_later_epochs_came_from_says_nothing_of_them(e
     first = r.chosen_update(1)[0]
     Runner(load_config(None, [*epoch1_config, "update.lr=1e-3"])).run_epoch(1, update_only=True)
     assert r.chosen_update(1)[0] != first and "epoch 2 was trained from the policy chosen before" in later_epochs_note(r, 1)
-    r.promote(1, first.name)   # back to the policy epoch 2 sampled from
+    capsys.readouterr()
+    from pipeline.cli.commands_read import cmd_promote
+    cmd_promote(load_config(None, epoch1_config), _Args(n=1, variant=first.name))   # back to the one epoch 2 came from
     assert later_epochs_note(r, 1) is None
+    assert f"chosen policy is now {first.name}; epoch 2 was sampled from it" in capsys.readouterr().out
 
 
 def test_compare_marks_variants_trained_on_another_selection(epoch1_config, capsys):

@@ -103,8 +103,9 @@ def cmd_promote(cfg: Config, a) -> int:
         p = r.promote(a.n, a.variant)
     finally:
         r.unlock()
+    made = (r.epoch_dir(a.n + 1) / "sample" / "manifest.json").exists()   # (from this very policy: no note)
     print(f"epoch {a.n}: chosen policy is now {p.name}; " + (
-        later_epochs_note(r, a.n) or f"epoch {a.n + 1} will start from it"))
+        later_epochs_note(r, a.n) or f"epoch {a.n + 1} {'was sampled' if made else 'will start'} from it"))
     return 0
 
 
