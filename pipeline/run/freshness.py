@@ -13,7 +13,7 @@ import importlib
 import json
 from pathlib import Path
 
-from pipeline.store.artifacts import read_manifest
+from pipeline.store.artifacts import load_complete, read_manifest
 
 
 def _digest(d: Path | None) -> str | None:
@@ -32,9 +32,12 @@ def input_digests(inputs: dict[str, Path | None]) -> dict[str, str]:
     return {k: v for k, d in inputs.items() if (v := _digest(d)) is not None}
 
 
-def fresh(m: dict | None, inputs: dict[str, Path | None]) -> dict | None:
-    """m, or None where an input moved since m's stage read it."""
-    return None if m is None or stale_inputs(m, inputs) else m
+def reusable(d: Path, fp: str, inputs: dict[str, Path | None]) -> tuple[dict | None, list[str]]:
+    """(the finished, intact output d's manifest at fingerprint fp, else None; its inputs that moved since it
+    read them, which make it None too)."""
+    m = load_complete(d, fp)
+    stale = stale_inputs(m, inputs) if m is not None else []
+    return (None if stale else m), stale
 
 
 def stale_inputs(m: dict, inputs: dict[str, Path | None]) -> list[str]:

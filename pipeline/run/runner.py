@@ -20,7 +20,7 @@ from pipeline.store import dist
 from pipeline.store.artifacts import atomic_dir, clean_stale, disk_full, load_complete, read_manifest, write_manifest
 from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
-from pipeline.run.freshness import fresh, input_digests, older_code, stale_inputs
+from pipeline.run.freshness import input_digests, older_code, reusable
 from pipeline.run.lineage import Lineage, made_otherwise
 from pipeline.stages import POLICY, REFERENCE, Ctx, Stage
 
@@ -167,7 +167,7 @@ class Runner(Lineage):
         echo = echo if dist.is_main() else _silent
         with self.held():
             # (not when the update was remade since this eval read it: rank 0 decides, for every rank)
-            m = None if force else dist.on_main(lambda: fresh(load_complete(d, fp), {"update": d_in}))
+            m = None if force else dist.on_main(lambda: reusable(d, fp, {"update": d_in})[0])
             if m is None:
                 echo(f"  eval     running  {d.relative_to(self.run_dir)}")
                 m = self._run_stage(st, n, fp, d, {"update": d_in}, {"update": fp_in})
@@ -226,9 +226,8 @@ class Runner(Lineage):
                 continue   # --only teacher needs prompts, not sample
             # an input of this epoch remade since this stage read it (its rows may be others now): made again.
             # The policy a past epoch left is frozen (its inputs POLICY, REFERENCE are not looked at); rank 0 decides
-            stale = [] if (force and (only in (None, st.name))) else dist.on_main(
-                lambda: stale_inputs(read_manifest(d) or {}, {k: dirs.get(k) for k in st.inputs if k not in (POLICY, REFERENCE)}))
-            m = None if (force and (only in (None, st.name))) or stale else dist.on_main(lambda: load_complete(d, fp))
+            m, stale = (None, []) if (force and (only in (None, st.name))) else dist.on_main(
+                lambda: reusable(d, fp, {k: dirs.get(k) for k in st.inputs if k not in (POLICY, REFERENCE)}))
             if m is not None:
                 echo(f"  {st.name:<8} reused   {d.relative_to(self.run_dir)} ({m.get('rows', 0)} rows)")
                 if changed := older_code(self.cfg, st, m):
