@@ -134,3 +134,17 @@ def test_two_processes_starting_a_ledger_write_one_baseline(tmp_path):
         lines = (tmp_path / "spend.jsonl").read_text().splitlines()
         assert sum('"baseline"' in x for x in lines) == 1, lines
         assert spent_usd(tmp_path) == pytest.approx(2.5)
+
+
+def test_an_output_settles_what_its_stopped_attempts_paid_once(tmp_path):
+    """A stage stopped by a kill or the budget and rerun: the first attempt's paid answers are the rerun's
+    cache hits; the finished stage's cost counts them (not its saved dollars), and a later --force
+    remake of the same output does not count them again."""
+    from pipeline.stages.spend import run_spend, settle
+    spend_ledger(tmp_path, "judge", "epoch-001/judge")("a", 0.25)       # the killed attempt
+    spend_ledger(tmp_path, "judge", "epoch-002/judge")("b", 1.0)        # another output's
+    spend_ledger(tmp_path, "judge", "epoch-001/judge")("c", 0.5)        # the rerun's own call
+    # the rerun paid 0.5 and saw "a" as a hit worth 0.25 (+0.125 from an earlier run's answer)
+    assert settle(tmp_path, "epoch-001/judge", 0.5, 0.375) == (0.75, 0.125)
+    assert settle(tmp_path, "epoch-001/judge", 0.0, 0.75) == (0.0, 0.75)   # --force: all hits, nothing paid
+    assert run_spend(tmp_path) == {"judge": 1.75}

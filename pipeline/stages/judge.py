@@ -10,7 +10,8 @@ from judges.base import Score
 from judges.cache import JudgeCache
 from judges.mix import combine
 from pipeline.stages.judging import (PARTS, Judging, Sync, batch_figures, batching, cache_dir, components, execution_parts,
-                              full_credit_shares, judge_model, length_score, make_model, run_items, work_dir)
+                              full_credit_shares, judge_model, length_score, make_model, paid_for, run_items, work_dir)
+from pipeline.stages.spend import settle
 from pipeline.stages import Ctx
 from pipeline.stages.judging_python import function_figures, score_python
 from pipeline.store.tables import load_table, save_table
@@ -55,7 +56,8 @@ def run(ctx: Ctx) -> None:
              for s in samples]
     items += [(prompts[t["problem_id"]], t["text"], bool(t.get("truncated")), None) for t in teacher]
     weights = components(cfg)
-    per, fig = score_components(cfg, items, ctx.run_dir, work_dir(ctx, "judge") if batching(cfg) else None)
+    per, fig = score_components(cfg, items, ctx.run_dir, work_dir(ctx, "judge") if batching(cfg) else None,
+                                paid_for(ctx, "judge"))
     scores = [combine({k: per[k][i] for k in weights}, weights) for i in range(len(items))]
     rows = []
     for s, sc in zip(samples, scores[: len(samples)]):
@@ -93,12 +95,14 @@ def reference_failures(teacher: list[dict], scores: list[Score]) -> int:
     return len(bad)
 
 
-def score_components(cfg, items: list[tuple], run_dir, journal=None) -> tuple[dict[str, list[Score]], dict[str, Any]]:
+def score_components(cfg, items: list[tuple], run_dir, journal=None,
+                     out: str | None = None) -> tuple[dict[str, list[Score]], dict[str, Any]]:
     """Each judge.kind component's Score of every (problem, answer, truncated, reference shown to an
     LLM judge) item, through the judge cache, and the figures of what it cost (judge/api_calls,
     judge/cache_hits, judge/cost_usd, judge/saved_usd, judge/skipped). journal: the batch API's work
-    directory (judge.batch; None: every request live). The judge stage and `rlaif judge` both score
-    through it, so one answer's judgement is the same cached one either way."""
+    directory (judge.batch; None: every request live). out: the stage output the calls are paid for
+    ('epoch-003/judge'; its cost then counts what its killed or stopped attempts paid). The judge stage
+    and `rlaif judge` both score through it, so one answer's judgement is the same cached one either way."""
     per: dict[str, list[Score]] = {}
     fig = {"judge/api_calls": 0, "judge/cache_hits": 0, "judge/cost_usd": 0.0, "judge/saved_usd": 0.0}
     for kind in components(cfg):
@@ -127,7 +131,7 @@ def score_components(cfg, items: list[tuple], run_dir, journal=None) -> tuple[di
             cache = JudgeCache(cache_dir(cfg))
             try:
                 results, stats = run_items(cfg, cache, api, [api.score_item(p, c, r) for p, c, _, r in items],
-                                           f"judge ({kind})", run_dir, journal if batch else None)
+                                           f"judge ({kind})", run_dir, journal if batch else None, out)
             finally:
                 cache.close()
             why = ("not answered: the batch item failed (judge.batch_failed)" if batch else "skipped: not in the cache"
@@ -143,4 +147,6 @@ def score_components(cfg, items: list[tuple], run_dir, journal=None) -> tuple[di
             fig["judge/saved_usd"] += stats.saved_usd
             if stats.missing:
                 fig["judge/skipped"] = fig.get("judge/skipped", 0) + stats.missing
+    if out is not None:
+        fig["judge/cost_usd"], fig["judge/saved_usd"] = settle(run_dir, out, fig["judge/cost_usd"], fig["judge/saved_usd"])
     return per, fig

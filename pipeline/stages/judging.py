@@ -97,6 +97,11 @@ def batching(cfg: Config, teacher: bool = False) -> bool:
     return (cfg.teacher.batch if teacher else cfg.judge.batch) and cfg.judge.mode == "live"
 
 
+def paid_for(ctx: Ctx, stage: str) -> str:
+    """The name the spend ledger gives the stage's output ('epoch-003/judge')."""
+    return f"{epoch_name(ctx.epoch)}/{stage}"
+
+
 def work_dir(ctx: Ctx, stage: str) -> Path:
     """The stage's work directory, kept across runs (a killed stage's batch journal lives here)."""
     return ctx.run_dir / epoch_name(ctx.epoch) / ".work" / stage
@@ -127,9 +132,10 @@ class Sync:
 
 
 def run_items(cfg: Config, cache: JudgeCache, api, items: list, desc: str, run_dir: Path,
-              journal_dir: Path | None = None):
+              journal_dir: Path | None = None, out: str | None = None):
     """Answer items live (run_cached) or, with journal_dir, through the batch APIs (run_batched), with
-    the run's budget and mode; budget, replay misses and batch timeouts become RunErrors."""
+    the run's budget and mode; budget, replay misses and batch timeouts become RunErrors. out: the
+    output the calls are paid for, as the spend ledger records them ('epoch-003/judge')."""
     from judges.batch import run_batched
     from judges.batch_records import BatchTimeout, Journal
     from judges.cached import BudgetExceeded, ReplayMiss, run_cached
@@ -142,12 +148,12 @@ def run_items(cfg: Config, cache: JudgeCache, api, items: list, desc: str, run_d
                 cache, api, items, Journal(journal_dir), budget_usd=jc.budget_usd, spent_usd=spent_usd(run_dir),
                 poll_s=jc.batch_poll_s, max_poll_s=jc.batch_max_poll_s, timeout_s=jc.batch_timeout,
                 failed=jc.batch_failed, max_in_flight=jc.max_in_flight, progress=bar.update,
-                status=bar.set_postfix_str, on_paid=spend_ledger(run_dir, desc.split()[0])))
+                status=bar.set_postfix_str, on_paid=spend_ledger(run_dir, desc.split()[0], out)))
         return asyncio.run(run_cached(cache, [(it.key, it.live) for it in items], mode=jc.mode,
                                       budget_usd=jc.budget_usd, spent_usd=spent_usd(run_dir),
                                       estimate_usd=lambda i: api.estimate_body_usd(items[i].body),
                                       max_in_flight=jc.max_in_flight, skip_missing=jc.skip_missing,
-                                      progress=bar.update, on_paid=spend_ledger(run_dir, desc.split()[0])))
+                                      progress=bar.update, on_paid=spend_ledger(run_dir, desc.split()[0], out)))
     except BatchTimeout as e:
         raise RunError(f"judge.batch_timeout={e.timeout_s:g}s reached: {len(e.pending)} batches still running at "
                        f"the provider ({', '.join(e.pending)}); every answer that arrived is in the cache. Run the "

@@ -45,6 +45,8 @@ def run_spend(run_dir: Path) -> dict[str, float]:
                 continue  # a line cut by a kill: its call is in the cache, its dollars are a few cents
             raise RunError(f"{path}: line {i + 1} is not JSON; the run's spend cannot be read. Fix or delete "
                            "that line (deleting the file falls back to the finished stages' figures)") from None
+        if "done" in rec:
+            continue   # an output's attempts settled (settle), not a call
         for stage, usd in (rec.get("baseline") or {rec.get("stage", "judge"): rec.get("usd", 0.0)}).items():
             out[stage] = out.get(stage, 0.0) + float(usd)
     return out
@@ -55,22 +57,46 @@ def spent_usd(run_dir: Path) -> float:
     return sum(run_spend(run_dir).values())
 
 
-def spend_ledger(run_dir: Path, stage: str) -> Callable[[str, float], None]:
-    """on_paid for run_cached/run_batched: appends each paid call to the run's ledger, which starts
-    with what the finished stages paid before it existed."""
+def _append(run_dir: Path, recs: list[dict]) -> None:
+    """Appends records to the run's ledger, which starts with what the finished stages paid before it existed."""
     path = run_dir / SPEND_LEDGER
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "ab+") as f:   # appends; reads from anywhere
+        # one writer at a time (`rlaif judge` beside a running epoch): the baseline line written once
+        fcntl.flock(f, fcntl.LOCK_EX)
+        f.seek(0, os.SEEK_END)
+        lines = [] if f.tell() else [{"baseline": manifest_spend(run_dir)}]
+        cut = False
+        if f.tell():
+            f.seek(-1, 2)
+            cut = f.read(1) != b"\n"   # a line a kill cut short stays a line of its own (run_spend skips it)
+        f.write((("\n" if cut else "") + "".join(json.dumps(x) + "\n" for x in lines + recs)).encode())
 
+
+def spend_ledger(run_dir: Path, stage: str, out: str | None = None) -> Callable[[str, float], None]:
+    """on_paid for run_cached/run_batched: appends each paid call to the run's ledger, marked with the
+    output it was paid for (out: 'epoch-003/judge'; None for `rlaif judge`'s own calls)."""
     def paid(key: str, usd: float) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "ab+") as f:   # appends; reads from anywhere
-            # one writer at a time (`rlaif judge` beside a running epoch): the baseline line written once
-            fcntl.flock(f, fcntl.LOCK_EX)
-            f.seek(0, os.SEEK_END)
-            lines = [] if f.tell() else [{"baseline": manifest_spend(run_dir)}]
-            cut = False
-            if f.tell():
-                f.seek(-1, 2)
-                cut = f.read(1) != b"\n"   # a line a kill cut short stays a line of its own (run_spend skips it)
-            lines.append({"stage": stage, "key": key[:16], "usd": usd})
-            f.write((("\n" if cut else "") + "".join(json.dumps(x) + "\n" for x in lines)).encode())
+        _append(run_dir, [{"stage": stage, "key": key[:16], "usd": usd, **({"out": out} if out else {})}])
     return paid
+
+
+def settle(run_dir: Path, out: str, cost_usd: float, saved_usd: float) -> tuple[float, float]:
+    """An output's (cost, saved) dollars over every attempt that made it: a killed or budget-stopped
+    attempt's paid calls come back to the rerun as cache hits, which are its cost, not savings. Reads the
+    ledger's calls for `out` since it was last settled, then marks it settled (a later --force starts anew)."""
+    path = run_dir / SPEND_LEDGER
+    paid = 0.0
+    for line in (path.read_text().splitlines() if path.exists() else []):
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue   # a line cut by a kill (run_spend says so where it matters)
+        if rec.get("done") == out:
+            paid = 0.0
+        elif rec.get("out") == out:
+            paid += float(rec.get("usd", 0.0))
+    _append(run_dir, [{"done": out}])
+    cost = max(cost_usd, paid)
+    # (saved to the nano-dollar, below any token's price: what it took back leaves no float residue)
+    return cost, max(0.0, round(saved_usd - (cost - cost_usd), 9))

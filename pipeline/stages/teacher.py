@@ -7,7 +7,9 @@ from typing import Any
 
 from data.schema import Problem
 from judges.cache import JudgeCache
-from pipeline.stages.judging import Sync, as_answer, batch_figures, batching, cache_dir, make_model, run_items, work_dir
+from pipeline.stages.judging import (Sync, as_answer, batch_figures, batching, cache_dir, make_model, paid_for, run_items,
+                                     work_dir)
+from pipeline.stages.spend import settle
 from pipeline.stages import Ctx
 from pipeline.store.tables import load_table, save_table
 
@@ -28,12 +30,14 @@ def run(ctx: Ctx) -> None:
         cache = JudgeCache(cache_dir(cfg))
         try:
             results, stats = run_items(cfg, cache, api, [api.generate_item(p) for p in problems], "teacher",
-                                       ctx.run_dir, work_dir(ctx, "teacher") if batching(cfg, teacher=True) else None)
+                                       ctx.run_dir, work_dir(ctx, "teacher") if batching(cfg, teacher=True) else None,
+                                       paid_for(ctx, "teacher"))
         finally:
             cache.close()
         texts = [r["text"] if r else "" for r in results]
+        cost, saved = settle(ctx.run_dir, paid_for(ctx, "teacher"), stats.cost_usd, stats.saved_usd)
         figures = {"teacher/api_calls": stats.api_calls, "teacher/cache_hits": stats.cache_hits,
-                   "teacher/cost_usd": stats.cost_usd, "teacher/saved_usd": stats.saved_usd,
+                   "teacher/cost_usd": cost, "teacher/saved_usd": saved,
                    **({"teacher/skipped": stats.missing} if stats.missing else {}),
                    **batch_figures("teacher", stats, batching(cfg, teacher=True))}
     else:
