@@ -59,7 +59,10 @@ class OpenAIJudge(APIJudge):
 
     def _usage(self, data: dict) -> dict[str, int]:
         u = data.get("usage") or {}
-        return {"input_tokens": tokens(u.get("prompt_tokens")), "output_tokens": tokens(u.get("completion_tokens"))}
+        d = u.get("prompt_tokens_details")
+        cached = tokens(d.get("cached_tokens")) if isinstance(d, dict) else 0   # prompt caching's share
+        return {"input_tokens": tokens(u.get("prompt_tokens")), "output_tokens": tokens(u.get("completion_tokens")),
+                **({"cached_input_tokens": cached} if cached else {})}
 
     def _message(self, data: dict) -> dict:
         choices = data.get("choices") or [{}]

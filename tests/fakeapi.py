@@ -127,6 +127,7 @@ class FakeAPI:
         self.scores = scores
         self.teacher = teacher
         self.output_tokens = output_tokens
+        self.cached_tokens = 0   # prompt tokens an OpenAI answer says its prompt caching served
         self._lock = threading.Lock()
         self._faults: list[Fault] = []
         self._path_faults: list[tuple[str, Fault]] = []   # (path suffix, fault): used up by the next such request

@@ -55,7 +55,9 @@ def openai_reply(api, body: dict, raw: bytes, bad_schema: bool) -> dict:
             "model": body.get("model", ""),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content, "refusal": None},
                          "finish_reason": "stop", "logprobs": None}],
-            "usage": {"prompt_tokens": n_in, "completion_tokens": out_tokens, "total_tokens": n_in + out_tokens}}
+            "usage": {"prompt_tokens": n_in, "completion_tokens": out_tokens, "total_tokens": n_in + out_tokens,
+                      # OpenAI's automatic prompt caching: the share of the prompt it served from its cache
+                      "prompt_tokens_details": {"cached_tokens": min(n_in, api.cached_tokens), "audio_tokens": 0}}}
 
 
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",

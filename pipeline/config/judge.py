@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from judges.prices import PRICE_FIELDS
 from pipeline.config.base import RUNTIME, HomePath, Section
 
 
@@ -71,7 +72,7 @@ class JudgeConfig(Section):
     temperature: float | None = Field(None, ge=0, description="LLM judge temperature (None = the API's default; must stay None for anthropic).")
     show_teacher: bool = Field(True, description="Show the LLM judge the teacher's answer as a reference when it grades the student's answers. The teacher's own answer is graded without one; false grades both alike, without it.")
     mix: dict[str, float] = Field(default_factory=lambda: {"execution": 0.65, "anthropic": 0.35}, description="judge.kind=mix: component judge -> weight (execution, anthropic, openai, hf, python).")
-    prices: dict[str, dict[str, float]] = Field(default_factory=dict, description="Extra/overriding prices, model -> {input: $/Mtok, output: $/Mtok}; merged over the built-in table.")
+    prices: dict[str, dict[str, float]] = Field(default_factory=dict, description="Extra/overriding prices, model -> {input: $/Mtok, output: $/Mtok} (optional: batch_input, batch_output, cached_input, batch_cached_input); merged over the built-in table, an entry replacing its model's whole entry.")
     skip_missing: bool = Field(False, description="replay: skip (and count) items missing from the cache instead of failing.")
     max_in_flight: int = Field(16, ge=1, description="API requests in flight at once. Runtime only.")
     rpm: float = Field(0, ge=0, description="Requests-per-minute limit (0 = none). Runtime only.")
@@ -132,8 +133,9 @@ class JudgeConfig(Section):
     @classmethod
     def _price_fields(cls, v: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
         for model, p in v.items():
-            bad = set(p) - {"input", "output", "batch_input", "batch_output"}
+            bad = set(p) - set(PRICE_FIELDS)
             if bad or not {"input", "output"} <= set(p):
                 raise ValueError(f"judge.prices.{model}: give input and output (and for batches batch_input and "
-                                 f"batch_output), $ per million tokens; got {sorted(p)}")
+                                 f"batch_output; optional cached_input and batch_cached_input, the price of input "
+                                 f"tokens served by OpenAI's prompt caching), $ per million tokens; got {sorted(p)}")
         return v
