@@ -118,3 +118,31 @@ def test_a_teacher_only_epochs_entropy_is_not_the_policys():
     assert "entropy_collapse" not in {f.name for f in analyse(ms, CFG)}
     ms[2]["select/kept_frac"] = 0.9   # the same figure from the policy's own rows: a peak it fell from
     assert "entropy_collapse" in {f.name for f in analyse(ms, CFG)}
+
+
+def test_a_fall_a_later_epoch_undid_is_flagged_recovered_and_counted_apart():
+    """A real 8-epoch run over bank:train (48 new prompts an epoch): reward/mean 0.4363 -> 0.3784 at epoch 5
+    (Welch's interval just below 0, one of 7 steps), then 0.47 from epoch 6 on; the loss rose over epochs 3..5
+    and fell below its start at 6. Both keep their flags, as "recovered" (never critical), saying where
+    the run came back; the glance counts them apart from the flags that still stand."""
+    rewards = [0.4109, 0.4172, 0.4038, 0.4363, 0.3784, 0.47, 0.4704, 0.4715]
+    losses = [0.2181, 0.1715, 0.1756, 0.198, 0.2137, 0.1485, 0.1490, 0.1480]
+    ms = healthy(8)
+    for m, r, lo in zip(ms, rewards, losses):
+        m.update({"reward/mean": r, "reward/best_of_n": 0.6, "loss/total": lo, "loss/policy": 0.003, "loss/kl": lo - 0.003})
+    flags = {f.name: f for f in analyse(ms, CFG) if f.epoch == 5}   # (epoch 3's dip of 0.013 came back at 4 too)
+    assert set(flags) == {"reward_regression", "loss_rising"}, flags
+    for f in flags.values():
+        assert f.epoch == 5 and f.severity == "recovered", f
+        assert "back to" in f.evidence and "it came back by epoch 6" in f.advice and "unless it recurs" in f.advice
+    ms[5]["reward/mean"], ms[6]["reward/mean"], ms[7]["reward/mean"] = 0.40, 0.41, 0.42   # never back to 0.4263
+    f = next(f for f in analyse(ms, CFG) if f.name == "reward_regression" and f.epoch == 5)
+    assert f.severity == "critical" and "back to" not in f.evidence
+
+
+def test_the_glance_counts_recovered_flags_apart(fake_run):
+    from pipeline.metrics.flag_kinds import Flag
+    from pipeline.report.report import glance
+    fl = [Flag("reward_regression", 5, "recovered", "e", "a"), Flag("kl_high", 7, "warning", "e", "a")]
+    assert glance(fake_run, fl, {}, 4)[0] == "health: 1 flag(s): kl_high (epoch 7); 1 recovered since: reward_regression (epoch 5)"
+    assert glance(fake_run, fl[:1], {}, 4)[0] == "health: no flags; 1 recovered since: reward_regression (epoch 5)"

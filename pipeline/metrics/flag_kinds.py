@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # -- health checks ----------------------------------------------------------------------
-SEVERITIES = ("critical", "warning")
+SEVERITIES = ("critical", "warning", "recovered")
+"""recovered: a reward or loss flag whose fall a later epoch undid (the epoch it came back at is said)."""
 
 FLAGS: dict[str, str] = {
     "non_finite": "a recorded figure is NaN or infinite (a diverged loss, a NaN advantage, a judge's NaN score): "

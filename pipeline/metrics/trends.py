@@ -1,6 +1,7 @@
 """The health flags read across epochs (`trend_flags`, called by flags.analyse): a reward regression from
 one epoch to the next, a slow decline below the best earlier epoch, best-of-N rising while the mean
-falls, and the loss rising over report.loss_rising_epochs epochs.
+falls, and the loss rising over report.loss_rising_epochs epochs. A fall that a later epoch undid keeps its
+flag, with the severity "recovered" (the report's glance counts it apart).
 
 An epoch's reward is of the policy that sampled it: the one epoch N-1's update made (and promoted).
 So the advice for a fall at epoch N reruns epoch N-1's update as a variant, not epoch N's."""
@@ -27,6 +28,12 @@ def variant_advice(e: int) -> str:
             f"samples from it")
 
 
+def recovered(e: int) -> str:
+    """The advice's opening for a fall that a later epoch undid (the flag's severity is then "recovered")."""
+    return (f"it came back by epoch {e} (one stretch's turn: the prompts drawn, or an update a later one undid), so "
+            "no change is needed unless it recurs; if it does, ")
+
+
 def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Callable[..., None]) -> None:
     """Raise the across-epoch flags of `ms` (sorted by epoch) through `flag(name, epoch, evidence, advice,
     severity)`; `s` the run's flat settings, as `analyse` takes them."""
@@ -42,18 +49,20 @@ def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
             continue  # not down by the threshold, or down inside its interval (paired by prompt): noise; one prompt: the threshold alone
         regressed.add(e1)
         best_e, best_r = max(rewards[:i], key=lambda er: er[1])
+        back = next(((e, r) for e, r in rewards[i + 1:] if r >= r0 - cfg.regression_drop), None)
         moved = as_number(ms[epochs.index(e1)].get("kl/k3_start"))
         # the policy that sampled is its reference, or nearly (not with kl_reference=previous: they are one policy)
         still = moved is not None and moved < STILL_KL and s.get("update.kl_reference") != "previous"
         flag("reward_regression", e1,
              f"reward/mean {r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}; threshold -{cfg.regression_drop}); "
-             f"best so far {best_r:.4f} at epoch {best_e}" + (f"; kl/k3_start {moved:.3g}" if moved is not None else ""),
-             ("the policy that sampled has hardly moved from its reference (kl/k3_start below "
+             f"best so far {best_r:.4f} at epoch {best_e}" + (f"; kl/k3_start {moved:.3g}" if moved is not None else "")
+             + (f"; back to {back[1]:.4f} at epoch {back[0]}" if back else ""),
+             (recovered(back[0]) if back else "") + ("the policy that sampled has hardly moved from its reference (kl/k3_start below "
               f"{STILL_KL:g}), so the fall is more likely the prompts this epoch drew than the update: "
               "data.pool_size fixes the prompts every epoch, a larger data.prompts_per_epoch averages over more; "
               "if the update is the cause, " if still else "")
              + f"{lower_lr} or {raise_kl}; {variant_advice(e1)}",
-             "critical" if r1 < r0 - 5 * cfg.regression_drop and not still else "warning")
+             "recovered" if back else "critical" if r1 < r0 - 5 * cfg.regression_drop and not still else "warning")
         if e0 in bon and e1 in bon and bon[e1] > bon[e0]:
             k = int(as_number(s.get("sample.num_samples")) or 4)
             cur = int(as_number(s.get("select.top_k")) or 0)
@@ -74,12 +83,15 @@ def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
             continue
         r_best, r1 = by_e[fb["from"]], by_e[e]
         if r1 < r_best - cfg.regression_drop and (fb["ci"][1] < 0 or not math.isfinite(fb["ci"][1])):
+            back = next(((ep, r) for ep, r in rewards if ep > e and r >= r_best - cfg.regression_drop), None)
             flag("reward_decline", e,
                  f"reward/mean {r1:.4f} at epoch {e} against {r_best:.4f} at epoch {fb['from']}, its best "
                  f"({r1 - r_best:+.4f}, 95% [{fb['ci'][0]:+.4f}, {fb['ci'][1]:+.4f}]): "
-                 + " -> ".join(f"{v:.4f}" for ep, v in rewards if fb["from"] <= ep <= e),
-                 f"{lower_lr} or {raise_kl}; {variant_advice(e)}; the evals say whether the held-out score "
-                 f"fell too; eval.patience stops a run whose eval stops improving")
+                 + " -> ".join(f"{v:.4f}" for ep, v in rewards if fb["from"] <= ep <= e)
+                 + (f"; back to {back[1]:.4f} at epoch {back[0]}" if back else ""),
+                 (recovered(back[0]) if back else "") + f"{lower_lr} or {raise_kl}; {variant_advice(e)}; the evals "
+                 f"say whether the held-out score fell too; eval.patience stops a run whose eval stops improving",
+                 "recovered" if back else "warning")
     loss_rising(ms, cfg, s, flag, lower_lr, raise_kl)
 
 
@@ -123,11 +135,13 @@ def loss_rising(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
                 continue
         parts = "; ".join(f"{key} " + " -> ".join("-" if v is None else f"{v:.4g}" for v in vals)
                           for key, vals in cols.items() if any(v is not None for v in vals))
+        back = next(((e, v) for e, v in loss[i + 1:] if v <= start), None)   # the loss came down to the window's start
         flag("loss_rising", loss[i][0],
              f"loss/total over epochs {loss[i - k][0]}..{loss[i][0]}: "
              f"{' -> '.join(f'{v:.4f}' for v in window)} ({end - start:+.4f}, {100 * (end - start) / abs(start or 1):+.0f}%)"
-             + (f" ({parts})" if parts else ""),
-             f"{lower_lr}; if loss/kl carries the rise, the policy is drifting from the reference: {raise_kl}"
+             + (f" ({parts})" if parts else "") + (f"; back to {back[1]:.4f} at epoch {back[0]}" if back else ""),
+             (recovered(back[0]) if back else "") + f"{lower_lr}; if loss/kl carries the rise, the policy is drifting from the reference: {raise_kl}"
              + ("; loss/total also holds update.teacher_sft_coef x the teacher rows' NLL (select/teacher_rows: "
                 "prompts the student's best answer lost), whose number alone moves it: the rise is in loss/policy + "
-                "loss/kl or in loss/sft (the student drifting from the teacher's answers)" if any(teacher) else ""))
+                "loss/kl or in loss/sft (the student drifting from the teacher's answers)" if any(teacher) else ""),
+             "recovered" if back else "warning")

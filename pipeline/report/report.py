@@ -299,8 +299,10 @@ def _recorded_overrides(differ: list[str]) -> list[str]:
 def glance(runner: "Runner", flags: list, words: dict[str, str], last: int) -> list[str]:
     """The report's first lines, printed by `rlaif report` too: the flags, the last epoch's eval against
     its baseline, and what to do with the policy."""
-    names = sorted({f"{f.name} (epoch {f.epoch})" for f in flags})
-    out, e = [f"health: {len(flags)} flag(s): {', '.join(names)}" if flags else "health: no flags"], words.get("_epoch", last)
+    names, past = (sorted({f"{f.name} (epoch {f.epoch})" for f in flags if (f.severity == "recovered") == r}) for r in (0, 1))
+    out = [(f"health: {len(names)} flag(s): {', '.join(names)}" if names else "health: no flags")
+           + (f"; {len(past)} recovered since: {', '.join(past)}" if past else "")]
+    e = words.get("_epoch", last)
     said = [f"{k.removeprefix('eval/')} {w}" for k in ("eval/pass@1", "eval/score", "eval/ref_nll") if (w := words.get(k))]
     out.append(f"eval, epoch {e} against {words.get('_baseline', 'the first eval')}: " + ", ".join(said) if said else
                "eval: fewer than two epochs evaluated, nothing to compare (`rlaif eval 0` scores the base model)")
