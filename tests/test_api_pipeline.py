@@ -260,3 +260,28 @@ def test_batch_epoch_half_price_stops_at_batch_timeout_and_resumes_the_same_batc
     assert m["judge/api_calls"] >= 12 and m["judge/cost_usd"] > 0 and m["teacher/cost_usd"] > 0
     paid = api.total
     assert main(["epoch", "1", *over]) == 0 and api.total == paid
+
+
+def test_a_kill_between_the_judge_stages_outputs_and_its_manifest_keeps_its_cost(tiny_config, api, monkeypatch):
+    """Killed at the worst moment (the stage's rows written, its manifest not yet): the rerun finds every
+    answer in the cache, and its figures still count what the killed attempt paid (not as saved)."""
+    import pipeline.run.runner as runner
+    from pipeline.stages.spend import spent_usd
+    over = api_run(tiny_config, api)
+    real, killed = runner._fault_point, []
+
+    def fault(stage):
+        if stage == "judge" and not killed:
+            killed.append(stage)
+            raise KeyboardInterrupt
+        real(stage)
+    monkeypatch.setattr(runner, "_fault_point", fault)
+    assert main(["epoch", "1", *over]) != 0 and killed
+    paid = api.total
+    assert main(["epoch", "1", *over]) == 0 and api.total == paid   # nothing asked again
+    r = Runner(load_config(None, over))
+    m = json.loads((r.epoch_dir(1) / "judge" / "manifest.json").read_text())["figures"]
+    t = json.loads((r.epoch_dir(1) / "teacher" / "manifest.json").read_text())["figures"]
+    total = spent_usd(r.run_dir)
+    assert m["judge/cost_usd"] > 0 and m["judge/saved_usd"] == 0
+    assert abs(total - m["judge/cost_usd"] - t["teacher/cost_usd"]) <= 64 * sys.float_info.epsilon * total

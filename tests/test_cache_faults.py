@@ -140,11 +140,15 @@ def test_an_output_settles_what_its_stopped_attempts_paid_once(tmp_path):
     """A stage stopped by a kill or the budget and rerun: the first attempt's paid answers are the rerun's
     cache hits; the finished stage's cost counts them (not its saved dollars), and a later --force
     remake of the same output does not count them again."""
-    from pipeline.stages.spend import run_spend, settle
-    spend_ledger(tmp_path, "judge", "epoch-001/judge")("a", 0.25)       # the killed attempt
-    spend_ledger(tmp_path, "judge", "epoch-002/judge")("b", 1.0)        # another output's
-    spend_ledger(tmp_path, "judge", "epoch-001/judge")("c", 0.5)        # the rerun's own call
+    from pipeline.stages.spend import run_spend, settle, settled
+    out = "epoch-001/judge@0123456789abcdef"
+    spend_ledger(tmp_path, "judge", out)("a", 0.25)                                  # the killed attempt
+    spend_ledger(tmp_path, "judge", "epoch-002/judge@0123456789abcdef")("b", 1.0)    # another output's
+    spend_ledger(tmp_path, "judge", "epoch-001/judge@fedcba9876543210")("d", 2.0)    # other settings' attempt
+    spend_ledger(tmp_path, "judge", out)("c", 0.5)                                   # the rerun's own call
     # the rerun paid 0.5 and saw "a" as a hit worth 0.25 (+0.125 from an earlier run's answer)
-    assert settle(tmp_path, "epoch-001/judge", 0.5, 0.375) == (0.75, 0.125)
-    assert settle(tmp_path, "epoch-001/judge", 0.0, 0.75) == (0.0, 0.75)   # --force: all hits, nothing paid
-    assert run_spend(tmp_path) == {"judge": 1.75}
+    assert settle(tmp_path, out, 0.5, 0.375) == (0.75, 0.125)
+    assert settle(tmp_path, out, 0.5, 0.375) == (0.75, 0.125)   # not settled until its output is on disk
+    settled(tmp_path, out)
+    assert settle(tmp_path, out, 0.0, 0.75) == (0.0, 0.75)   # --force: all hits, nothing paid
+    assert run_spend(tmp_path) == {"judge": 3.75}

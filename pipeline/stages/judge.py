@@ -11,7 +11,7 @@ from judges.cache import JudgeCache
 from judges.mix import combine
 from pipeline.stages.judging import (PARTS, Judging, Sync, batch_figures, batching, cache_dir, components, execution_parts,
                               full_credit_shares, judge_model, length_score, make_model, paid_for, run_items, work_dir)
-from pipeline.stages.spend import settle
+from pipeline.stages.spend import settle, settled
 from pipeline.stages import Ctx
 from pipeline.stages.judging_python import function_figures, score_python
 from pipeline.store.tables import load_table, save_table
@@ -56,8 +56,9 @@ def run(ctx: Ctx) -> None:
              for s in samples]
     items += [(prompts[t["problem_id"]], t["text"], bool(t.get("truncated")), None) for t in teacher]
     weights = components(cfg)
-    per, fig = score_components(cfg, items, ctx.run_dir, work_dir(ctx, "judge") if batching(cfg) else None,
-                                paid_for(ctx, "judge"))
+    out = paid_for(ctx, "judge")
+    per, fig = score_components(cfg, items, ctx.run_dir, work_dir(ctx, "judge") if batching(cfg) else None, out)
+    ctx.on_success.append(lambda: settled(ctx.run_dir, out))   # its attempts' calls are this output's now
     scores = [combine({k: per[k][i] for k in weights}, weights) for i in range(len(items))]
     rows = []
     for s, sc in zip(samples, scores[: len(samples)]):

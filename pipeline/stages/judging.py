@@ -98,8 +98,9 @@ def batching(cfg: Config, teacher: bool = False) -> bool:
 
 
 def paid_for(ctx: Ctx, stage: str) -> str:
-    """The name the spend ledger gives the stage's output ('epoch-003/judge')."""
-    return f"{epoch_name(ctx.epoch)}/{stage}"
+    """The name the spend ledger gives the stage's output at its fingerprint ('epoch-003/judge@1f2e...'): an
+    attempt under other settings is another output's. The stage settles it once on disk (spend.settled)."""
+    return f"{epoch_name(ctx.epoch)}/{stage}@{ctx.fingerprint[:16]}"
 
 
 def work_dir(ctx: Ctx, stage: str) -> Path:

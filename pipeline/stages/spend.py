@@ -84,7 +84,9 @@ def spend_ledger(run_dir: Path, stage: str, out: str | None = None) -> Callable[
 def settle(run_dir: Path, out: str, cost_usd: float, saved_usd: float) -> tuple[float, float]:
     """An output's (cost, saved) dollars over every attempt that made it: a killed or budget-stopped
     attempt's paid calls come back to the rerun as cache hits, which are its cost, not savings. Reads the
-    ledger's calls for `out` since it was last settled, then marks it settled (a later --force starts anew)."""
+    ledger's calls for `out` since it was last settled (`settled`, once the output is on disk: a --force
+    remake then starts anew). out names the output and the fingerprint it is made at, so an attempt
+    under other settings is not this output's."""
     path = run_dir / SPEND_LEDGER
     paid = 0.0
     for line in (path.read_text().splitlines() if path.exists() else []):
@@ -96,7 +98,12 @@ def settle(run_dir: Path, out: str, cost_usd: float, saved_usd: float) -> tuple[
             paid = 0.0
         elif rec.get("out") == out:
             paid += float(rec.get("usd", 0.0))
-    _append(run_dir, [{"done": out}])
     cost = max(cost_usd, paid)
     # (saved to the nano-dollar, below any token's price: what it took back leaves no float residue)
     return cost, max(0.0, round(saved_usd - (cost - cost_usd), 9))
+
+
+def settled(run_dir: Path, out: str) -> None:
+    """Marks output `out`'s attempts settled: called once it is on disk (Ctx.on_success), so a kill
+    before its manifest leaves them to the rerun."""
+    _append(run_dir, [{"done": out}])
