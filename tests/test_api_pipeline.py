@@ -285,3 +285,21 @@ def test_a_kill_between_the_judge_stages_outputs_and_its_manifest_keeps_its_cost
     total = spent_usd(r.run_dir)
     assert m["judge/cost_usd"] > 0 and m["judge/saved_usd"] == 0
     assert abs(total - m["judge/cost_usd"] - t["teacher/cost_usd"]) <= 64 * sys.float_info.epsilon * total
+
+
+def test_the_dry_run_prices_one_call_per_distinct_answer_as_the_run_pays(tiny_config, api, capsys):
+    """Near-greedy sampling gives a prompt's answers alike: the judge pays one call per distinct answer
+    (the rest are cache hits), and the dry run counts and prices those calls, not every answer."""
+    over = tiny_config + ["sample.temperature=0.01", "sample.max_new_tokens=4"]
+    for stage in ("prompts", "sample", "teacher"):
+        assert main(["epoch", "1", "--only", stage, *over]) == 0
+    llm = over + ["judge.kind=anthropic", "judge.model=fake-model", f"judge.base_url={api.anthropic_url}", PRICES]
+    capsys.readouterr()
+    assert main(["epoch", "1", "--only", "judge", "--dry-run", *llm]) == 0
+    out = capsys.readouterr().out
+    line = next((x for x in out.splitlines() if "judge (anthropic" in x), out)
+    import re
+    found = re.search(r"(\d+) of (\d+) judgements missing \((\d+) calls: the rest repeat an answer\)", line)
+    assert found, line
+    assert main(["epoch", "1", "--only", "judge", *llm]) == 0
+    assert api.total == int(found[3]) < int(found[1])

@@ -202,17 +202,21 @@ def _judge(runner, n, problems, teacher_text, done, cache, cached: bool, plan: _
                          f"{_tail(cfg, missing, '$0 (local)')}")
         elif kind in LLM:
             m = make_model(kind, judge_model(cfg, kind), cfg)
-            miss = [it for it in items if cache.get(m.key(it[0], it[1], it[3])) is None]
-            missing, used = len(miss), batching(cfg)
+            # one call per distinct answer; a filler (samples not drawn) stands for an answer of its own
+            keys = [(m.key(it[0], it[1], it[3]), i if not exact and i < len(answers) else -1)
+                    for i, it in enumerate(items)]
+            miss = {k: it for k, it in zip(keys, items) if cache.get(k[0]) is None}
+            missing, used = sum(k in miss for k in keys), batching(cfg)
             if kind == "hf":
                 cost = "$0 (local)"
             else:
-                cost, live, half = _prices(m.estimate_usd, [(p, c, r) for p, c, _, r in miss], used)
+                cost, live, half = _prices(m.estimate_usd, [(p, c, r) for p, c, _, r in miss.values()], used)
             who = f"judge ({kind} {judge_model(cfg, kind)})"
-            lines.append(f"{who}: {missing} of {n_items} judgements missing{bound}{_tail(cfg, missing, cost)}")
+            same = f" ({len(miss)} calls: the rest repeat an answer)" if len(miss) < missing else ""
+            lines.append(f"{who}: {missing} of {n_items} judgements missing{bound}{same}{_tail(cfg, missing, cost)}")
         else:
             continue
-        adds.append((who, missing, live, half, used))
+        adds.append((who, len(miss) if kind in LLM else missing, live, half, used))
     if "judge" in done:
         return _reused("judge", n, lines, cfg.judge.mode == "replay")
     for a in adds:
