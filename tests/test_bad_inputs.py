@@ -137,6 +137,8 @@ def test_the_evals_own_files_read_as_data_source_and_never_score_its_training_pr
         check_data(both)
     assert f"train on a split ({mine}:train" in str(e.value)    # the user's own file, named
     check_data(both.model_copy(update={"eval": both.eval.model_copy(update={"allow_trained": True})}))
+    with pytest.raises(RunError, match=r"train on its training split \(data.source=builtin:train\)"):
+        check_data(load_config(None, ["data.source=builtin"]))   # a shipped set: its own split named, not a file
     # another file in our own layout beside a mapped data.source, numbering its ids as the first does:
     # read as it is (the mapping fits only data.source's own file), and not the same problems
     ours = tmp_path / "ours.jsonl"

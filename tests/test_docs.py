@@ -88,6 +88,10 @@ def test_readme_is_a_front_page():
     text = README.read_text()
     assert len(text.splitlines()) <= 200, "README.md is the front page: move detail into docs/"
     assert "make epoch N=1" in text and "make test" in text
+    # the two commands' lines (their times) are the README's wherever the docs repeat them
+    for cmd in ("make epoch N=1 ", "make test "):
+        line = next(x for x in text.splitlines() if x.startswith(cmd))
+        assert line in (ROOT / "docs/quickstart.md").read_text().splitlines(), line
     links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
     assert links and not [l for l in links if "://" not in l and not (ROOT / l).is_file()], links
 

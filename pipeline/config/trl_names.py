@@ -82,9 +82,22 @@ NEAREST: list[tuple[tuple[str, ...], str, str]] = [
      "sampler's; `student.lora.dropout` is the adapter's own (default 0)"),
     (("vllm_mode",), "`colocate`",
      "`sample.engine=vllm` runs vLLM in the stage's own process, on the same GPU (TRL's colocate); no server mode"),
-    (("steps_per_generation",), "`None`",
+    (("steps_per_generation", "generation_batch_size"), "`None` / `None`",
      "no key: an epoch's generation batch is split into optimizer steps of `update.micro_batch_size` x "
      "`update.grad_accum` sequences, `update.epochs` passes over it"),
+    (("entropy_coef", "use_adaptive_entropy", "entropy_target"), "`0.0` / `False` / `0.2`",
+     "not offered: entropy is watched, not rewarded (`policy/entropy`, the report's `entropy_collapse` flag); "
+     "`sample.temperature` and `update.top_entropy_quantile` are the levers on it"),
+    (("off_policy_mask_threshold",), "`None`",
+     "not offered: the sampler-trainer mismatch it masks is `update.sampler_correction`'s (TRL's truncated "
+     "importance sampling)"),
+    (("ref_model_mixup_alpha", "ref_model_sync_steps"), "`0.6` / `512`",
+     "not offered: `update.kl_reference=previous` syncs the reference to the policy once an epoch (alpha 1)"),
+    (("cast_lm_head_to_fp32",), "`False`", "always on here, with no key: a bf16/fp16 student's logprobs come from a "
+     "float32 LM head"),
+    (("push_to_hub", "hub_model_id"), "`False` / `None`",
+     "no key: `rlaif export N OUT` writes epoch N's policy merged, with its tokenizer; `hf upload USER/NAME OUT` "
+     "puts it on the Hub"),
     (("repetition_penalty", "min_p", "generation_kwargs"), "`1.0` / `None` / `None`",
      "left out on purpose: tokens are drawn from softmax(logits / `sample.temperature`), with `sample.top_p` / "
      "`sample.top_k` only when set, so the update's logprobs are those of the policy that sampled"),

@@ -136,9 +136,8 @@ def check_data(cfg: Config) -> None:
     if both:   # (the validation split is carved out of the training problems: never both)
         raise RunError(f"data.source={cfg.data.source} trains on {len(both)} problem(s) the eval scores "
                        f"(eval.sources: {scored[both[0]]}; e.g. {', '.join(i for i, _ in both[:3])}): a held-out score of problems "
-                       f"trained on measures memory; train on a split ({_file_of(cfg.data.source)}:train, read from each row's "
-                       "`split` field) or take them out of eval.sources (eval.allow_trained=true for a positive "
-                       "control)")
+                       f"trained on measures memory; {_train_split(cfg.data.source)} or take them out of eval.sources "
+                       "(eval.allow_trained=true for a positive control)")
     # read whole here (a malformed row named with the key), and a problem the eval scores among them refused
     # now, not when the warm-start or RL reaches it
     warm = train + extra_problems(cfg, "data.warm_start_sources", "the warm-start", train)
@@ -305,6 +304,14 @@ def check_data_files(cfg: Config, run_dir: Path) -> tuple[list[str], Callable[[]
         if files and dist.is_main() and run_dir.is_dir():
             write_json(record_path, {**seen, **{p: sha for p, (_, sha) in files.items()}})
     return warnings, record
+
+
+def _train_split(source: str) -> str:
+    """How to train on a split of `source` that the eval does not score, in words for a hint."""
+    base = source.split(":")[0]
+    if base in ("builtin", "bank", "ocaml"):
+        return f"train on its training split (data.source={base}:train)"
+    return f"train on a split ({_file_of(source)}:train, read from each row's `split` field)"
 
 
 def _file_of(source: str) -> str:
