@@ -1,21 +1,26 @@
 """Cache, then call: answer jobs from the judge cache, with one live call per distinct missing key.
 
 - Lookups first; one call per distinct missing key (also across concurrent runs in this
-  process), each result written to the cache the moment it arrives (a kill -9 loses nothing
-  already paid).
+  process, and across processes sharing the cache directory: a lock per key in its
+  `inflight.lock`, held while the call is in flight, so `rlaif judge` beside an epoch, or two
+  runs asking a teacher for the same problems, pay once), each result written to the cache the
+  moment it arrives (a kill -9 loses nothing already paid; the kernel drops a dead process's lock).
 - A budget that stops issuing calls before it would be exceeded (BudgetExceeded once the calls
   in flight are cached), and replay mode that never calls (ReplayMiss).
 
 The batch path (judges/batch.py) answers misses through the providers' batch APIs instead and
-writes the same values under the same keys. Left out: a cross-process lock (two processes
-missing the same key at the same moment both pay).
+writes the same values under the same keys. Left out: the batch path's own submissions hold no
+cross-process lock (two processes batching the same keys at the same moment both pay).
 """
 from __future__ import annotations
 
 import asyncio
 import collections
 import concurrent.futures
+import fcntl
+import hashlib
 import logging
+import os
 import threading
 from dataclasses import asdict, dataclass
 from typing import Any, Awaitable, Callable
@@ -98,7 +103,14 @@ async def _call_once(cache: JudgeCache, key: str, call: Callable[[], Awaitable[d
             fut.set_running_or_notify_cancel()  # a cancelled waiter must not cancel the shared call
     if not owner:
         return await asyncio.wrap_future(fut), False
+    off = None
     try:
+        off, found = await _key_lock(cache, key)   # another process calling it: its answer, not a second call
+        if found is None and off is not None:
+            found = cache.get(key)   # it answered between our lookup and the lock
+        if found is not None:
+            fut.set_result(found)
+            return found, False
         value = await call()
         if not isinstance(value, dict):
             raise TypeError(f"a judge job must return a JSON dict, got {type(value).__name__}")
@@ -111,8 +123,52 @@ async def _call_once(cache: JudgeCache, key: str, call: Callable[[], Awaitable[d
         fut.set_exception(e)
         raise
     finally:
+        _unlock(cache, off)
         with _IN_FLIGHT_LOCK:
             _IN_FLIGHT.pop(slot, None)
+
+
+# cache directory -> this process's descriptor of its inflight.lock, open for the process's life: closing
+# any descriptor of a file drops every POSIX lock the process holds on it
+_LOCK_FILES: dict[str, int | None] = {}
+
+
+def _lock_fd(cache: JudgeCache) -> int | None:
+    d = str(cache.directory)
+    with _IN_FLIGHT_LOCK:
+        if d not in _LOCK_FILES:
+            try:
+                _LOCK_FILES[d] = os.open(os.path.join(d, "inflight.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+            except OSError:   # a read-only cache (replay): nothing is called, nothing to lock
+                _LOCK_FILES[d] = None
+        return _LOCK_FILES[d]
+
+
+async def _key_lock(cache: JudgeCache, key: str) -> tuple[int | None, dict | None]:
+    """(the locked byte's offset, None) once this process holds key's lock in the cache directory's
+    inflight.lock (a byte range per key: two processes missing one key take turns), or (None, value) as
+    soon as another process's call for it is in the cache. (None, None): no lock file to hold."""
+    fd = _lock_fd(cache)
+    if fd is None:
+        return None, None
+    off = int(hashlib.sha256(key.encode()).hexdigest()[:12], 16)   # the same byte in every process
+    wait = 0.02
+    while True:
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, off)
+            return off, None
+        except (BlockingIOError, PermissionError):   # another process is calling it
+            found = cache.get(key)
+            if found is not None:
+                return None, found
+            await asyncio.sleep(wait)
+            wait = min(0.5, wait * 2)
+
+
+def _unlock(cache: JudgeCache, off: int | None) -> None:
+    fd = _LOCK_FILES.get(str(cache.directory))
+    if off is not None and fd is not None:
+        fcntl.lockf(fd, fcntl.LOCK_UN, 1, off)
 
 
 def _cost(v: dict | None) -> float:

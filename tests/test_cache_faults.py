@@ -152,3 +152,28 @@ def test_an_output_settles_what_its_stopped_attempts_paid_once(tmp_path):
     settled(tmp_path, out)
     assert settle(tmp_path, out, 0.0, 0.75) == (0.0, 0.75)   # --force: all hits, nothing paid
     assert run_spend(tmp_path) == {"judge": 3.75}
+
+
+def test_two_processes_missing_one_key_pay_once(tmp_path):
+    """`rlaif judge` twice at once on one answer (as beside an epoch's judge stage, or two runs asking a
+    teacher for the same problems): the second waits on the first's call through the cache directory's
+    lock and reads its answer; the API sees one request, the ledger one paid call."""
+    import os
+    import sys
+    from pipeline.config.file import load_config
+    from pipeline.stages.problems import source_problems
+    from tests.fakeapi import FakeAPI
+    p = source_problems(load_config(None, []), "builtin:train")[0]
+    (tmp_path / "a.md").write_text(f"```python\n{p.reference}\n```\n")
+    with FakeAPI(latency=1.0) as api:
+        args = [sys.executable, "-m", "pipeline.cli", "judge", "--problem", p.id, "--completion", str(tmp_path / "a.md"),
+                f"run.dir={tmp_path}", "judge.kind=anthropic", "judge.model=fake-model", f"judge.base_url={api.anthropic_url}",
+                "judge.prices={fake-model: {input: 3.0, output: 15.0}}"]
+        env = {**os.environ, "ANTHROPIC_API_KEY": "k"}
+        procs = [subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+        outs = [pr.communicate(timeout=300) for pr in procs]
+        assert [pr.returncode for pr in procs] == [0, 0], [o[1][-800:] for o in outs]
+        assert api.total == 1, [o[1][-800:] for o in outs]
+    paid = [json.loads(x) for x in next(tmp_path.rglob("spend.jsonl")).read_text().splitlines()]
+    assert len([x for x in paid if "usd" in x]) == 1, paid
