@@ -182,16 +182,22 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
         if failed == "live" and retry and not over_budget:
             log.warning("%d batch requests came back %s; asking them live (live price)", len(retry),
                         _kinds(fails, retry))
+            paid_now: set[str] = set()   # (an answer another process paid for arrives unpaid here)
+
+            def paid_live(k: str, usd: float) -> None:
+                paid_now.add(k)
+                if on_paid is not None:
+                    on_paid(k, usd)   # each paid live answer in the ledger as it arrives
             try:
                 live, _ = await run_cached(cache, [(k, item_of[k].live) for k in retry], budget_usd=budget_usd,
                                            spent_usd=spent_usd + stats.cost_usd, max_in_flight=max_in_flight,
                                            estimate_usd=lambda i: judge.estimate_body_usd(item_of[retry[i]].body),
-                                           on_paid=on_paid)   # each paid live answer in the ledger as it arrives
+                                           on_paid=paid_live)
             except BudgetExceeded as e:
                 live, over_budget = e.results or [], True
             for k, v in zip(retry, live):
                 if v is not None:
-                    answer(k, v, paid=True, ledgered=True)
+                    answer(k, v, paid=k in paid_now, ledgered=True)
         else:
             for k in retry:
                 left_missing[k] = fails[k].raw
@@ -317,8 +323,8 @@ async def _ingest(judge, client, cache, journal, local, bid, keys, role, st, ans
             fails[key] = out
             continue
         value["batch_id"] = bid
+        answer(key, value, paid=True)   # in the ledger first, as a live answer is: a kill between the two over-counts
         cache.set(key, value)
-        answer(key, value, paid=True)
     why = f"not in the results of batch {bid} ({st.status}{': ' + st.error if st.error else ''})"
     for key in expected - seen:
         if cache.get(key) is None:
