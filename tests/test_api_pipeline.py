@@ -185,7 +185,7 @@ def test_budget_stops_the_judge_stage_and_keeps_what_was_paid(tiny_config, api, 
     from pipeline.stages.spend import SPEND_LEDGER
     paid = [x for x in map(json.loads, (r.run_dir / SPEND_LEDGER).read_text().splitlines()[1:]) if "done" not in x]
     assert len(paid) == first and all(p["usd"] > 0 for p in paid) and 0 < stopped <= 0.015
-    assert "stopped before the end" in "\n".join(status_lines(r))
+    assert "outside the finished stages' figures (stages stopped" in "\n".join(status_lines(r))
     assert main(["epoch", "1", *over, "judge.budget_usd=1.0"]) == 0
     assert max(api.by_body.values()) == 1  # nothing paid was asked for again
     assert api.total == 15
@@ -199,7 +199,7 @@ def test_budget_stops_the_judge_stage_and_keeps_what_was_paid(tiny_config, api, 
     assert abs(total - m["judge/cost_usd"] - t["teacher/cost_usd"]) <= 64 * sys.float_info.epsilon * total
     assert m["judge/saved_usd"] == 0 and m["judge/cache_hits"] >= first - 3
     text = "\n".join(status_lines(r))
-    assert f"money spent so far: ${total:.4f}" in text and "stopped before the end" not in text
+    assert f"money spent so far: ${total:.4f}" in text and "outside the finished" not in text
 
 
 @pytest.mark.slow

@@ -232,9 +232,9 @@ def status_lines(runner: "Runner") -> list[str]:
     by = ", ".join(f"{k} ${v:.4f}" for k, v in sorted(paid.items()) if v)
     unfinished = spent - sum(manifest_spend(runner.run_dir).values())
     lines.append(f"money spent so far: ${spent:.4f}" + (f" ({by})" if by else "")
-                 + (f"; ${unfinished:.4f} of it by stages that stopped before the end or were recomputed (their "
-                    "answers are in the cache)" if unfinished > 5e-5 else "")
-                 + (f"; the cache saved ${total['judge/saved_usd']:.4f}" if total.get("judge/saved_usd") else ""))
+                 + (f"; ${unfinished:.4f} of it outside the finished stages' figures (stages stopped or recomputed, "
+                    "`rlaif judge`; their answers are in the cache)" if unfinished > 5e-5 else "")
+                 + (f"; the cache saved ${saved:.4f}" if (saved := sum(v for k, v in total.items() if k.endswith("saved_usd"))) else ""))
     lines.append("stage states: done; stale = finished, but the current config would recompute it (`rlaif epoch N` "
                  "for that N; later epochs keep it as it finished); new = the current config's update/eval variant is "
                  "not run yet (it would go beside the chosen one); - = not run")
