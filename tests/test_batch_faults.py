@@ -46,7 +46,7 @@ def test_a_gateways_504_after_the_batch_was_created_is_not_sent_again(tmp_path, 
 def test_a_journal_line_torn_by_a_kill_does_not_swallow_the_next_one(tmp_path, kind):
     """A kill mid-write leaves a line without its end; the next run's submit line must not be glued to it
     (it was, and lost as unreadable JSON: the batch it journaled was then submitted and paid again)."""
-    with FakeAPI(batch_delay=0.6) as api:
+    with FakeAPI(batch_delay=600.0) as api:   # the batch ends when the test says, after the timeout
         judge = make(kind, api)
         items = [judge.score_item(PROBLEM, answer(i), REF) for i in range(3)]
         work = tmp_path / "w"
@@ -55,6 +55,8 @@ def test_a_journal_line_torn_by_a_kill_does_not_swallow_the_next_one(tmp_path, k
         cache = JudgeCache(tmp_path / "c")
         with pytest.raises(BatchTimeout):
             batched(cache, judge, items, work, timeout_s=0.1)
+        for b in api.batches.values():
+            b.delay = 0.05
         results, stats = batched(cache, judge, items, work)
         assert all(results) and stats.resumed == 1 and api.batch_creates[kind] == 1
         assert sorted(api.batch_items.values()) == [1] * 3
