@@ -152,6 +152,8 @@ def test_an_output_settles_what_its_stopped_attempts_paid_once(tmp_path):
     settled(tmp_path, out)
     assert settle(tmp_path, out, 0.0, 0.75) == (0.0, 0.75)   # --force: all hits, nothing paid
     assert run_spend(tmp_path) == {"judge": 3.75}
+    settled(tmp_path / "free", out)   # a stage that paid nothing (the execution judge) writes no ledger
+    assert not (tmp_path / "free").exists()
 
 
 def test_two_processes_missing_one_key_pay_once(tmp_path):

@@ -81,29 +81,35 @@ def spend_ledger(run_dir: Path, stage: str, out: str | None = None) -> Callable[
     return paid
 
 
-def settle(run_dir: Path, out: str, cost_usd: float, saved_usd: float) -> tuple[float, float]:
-    """An output's (cost, saved) dollars over every attempt that made it: a killed or budget-stopped
-    attempt's paid calls come back to the rerun as cache hits, which are its cost, not savings. Reads the
-    ledger's calls for `out` since it was last settled (`settled`, once the output is on disk: a --force
-    remake then starts anew). out names the output and the fingerprint it is made at, so an attempt
-    under other settings is not this output's."""
+def _unsettled(run_dir: Path, out: str) -> tuple[float, bool]:
+    """(dollars of the ledger's calls for `out` since it was last settled, whether there are any)."""
     path = run_dir / SPEND_LEDGER
-    paid = 0.0
+    paid, any_ = 0.0, False
     for line in (path.read_text().splitlines() if path.exists() else []):
         try:
             rec = json.loads(line)
         except json.JSONDecodeError:
             continue   # a line cut by a kill (run_spend says so where it matters)
         if rec.get("done") == out:
-            paid = 0.0
+            paid, any_ = 0.0, False
         elif rec.get("out") == out:
-            paid += float(rec.get("usd", 0.0))
-    cost = max(cost_usd, paid)
+            paid, any_ = paid + float(rec.get("usd", 0.0)), True
+    return paid, any_
+
+
+def settle(run_dir: Path, out: str, cost_usd: float, saved_usd: float) -> tuple[float, float]:
+    """An output's (cost, saved) dollars over every attempt that made it: a killed or budget-stopped
+    attempt's paid calls come back to the rerun as cache hits, which are its cost, not savings. Reads the
+    ledger's calls for `out` since it was last settled (`settled`, once the output is on disk: a --force
+    remake then starts anew). out names the output and the fingerprint it is made at, so an attempt
+    under other settings is not this output's."""
+    cost = max(cost_usd, _unsettled(run_dir, out)[0])
     # (saved to the nano-dollar, below any token's price: what it took back leaves no float residue)
     return cost, max(0.0, round(saved_usd - (cost - cost_usd), 9))
 
 
 def settled(run_dir: Path, out: str) -> None:
     """Marks output `out`'s attempts settled: called once it is on disk (Ctx.on_success), so a kill
-    before its manifest leaves them to the rerun."""
-    _append(run_dir, [{"done": out}])
+    before its manifest leaves them to the rerun. Nothing to mark (no paid call): nothing written."""
+    if _unsettled(run_dir, out)[1]:
+        _append(run_dir, [{"done": out}])
