@@ -43,6 +43,9 @@ def test_compare_shows_the_settings_that_tell_variants_apart_and_promote_takes_a
     assert "update.clip_eps" in out and "update.lr" not in out   # the key that differs, not the ones that do not
     assert main(["promote", "4", "ab12", *demo(fake_run)]) == 0   # a fingerprint prefix
     assert fake_run.chosen_update(4)[0] == other
+    assert "it has no eval (killed, or made without one): `rlaif eval 4`" in capsys.readouterr().out
+    _eval_dir(fake_run, 4, fp, [0.5] * 4)
+    assert main(["promote", "4", "ab12", *demo(fake_run)]) == 0 and "no eval" not in capsys.readouterr().out
     assert main(["promote", "4", "update-", *demo(fake_run)]) == 2
     assert "ambiguous" in capsys.readouterr().err
     assert main(["promote", "4", "ab12", f"run.dir={fake_run.run_dir.parent}", "run.name=nothere"]) == 2

@@ -104,8 +104,11 @@ def cmd_promote(cfg: Config, a) -> int:
     finally:
         r.unlock()
     made = (r.epoch_dir(a.n + 1) / "sample" / "manifest.json").exists()   # (from this very policy: no note)
+    unmeasured = cfg.eval.sources != [] and r.eval_of(a.n, (read_manifest(p) or {}).get("fingerprint", "")) is None
     print(f"epoch {a.n}: chosen policy is now {p.name}; " + (
-        later_epochs_note(r, a.n) or f"epoch {a.n + 1} {'was sampled' if made else 'will start'} from it"))
+        later_epochs_note(r, a.n) or f"epoch {a.n + 1} {'was sampled' if made else 'will start'} from it")
+        + (f"; it has no eval (killed, or made without one): `rlaif eval {a.n}` scores it on the held-out problems"
+           if unmeasured else ""))
     return 0
 
 
