@@ -48,11 +48,13 @@ class BudgetExceeded(RuntimeError):
 
 
 class ReplayMiss(RuntimeError):
-    def __init__(self, count: int, total: int, directory: Any = ""):
+    def __init__(self, count: int, total: int, directory: Any = "", missing: list[int] | None = None):
         super().__init__(f"judge.mode=replay: {count} of {total} judgements are not in the cache {directory}; run with "
                          "judge.mode=live, import a teammate's cache (rlaif cache import FILE), or skip them "
                          "(skip_missing) and they are counted as missing")
         self.count, self.total = count, total
+        self.missing = missing or []
+        """The jobs' indices that are not in the cache, in order."""
 
 
 
@@ -223,7 +225,7 @@ async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", 
     if misses and mode == "replay":
         stats.missing = sum(len(by_key[k]) for k in misses)
         if not skip_missing:
-            raise ReplayMiss(stats.missing, len(jobs), cache.directory)
+            raise ReplayMiss(stats.missing, len(jobs), cache.directory, sorted(i for k in misses for i in by_key[k]))
         misses.clear()
     elif mode not in ("live", "replay"):
         raise ValueError(f"mode must be live or replay, got {mode!r}")

@@ -111,6 +111,8 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
     out, err = capsys.readouterr()
     assert "judge    running  epoch-001/judge (remade: judge.show_teacher True -> False)" in out  # why it asks again
     assert "judge.mode=replay" in err and "9 of 12 answers are not in the cache" in err  # the teacher judgements never see a reference
+    import re
+    assert re.search(r"not in the cache \S+ \(of problems [^,()]+, [^,()]+, [^,()]+\); run with judge.mode=live", err), err
     assert main(["replay", "1", *over, "judge.show_teacher=false", "judge.skip_missing=true",
                  "run.name=skipping"]) == 0
 

@@ -132,7 +132,8 @@ def score_components(cfg, items: list[tuple], run_dir, journal=None,
             cache = JudgeCache(cache_dir(cfg))
             try:
                 results, stats = run_items(cfg, cache, api, [api.score_item(p, c, r) for p, c, _, r in items],
-                                           f"judge ({kind})", run_dir, journal if batch else None, out)
+                                           f"judge ({kind})", run_dir, journal if batch else None, out,
+                                           [p.id for p, _, _, _ in items])
             finally:
                 cache.close()
             why = ("not answered: the batch item failed (judge.batch_failed)" if batch else "skipped: not in the cache"

@@ -133,10 +133,11 @@ class Sync:
 
 
 def run_items(cfg: Config, cache: JudgeCache, api, items: list, desc: str, run_dir: Path,
-              journal_dir: Path | None = None, out: str | None = None):
+              journal_dir: Path | None = None, out: str | None = None, names: list[str] | None = None):
     """Answer items live (run_cached) or, with journal_dir, through the batch APIs (run_batched), with
     the run's budget and mode; budget, replay misses and batch timeouts become RunErrors. out: the
-    output the calls are paid for, as the spend ledger records them ('epoch-003/judge')."""
+    output the calls are paid for, as the spend ledger records them ('epoch-003/judge'); names: each
+    item's problem id, for a replay miss to name."""
     from judges.batch import run_batched
     from judges.batch_records import BatchTimeout, Journal
     from judges.cached import BudgetExceeded, ReplayMiss, run_cached
@@ -167,7 +168,10 @@ def run_items(cfg: Config, cache: JudgeCache, api, items: list, desc: str, run_d
         raise RunError(f"{desc}: {e}. Every answer that arrived before it is in the cache: fix the cause and rerun "
                        "the same command (nothing paid is asked for again)") from None
     except ReplayMiss as e:
-        raise RunError(f"judge.mode=replay: {e.count} of {e.total} answers are not in the cache {cache.directory}; "
+        which = list(dict.fromkeys(names[i] for i in e.missing)) if names else []
+        said = (f" (of problem{'s' if len(which) > 1 else ''} {', '.join(map(str, which[:5]))}"
+                f"{f' and {len(which) - 5} more' if len(which) > 5 else ''})" if which else "")
+        raise RunError(f"judge.mode=replay: {e.count} of {e.total} answers are not in the cache {cache.directory}{said}; "
                        "run with judge.mode=live, import a teammate's cache (rlaif cache import FILE), "
                        "or set judge.skip_missing=true to skip and count them") from None
     finally:

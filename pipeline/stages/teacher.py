@@ -31,7 +31,7 @@ def run(ctx: Ctx) -> None:
         try:
             results, stats = run_items(cfg, cache, api, [api.generate_item(p) for p in problems], "teacher",
                                        ctx.run_dir, work_dir(ctx, "teacher") if batching(cfg, teacher=True) else None,
-                                       paid_for(ctx, "teacher"))
+                                       paid_for(ctx, "teacher"), [p.id for p in problems])
         finally:
             cache.close()
         texts = [r["text"] if r else "" for r in results]
