@@ -140,7 +140,8 @@ def _lock_fd(cache: JudgeCache) -> int | None:
     with _IN_FLIGHT_LOCK:
         if d not in _LOCK_FILES:
             try:
-                _LOCK_FILES[d] = os.open(os.path.join(d, "inflight.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+                # (0666 less the umask: a team's group-writable cache lets every member lock)
+                _LOCK_FILES[d] = os.open(os.path.join(d, "inflight.lock"), os.O_RDWR | os.O_CREAT, 0o666)
             except OSError:   # a read-only cache (replay): nothing is called, nothing to lock
                 _LOCK_FILES[d] = None
         return _LOCK_FILES[d]
@@ -165,6 +166,11 @@ async def _key_lock(cache: JudgeCache, key: str) -> tuple[int | None, dict | Non
                 return None, found
             await asyncio.sleep(wait)
             wait = min(0.5, wait * 2)
+        except OSError as e:   # a file system without locks (NFS without lockd, some FUSE mounts): none held
+            log.debug("judge cache %s: no per-key lock (%s); concurrent processes may both pay", cache.directory, e)
+            with _IN_FLIGHT_LOCK:
+                _LOCK_FILES[str(cache.directory)] = None
+            return None, None
 
 
 def _unlock(cache: JudgeCache, off: int | None) -> None:

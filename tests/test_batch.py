@@ -200,7 +200,7 @@ def test_batch_timeout_stops_cleanly_and_a_rerun_resumes_the_same_batch(tmp_path
         t0 = time.monotonic()
         with pytest.raises(BatchTimeout, match="Rerun the same command to resume") as e:
             batched(cache, judge, items, tmp_path / "w", timeout_s=0.15)
-        assert time.monotonic() - t0 < 300 and len(e.value.pending) == 1 and len(cache) == 0
+        assert time.monotonic() - t0 < 10 and len(e.value.pending) == 1 and len(cache) == 0
         for b in api.batches.values():
             b.delay = 0.05
         results, stats = batched(cache, judge, items, tmp_path / "w")

@@ -179,3 +179,21 @@ def test_two_processes_missing_one_key_pay_once(tmp_path):
         assert api.total == 1, [o[1][-800:] for o in outs]
     paid = [json.loads(x) for x in next(tmp_path.rglob("spend.jsonl")).read_text().splitlines()]
     assert len([x for x in paid if "usd" in x]) == 1, paid
+
+
+def test_a_file_system_without_locks_calls_without_one(tmp_path, monkeypatch):
+    """NFS without lockd, some FUSE mounts: lockf fails with ENOLCK. The call goes ahead without the
+    cross-process lock (two processes may then both pay), not with an error."""
+    import errno
+    import judges.cached as cached
+
+    def no_locks(*a, **kw):
+        raise OSError(errno.ENOLCK, "No locks available")
+    monkeypatch.setattr(cached.fcntl, "lockf", no_locks)
+
+    async def call():
+        return {"value": 0.5, "cost_usd": 0.25}
+    cache = JudgeCache(tmp_path / "nolocks")
+    results, stats = asyncio.run(run_cached(cache, [("k1", call), ("k2", call)]))
+    assert [r["value"] for r in results] == [0.5, 0.5] and stats.api_calls == 2
+    cache.close()

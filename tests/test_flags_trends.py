@@ -146,3 +146,16 @@ def test_the_glance_counts_recovered_flags_apart(fake_run):
     fl = [Flag("reward_regression", 5, "recovered", "e", "a"), Flag("kl_high", 7, "warning", "e", "a")]
     assert glance(fake_run, fl, {}, 4)[0] == "health: 1 flag(s): kl_high (epoch 7); 1 recovered since: reward_regression (epoch 5)"
     assert glance(fake_run, fl[:1], {}, 4)[0] == "health: no flags; 1 recovered since: reward_regression (epoch 5)"
+
+
+def test_a_recovered_dip_does_not_hide_a_decline_after_it():
+    """0.50 at epoch 2, a dip to 0.40 that came back (0.495), then a slow slide below the best beyond its
+    interval: the dip is 'recovered', the slide a standing reward_decline."""
+    ms = healthy(7)
+    for m, r in zip(ms, [0.40, 0.50, 0.40, 0.495, 0.488, 0.482, 0.476]):
+        m["reward/mean"] = r
+        if m["epoch"] >= 3:
+            m["_reward/from_best"] = {"from": 2, "ci": [-0.1, -0.01]}
+    got = {(f.name, f.epoch, f.severity) for f in analyse(ms, CFG)}
+    assert ("reward_regression", 3, "recovered") in got
+    assert {(n, e) for n, e, s in got if n == "reward_decline" and s == "warning"} >= {("reward_decline", 7)}, got

@@ -107,7 +107,7 @@ def cmd_promote(cfg: Config, a) -> int:
     unmeasured = cfg.eval.sources != [] and r.eval_of(a.n, (read_manifest(p) or {}).get("fingerprint", "")) is None
     print(f"epoch {a.n}: chosen policy is now {p.name}; " + (
         later_epochs_note(r, a.n) or f"epoch {a.n + 1} {'was sampled' if made else 'will start'} from it")
-        + (f"; it has no eval (killed, or made without one): `rlaif eval {a.n}` scores it on the held-out problems"
+        + (f"; it has no eval (killed, or made without one): `rlaif eval {a.n}` scores it"
            if unmeasured else ""))
     return 0
 

@@ -103,7 +103,7 @@ METRICS: dict[str, Metric] = {
     "data/prompts": Metric("prompts drawn this epoch", "", "prompts"),
     # judge and teacher: what they cost
     "judge/api_calls": Metric("judgements computed (cache misses: API calls or sandbox runs)", "", "judge"),
-    "judge/cache_hits": Metric("judgements answered from the cache, free", "higher", "judge"),
+    "judge/cache_hits": Metric("judgements answered from the cache, with no call now (those a stopped attempt of this stage paid for count in judge/cost_usd; judge/api_calls counts the last attempt's calls)", "higher", "judge"),
     "judge/cost_usd": Metric("dollars spent on judge calls this epoch, the calls of its attempts a kill, an error or the budget stopped included", "lower", "judge"),
     "judge/saved_usd": Metric("dollars the cache saved this epoch (answers an earlier epoch or run paid for; not those the stage's own stopped attempts paid)", "higher", "judge"),
     "judge/parse_failures": Metric("answers (the student's and the teacher's) the judge could not score (parse failure, a problem without tests, sandbox error)", "lower", "judge"),
@@ -122,7 +122,7 @@ METRICS: dict[str, Metric] = {
     "teacher/batch_failed": Metric("teacher batch items that came back expired, errored or canceled", "lower", "teacher"),
     "teacher/cost_usd": Metric("dollars spent on teacher answers this epoch (model teachers), its stopped attempts' calls included", "lower", "teacher"),
     "teacher/api_calls": Metric("teacher answers generated this epoch (cache misses: API calls or local generations)", "", "teacher"),
-    "teacher/cache_hits": Metric("teacher answers answered from the cache, free", "higher", "teacher"),
+    "teacher/cache_hits": Metric("teacher answers answered from the cache, with no call now (those a stopped attempt paid for count in teacher/cost_usd)", "higher", "teacher"),
     "teacher/saved_usd": Metric("dollars the cache saved on teacher answers this epoch", "higher", "teacher"),
     # time
     "time/<stage>_s": Metric("wall seconds of one stage (as recorded when it ran; a reused stage keeps its time)", "", "runner"),

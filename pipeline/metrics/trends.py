@@ -47,9 +47,10 @@ def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
         ci = ms[epochs.index(e1)].get("_reward/change_ci")
         if r1 >= r0 - cfg.regression_drop or (ci is not None and math.isfinite(ci[1]) and ci[1] >= 0):
             continue  # not down by the threshold, or down inside its interval (paired by prompt): noise; one prompt: the threshold alone
-        regressed.add(e1)
         best_e, best_r = max(rewards[:i], key=lambda er: er[1])
         back = next(((e, r) for e, r in rewards[i + 1:] if r >= r0 - cfg.regression_drop), None)
+        if not back:
+            regressed.add(e1)   # (a recovered one says nothing of a decline after it)
         moved = as_number(ms[epochs.index(e1)].get("kl/k3_start"))
         # the policy that sampled is its reference, or nearly (not with kl_reference=previous: they are one policy)
         still = moved is not None and moved < STILL_KL and s.get("update.kl_reference") != "previous"

@@ -299,7 +299,8 @@ def _recorded_overrides(differ: list[str]) -> list[str]:
 def glance(runner: "Runner", flags: list, words: dict[str, str], last: int) -> list[str]:
     """The report's first lines, printed by `rlaif report` too: the flags, the last epoch's eval against
     its baseline, and what to do with the policy."""
-    names, past = (sorted({f"{f.name} (epoch {f.epoch})" for f in flags if (f.severity == "recovered") == r}) for r in (0, 1))
+    names = sorted({f"{f.name} (epoch {f.epoch})" for f in flags if f.severity != "recovered"})
+    past = sorted({f"{f.name} (epoch {f.epoch})" for f in flags if f.severity == "recovered"})
     out = [(f"health: {len(names)} flag(s): {', '.join(names)}" if names else "health: no flags")
            + (f"; {len(past)} recovered since: {', '.join(past)}" if past else "")]
     e = words.get("_epoch", last)

@@ -102,7 +102,7 @@ def score_components(cfg, items: list[tuple], run_dir, journal=None,
     LLM judge) item, through the judge cache, and the figures of what it cost (judge/api_calls,
     judge/cache_hits, judge/cost_usd, judge/saved_usd, judge/skipped). journal: the batch API's work
     directory (judge.batch; None: every request live). out: the stage output the calls are paid for
-    ('epoch-003/judge'; its cost then counts what its killed or stopped attempts paid). The judge stage
+    ('epoch-003/judge@<fingerprint[:16]>'; its cost then counts what its killed or stopped attempts paid). The judge stage
     and `rlaif judge` both score through it, so one answer's judgement is the same cached one either way."""
     per: dict[str, list[Score]] = {}
     fig = {"judge/api_calls": 0, "judge/cache_hits": 0, "judge/cost_usd": 0.0, "judge/saved_usd": 0.0}

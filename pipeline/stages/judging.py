@@ -136,7 +136,7 @@ def run_items(cfg: Config, cache: JudgeCache, api, items: list, desc: str, run_d
               journal_dir: Path | None = None, out: str | None = None, names: list[str] | None = None):
     """Answer items live (run_cached) or, with journal_dir, through the batch APIs (run_batched), with
     the run's budget and mode; budget, replay misses and batch timeouts become RunErrors. out: the
-    output the calls are paid for, as the spend ledger records them ('epoch-003/judge'); names: each
+    output the calls are paid for, as the spend ledger records them ('epoch-003/judge@<fingerprint[:16]>'); names: each
     item's problem id, for a replay miss to name."""
     from judges.batch import run_batched
     from judges.batch_records import BatchTimeout, Journal

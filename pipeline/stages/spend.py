@@ -75,7 +75,7 @@ def _append(run_dir: Path, recs: list[dict]) -> None:
 
 def spend_ledger(run_dir: Path, stage: str, out: str | None = None) -> Callable[[str, float], None]:
     """on_paid for run_cached/run_batched: appends each paid call to the run's ledger, marked with the
-    output it was paid for (out: 'epoch-003/judge'; None for `rlaif judge`'s own calls)."""
+    output it was paid for (out: 'epoch-003/judge@<fingerprint[:16]>'; None for `rlaif judge`'s own calls)."""
     def paid(key: str, usd: float) -> None:
         _append(run_dir, [{"stage": stage, "key": key[:16], "usd": usd, **({"out": out} if out else {})}])
     return paid

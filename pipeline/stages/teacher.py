@@ -26,16 +26,16 @@ def run(ctx: Ctx) -> None:
         texts = [as_answer(p.reference, p.language) if p.reference else "" for p in problems]
     elif problems:
         model = make_model(tc.kind, tc.model, cfg, teacher=True)
+        out = paid_for(ctx, "teacher")
         api = model if tc.kind != "hf" else Sync(model)
         cache = JudgeCache(cache_dir(cfg))
         try:
             results, stats = run_items(cfg, cache, api, [api.generate_item(p) for p in problems], "teacher",
                                        ctx.run_dir, work_dir(ctx, "teacher") if batching(cfg, teacher=True) else None,
-                                       paid_for(ctx, "teacher"), [p.id for p in problems])
+                                       out, [p.id for p in problems])
         finally:
             cache.close()
         texts = [r["text"] if r else "" for r in results]
-        out = paid_for(ctx, "teacher")
         cost, saved = settle(ctx.run_dir, out, stats.cost_usd, stats.saved_usd)
         ctx.on_success.append(lambda: settled(ctx.run_dir, out))   # its attempts' calls are this output's now
         figures = {"teacher/api_calls": stats.api_calls, "teacher/cache_hits": stats.cache_hits,
