@@ -10,8 +10,8 @@ from judges.base import Score
 from judges.cache import JudgeCache
 from judges.mix import combine
 from pipeline.stages.judging import (PARTS, Judging, Sync, batch_figures, batching, cache_dir, components, execution_parts,
-                              full_credit_shares, judge_model, length_score, make_model, paid_for, run_items, work_dir)
-from pipeline.stages.spend import settle, settled
+                              full_credit_shares, judge_model, length_score, make_model, paid_for, run_items,
+                              settle_stage, work_dir)
 from pipeline.stages import Ctx
 from pipeline.stages.judging_python import function_figures, score_python
 from pipeline.store.tables import load_table, save_table
@@ -58,7 +58,7 @@ def run(ctx: Ctx) -> None:
     weights = components(cfg)
     out = paid_for(ctx, "judge")
     per, fig = score_components(cfg, items, ctx.run_dir, work_dir(ctx, "judge") if batching(cfg) else None, out)
-    ctx.on_success.append(lambda: settled(ctx.run_dir, out))   # its attempts' calls are this output's now
+    fig["judge/cost_usd"], fig["judge/saved_usd"] = settle_stage(ctx, out, fig["judge/cost_usd"], fig["judge/saved_usd"])
     scores = [combine({k: per[k][i] for k in weights}, weights) for i in range(len(items))]
     rows = []
     for s, sc in zip(samples, scores[: len(samples)]):
@@ -101,9 +101,9 @@ def score_components(cfg, items: list[tuple], run_dir, journal=None,
     """Each judge.kind component's Score of every (problem, answer, truncated, reference shown to an
     LLM judge) item, through the judge cache, and the figures of what it cost (judge/api_calls,
     judge/cache_hits, judge/cost_usd, judge/saved_usd, judge/skipped). journal: the batch API's work
-    directory (judge.batch; None: every request live). out: the stage output the calls are paid for
-    ('epoch-003/judge@<fingerprint[:16]>'; its cost then counts what its killed or stopped attempts paid). The judge stage
-    and `rlaif judge` both score through it, so one answer's judgement is the same cached one either way."""
+    directory (judge.batch; None: every request live). out: the stage output the spend ledger marks the calls
+    paid for (`paid_for`; None: `rlaif judge`'s own). The judge stage and `rlaif judge` both score through it,
+    so one answer's judgement is the same cached one either way."""
     per: dict[str, list[Score]] = {}
     fig = {"judge/api_calls": 0, "judge/cache_hits": 0, "judge/cost_usd": 0.0, "judge/saved_usd": 0.0}
     for kind in components(cfg):
@@ -149,6 +149,4 @@ def score_components(cfg, items: list[tuple], run_dir, journal=None,
             fig["judge/saved_usd"] += stats.saved_usd
             if stats.missing:
                 fig["judge/skipped"] = fig.get("judge/skipped", 0) + stats.missing
-    if out is not None:
-        fig["judge/cost_usd"], fig["judge/saved_usd"] = settle(run_dir, out, fig["judge/cost_usd"], fig["judge/saved_usd"])
     return per, fig

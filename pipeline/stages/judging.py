@@ -27,7 +27,7 @@ from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
 from pipeline.stages.problems import require_compilers
 from pipeline.stages import Ctx
-from pipeline.stages.spend import spend_ledger, spent_usd
+from pipeline.stages.spend import settle, settled, spend_ledger, spent_usd
 
 # The parts of an execution score, per language: the breakdown keys the judge stage reports per epoch
 # (breakdown/<part>) and the eval table per problem (<part>_ok).
@@ -99,8 +99,15 @@ def batching(cfg: Config, teacher: bool = False) -> bool:
 
 def paid_for(ctx: Ctx, stage: str) -> str:
     """The name the spend ledger gives the stage's output at its fingerprint ('epoch-003/judge@1f2e...'): an
-    attempt under other settings is another output's. The stage settles it once on disk (spend.settled)."""
+    attempt under other settings is another output's. The stage settles it once on disk (`settle_stage`)."""
     return f"{epoch_name(ctx.epoch)}/{stage}@{ctx.fingerprint[:16]}"
+
+
+def settle_stage(ctx: Ctx, out: str, cost_usd: float, saved_usd: float) -> tuple[float, float]:
+    """The stage's (cost, saved) dollars over every attempt that made output `out` (spend.settle), marked
+    settled once the output is on disk (a kill before its manifest leaves them to the rerun)."""
+    ctx.on_success.append(lambda: settled(ctx.run_dir, out))
+    return settle(ctx.run_dir, out, cost_usd, saved_usd)
 
 
 def work_dir(ctx: Ctx, stage: str) -> Path:

@@ -8,8 +8,7 @@ from typing import Any
 from data.schema import Problem
 from judges.cache import JudgeCache
 from pipeline.stages.judging import (Sync, as_answer, batch_figures, batching, cache_dir, make_model, paid_for, run_items,
-                                     work_dir)
-from pipeline.stages.spend import settle, settled
+                                     settle_stage, work_dir)
 from pipeline.stages import Ctx
 from pipeline.store.tables import load_table, save_table
 
@@ -36,8 +35,7 @@ def run(ctx: Ctx) -> None:
         finally:
             cache.close()
         texts = [r["text"] if r else "" for r in results]
-        cost, saved = settle(ctx.run_dir, out, stats.cost_usd, stats.saved_usd)
-        ctx.on_success.append(lambda: settled(ctx.run_dir, out))   # its attempts' calls are this output's now
+        cost, saved = settle_stage(ctx, out, stats.cost_usd, stats.saved_usd)
         figures = {"teacher/api_calls": stats.api_calls, "teacher/cache_hits": stats.cache_hits,
                    "teacher/cost_usd": cost, "teacher/saved_usd": saved,
                    **({"teacher/skipped": stats.missing} if stats.missing else {}),
