@@ -181,7 +181,7 @@ def test_budget_stops_the_judge_stage_and_keeps_what_was_paid(tiny_config, api, 
     capsys.readouterr()
     assert main(["epoch", "1", *over, "judge.budget_usd=0.015"]) == 2
     assert api.total == first and "judge.budget_usd=$0.015 reached" in capsys.readouterr().err
-    from pipeline.report.report import status_lines
+    from pipeline.report.status import status_lines
     from pipeline.stages.spend import spent_usd
     stopped = spent_usd(r.run_dir)
     from pipeline.stages.spend import SPEND_LEDGER

@@ -9,7 +9,8 @@ import pytest
 from pipeline.store.artifacts import write_manifest
 from pipeline.config.file import load_config
 from pipeline.metrics.doc import code_diversity, diversity_of_groups
-from pipeline.report.report import samples, status_lines, write_report
+from pipeline.report.report import samples, write_report
+from pipeline.report.status import status_lines
 from pipeline.stages import POLICY, Stage
 from pipeline.config.errors import RunError
 from pipeline.run.runner import Runner

@@ -9,7 +9,8 @@ import random
 
 from pipeline.config.epoch import ReportConfig
 from pipeline.report.plots import figures
-from pipeline.report.report import status_lines, write_report
+from pipeline.report.report import write_report
+from pipeline.report.status import status_lines
 from pipeline.report.table import trend
 from pipeline.run.runner import Runner
 from pipeline.stages import Stage
@@ -160,10 +161,13 @@ def test_status_names_the_settings_that_make_stages_stale_or_new(fake_run):
     assert any("made by other code than this version's: the judge stage's code (version 1 -> 2)" in x
                and "rlaif epoch N" in x for x in lines), lines
     assert not any("settings differ" in x and "code" in x for x in lines), lines
-    from pipeline.report.report import _recorded_overrides   # what can be typed back, and what cannot
+    from pipeline.report.status import _recorded_overrides   # what can be typed back, and what cannot
     assert _recorded_overrides(["the update stage's code (version 1 -> 2)", "run.seed 1 -> 0", "x.y None -> 3",
-                                "data.difficulties ['easy'] -> ['hard']", "a.b 'text' -> 'x'"]) == \
-        ["run.seed=1", "x.y=null", "a.b=text"]
+                                "data.difficulties ['easy'] -> ['hard']", "a.b 'text' -> 'x'",
+                                "data.rl_sources ['bank:train', 'hf:org/x:train'] -> []", "c.d {'a': 1} -> {}",
+                                "e.f 'two words' -> 'x'", "g.h '007' -> 'x'", "i.j True -> False"]) == \
+        ["run.seed=1", "x.y=null", "'data.difficulties=[easy]'", "a.b=text",
+         "'data.rl_sources=[bank:train,hf:org/x:train]'", "i.j=True"]   # '007' would read back as 7
 
 
 def test_the_loss_plot_draws_sft_and_epoch_0_apart_and_a_free_judge_draws_no_dollars():

@@ -127,7 +127,7 @@ def later_epochs_note(r, n: int) -> str | None:
 
 
 def cmd_status(cfg: Config, a) -> int:
-    from pipeline.report.report import status_lines
+    from pipeline.report.status import status_lines
     print("\n".join(status_lines(existing_run(cfg))))
     return 0
 
