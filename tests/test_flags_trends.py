@@ -34,6 +34,10 @@ def test_the_loss_rules_read_the_parts_with_a_level_not_the_policy_terms_noise()
           {"epoch": 2, "loss/total": 0.16, "loss/policy": 0.01, "loss/kl": 0.001, "loss/sft": 0.58, "select/teacher_rows": 3},
           {"epoch": 3, "loss/total": 2.2, "loss/sft": 0.55, "select/teacher_rows": 8, "select/kept_frac": 0.0}]
     assert "loss_rising" not in {f.name for f in analyse(ms, CFG)}
+    ms[2].update({"loss/sft": 0.70, "loss/policy": 0.01, "loss/kl": 0.001})   # the rise is the teacher rows' NLL alone: said
+    f = next(f for f in analyse(ms, CFG) if f.name == "loss_rising")
+    assert "the rise is in loss/sft alone" in f.advice and "raise update.teacher_sft_coef" in f.advice, f.advice
+    assert "loss/policy + loss/kl or" not in f.advice
 
 
 def test_advice_never_suggests_a_value_that_changes_nothing():
@@ -159,3 +163,40 @@ def test_a_recovered_dip_does_not_hide_a_decline_after_it():
     got = {(f.name, f.epoch, f.severity) for f in analyse(ms, CFG)}
     assert ("reward_regression", 3, "recovered") in got
     assert {(n, e) for n, e, s in got if n == "reward_decline" and s == "warning"} >= {("reward_decline", 7)}, got
+
+
+def test_a_kl_spike_inside_one_update_that_left_the_policy_near_its_reference_is_recovered():
+    """A real 8-epoch run: epoch 3's update averaged kl/k3 2.126 (21x the target), yet the policy it made
+    sampled epoch 4 at kl/k3_start 0.054; the run was fine. Critical, with 'promote an earlier variant',
+    it stood at the top of a report a user could not act on."""
+    ms = healthy(5)
+    ms[2].update({"kl/k3": 2.126, "kl/k3_start": 0.035})
+    ms[3]["kl/k3_start"] = 0.054
+    f = next(f for f in analyse(ms, CFG) if f.name == "kl_exploding")
+    assert (f.epoch, f.severity) == (3, "recovered"), f
+    assert "back at kl/k3_start 0.054 at epoch 4" in f.evidence and "unless it recurs" in f.advice
+    assert "promoting" not in f.advice
+    ms[3]["kl/k3_start"] = 0.9   # the policy it made sampled far from the reference: it stands
+    f = next(f for f in analyse(ms, CFG) if f.name == "kl_exploding")
+    assert f.severity == "critical" and "promoting an earlier variant" in f.advice and "back at" not in f.evidence
+    ms[3]["kl/k3_start"] = 0.054   # against the previous policy, the next start is near 0 by construction
+    f = next(f for f in analyse(ms, CFG, {"update.kl_reference": "previous"}) if f.name == "kl_exploding")
+    assert f.severity == "critical"
+
+
+def test_a_regression_is_critical_only_when_its_whole_interval_is_far_below_and_says_its_interval():
+    """A real run's epoch 8: -0.0666 over 48 new prompts, Welch's interval [-0.129, -0.004]: beyond
+    noise, but not surely beyond 5 thresholds (it was critical by its point alone). Harder prompts
+    drawn are said, with what to do about them."""
+    ms = healthy(4)
+    for m, r in zip(ms, [0.40, 0.45, 0.3834, 0.39]):
+        m["reward/mean"], m["curriculum/difficulty_mean"] = r, 1.0
+    ms[2]["_reward/change_ci"] = [-0.129, -0.004]
+    f = next(f for f in analyse(ms, CFG) if f.name == "reward_regression")
+    assert (f.epoch, f.severity) == (3, "warning") and "95% [-0.1290, -0.0040]" in f.evidence, f
+    assert "difficulty" not in f.evidence + f.advice
+    ms[2]["_reward/change_ci"] = [-0.12, -0.06]
+    ms[2]["curriculum/difficulty_mean"] = 1.4
+    f = next(f for f in analyse(ms, CFG) if f.name == "reward_regression")
+    assert f.severity == "critical" and "curriculum/difficulty_mean 1 -> 1.4" in f.evidence
+    assert "drew harder prompts" in f.advice and "data.pool_size" in f.advice

@@ -277,3 +277,12 @@ def test_a_sampled_base_eval_is_not_read_against_greedy_epochs(fake_run, capsys)
     edir = run.epoch_dir(0).parent
     assert main(["compare-evals", f"{edir}@0", f"{edir}@4"]) == 0
     assert "WARNING: these evals were made differently" in capsys.readouterr().out
+
+
+def test_the_glossary_keeps_four_cells_a_row_where_a_meaning_holds_a_bar():
+    import re
+    from pipeline.metrics.doc import metrics_markdown
+    rows = metrics_markdown().splitlines()
+    assert any("KL(pi \\|\\|" in r for r in rows)   # kl/k3's meaning: KL(pi || ref), escaped
+    cells = [len(re.split(r"(?<!\\)\|", r)) - 2 for r in rows]
+    assert set(cells) == {4}, [r for r, c in zip(rows, cells) if c != 4][:3]

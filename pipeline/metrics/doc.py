@@ -156,7 +156,8 @@ def metric_info(key: str) -> Metric | None:
 
 def metrics_markdown() -> str:
     lines = ["| metric | good | stage | meaning |", "|---|---|---|---|"]
-    lines += [f"| `{k}` | {m.good or '-'} | {m.stage} | {m.meaning} |" for k, m in METRICS.items()]
+    lines += [f"| `{k}` | {m.good or '-'} | {m.stage} | {m.meaning.replace('|', chr(92) + '|')} |"   # KL(pi || ref)
+              for k, m in METRICS.items()]
     return "\n".join(lines)
 
 

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 # -- health checks ----------------------------------------------------------------------
 SEVERITIES = ("critical", "warning", "recovered")
-"""recovered: a reward or loss flag whose fall a later epoch undid (the epoch it came back at is said)."""
+"""recovered: a reward or loss flag whose fall a later epoch undid (the epoch it came back at is said), or a KL
+flag whose update left a policy that sampled the next epoch near its reference."""
 
 FLAGS: dict[str, str] = {
     "non_finite": "a recorded figure is NaN or infinite (a diverged loss, a NaN advantage, a judge's NaN score): "
@@ -14,7 +15,8 @@ FLAGS: dict[str, str] = {
     "reward_regression": "reward/mean fell by more than report.regression_drop from the previous epoch, and the 95% "
                          "interval of the change lies below 0 (paired by prompt where both epochs scored the same "
                          "prompts, a plain t interval below 5 of them; else Welch's, over the two epochs' prompt means; one "
-                         "prompt: the threshold alone): a fall inside the interval is noise, not a regression",
+                         "prompt: the threshold alone): a fall inside the interval is noise, not a regression. Critical "
+                         "when the whole interval lies beyond 5 x report.regression_drop",
     "reward_decline": "reward/mean below the best earlier epoch (not the previous one) by more than "
                       "report.regression_drop, with the 95% interval of the change from that epoch below 0: a slow "
                       "decline whose every step is inside the noise (reward_regression compares neighbours)",
@@ -36,7 +38,8 @@ FLAGS: dict[str, str] = {
                         "epochs only (the warm-start's entropy, epoch 0, is over the teacher's answers at T=1)",
     "kl_high": "kl/k3 above report.kl_high x the KL target (report.kl_target; update.kl_target with "
                "update.kl_mode=adaptive)",
-    "kl_exploding": "kl/k3 above report.kl_explode x the KL target",
+    "kl_exploding": "kl/k3 above report.kl_explode x the KL target (both KL flags recovered when the next epoch's "
+                    "kl/k3_start, the policy the update made, is back under report.kl_high x the target)",
     "negative_k1": "kl/k1_start (the sampled tokens under the policy that sampled them, against the reference, "
                    "before any update step) below report.negative_k1 (a run without kl/k1_start is not checked: the "
                    "update's kl/k1 is below 0 by construction once a step moves the policy)",

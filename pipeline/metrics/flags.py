@@ -101,18 +101,26 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                               else (cfg.kl_target, "report.kl_target"))
         if k3 is not None and k3 > cfg.kl_high * target:
             explode = k3 > cfg.kl_explode * target
+            # the policy this update made, read where it sampled the next epoch: back near its reference, the
+            # update's average was a few steps' (or tokens') spike, not where the policy went
+            after = as_number(next((n for n in ms if int(n["epoch"]) == e + 1), {}).get("kl/k3_start"))
+            back = after is not None and after <= cfg.kl_high * target and s.get("update.kl_reference") != "previous"
             flag("kl_exploding" if explode else "kl_high", e,
                  f"kl/k3 {k3:.4g} = {k3 / target:.3g} x {target_key} {target:g} "
                  f"(flag above {cfg.kl_explode if explode else cfg.kl_high} x)"
                  + (f"; kl/k3_start {get('kl/k3_start'):.4g} (the policy that sampled, against the reference: the "
                     f"update's kl/k3 averages over its steps, where one token's ratio can dominate)"
-                    if get("kl/k3_start") is not None else ""),
-                 f"the policy moves away from the reference too fast: {raise_kl}, {lower_lr}, "
+                    if get("kl/k3_start") is not None else "")
+                 + (f"; the policy it made is back at kl/k3_start {after:.4g} at epoch {e + 1}" if back else ""),
+                 ("a spike inside the update, not where it left the policy (that sampled the next epoch near its "
+                  "reference), so no change is needed unless it recurs; if it does, " if back else
+                  "the policy moves away from the reference too fast: ")
+                 + f"{raise_kl}, {lower_lr}, "
                  + (f"or {key_change('update.kl_horizon', 'lower', s)} so the adaptive coefficient reacts sooner"
                     if adaptive else "or let update.kl_mode=adaptive steer the coefficient toward update.kl_target")
                  + passes_advice(s)
-                 + (f"; consider promoting an earlier variant (`rlaif compare {e}`)" if explode else ""),
-                 "critical" if explode else "warning")
+                 + (f"; consider promoting an earlier variant (`rlaif compare {e}`)" if explode and not back else ""),
+                 "recovered" if back else "critical" if explode else "warning")
 
         # Not the update's kl/k1: it averages over the update's steps, and once a step moves the policy
         # it estimates KL(old || ref) - KL(old || new), below 0 by construction where the reference is

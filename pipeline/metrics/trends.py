@@ -54,16 +54,25 @@ def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
         moved = as_number(ms[epochs.index(e1)].get("kl/k3_start"))
         # the policy that sampled is its reference, or nearly (not with kl_reference=previous: they are one policy)
         still = moved is not None and moved < STILL_KL and s.get("update.kl_reference") != "previous"
+        d0, d1 = (as_number(ms[epochs.index(e)].get("curriculum/difficulty_mean")) for e in (e0, e1))
+        harder = d0 is not None and d1 is not None and d1 > d0   # other prompts, harder ones: part of the fall is theirs
+        sure = ci is not None and math.isfinite(ci[1])
+        # critical: the whole interval beyond 5 thresholds (the fall's point alone, where no interval was made)
+        worst = (ci[1] if sure else r1 - r0) < -5 * cfg.regression_drop
         flag("reward_regression", e1,
-             f"reward/mean {r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}; threshold -{cfg.regression_drop}); "
+             f"reward/mean {r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}"
+             + (f", 95% [{ci[0]:+.4f}, {ci[1]:+.4f}]" if sure else "") + f"; threshold -{cfg.regression_drop}); "
              f"best so far {best_r:.4f} at epoch {best_e}" + (f"; kl/k3_start {moved:.3g}" if moved is not None else "")
+             + (f"; curriculum/difficulty_mean {d0:.3g} -> {d1:.3g}" if harder else "")
              + (f"; back to {back[1]:.4f} at epoch {back[0]}" if back else ""),
-             (recovered(back[0]) if back else "") + ("the policy that sampled has hardly moved from its reference (kl/k3_start below "
-              f"{STILL_KL:g}), so the fall is more likely the prompts this epoch drew than the update: "
-              "data.pool_size fixes the prompts every epoch, a larger data.prompts_per_epoch averages over more; "
-              "if the update is the cause, " if still else "")
+             (recovered(back[0]) if back else "")
+             + (("the policy that sampled has hardly moved from its reference (kl/k3_start below "
+                 f"{STILL_KL:g}), so the fall is more likely the prompts this epoch drew than the update: " if still else
+                 "this epoch drew harder prompts (curriculum/difficulty_mean rose), which account for part of the fall: ")
+                + "data.pool_size fixes the prompts every epoch, a larger data.prompts_per_epoch averages over more; "
+                "if the update is the cause, " if still or harder else "")
              + f"{lower_lr} or {raise_kl}; {variant_advice(e1)}",
-             "recovered" if back else "critical" if r1 < r0 - 5 * cfg.regression_drop and not still else "warning")
+             "recovered" if back else "critical" if worst and not still else "warning")
         if e0 in bon and e1 in bon and bon[e1] > bon[e0]:
             k = int(as_number(s.get("sample.num_samples")) or 4)
             cur = int(as_number(s.get("select.top_k")) or 0)
@@ -128,11 +137,12 @@ def loss_rising(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
         if not _rises(window, noise):
             continue
         teacher = cols["select/teacher_rows"]
+        rising: list[str] = []   # with teacher rows: which part of loss/total rose
         if any(teacher):
             rl = [None if p is None or q is None else p + q for p, q in zip(cols["loss/policy"], cols["loss/kl"])]
-            judged = [([v for v in vals if v is not None], nz) for vals, nz in ((rl, noise), (cols["loss/sft"], 0.0))
-                      if vals[0] is not None and vals[-1] is not None]
-            if not any(_rises(vals, nz) for vals, nz in judged):
+            rising = [name for name, vals, nz in (("loss/policy + loss/kl", rl, noise), ("loss/sft", cols["loss/sft"], 0.0))
+                      if vals[0] is not None and vals[-1] is not None and _rises([v for v in vals if v is not None], nz)]
+            if not rising:
                 continue
         parts = "; ".join(f"{key} " + " -> ".join("-" if v is None else f"{v:.4g}" for v in vals)
                           for key, vals in cols.items() if any(v is not None for v in vals))
@@ -143,6 +153,9 @@ def loss_rising(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
              + (f" ({parts})" if parts else "") + (f"; back to {back[1]:.4f} at epoch {back[0]}" if back else ""),
              (recovered(back[0]) if back else "") + f"{lower_lr}; if loss/kl carries the rise, the policy is drifting from the reference: {raise_kl}"
              + ("; loss/total also holds update.teacher_sft_coef x the teacher rows' NLL (select/teacher_rows: "
-                "prompts the student's best answer lost), whose number alone moves it: the rise is in loss/policy + "
-                "loss/kl or in loss/sft (the student drifting from the teacher's answers)" if any(teacher) else ""),
+                f"prompts the student's best answer lost), whose number alone moves it: the rise is in {' and '.join(rising)}"
+                if rising else "")
+             + (" alone, the NLL of other teacher answers each epoch (harder ones to imitate raise it as the student "
+                "drifting from them does): if it recurs, " + key_change("update.teacher_sft_coef", "raise", s)
+                if rising == ["loss/sft"] else ""),
              "recovered" if back else "warning")
