@@ -16,6 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.common import epoch_table, record  # noqa: E402
+from pipeline.config.base import ConfigError  # noqa: E402
+from pipeline.config.errors import RunError  # noqa: E402
 from pipeline.config.file import load_config  # noqa: E402
 from pipeline.run.runner import Runner  # noqa: E402
 
@@ -29,6 +31,16 @@ def main() -> int:
     ap.add_argument("--fresh", action="store_true")
     ap.add_argument("overrides", nargs="*")
     a = ap.parse_args()
+    if a.epochs < 1:   # (0 trained nothing, then failed on an empty table)
+        ap.error("--epochs: 1 or more")
+    try:
+        return bench(a)
+    except (ConfigError, RunError) as e:   # a mistyped override or a run's refusal: said as rlaif says it
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+def bench(a: argparse.Namespace) -> int:
     cfg = load_config(ROOT / "configs/length_reward.yaml", ["run.name=bench-length", *a.overrides])
     r = Runner(cfg)
     if a.fresh and r.run_dir.exists():

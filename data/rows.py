@@ -46,6 +46,11 @@ def _read_bytes(path: Path) -> bytes:
     return raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark is harmless
 
 
+def _where(e: json.JSONDecodeError) -> str:
+    """json's message and column: some of its messages end in "at" already ("Unterminated string starting at")."""
+    return f"{e.msg.removesuffix(' at')} at column {e.colno}"
+
+
 def rows_jsonl(path: Path, raw: bytes | None = None) -> Iterator[tuple[int, Any]]:
     raw = _read_bytes(path) if raw is None else raw
     for n, line in enumerate(raw.split(b"\n"), start=1):
@@ -55,7 +60,7 @@ def rows_jsonl(path: Path, raw: bytes | None = None) -> Iterator[tuple[int, Any]
         try:
             yield n, json.loads(text)
         except json.JSONDecodeError as e:
-            raise DataError(f"{path}, line {n}: invalid JSON ({e.msg} at column {e.colno}); "
+            raise DataError(f"{path}, line {n}: invalid JSON ({_where(e)}); "
                             f"fix or remove that line (one JSON object per line).") from None
 
 
@@ -82,7 +87,7 @@ def rows_json(path: Path) -> Iterator[tuple[int | str, Any]]:
     try:
         items = json.loads(text)
     except json.JSONDecodeError as e:
-        raise DataError(f"{path}, line {e.lineno}: invalid JSON ({e.msg} at column {e.colno}); "
+        raise DataError(f"{path}, line {e.lineno}: invalid JSON ({_where(e)}); "
                         f"fix the file (a list of problem objects).") from None
     # Walk the list once more to learn the line each item starts on.
     decoder, ws = json.JSONDecoder(), re.compile(r"[\s,]*")

@@ -166,16 +166,30 @@ class JudgeCache:
     def volume(self) -> int:
         return self._cache.volume()
 
-    def export(self, path: str | Path) -> int:
+    def export(self, path: str | Path, force: bool = False) -> int:
         """Write every judgement to a portable file (.jsonl, or .parquet): a teammate imports it
-        and replays without paying. Returns the number of entries written."""
+        and replays without paying. Returns the number of entries written. An existing file is replaced
+        only with force, and then whole: written beside it and moved over it (a crash leaves it as it was)."""
         path = Path(path)
         if path.suffix not in (".jsonl", ".parquet"):
             raise CacheCorrupted(f"cache export {path}: write a .jsonl or a .parquet file (what import reads)")
         if not path.parent.is_dir():
             raise CacheCorrupted(f"cache export {path}: the directory {path.parent} does not exist")
+        if path.is_dir():
+            raise CacheError(f"cache export {path}: a directory; give a file name (.jsonl or .parquet)")
+        if path.exists() and not force:
+            raise CacheError(f"cache export {path}: the file exists; give a new file, or --force to replace it")
+        tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+        try:
+            n = self._write_export(tmp, path.suffix)
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return n
+
+    def _write_export(self, path: Path, suffix: str) -> int:
         rows = ({"key": k, "value": self.get(k)} for k in self._cache.iterkeys())
-        if path.suffix == ".parquet":
+        if suffix == ".parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
             rows = [{"key": r["key"], "value": json.dumps(r["value"], sort_keys=True)} for r in rows]

@@ -107,11 +107,32 @@ def test_cache_import_adds_nothing_from_a_bad_file_and_export_writes_what_import
 
 
 def test_counts_and_epochs_are_not_negative(fake_run, capsys):
-    with pytest.raises(SystemExit):
-        main(["samples", "4", "--worst", "-2", *demo(fake_run)])
-    assert "is negative" in capsys.readouterr().err
+    for option, k in (("--worst", "-2"), ("--worst", "0"), ("--best", "0")):   # 0 printed a header alone
+        with pytest.raises(SystemExit) as exit_:
+            main(["samples", "4", option, k, *demo(fake_run)])
+        assert exit_.value.code == 2 and f"argument {option}: {k} is less than 1" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["samples", "-1", *demo(fake_run)])
+    assert "is negative" in capsys.readouterr().err
+
+
+def test_cache_export_replaces_an_existing_file_only_with_force(tmp_path, capsys):
+    """It overwrote whatever FILE was, in place; now it refuses, and with --force writes it whole beside it first."""
+    over = [f"judge.cache_dir={tmp_path / 'c'}"]
+    c = JudgeCache(tmp_path / "c")
+    c.set("k0", {"value": 0.0})
+    c.close()
+    for name in ("mine.jsonl", "mine.parquet"):
+        out = tmp_path / name
+        out.write_text("my own notes\n")
+        assert main(["cache", "export", str(out), *over]) == 2
+        err = capsys.readouterr().err
+        assert f"cache export {out}: the file exists" in err and "--force" in err, err
+        assert out.read_text() == "my own notes\n"
+        assert main(["cache", "export", str(out), "--force", *over]) == 0
+        assert main(["cache", "import", str(out), *over]) == 0   # what export writes, import reads
+        assert "imported 0 judgements" in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c", "mine.jsonl", "mine.parquet"]   # no temp file left
 
 
 def test_a_replay_past_the_runs_last_update_says_which_epochs_can_be_replayed(tmp_path, fake_run, capsys):

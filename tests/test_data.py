@@ -218,6 +218,9 @@ def test_bad_json_names_file_and_line(tmp_path):
     path = _jsonl(tmp_path, [_row(1), _row(2), '{"id": "p3", "prompt": ', _row(4)])
     msg = _error(path)
     assert str(path) in msg and "line 3" in msg and "invalid JSON" in msg
+    # json's own message ends in "at" here: said once ("starting at at column" was)
+    msg = _error(_jsonl(tmp_path, [_row(1), '{"id": "p2", "prompt": "cut off'], "q.jsonl"))
+    assert "line 2" in msg and "Unterminated string starting at column 24" in msg and "at at" not in msg, msg
 
 
 def test_bad_json_in_json_array_names_line(tmp_path):

@@ -338,3 +338,16 @@ def test_a_deepspeed_accelerate_config_is_refused_before_any_process_starts(tmp_
     for kind, refused in (("FSDP", False), ("DEEPSPEED", True)):
         (tmp_path / "a.json").write_text('{\n\t"distributed_type": "%s",\n\t"num_processes": 2\n}\n' % kind)
         assert (_refused(str(tmp_path / "a.json")) is not None) == refused, kind
+
+
+def test_an_accelerate_config_without_processes_and_fewer_than_one_process_are_refused(tmp_path):
+    """`--accelerate-config FILE` alone ran on one process, the file unread, and `--processes 0` or `-3` were
+    taken: each is an error of the command line, naming the option, before anything runs."""
+    nope = str(tmp_path / "nope.yaml")
+    for args, said in ((["--accelerate-config", nope], f"--accelerate-config {nope} is read only when launching"),
+                       (["--processes", "1", "--accelerate-config", nope], "add --processes N"),
+                       (["--processes", "0"], "argument --processes: 0 is less than 1"),
+                       (["--processes", "-3"], "argument --processes: -3 is less than 1")):
+        r = run_cli("epoch", "1", *args, f"run.dir={tmp_path}", timeout=60)
+        assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
+        assert "launching" not in r.stdout and not any(tmp_path.iterdir())

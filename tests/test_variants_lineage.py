@@ -86,14 +86,28 @@ def test_promoting_back_the_policy_later_epochs_came_from_says_nothing_of_them(e
     r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
     r.run_epoch(2)
+    r.run_epoch(3, only="prompts")   # begun, never trained: no epoch trained from epoch 1's policy ("epochs 2-3" was)
     first = r.chosen_update(1)[0]
     Runner(load_config(None, [*epoch1_config, "update.lr=1e-3"])).run_epoch(1, update_only=True)
-    assert r.chosen_update(1)[0] != first and "epoch 2 was trained from the policy chosen before" in later_epochs_note(r, 1)
+    assert r.chosen_update(1)[0] != first
+    assert "epoch 2 was trained from the policy chosen before: `rlaif epoch 3` keeps it" in later_epochs_note(r, 1)
     capsys.readouterr()
     from pipeline.cli.commands_read import cmd_promote
     cmd_promote(load_config(None, epoch1_config), _Args(n=1, variant=first.name))   # back to the one epoch 2 came from
     assert later_epochs_note(r, 1) is None
     assert f"chosen policy is now {first.name}; epoch 2 was sampled from it" in capsys.readouterr().out
+
+
+def test_a_sweep_that_changes_the_chosen_policy_says_so_of_the_epochs_after(epoch1_config, capsys, tmp_path,
+                                                                            monkeypatch):
+    """As `rlaif update 1` does: epoch 2 was trained from the policy epoch 1 chose before the sweep."""
+    from pipeline.cli.main import main
+    monkeypatch.chdir(tmp_path)   # the built-in defaults, as epoch1_config's run was made with (no ./config.yaml)
+    Runner(load_config(None, epoch1_config)).run_epoch(2)
+    capsys.readouterr()
+    assert main(["sweep", "1", "--grid", "update.lr=1e-3", *epoch1_config]) == 0
+    out = capsys.readouterr().out
+    assert "chosen policy is now update-" in out and "epoch 2 was trained from the policy chosen before" in out, out
 
 
 def test_compare_marks_variants_trained_on_another_selection(epoch1_config, capsys):

@@ -114,7 +114,7 @@ def cmd_promote(cfg: Config, a) -> int:
 
 def later_epochs_note(r, n: int) -> str | None:
     """What a new chosen policy of epoch n means for the epochs already run after it, if any."""
-    later = [e for e in r.epochs() if e > n]
+    later = [e for e in r.epochs() if e > n and r.chosen_update(e) is not None]   # (one begun, not trained: no policy)
     sampled = ((read_manifest(r.epoch_dir(n + 1) / "sample") or {}).get("inputs") or {}).get(POLICY)
     if not later or (sampled is not None and sampled == r.policy(n)[0]):   # epoch n+1 came from this very policy
         return None

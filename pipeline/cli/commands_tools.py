@@ -127,7 +127,8 @@ def cmd_cache(cfg: Config, a) -> int:
         if a.what == "stats":
             print(json.dumps({"directory": str(c.directory), "entries": len(c), "bytes": c.volume()}, indent=2))
         elif a.what == "export":
-            print(f"exported {c.export(Path(a.file).expanduser())} judgements from {c.directory} to {a.file}")
+            n = c.export(Path(a.file).expanduser(), force=a.force)
+            print(f"exported {n} judgements from {c.directory} to {a.file}")
         else:
             added, present = c.import_(Path(a.file).expanduser())
             print(f"imported {added} judgements into {c.directory} ({present} were already there, kept as they were)")

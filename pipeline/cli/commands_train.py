@@ -14,7 +14,7 @@ from pipeline.config.errors import RunError
 from pipeline.run.preflight import check_data, check_engines, check_prompt_lengths, check_trackers
 
 from pipeline.cli import common
-from pipeline.cli.commands_read import cmd_compare
+from pipeline.cli.commands_read import cmd_compare, later_epochs_note
 from pipeline.cli.common import config_file_line, duration, say, status, transient_bars
 
 log = logging.getLogger("rlaif")
@@ -309,6 +309,7 @@ def cmd_sweep(cfg: Config, a) -> int:
                           "another warm-start")
     if note := schedule_tail(r0, cfg, a.n):
         say(note)
+    before = r0.chosen_update(a.n)   # the later epochs' note only where the sweep changed the choice
     t = time.time()
     for i, (combo, c) in enumerate(zip(combos, configs), 1):
         r = Runner(c)
@@ -326,6 +327,8 @@ def cmd_sweep(cfg: Config, a) -> int:
     print(f"epoch {a.n}'s chosen policy: {chosen[0].name if chosen else '-'} (" + (
         "promoted earlier: it stays chosen" if promoted else "the last one made") +
         f"); choose another with `rlaif promote {a.n} update-<fp8>`")
+    if chosen and (before is None or before[0] != chosen[0]) and (note := later_epochs_note(r0, a.n)):
+        print(f"epoch {a.n}'s chosen policy is now {chosen[0].name}; {note}")
     return 0
 
 

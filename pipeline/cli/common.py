@@ -1,6 +1,7 @@
-"""What the commands share: the run a command acts on, and the lines it prints (rank 0 alone; a
-status line that the next replaces; progress bars that clear their line)."""
+"""What the commands share: the run a command acts on, the lines it prints (rank 0 alone; a
+status line that the next replaces; progress bars that clear their line), and the arguments' types."""
 
+import argparse
 import functools
 import logging
 import sys
@@ -76,3 +77,35 @@ def existing_run(cfg: Config):
                        f"`rlaif epoch 1`" + (f", or name one of the runs there: {', '.join(runs)} (run.name=...)"
                                              if runs else ""))
     return r
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def count(text: str) -> int:
+    """A non-negative whole number (an epoch: 0 is the warm-start)."""
+    if (v := _whole(text)) < 0:
+        raise argparse.ArgumentTypeError(f"{v} is negative: epochs and counts start at 0 (epoch 0 is the warm-start)")
+    return v
+
+
+def positive(text: str) -> int:
+    """A whole number of 1 or more (completions shown, processes): 0 would do nothing, silently."""
+    if (v := _whole(text)) < 1:
+        raise argparse.ArgumentTypeError(f"{v} is less than 1: give 1 or more")
+    return v
+
+
+def level(text: str) -> float:
+    """A confidence level strictly between 0 and 1."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"{v} is not between 0 and 1 (0.95 for a 95% interval)")
+    return v

@@ -31,30 +31,9 @@ from pipeline.cli.commands_read import (cmd_compare, cmd_compare_evals, cmd_metr
                                         cmd_samples, cmd_status)
 from pipeline.cli.commands_tools import cmd_cache, cmd_config, cmd_export, cmd_judge
 from pipeline.cli.commands_train import cmd_epoch, cmd_eval, cmd_sweep
+from pipeline.cli.common import count as _count, level as _level, positive as _positive
 from pipeline.config.base import ConfigError
 from pipeline.config.file import load_config
-
-
-def _count(text: str) -> int:
-    """A non-negative whole number (an epoch, a count of completions)."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"{v} is negative: epochs and counts start at 0 (epoch 0 is the warm-start)")
-    return v
-
-
-def _level(text: str) -> float:
-    """A confidence level strictly between 0 and 1."""
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < v < 1:
-        raise argparse.ArgumentTypeError(f"{v} is not between 0 and 1 (0.95 for a 95% interval)")
-    return v
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,10 +60,11 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     def with_processes(p):
-        p.add_argument("--processes", type=int, default=1, metavar="N",
+        p.add_argument("--processes", type=_positive, default=1, metavar="N",
                        help="run on N processes (one per GPU): launches `accelerate launch --num_processes N` for you")
         p.add_argument("--accelerate-config", metavar="FILE",
-                       help="with --processes: accelerate's config file (FSDP, several machines; the update refuses DeepSpeed)")
+                       help="with --processes N of 2 or more: accelerate's config file (FSDP, several machines; the "
+                            "update refuses DeepSpeed)")
         return p
 
     p = with_overrides(sub.add_parser("epoch", help="bring the run up to epoch N: epochs 1..N, finished stages reused",
@@ -230,8 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "reward: --worst K, --best K, or every completion of one --prompt (none of "
                                       "them: the worst and the best report.samples_shown, 3 each)."), epoch=True)
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--worst", type=_count, metavar="K", help="the K lowest-reward completions")
-    g.add_argument("--best", type=_count, metavar="K", help="the K highest-reward completions")
+    g.add_argument("--worst", type=_positive, metavar="K", help="the K lowest-reward completions")
+    g.add_argument("--best", type=_positive, metavar="K", help="the K highest-reward completions")
     g.add_argument("--prompt", metavar="ID", help="every completion of one prompt")
     p.set_defaults(fn=cmd_samples)
     p = with_overrides(sub.add_parser("metrics", help="every metric: meaning and which way is good",
@@ -257,7 +237,11 @@ def build_parser() -> argparse.ArgumentParser:
     for what, text in (("export", "write every judgement to FILE (.jsonl or .parquet)"),
                        ("import", "merge FILE into the cache without overwriting")):
         p = csub.add_parser(what, help=text, description=text[0].upper() + text[1:] + ".")
-        p.add_argument("file", help="a .jsonl or .parquet file")
+        p.add_argument("file", help="a .jsonl or .parquet file" + (": a new one (--force replaces one)"
+                                                                    if what == "export" else ""))
+        if what == "export":
+            p.add_argument("--force", action="store_true", help="replace FILE if it exists (written whole beside "
+                           "it, then moved over it)")
         with_overrides(p)
         p.set_defaults(fn=cmd_cache)
     return ap
@@ -327,6 +311,10 @@ def _main(argv: list[str] | None) -> int:
             f" (config settings are key=value overrides without dashes, e.g. update.lr=1e-5, not {dashed})"
             if dashed else ""))
     a.overrides = list(getattr(a, "overrides", [])) + [x for x in extra if x not in stray]
+    if getattr(a, "accelerate_config", None) and a.processes < 2 and dist.world_size() == 1:
+        # (only where it would launch: a rank, launched already, is not given the options)
+        parser.error(f"--accelerate-config {a.accelerate_config} is read only when launching several processes: "
+                     "add --processes N (N of 2 or more, one per GPU)")
     if getattr(a, "processes", 1) > 1 and dist.world_size() == 1:
         return dist.launch(a.processes, a.accelerate_config, sys.argv[1:] if argv is None else argv)
     _quiet_libraries()
