@@ -125,6 +125,7 @@ def test_status_lines(fake_run):
     lines = status_lines(fake_run)
     text = "\n".join(lines)
     assert lines[0].endswith("4 epoch(s)")
+    assert all(re.search(r"reward=(-|\d\.\d{4}) ", x) for x in lines[1:5]), lines   # 0.4700 beside 0.4363, not 0.47
     variant = fake_run.chosen_update(4)[0].name
     assert text.count(f"chosen={variant} (1 variant(s))") == 1 and text.count("chosen=update-") == 4
     assert "judge:done" in lines[1] and "update:done" in lines[1] and "prompts:-" in lines[1]

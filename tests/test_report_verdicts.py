@@ -119,6 +119,7 @@ def test_a_series_that_moved_is_not_flat():
     lr_last = [0, 1.857e-4, 1.162e-4, 3.526e-5, 0]
     assert trend("optim/lr_last", lr_last, epochs=[1, 2, 3, 4, 5])[1] == "0 → 0, peaks at epoch 2 (0.0001857)"
     assert trend("optim/lr_last", lr_last)[1] == "0.0001857 → 0 ↓ (-100%)"   # epoch 0 left out
+    assert trend("loss/policy", [0.004, -0.0004])[1] == "0.004 → -0.0004 ↓"   # no share of a change across 0 (-110%)
     assert trend("reward/mean", [0.5, 0.2, 0.5], epochs=[1, 2, 3])[1] == "0.5 → 0.5, dips at epoch 2 (0.2)"
     assert trend("reward/mean", [0.5, 0.5 + 1e-15, 0.5], epochs=[1, 2, 3])[1] == "flat at 0.5"
 

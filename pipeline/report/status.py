@@ -9,7 +9,6 @@ from pipeline.config.errors import RunError
 from pipeline.metrics.flags import analyse
 from pipeline.metrics.doc import as_number
 from pipeline.report.report import load_metrics, run_settings
-from pipeline.report.table import _fmt
 from pipeline.run.lineage import made_otherwise
 from pipeline.run.freshness import older_code
 
@@ -73,7 +72,7 @@ def status_lines(runner: "Runner") -> list[str]:
         mpath = runner.epoch_dir(n) / "metrics.json"
         reward = as_number((runner.read_metrics(n) or {}).get("reward/mean"))
         lines.append(f"  epoch {n:>3}  {'  '.join(states)}  chosen={chosen[0].name if chosen else '-'} "
-                     f"({len(runner.update_variants(n))} variant(s))  reward={_fmt(reward)}  spent=${cost:.4f}"
+                     f"({len(runner.update_variants(n))} variant(s))  reward={'-' if reward is None else f'{reward:.4f}'}  spent=${cost:.4f}"
                      + ("" if mpath.exists() else "  (no metrics.json: unfinished)"))
     from pipeline.stages.spend import manifest_spend, run_spend
     paid = run_spend(runner.run_dir)   # the spend ledger: stages stopped or recomputed have paid too
