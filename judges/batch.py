@@ -14,6 +14,9 @@ Never paid twice, across kill -9:
 - The one window left: a kill after the provider accepted a batch and before its id reached the
   journal (milliseconds). That submission is lost (paid, never read); the rerun submits its
   requests again. docs/guides/judges-and-cost.md says so.
+- Across processes sharing the cache: a submission is claimed in the registry (batch_registry.py)
+  before it is sent; another process missing its keys waits for them, or polls the batch once its
+  owner is dead.
 
 Items that come back expired, canceled, or errored with a retryable error (or not at all) follow
 `failed`: "live" (answered live, at the live price), "batch" (one more batch), "missing" (left
@@ -29,7 +32,6 @@ that fit are in).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import math
 import time
@@ -37,24 +39,11 @@ import uuid
 from typing import Any, Callable
 
 from judges.cache import JudgeCache
-from judges.batch_records import BatchItem, BatchTimeout, Journal, Outcome
+from judges.batch_records import BatchItem, BatchTimeout, Journal, Outcome, chunks as _chunks, kinds as _kinds
+from judges.batch_registry import Registry
 from judges.cached import BudgetExceeded, RunStats, _cost, run_cached
 
 log = logging.getLogger("rlaif")
-
-
-def _chunks(judge: Any, items: list[BatchItem]) -> list[list[BatchItem]]:
-    """Split at the provider's documented limits on requests and bytes per batch."""
-    out: list[list[BatchItem]] = [[]]
-    size = 0
-    for it in items:
-        n = len(json.dumps(judge.batch_line(it))) + 1
-        if out[-1] and (len(out[-1]) >= judge.batch_max_requests or size + n > judge.batch_max_bytes):
-            out.append([])
-            size = 0
-        out[-1].append(it)
-        size += n
-    return [c for c in out if c]
 
 
 async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], journal: Journal, *,
@@ -107,8 +96,20 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
     if not misses:
         return results, stats
 
+    reg = Registry(cache.directory)   # what the other processes sharing the cache have in flight
+    try:
+        return await _run(cache, judge, items, journal, reg, misses, by_key, item_of, results, stats, answer,
+                          budget_usd, spent_usd, poll_s, max_poll_s, timeout_s, failed, max_in_flight, status,
+                          on_paid)
+    finally:
+        reg.close()
+
+
+async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, results, stats, answer, budget_usd,
+               spent_usd, poll_s, max_poll_s, timeout_s, failed, max_in_flight, status, on_paid):
     client = await judge._client()
     running: dict[str, tuple[str, list[str], str]] = {}  # local id -> (batch id, keys, role)
+    waiting: dict[str, set[str]] = {}   # another process's submission (local id) -> the keys wanted from it
     missing_now = set(misses)
 
     # 1. a killed run's batches: poll them again, never submit their keys again
@@ -139,6 +140,7 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
             continue
         log.info("resuming %s batch %s (%d requests) submitted by an earlier run", judge.kind, bid, len(e["keys"]))
         running[local] = (bid, e["keys"], e.get("role", "judge"))
+        reg.hold(_entry(judge, local, e["keys"], e.get("role", "judge"), bid))
         stats.resumed += 1
         missing_now -= set(e["keys"])
 
@@ -153,22 +155,35 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
     to_submit = [k for k in misses if k in missing_now]
     left_missing: dict[str, str] = {}
     for round_ in range(2):
-        # 2. submit what is missing, as far as the budget's worst case allows
+        # 2. submit what is missing and no other process has in flight, as far as the budget's worst case allows
         fit: list[str] = []
-        for k in to_submit:
-            est = estimate(k)
-            if budget_usd > 0 and spent_usd + stats.cost_usd + reserved + est > budget_usd:
-                over_budget = True
-                break
-            fit.append(k)
-            reserved += est
-        for chunk in _chunks(judge, [item_of[k] for k in fit]):
-            local, bid = await _submit(judge, client, journal, chunk)
+        with reg.locked():
+            for e, alive in reg.others(judge.kind, judge.base_url, set(to_submit)):
+                mine = set(e["keys"]) & set(to_submit)
+                if alive:   # its owner polls it: its answers reach the cache
+                    waiting[e["local"]] = mine
+                else:       # its owner was killed: poll it here (its answers count as paid here)
+                    _take_over(reg, judge, running, stats, e)
+                to_submit = [k for k in to_submit if k not in mine]
+            for k in to_submit:
+                est = estimate(k)
+                if budget_usd > 0 and spent_usd + stats.cost_usd + reserved + est > budget_usd:
+                    over_budget = True
+                    break
+                fit.append(k)
+                reserved += est
+            chunks = [(uuid.uuid4().hex[:12], c) for c in _chunks(judge, [item_of[k] for k in fit])]
+            entries = {local: _entry(judge, local, [it.key for it in c], c[0].role) for local, c in chunks}
+            for entry in entries.values():
+                reg.hold(entry)   # claimed before submitted: another process waits for them
+        for local, chunk in chunks:
+            bid = await _submit(judge, client, journal, chunk, local)   # (refused or lost: its file goes unlocked)
+            reg.created(entries[local], bid)
             running[local] = (bid, [it.key for it in chunk], chunk[0].role)
             stats.batches += 1
         # 3. poll with backoff until every batch has ended, then read its results
         fails = await _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results,
-                                       poll_s, max_poll_s, t0, timeout_s, status, item_of)
+                                       poll_s, max_poll_s, t0, timeout_s, status, item_of, reg, waiting)
         reserved = 0.0
         retry = [k for k, o in fails.items() if o.retryable and k in by_key]
         for k, o in fails.items():
@@ -232,17 +247,24 @@ async def _known(judge: Any, client: Any, journal: Journal, local: str, bid: str
     return False
 
 
-def _kinds(fails: dict[str, Outcome], keys: list[str]) -> str:
-    kinds: dict[str, int] = {}
-    for k in keys:
-        kinds[fails[k].kind] = kinds.get(fails[k].kind, 0) + 1
-    return ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+def _entry(judge: Any, local: str, keys: list[str], role: str, batch_id: str | None = None) -> dict:
+    """A submission as the registry tells the other processes of it."""
+    return {"local": local, "provider": judge.kind, "base_url": judge.base_url, "model": judge.model,
+            "role": role, "keys": keys, "batch_id": batch_id}
 
 
-async def _submit(judge: Any, client: Any, journal: Journal, chunk: list[BatchItem]) -> tuple[str, str]:
-    """(local id, batch id): the keys journaled first, the id the moment the provider returns it."""
+def _take_over(reg: Registry, judge: Any, running: dict, stats: RunStats, e: dict) -> None:
+    """A killed process's batch, polled by this one from now on (under reg.locked())."""
+    log.info("polling %s batch %s (%d requests), submitted by a process that has stopped", judge.kind,
+             e["batch_id"], len(e["keys"]))
+    reg.hold(e)
+    running[e["local"]] = (e["batch_id"], e["keys"], e.get("role", "judge"))
+    stats.resumed += 1
+
+
+async def _submit(judge: Any, client: Any, journal: Journal, chunk: list[BatchItem], local: str) -> str:
+    """The batch id: the keys journaled first, the id the moment the provider returns it."""
     from judges.retries import JudgeAPIError, maybe_received
-    local = uuid.uuid4().hex[:12]
     journal.write({"event": "submit", "local": local, "provider": judge.kind, "base_url": judge.base_url,
                    "model": judge.model, "role": chunk[0].role, "keys": [it.key for it in chunk]})
     try:
@@ -256,16 +278,34 @@ async def _submit(judge: Any, client: Any, journal: Journal, chunk: list[BatchIt
                             "it (OpenAI: by its uploaded file)", e.status, e.attempts) from e
     journal.write({"event": "created", "local": local, "batch_id": bid})
     log.info("submitted %s batch %s: %d requests", judge.kind, bid, len(chunk))
-    return local, bid
+    return bid
 
 
 async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results, poll_s, max_poll_s,
-                           t0, timeout_s, status, item_of) -> dict[str, Outcome]:
-    """Poll every running batch until it ends, ingest each as it ends; the items that failed."""
+                           t0, timeout_s, status, item_of, reg, waiting) -> dict[str, Outcome]:
+    """Poll every running batch until it ends, ingest each as it ends, and wait for the keys another
+    process's batches hold (`waiting`: taken over if it dies); the items that failed."""
     fails: dict[str, Outcome] = {}
     interval = poll_s
     deadline = t0 + timeout_s if timeout_s > 0 else math.inf
-    while running:
+    while running or waiting:
+        for local, keys in list(waiting.items()):
+            for k in [k for k in keys if cache.get(k) is not None]:
+                answer(k, cache.get(k), paid=False)
+                keys.discard(k)
+            if keys:
+                with reg.locked():
+                    e, alive = reg.state(local)
+                    if e is not None and not alive:   # its holder died: polled here from now on
+                        _take_over(reg, judge, running, stats, e)
+                if alive:
+                    continue
+                if e is None:   # read by its holder (or abandoned): what it left unanswered is asked here
+                    fails.update({k: Outcome(k, "missing", "another process's batch ended without it")
+                                  for k in keys if cache.get(k) is None})
+                    for k in keys - set(fails):
+                        answer(k, cache.get(k), paid=False)
+            del waiting[local]
         counts: dict[str, int] = {}
         done = total = 0
         for local, (bid, keys, role) in list(running.items()):
@@ -277,14 +317,17 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
                 fails.update(await judge.with_retries(lambda: _ingest(judge, client, cache, journal, local, bid, keys,
                                                                       role, st, answer, stats, item_of)))
                 del running[local]
+                reg.release(local)
         if status is not None:
-            status(f"{len(running)} batches running, {done}/{total} done " +
+            status(f"{len(running)} batches running, {done}/{total} done "
+                   + (f"({len(waiting)} more another process polls) " if waiting else "") +
                    " ".join(f"{k}={v}" for k, v in counts.items()))
-        if not running:
+        if not running and not waiting:
             break
         now = time.monotonic()
         if now >= deadline:
-            raise BatchTimeout(timeout_s, [bid for bid, _, _ in running.values()], results, stats)
+            raise BatchTimeout(timeout_s, [bid for bid, _, _ in running.values()] +
+                               [f"{local} (another process's)" for local in waiting], results, stats)
         await asyncio.sleep(min(interval, deadline - now))
         interval = min(interval * 1.5, max(max_poll_s, poll_s))
     return fails

@@ -10,7 +10,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from judges.cached import RunStats
 
@@ -107,3 +107,24 @@ class Journal:
             e.update({k: v for k, v in rec.items() if k != "event"})
             e.setdefault("events", []).append(rec["event"])
         return out
+
+
+def chunks(judge: Any, items: list[BatchItem]) -> list[list[BatchItem]]:
+    """Split at the provider's documented limits on requests and bytes per batch."""
+    out: list[list[BatchItem]] = [[]]
+    size = 0
+    for it in items:
+        n = len(json.dumps(judge.batch_line(it))) + 1
+        if out[-1] and (len(out[-1]) >= judge.batch_max_requests or size + n > judge.batch_max_bytes):
+            out.append([])
+            size = 0
+        out[-1].append(it)
+        size += n
+    return [c for c in out if c]
+
+
+def kinds(fails: dict[str, Outcome], keys: list[str]) -> str:
+    kinds: dict[str, int] = {}
+    for k in keys:
+        kinds[fails[k].kind] = kinds.get(fails[k].kind, 0) + 1
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))

@@ -9,8 +9,8 @@
   in flight are cached), and replay mode that never calls (ReplayMiss).
 
 The batch path (judges/batch.py) answers misses through the providers' batch APIs instead and
-writes the same values under the same keys. Left out: the batch path's own submissions hold no
-cross-process lock (two processes batching the same keys at the same moment both pay).
+writes the same values under the same keys; processes sharing the cache tell each other their
+batches in flight through judges/batch_registry.py, so the same keys go in one batch.
 """
 from __future__ import annotations
 

@@ -1,0 +1,102 @@
+"""Two processes sharing a judge cache and missing the same keys pay for one batch: the second waits for the
+first's batches while their owner lives, and polls them itself once it is killed (judges/batch_registry.py).
+Real processes, the real SDKs, the local fake server counting batch creations and submitted items."""
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from judges.batch import run_batched
+from judges.batch_records import Journal
+from judges.cache import JudgeCache
+from tests.fakeapi import FakeAPI
+from tests.test_api_judges import PROBLEM, REF, answer
+from tests.test_batch import KINDS, POLL, _kill, _spawn, make_for_url
+
+N = 6   # two batches of at most 5
+
+
+class Second:
+    """The second process's run (here, in a thread: its own cache handle, its own stage journal)."""
+
+    def __init__(self, kind, api, tmp_path, work="w2"):
+        self.paid: list[float] = []
+        self.out = None
+        judge = make_for_url(kind, api.url)
+        items = [judge.score_item(PROBLEM, answer(i), REF) for i in range(N)]
+
+        def run():
+            cache = JudgeCache(tmp_path / "c")
+            try:
+                self.out = asyncio.run(run_batched(cache, judge, items, Journal(tmp_path / work), **POLL,
+                                                   on_paid=lambda k, usd: self.paid.append(usd)))
+            finally:
+                cache.close()
+        self.thread = threading.Thread(target=run)
+        self.thread.start()
+
+    def result(self, timeout=60.0):
+        self.thread.join(timeout)
+        assert not self.thread.is_alive() and self.out is not None
+        return self.out
+
+
+def _first(kind, api, tmp_path):
+    """The first process, a real one, with its two batches created and running (they end when told)."""
+    proc = _spawn(kind, api, tmp_path, N)
+    journal = tmp_path / "w" / "batches.jsonl"
+    deadline = time.monotonic() + 30
+    while not (journal.exists() and journal.read_text().count('"created"') == 2) and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.01)
+    return proc
+
+
+def _end_batches(api):
+    for b in api.batches.values():
+        b.delay = 0.05
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_second_process_waits_for_the_firsts_batches_instead_of_paying_again(tmp_path, kind):
+    with FakeAPI(batch_delay=600) as api:
+        first = _first(kind, api, tmp_path)
+        second = Second(kind, api, tmp_path)
+        time.sleep(0.5)   # long enough for it to have submitted, were it going to
+        assert api.batch_creates[kind] == 2 and second.thread.is_alive()
+        _end_batches(api)
+        out, err = first.communicate(timeout=60)
+        assert first.returncode == 0 and "finished 2 0 6" in out, err
+        results, stats = second.result()
+        assert all(results) and (stats.batches, stats.resumed, stats.api_calls, stats.cache_hits) == (0, 0, 0, N)
+        assert second.paid == [] and stats.cost_usd == 0
+        assert api.batch_creates[kind] == 2 and sorted(api.batch_items.values()) == [1] * N
+        assert not list((tmp_path / "c" / "batches").glob("*.json"))   # each read batch's claim is gone
+
+
+@pytest.mark.parametrize("moment", ["before", "while"])
+def test_a_killed_processs_batches_are_polled_by_the_other_and_paid_once(tmp_path, moment):
+    """Killed before the second starts, or while it waits: the second polls the dead one's batches by their
+    ids and counts their answers as paid (the dead one never read them); a rerun of the first then finds
+    every answer in the cache and submits nothing."""
+    kind = "anthropic"
+    with FakeAPI(batch_delay=600) as api:
+        first = _first(kind, api, tmp_path)
+        if moment == "before":
+            _kill(first, lambda: True)
+        second = Second(kind, api, tmp_path)
+        if moment == "while":
+            time.sleep(0.3)
+            assert api.batch_creates[kind] == 2 and second.thread.is_alive()
+            _kill(first, lambda: True)
+        _end_batches(api)
+        results, stats = second.result()
+        assert all(results) and (stats.batches, stats.resumed, stats.api_calls) == (0, 2, N)
+        assert sum(second.paid) == pytest.approx(stats.cost_usd) and stats.cost_usd > 0
+        assert api.batch_creates[kind] == 2 and sorted(api.batch_items.values()) == [1] * N
+        results, stats = Second(kind, api, tmp_path, work="w").result()   # the first, rerun on its journal
+        assert all(results) and (stats.batches, stats.api_calls, stats.cache_hits) == (0, 0, N)
+        assert api.batch_creates[kind] == 2
