@@ -205,3 +205,16 @@ def test_after_a_finished_epoch_the_dry_run_counts_the_epochs_still_to_run(tiny_
         assert main(["update", "1", *dry, *tiny_config, "sample.temperature=0.9"]) == 2
         said.append(capsys.readouterr().err)
     assert said[0] == said[1] and "stage sample of epoch 1 is not up to date" in said[0], said
+
+
+def test_a_dry_run_without_the_api_key_says_so_and_prices_the_run_the_real_run_refuses(tmp_path, capsys, monkeypatch):
+    """A cost known before the key is: the dry run says the real run would stop on the missing key, then
+    prices it; the real run still refuses before any work."""
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    over = [f"run.dir={tmp_path / 'runs'}", *CLAUDE]
+    assert main(["epoch", "1", "--dry-run", *over]) == 0
+    out = capsys.readouterr().out
+    assert "would stop here, before any work: teacher.kind=anthropic calls the API, and ANTHROPIC_API_KEY is not set" in out
+    assert re.search(r"judge \(anthropic claude-haiku-4-5\): \d+ of \d+ judgements missing .*~\$[\d.]+ live", out), out
+    assert main(["epoch", "1", *over]) == 2
+    assert "ANTHROPIC_API_KEY is not set" in capsys.readouterr().err and not (tmp_path / "runs").exists()

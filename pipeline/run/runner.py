@@ -129,9 +129,10 @@ class Runner(Lineage):
             from pipeline.engines.model import resolve_device
             resolve_device(self.cfg.run.device)
 
-    def check_api(self, n: int, update_only: bool = False, only: str | None = None) -> None:
+    def check_api(self, n: int, update_only: bool = False, only: str | None = None,
+                  missing: list[str] | None = None) -> None:
         """An API teacher or judge this epoch will call (its stage not done) without a price or a key
-        fails here, before any work, dry runs included."""
+        fails here, before any work; a dry run's missing keys go to `missing` (judging.check_api)."""
         if update_only:
             return
         try:
@@ -143,7 +144,7 @@ class Runner(Lineage):
             todo |= {"teacher"}  # epoch 0 asks the teacher first
         if {"teacher", "judge"} & todo:
             from pipeline.stages.judging import check_api
-            check_api(self.cfg, teacher="teacher" in todo, judge="judge" in todo)
+            check_api(self.cfg, teacher="teacher" in todo, judge="judge" in todo, missing=missing)
 
     def run_eval(self, n: int, echo: Callable[[str], None] = print, warm_start: bool = False,
                  force: bool = False) -> dict:
@@ -193,7 +194,10 @@ class Runner(Lineage):
             raise RunError(f"--only {only}: no such stage; stages are {', '.join(names)}")
         echo = echo if dist.is_main() else _silent
         self.check_device()
-        self.check_api(n, update_only, only)
+        keys: list[str] | None = [] if dry_run else None
+        self.check_api(n, update_only, only, keys)
+        for why in dict.fromkeys(keys or []):
+            echo(f"epoch {n} would stop here, before any work: {why}")
         with self.held(not dry_run):
             if n == 1 and self.cfg.update.warm_start and not update_only and only is None:
                 if self.cfg.judge.mode == "replay" and not force and (why := self.warm_start_replay_refusal()):

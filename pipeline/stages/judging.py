@@ -325,9 +325,10 @@ def judge_model(cfg: Config, kind: str) -> str:
 
 
 
-def check_api(cfg: Config, teacher: bool, judge: bool) -> None:
+def check_api(cfg: Config, teacher: bool, judge: bool, missing: list[str] | None = None) -> None:
     """Before any work: each API model the epoch will call has a price (its cost and the budget are
-    tracked) and its key in the environment (live mode; replay sends none). RunError says what to set."""
+    tracked) and its key in the environment (live mode; replay sends none). RunError says what to set;
+    `missing` (a dry run's) collects the keys' messages instead: a cost can be known before a key."""
     import os
     wanted = ([(cfg.teacher.kind, cfg.teacher.model, "teacher")] if teacher else []) + (
         [(kind, judge_model(cfg, kind), "judge") for kind in components(cfg)] if judge else [])
@@ -339,6 +340,9 @@ def check_api(cfg: Config, teacher: bool, judge: bool) -> None:
         except ValueError as e:
             raise RunError(f"{role}: {e}") from None
         if cfg.judge.mode == "live" and not os.environ.get(m.key_env):
-            raise RunError(f"{role}.kind={kind} calls the API, and {m.key_env} is not set: export {m.key_env}=... "
-                           f"(a local server that speaks the protocol takes any value, with {role}.base_url), or "
-                           "use only the judge cache with judge.mode=replay")
+            why = (f"{role}.kind={kind} calls the API, and {m.key_env} is not set: export {m.key_env}=... "
+                   f"(a local server that speaks the protocol takes any value, with {role}.base_url), or "
+                   "use only the judge cache with judge.mode=replay")
+            if missing is None:
+                raise RunError(why)
+            missing.append(why)
