@@ -41,6 +41,7 @@ from typing import Any, Callable
 from judges.cache import JudgeCache
 from judges.batch_records import BatchItem, BatchTimeout, Journal, Outcome, chunks as _chunks, kinds as _kinds
 from judges.batch_registry import Registry
+from judges.batch_steps import _ingest, _known, _submit
 from judges.cached import BudgetExceeded, RunStats, _cost, run_cached
 
 log = logging.getLogger("rlaif")
@@ -96,7 +97,7 @@ async def run_batched(cache: JudgeCache, judge: Any, items: list[BatchItem], jou
     if not misses:
         return results, stats
 
-    reg = Registry(cache.directory)   # what the other processes sharing the cache have in flight
+    reg = Registry(cache.directory, lambda k: cache.get(k) is not None)   # the others' batches in flight
     try:
         return await _run(cache, judge, items, journal, reg, misses, by_key, item_of, results, stats, answer,
                           budget_usd, spent_usd, poll_s, max_poll_s, timeout_s, failed, max_in_flight, status,
@@ -110,9 +111,11 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
     client = await judge._client()
     running: dict[str, tuple[str, list[str], str]] = {}  # local id -> (batch id, keys, role)
     waiting: dict[str, set[str]] = {}   # another process's submission (local id) -> the keys wanted from it
+    taken: set[str] = set()   # the dead holders' submissions polled here
     missing_now = set(misses)
 
-    # 1. a killed run's batches: poll them again, never submit their keys again
+    # 1. a killed run's batches: poll them again, never submit their keys again (another process polling
+    # one already, having taken it over: its answers are waited for)
     for local, e in journal.entries().items():
         done = {"ended", "abandoned"} & set(e["events"])
         if not done and "keys" not in e and e.get("batch_id"):
@@ -122,25 +125,37 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
             continue
         if not missing_now & set(e["keys"]):
             continue
-        bid = e.get("batch_id")
+        with reg.locked():
+            theirs, alive = reg.state(local)
+            if alive:
+                waiting[local] = missing_now & set(e["keys"])
+                missing_now -= set(e["keys"])
+                continue
+            bid = e.get("batch_id") or (theirs or {}).get("batch_id")   # (the claim's, where a kill beat the journal)
+            entry = _entry(judge, local, e["keys"], e.get("role", "judge"), bid)
+            reg.hold(entry)
+        if bid and not e.get("batch_id"):
+            journal.write({"event": "created", "local": local, "batch_id": bid})
         if bid is None and e.get("file_id") and hasattr(judge, "find_batch"):
             # OpenAI, killed between upload and the batch id: the batch over that file, or a new one over it
             bid = await judge.find_batch(client, e["file_id"])
             if bid is None:
                 bid = await judge.batch_submit(client, [], lambda d: None, file_id=e["file_id"])
                 stats.batches += 1
+            reg.created(entry, bid)
             journal.write({"event": "created", "local": local, "batch_id": bid})
         if bid is None:
             journal.write({"event": "abandoned", "local": local, "reason": "killed before its id was journaled"})
             log.warning("a batch of %d requests was submitted by a killed run before its id was journaled: if "
                         "%s received it, it is paid and cannot be read (docs/guides/judges-and-cost.md, Batches). Submitting its requests "
                         "again.", len(e["keys"]), judge.kind)
+            reg.release(local)
             continue
         if not await _known(judge, client, journal, local, bid, len(e["keys"])):
+            reg.release(local)
             continue
         log.info("resuming %s batch %s (%d requests) submitted by an earlier run", judge.kind, bid, len(e["keys"]))
         running[local] = (bid, e["keys"], e.get("role", "judge"))
-        reg.hold(_entry(judge, local, e["keys"], e.get("role", "judge"), bid))
         stats.resumed += 1
         missing_now -= set(e["keys"])
 
@@ -148,22 +163,44 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
         it = item_of.get(key)
         return judge.estimate_body_usd(it.body, batch=True) if it is not None else 0.0
 
+    async def ask_live(retry: list[str]) -> bool:
+        """Items a batch did not answer, asked live (live price); whether the budget stopped them."""
+        paid_now: set[str] = set()   # (an answer another process paid for arrives unpaid here)
+
+        def paid_live(k: str, usd: float) -> None:
+            paid_now.add(k)
+            if on_paid is not None:
+                on_paid(k, usd)   # each paid live answer in the ledger as it arrives
+        stopped = False
+        try:
+            live, _ = await run_cached(cache, [(k, item_of[k].live) for k in retry], budget_usd=budget_usd,
+                                       spent_usd=spent_usd + stats.cost_usd, max_in_flight=max_in_flight,
+                                       estimate_usd=lambda i: judge.estimate_body_usd(item_of[retry[i]].body),
+                                       on_paid=paid_live)
+        except BudgetExceeded as e:
+            live, stopped = e.results or [], True
+        for k, v in zip(retry, live):
+            if v is not None:
+                answer(k, v, paid=k in paid_now, ledgered=True)
+        return stopped
+
     # worst case of what is already submitted and not yet read
     reserved = sum(estimate(k) for _, keys, _ in running.values() for k in keys)
-    over_budget = False
+    over_budget = resubmitted = False
     t0 = time.monotonic()
     to_submit = [k for k in misses if k in missing_now]
     left_missing: dict[str, str] = {}
-    for round_ in range(2):
+    for attempt in range(4):   # failed=batch's one more batch; keys another process's claim freed (a few times)
         # 2. submit what is missing and no other process has in flight, as far as the budget's worst case allows
         fit: list[str] = []
         with reg.locked():
             for e, alive in reg.others(judge.kind, judge.base_url, set(to_submit)):
                 mine = set(e["keys"]) & set(to_submit)
-                if alive:   # its owner polls it: its answers reach the cache
+                if alive:   # its holder polls it: its answers reach the cache
                     waiting[e["local"]] = mine
-                else:       # its owner was killed: poll it here (its answers count as paid here)
-                    _take_over(reg, judge, running, stats, e)
+                else:       # its holder was killed: polled here (its answers count as paid here)
+                    _take_over(reg, judge, running, taken, stats, e)
+                    reserved += sum(estimate(k) for k in e["keys"])
                 to_submit = [k for k in to_submit if k not in mine]
             for k in to_submit:
                 est = estimate(k)
@@ -177,46 +214,32 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
             for entry in entries.values():
                 reg.hold(entry)   # claimed before submitted: another process waits for them
         for local, chunk in chunks:
-            bid = await _submit(judge, client, journal, chunk, local)   # (refused or lost: its file goes unlocked)
-            reg.created(entries[local], bid)
-            running[local] = (bid, [it.key for it in chunk], chunk[0].role)
+            bid = await _submit(judge, client, journal, chunk, local, lambda b: reg.created(entries[local], b))
+            running[local] = (bid, [it.key for it in chunk], chunk[0].role)   # (refused or lost: claim unlocked)
             stats.batches += 1
         # 3. poll with backoff until every batch has ended, then read its results
-        fails = await _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results,
-                                       poll_s, max_poll_s, t0, timeout_s, status, item_of, reg, waiting)
+        fails, freed = await _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results,
+                                              poll_s, max_poll_s, t0, timeout_s, status, item_of, reg, waiting, taken)
         reserved = 0.0
         retry = [k for k, o in fails.items() if o.retryable and k in by_key]
         for k, o in fails.items():
             if k in by_key and not o.retryable:
                 left_missing[k] = o.raw
-        if failed == "batch" and round_ == 0 and retry and not over_budget:
+        again = [k for k in freed if k in by_key]
+        if failed == "batch" and not resubmitted and retry and not over_budget:
             log.warning("%d batch requests came back %s; submitting them in a new batch", len(retry),
                         _kinds(fails, retry))
-            to_submit = retry
-            continue
+            again, retry, resubmitted = again + retry, [], True
         if failed == "live" and retry and not over_budget:
             log.warning("%d batch requests came back %s; asking them live (live price)", len(retry),
                         _kinds(fails, retry))
-            paid_now: set[str] = set()   # (an answer another process paid for arrives unpaid here)
-
-            def paid_live(k: str, usd: float) -> None:
-                paid_now.add(k)
-                if on_paid is not None:
-                    on_paid(k, usd)   # each paid live answer in the ledger as it arrives
-            try:
-                live, _ = await run_cached(cache, [(k, item_of[k].live) for k in retry], budget_usd=budget_usd,
-                                           spent_usd=spent_usd + stats.cost_usd, max_in_flight=max_in_flight,
-                                           estimate_usd=lambda i: judge.estimate_body_usd(item_of[retry[i]].body),
-                                           on_paid=paid_live)
-            except BudgetExceeded as e:
-                live, over_budget = e.results or [], True
-            for k, v in zip(retry, live):
-                if v is not None:
-                    answer(k, v, paid=k in paid_now, ledgered=True)
+            over_budget = await ask_live(retry) or over_budget
         else:
-            for k in retry:
-                left_missing[k] = fails[k].raw
-        break
+            left_missing.update({k: fails[k].raw for k in retry})
+        if not again or over_budget or attempt == 3:
+            left_missing.update({k: "another process's claim of it ended before its batch was read" for k in again})
+            break
+        to_submit = again
     if left_missing:
         example = next(iter(left_missing.values()))
         log.warning("%d batch requests left unanswered and counted as missing (e.g. %s)", len(left_missing),
@@ -229,63 +252,31 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
     return results, stats
 
 
-async def _known(judge: Any, client: Any, journal: Journal, local: str, bid: str, n: int) -> bool:
-    """Whether the provider still knows a journaled batch. One it answers 404 for (deleted in the console,
-    past its retention, another workspace behind the same URL) can never be read: abandoned in the journal,
-    its requests submitted again, rather than every rerun stopping on it."""
-    from judges.retries import JudgeAPIError
-    try:
-        await judge.batch_status(client, bid)
-        return True
-    except JudgeAPIError as e:
-        if e.status != 404:
-            raise
-    journal.write({"event": "abandoned", "local": local, "batch_id": bid, "reason": "not found (404) on resume"})
-    log.warning("%s batch %s (%d requests, submitted by an earlier run) is not found at %s (HTTP 404: deleted, "
-                "expired, or another account's): its answers cannot be read; submitting its requests again",
-                judge.kind, bid, n, judge.base_url)
-    return False
-
-
 def _entry(judge: Any, local: str, keys: list[str], role: str, batch_id: str | None = None) -> dict:
     """A submission as the registry tells the other processes of it."""
     return {"local": local, "provider": judge.kind, "base_url": judge.base_url, "model": judge.model,
             "role": role, "keys": keys, "batch_id": batch_id}
 
 
-def _take_over(reg: Registry, judge: Any, running: dict, stats: RunStats, e: dict) -> None:
-    """A killed process's batch, polled by this one from now on (under reg.locked())."""
+def _take_over(reg: Registry, judge: Any, running: dict, taken: set, stats: RunStats, e: dict) -> None:
+    """A dead holder's batch, polled by this process from now on (under reg.locked())."""
     log.info("polling %s batch %s (%d requests), submitted by a process that has stopped", judge.kind,
              e["batch_id"], len(e["keys"]))
     reg.hold(e)
     running[e["local"]] = (e["batch_id"], e["keys"], e.get("role", "judge"))
+    taken.add(e["local"])
     stats.resumed += 1
 
 
-async def _submit(judge: Any, client: Any, journal: Journal, chunk: list[BatchItem], local: str) -> str:
-    """The batch id: the keys journaled first, the id the moment the provider returns it."""
-    from judges.retries import JudgeAPIError, maybe_received
-    journal.write({"event": "submit", "local": local, "provider": judge.kind, "base_url": judge.base_url,
-                   "model": judge.model, "role": chunk[0].role, "keys": [it.key for it in chunk]})
-    try:
-        bid = await judge.batch_submit(client, chunk, lambda d: journal.write({"event": "file", "local": local, **d}))
-    except JudgeAPIError as e:
-        if not maybe_received(e.status):  # refused (400, 429, 529...): nothing was created, nothing to resume
-            journal.write({"event": "abandoned", "local": local, "reason": str(e)[:300]})
-            raise
-        raise JudgeAPIError(f"{e} The batch submission got no answer that says it was refused, so it may have "
-                            "been created (not sent again); a rerun submits its requests again unless it can find "
-                            "it (OpenAI: by its uploaded file)", e.status, e.attempts) from e
-    journal.write({"event": "created", "local": local, "batch_id": bid})
-    log.info("submitted %s batch %s: %d requests", judge.kind, bid, len(chunk))
-    return bid
-
-
 async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results, poll_s, max_poll_s,
-                           t0, timeout_s, status, item_of, reg, waiting) -> dict[str, Outcome]:
+                           t0, timeout_s, status, item_of, reg, waiting, taken) -> tuple[dict[str, Outcome], list[str]]:
     """Poll every running batch until it ends, ingest each as it ends, and wait for the keys another
-    process's batches hold (`waiting`: taken over if it dies); the items that failed."""
+    process's batches hold (`waiting`: taken over if it dies). Returns the items that failed, and the keys
+    to submit again: those of another process's claim that never reached its provider, or that the
+    provider no longer knows (a taken-over batch's 404)."""
+    from judges.retries import JudgeAPIError
     fails: dict[str, Outcome] = {}
+    freed: list[str] = []
     interval = poll_s
     deadline = t0 + timeout_s if timeout_s > 0 else math.inf
     while running or waiting:
@@ -296,20 +287,34 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
             if keys:
                 with reg.locked():
                     e, alive = reg.state(local)
-                    if e is not None and not alive:   # its holder died: polled here from now on
-                        _take_over(reg, judge, running, stats, e)
+                    if e is not None and not alive and e.get("batch_id"):   # its holder died: polled here
+                        _take_over(reg, judge, running, taken, stats, e)
                 if alive:
                     continue
-                if e is None:   # read by its holder (or abandoned): what it left unanswered is asked here
-                    fails.update({k: Outcome(k, "missing", "another process's batch ended without it")
-                                  for k in keys if cache.get(k) is None})
-                    for k in keys - set(fails):
+                if e is not None and not e.get("batch_id"):   # died before its provider's id: submitted here
+                    freed += [k for k in keys if cache.get(k) is None]
+                elif e is None:   # read by its holder: what it left unanswered follows `failed`, as here
+                    lost = {k: Outcome(k, "missing", "another process's batch ended without it")
+                            for k in keys if cache.get(k) is None}
+                    fails.update(lost)
+                    stats.failed += len(lost)
+                    for k in keys - set(lost):
                         answer(k, cache.get(k), paid=False)
             del waiting[local]
         counts: dict[str, int] = {}
         done = total = 0
         for local, (bid, keys, role) in list(running.items()):
-            st = await judge.batch_status(client, bid)
+            try:
+                st = await judge.batch_status(client, bid)
+            except JudgeAPIError as e:
+                if e.status != 404 or local not in taken:
+                    raise
+                log.warning("%s batch %s, taken over from a process that stopped, is not found (HTTP 404): "
+                            "submitting its requests again", judge.kind, bid)
+                del running[local]
+                reg.release(local)
+                freed += [k for k in keys if cache.get(k) is None]
+                continue
             for k, v in st.counts.items():
                 counts[k] = counts.get(k, 0) + v
             done, total = done + st.done, total + st.total
@@ -330,49 +335,4 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
                                [f"{local} (another process's)" for local in waiting], results, stats)
         await asyncio.sleep(min(interval, deadline - now))
         interval = min(interval * 1.5, max(max_poll_s, poll_s))
-    return fails
-
-
-async def _ingest(judge, client, cache, journal, local, bid, keys, role, st, answer, stats,
-                  item_of) -> dict[str, Outcome]:
-    """Read one ended batch's results as they are: each answer cached under its key (never over one
-    already there), priced at the batch rate. Returns the items that did not succeed."""
-    from judges.base import Score
-    fails: dict[str, Outcome] = {}
-    seen: set[str] = set()
-    expected = set(keys)
-    async for out in judge.batch_results(client, bid):
-        key = out.custom_id
-        if key is None or key not in expected:
-            log.warning("%s batch %s: a result line names no request of this batch: %.200s", judge.kind, bid, out.raw)
-            continue
-        seen.add(key)
-        found = cache.get(key)
-        if found is not None:  # read by an earlier, killed run
-            answer(key, found, paid=False)
-            continue
-        kind_role = item_of[key].role if key in item_of else role
-        if out.kind == "succeeded":
-            try:
-                value = judge.value(kind_role, out.raw, batch=True)
-            except (ValueError, KeyError, TypeError, AttributeError) as e:
-                if kind_role != "judge":
-                    fails[key] = Outcome(key, "malformed", out.raw)
-                    continue
-                value = Score(None, {"parse_error": f"batch result unreadable: {e}"[:200]}, out.raw).to_json()
-        elif out.kind == "malformed" and kind_role == "judge":
-            value = Score(None, {"parse_error": "batch result line is not JSON"}, out.raw).to_json()
-        else:
-            fails[key] = out
-            continue
-        value["batch_id"] = bid
-        answer(key, value, paid=True)   # in the ledger first, as a live answer is: a kill between the two over-counts
-        cache.set(key, value)
-    why = f"not in the results of batch {bid} ({st.status}{': ' + st.error if st.error else ''})"
-    for key in expected - seen:
-        if cache.get(key) is None:
-            fails[key] = Outcome(key, "missing", why, retryable=st.status != "failed")
-    stats.failed += len(fails)
-    journal.write({"event": "ended", "local": local, "batch_id": bid, "status": st.status,
-                   "answered": len(seen) - len(fails), "failed": len(fails)})
-    return fails
+    return fails, freed

@@ -183,8 +183,11 @@ class JudgeCache:
         try:
             n = self._write_export(tmp, path.suffix)
             os.replace(tmp, path)
+        except OSError as e:   # (a folder this user cannot write, a full disk)
+            raise CacheError(f"cache export {path}: {e.strerror or e}; the cache itself is unchanged") from None
         finally:
-            tmp.unlink(missing_ok=True)
+            if not tmp.is_dir():
+                tmp.unlink(missing_ok=True)
         return n
 
     def _write_export(self, path: Path, suffix: str) -> int:

@@ -12,9 +12,9 @@ import pytest
 from judges.batch import run_batched
 from judges.batch_records import Journal
 from judges.cache import JudgeCache
-from tests.fakeapi import FakeAPI
+from tests.fakeapi import FakeAPI, Fault
 from tests.test_api_judges import PROBLEM, REF, answer
-from tests.test_batch import KINDS, POLL, _kill, _spawn, make_for_url
+from tests.test_batch import KINDS, LIVE, POLL, _kill, _spawn, make_for_url
 
 N = 6   # two batches of at most 5
 
@@ -100,3 +100,40 @@ def test_a_killed_processs_batches_are_polled_by_the_other_and_paid_once(tmp_pat
         results, stats = Second(kind, api, tmp_path, work="w").result()   # the first, rerun on its journal
         assert all(results) and (stats.batches, stats.api_calls, stats.cache_hits) == (0, 0, N)
         assert api.batch_creates[kind] == 2
+
+
+def test_a_claim_whose_holder_died_before_the_batch_id_frees_its_keys_to_be_submitted(tmp_path):
+    """The first process is killed while its batch's creation hangs: its claim has no id. The second,
+    waiting on it, submits those requests itself in a batch (not live, not left missing)."""
+    kind = "anthropic"
+    with FakeAPI(batch_delay=0.05) as api:
+        api.script([Fault(kind="hang", hang_s=3.0)])
+        first = _spawn(kind, api, tmp_path, N)
+        deadline = time.monotonic() + 30
+        while api.by_path["/v1/messages/batches"] < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        second = Second(kind, api, tmp_path)
+        time.sleep(0.3)
+        assert second.thread.is_alive() and api.by_path["/v1/messages/batches"] == 1   # it waits on the claim
+        _kill(first, lambda: True)
+        results, stats = second.result()
+        assert all(results) and (stats.batches, stats.api_calls) == (2, N) and api.by_path[LIVE[kind]] == 0
+
+
+def test_the_killed_processs_rerun_waits_for_the_one_that_took_its_batches_over(tmp_path):
+    kind = "openai"
+    with FakeAPI(batch_delay=600) as api:
+        first = _first(kind, api, tmp_path)
+        _kill(first, lambda: True)
+        second = Second(kind, api, tmp_path)
+        deadline = time.monotonic() + 30
+        while len(list((tmp_path / "c" / "batches").glob("*.json"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)   # (its claims: the taken-over batches)
+        rerun = Second(kind, api, tmp_path, work="w")   # the first, rerun on its own journal
+        time.sleep(0.3)
+        _end_batches(api)
+        results, stats = second.result()
+        assert all(results) and (stats.resumed, stats.api_calls) == (2, N)
+        results, stats = rerun.result()
+        assert all(results) and (stats.batches, stats.resumed, stats.api_calls, stats.cache_hits) == (0, 0, 0, N)
+        assert api.batch_creates[kind] == 2 and sorted(api.batch_items.values()) == [1] * N

@@ -4,6 +4,7 @@ and export refusing what they cannot read, and the arguments' own checks."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -133,6 +134,9 @@ def test_cache_export_replaces_an_existing_file_only_with_force(tmp_path, capsys
         assert main(["cache", "import", str(out), *over]) == 0   # what export writes, import reads
         assert "imported 0 judgements" in capsys.readouterr().out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c", "mine.jsonl", "mine.parquet"]   # no temp file left
+    (tmp_path / f".new.jsonl.tmp{os.getpid()}").mkdir()   # where the export is written first: unwritable, even as root
+    assert main(["cache", "export", str(tmp_path / "new.jsonl"), *over]) == 2
+    assert f"cache export {tmp_path / 'new.jsonl'}: Is a directory; the cache itself is unchanged" in capsys.readouterr().err
 
 
 def test_a_replay_past_the_runs_last_update_says_which_epochs_can_be_replayed(tmp_path, fake_run, capsys):

@@ -179,7 +179,11 @@ def test_a_kl_spike_inside_one_update_that_left_the_policy_near_its_reference_is
     ms[3]["kl/k3_start"] = 0.9   # the policy it made sampled far from the reference: it stands
     f = next(f for f in analyse(ms, CFG) if f.name == "kl_exploding")
     assert f.severity == "critical" and "promoting an earlier variant" in f.advice and "back at" not in f.evidence
-    ms[3]["kl/k3_start"] = 0.054   # against the previous policy, the next start is near 0 by construction
+    ms[3].update({"kl/k3": 1.8, "kl/k3_start": 0.054})
+    ms[4]["kl/k3_start"] = 0.05   # a spike each epoch, each time back: it recurs, and stands
+    assert {(f.epoch, f.severity) for f in analyse(ms, CFG) if f.name == "kl_exploding"} == {(3, "recovered"),
+                                                                                          (4, "critical")}
+    ms[3].update({"kl/k3": 0.1, "kl/k3_start": 0.054})   # against the previous policy, the next start is near 0 by construction
     f = next(f for f in analyse(ms, CFG, {"update.kl_reference": "previous"}) if f.name == "kl_exploding")
     assert f.severity == "critical"
 

@@ -163,12 +163,22 @@ def test_status_names_the_settings_that_make_stages_stale_or_new(fake_run):
                and "rlaif epoch N" in x for x in lines), lines
     assert not any("settings differ" in x and "code" in x for x in lines), lines
     from pipeline.report.status import _recorded_overrides   # what can be typed back, and what cannot
-    assert _recorded_overrides(["the update stage's code (version 1 -> 2)", "run.seed 1 -> 0", "x.y None -> 3",
-                                "data.difficulties ['easy'] -> ['hard']", "a.b 'text' -> 'x'",
-                                "data.rl_sources ['bank:train', 'hf:org/x:train'] -> []", "c.d {'a': 1} -> {}",
-                                "e.f 'two words' -> 'x'", "g.h '007' -> 'x'", "i.j True -> False"]) == \
-        ["run.seed=1", "x.y=null", "'data.difficulties=[easy]'", "a.b=text",
-         "'data.rl_sources=[bank:train,hf:org/x:train]'", "i.j=True"]   # '007' would read back as 7
+    typed = _recorded_overrides([
+        "the update stage's code (version 1 -> 2)", "run.seed 1 -> 0", "data.difficulties ['easy'] -> ['hard']",
+        "run.name 'text' -> 'x'", "data.rl_sources ['bank:train', 'builtin:train'] -> []", "update.lr 2e-05 -> 1e-05",
+        "update.warm_start True -> False", "sample.stop ['@x'] -> []", "run.name 'two words' -> 'x'",
+        "run.name '007' -> 'x'", "judge.prices.gpt-4.1.input 2.0 -> 3.0", "judge.mix.python None -> 0.2",
+        "data.mapping {'a': 'b'} -> {}"])
+    assert typed == ["run.seed=1", "'data.difficulties=[easy]'", "run.name=text", "'data.rl_sources=[bank:train,builtin:train]'",
+                     "update.lr=2e-05", "update.warm_start=True"], typed   # '007' would read back as 7
+    import shlex
+    from pipeline.config.file import load_config
+    recorded = {"run.seed": 1, "data.difficulties": ["easy"], "run.name": "text", "update.lr": 2e-05,
+                "data.rl_sources": ["bank:train", "builtin:train"], "update.warm_start": True}
+    for word in typed:   # each, typed into a shell, makes the config hold the recorded value
+        (override,) = shlex.split(word)
+        key = override.split("=")[0]
+        assert load_config(None, [override]).get(key) == recorded[key], override
 
 
 def test_the_loss_plot_draws_sft_and_epoch_0_apart_and_a_free_judge_draws_no_dollars():

@@ -103,8 +103,10 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
             explode = k3 > cfg.kl_explode * target
             # the policy this update made, read where it sampled the next epoch: back near its reference, the
             # update's average was a few steps' (or tokens') spike, not where the policy went
-            after = as_number(next((n for n in ms if int(n["epoch"]) == e + 1), {}).get("kl/k3_start"))
-            back = after is not None and after <= cfg.kl_high * target and s.get("update.kl_reference") != "previous"
+            after, before = (as_number(next((n for n in ms if int(n["epoch"]) == x), {}).get(k))
+                             for x, k in ((e + 1, "kl/k3_start"), (e - 1, "kl/k3")))
+            back = (after is not None and after <= cfg.kl_high * target and s.get("update.kl_reference") != "previous"
+                    and not (before is not None and before > cfg.kl_high * target))   # (a spike each epoch: it recurs)
             flag("kl_exploding" if explode else "kl_high", e,
                  f"kl/k3 {k3:.4g} = {k3 / target:.3g} x {target_key} {target:g} "
                  f"(flag above {cfg.kl_explode if explode else cfg.kl_high} x)"

@@ -137,6 +137,8 @@ def _recorded_overrides(differ: list[str]) -> list[str]:
     the recorded values that read back as themselves, typed as one shell word."""
     import ast
     import yaml
+    from pipeline.config.file import describe
+    known = {k for k, _, _ in describe()}   # (not a key inside a free-form mapping: judge.prices.gpt-4.1.input)
     out = []
     for x in differ:
         key, _, rest = x.partition(" ")
@@ -144,13 +146,19 @@ def _recorded_overrides(differ: list[str]) -> list[str]:
             old = ast.literal_eval(rest.split(" -> ")[0])
         except (ValueError, SyntaxError):
             continue
+        if key not in known:
+            continue
         if isinstance(old, list) and all(isinstance(v, (str, int, float)) for v in old):
             text = "[" + ",".join(map(str, old)) + "]"
         elif isinstance(old, (str, int, float)) or old is None:
             text = "null" if old is None else str(old)
         else:
             continue
-        if "." in key and text and not set(text) & set(" \t\"'$`\\;&|<>(){}*?#!~") and _reads_as(yaml.safe_load(text), old):
+        try:
+            typed = yaml.safe_load(text)
+        except yaml.YAMLError:   # ('@x', 'a]b': no plain YAML word)
+            continue
+        if text and not set(text) & set(" \t\"'$`\\;&|<>(){}*?#!~") and _reads_as(typed, old):
             out.append(f"'{key}={text}'" if isinstance(old, list) else f"{key}={text}")   # [..] quoted: a glob
     return out
 

@@ -1,0 +1,95 @@
+"""The provider-facing steps of a batch (judges/batch.py runs them): submitting one with its keys journaled
+first, telling whether the provider still knows a journaled one, and reading one that ended into the cache."""
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+from judges.batch_records import BatchItem, Journal, Outcome
+
+log = logging.getLogger("rlaif")
+
+
+async def _known(judge: Any, client: Any, journal: Journal, local: str, bid: str, n: int) -> bool:
+    """Whether the provider still knows a journaled batch. One it answers 404 for (deleted in the console,
+    past its retention, another workspace behind the same URL) can never be read: abandoned in the journal,
+    its requests submitted again, rather than every rerun stopping on it."""
+    from judges.retries import JudgeAPIError
+    try:
+        await judge.batch_status(client, bid)
+        return True
+    except JudgeAPIError as e:
+        if e.status != 404:
+            raise
+    journal.write({"event": "abandoned", "local": local, "batch_id": bid, "reason": "not found (404) on resume"})
+    log.warning("%s batch %s (%d requests, submitted by an earlier run) is not found at %s (HTTP 404: deleted, "
+                "expired, or another account's): its answers cannot be read; submitting its requests again",
+                judge.kind, bid, n, judge.base_url)
+    return False
+
+
+async def _submit(judge: Any, client: Any, journal: Journal, chunk: list[BatchItem], local: str,
+                  on_id: Callable[[str], Any] = lambda bid: None) -> str:
+    """The batch id: the keys journaled first, the id the moment the provider returns it (given to on_id
+    first: the registry's claim, which a rerun reads where a kill kept it from the journal)."""
+    from judges.retries import JudgeAPIError, maybe_received
+    journal.write({"event": "submit", "local": local, "provider": judge.kind, "base_url": judge.base_url,
+                   "model": judge.model, "role": chunk[0].role, "keys": [it.key for it in chunk]})
+    try:
+        bid = await judge.batch_submit(client, chunk, lambda d: journal.write({"event": "file", "local": local, **d}))
+    except JudgeAPIError as e:
+        if not maybe_received(e.status):  # refused (400, 429, 529...): nothing was created, nothing to resume
+            journal.write({"event": "abandoned", "local": local, "reason": str(e)[:300]})
+            raise
+        raise JudgeAPIError(f"{e} The batch submission got no answer that says it was refused, so it may have "
+                            "been created (not sent again); a rerun submits its requests again unless it can find "
+                            "it (OpenAI: by its uploaded file)", e.status, e.attempts) from e
+    on_id(bid)
+    journal.write({"event": "created", "local": local, "batch_id": bid})
+    log.info("submitted %s batch %s: %d requests", judge.kind, bid, len(chunk))
+    return bid
+
+
+async def _ingest(judge, client, cache, journal, local, bid, keys, role, st, answer, stats,
+                  item_of) -> dict[str, Outcome]:
+    """Read one ended batch's results as they are: each answer cached under its key (never over one
+    already there), priced at the batch rate. Returns the items that did not succeed."""
+    from judges.base import Score
+    fails: dict[str, Outcome] = {}
+    seen: set[str] = set()
+    expected = set(keys)
+    async for out in judge.batch_results(client, bid):
+        key = out.custom_id
+        if key is None or key not in expected:
+            log.warning("%s batch %s: a result line names no request of this batch: %.200s", judge.kind, bid, out.raw)
+            continue
+        seen.add(key)
+        found = cache.get(key)
+        if found is not None:  # read by an earlier, killed run
+            answer(key, found, paid=False)
+            continue
+        kind_role = item_of[key].role if key in item_of else role
+        if out.kind == "succeeded":
+            try:
+                value = judge.value(kind_role, out.raw, batch=True)
+            except (ValueError, KeyError, TypeError, AttributeError) as e:
+                if kind_role != "judge":
+                    fails[key] = Outcome(key, "malformed", out.raw)
+                    continue
+                value = Score(None, {"parse_error": f"batch result unreadable: {e}"[:200]}, out.raw).to_json()
+        elif out.kind == "malformed" and kind_role == "judge":
+            value = Score(None, {"parse_error": "batch result line is not JSON"}, out.raw).to_json()
+        else:
+            fails[key] = out
+            continue
+        value["batch_id"] = bid
+        answer(key, value, paid=True)   # in the ledger first, as a live answer is: a kill between the two over-counts
+        cache.set(key, value)
+    why = f"not in the results of batch {bid} ({st.status}{': ' + st.error if st.error else ''})"
+    for key in expected - seen:
+        if cache.get(key) is None:
+            fails[key] = Outcome(key, "missing", why, retryable=st.status != "failed")
+    stats.failed += len(fails)
+    journal.write({"event": "ended", "local": local, "batch_id": bid, "status": st.status,
+                   "answered": len(seen) - len(fails), "failed": len(fails)})
+    return fails
