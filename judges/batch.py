@@ -132,7 +132,8 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
                 missing_now -= set(e["keys"])
                 continue
             bid = e.get("batch_id") or (theirs or {}).get("batch_id")   # (the claim's, where a kill beat the journal)
-            entry = _entry(judge, local, e["keys"], e.get("role", "judge"), bid)
+            entry = {**_entry(judge, local, e["keys"], e.get("role", "judge"), bid),
+                     **({"file_id": e["file_id"]} if e.get("file_id") else {})}
             reg.hold(entry)
         if bid and not e.get("batch_id"):
             journal.write({"event": "created", "local": local, "batch_id": bid})
@@ -142,7 +143,7 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
             if bid is None:
                 bid = await judge.batch_submit(client, [], lambda d: None, file_id=e["file_id"])
                 stats.batches += 1
-            reg.created(entry, bid)
+            reg.note(entry, batch_id=bid)
             journal.write({"event": "created", "local": local, "batch_id": bid})
         if bid is None:
             journal.write({"event": "abandoned", "local": local, "reason": "killed before its id was journaled"})
@@ -193,14 +194,18 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
     for attempt in range(4):   # failed=batch's one more batch; keys another process's claim freed (a few times)
         # 2. submit what is missing and no other process has in flight, as far as the budget's worst case allows
         fit: list[str] = []
+        recover: list[dict] = []
         with reg.locked():
+            for k in [k for k in to_submit if cache.get(k) is not None]:   # answered meanwhile (another's batch)
+                answer(k, cache.get(k), paid=False)
+            to_submit = [k for k in to_submit if results[by_key[k][0]] is None]
             for e, alive in reg.others(judge.kind, judge.base_url, set(to_submit)):
                 mine = set(e["keys"]) & set(to_submit)
                 if alive:   # its holder polls it: its answers reach the cache
                     waiting[e["local"]] = mine
                 else:       # its holder was killed: polled here (its answers count as paid here)
-                    _take_over(reg, judge, running, taken, stats, e)
-                    reserved += sum(estimate(k) for k in e["keys"])
+                    _take_over(reg, judge, running, taken, stats, e, recover)
+                    reserved += e.get("usd") or sum(estimate(k) for k in e["keys"])
                 to_submit = [k for k in to_submit if k not in mine]
             for k in to_submit:
                 est = estimate(k)
@@ -210,11 +215,13 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
                 fit.append(k)
                 reserved += est
             chunks = [(uuid.uuid4().hex[:12], c) for c in _chunks(judge, [item_of[k] for k in fit])]
-            entries = {local: _entry(judge, local, [it.key for it in c], c[0].role) for local, c in chunks}
+            entries = {local: _entry(judge, local, [it.key for it in c], c[0].role, usd=sum(
+                estimate(it.key) for it in c)) for local, c in chunks}
             for entry in entries.values():
                 reg.hold(entry)   # claimed before submitted: another process waits for them
+        await _recover(judge, client, reg, running, stats, recover)
         for local, chunk in chunks:
-            bid = await _submit(judge, client, journal, chunk, local, lambda b: reg.created(entries[local], b))
+            bid = await _submit(judge, client, journal, chunk, local, lambda d: reg.note(entries[local], **d))
             running[local] = (bid, [it.key for it in chunk], chunk[0].role)   # (refused or lost: claim unlocked)
             stats.batches += 1
         # 3. poll with backoff until every batch has ended, then read its results
@@ -252,20 +259,38 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
     return results, stats
 
 
-def _entry(judge: Any, local: str, keys: list[str], role: str, batch_id: str | None = None) -> dict:
-    """A submission as the registry tells the other processes of it."""
+def _entry(judge: Any, local: str, keys: list[str], role: str, batch_id: str | None = None, usd: float = 0.0) -> dict:
+    """A submission as the registry tells the other processes of it (usd: its worst case, for a taker's budget)."""
     return {"local": local, "provider": judge.kind, "base_url": judge.base_url, "model": judge.model,
-            "role": role, "keys": keys, "batch_id": batch_id}
+            "role": role, "keys": keys, "batch_id": batch_id, "usd": usd}
 
 
-def _take_over(reg: Registry, judge: Any, running: dict, taken: set, stats: RunStats, e: dict) -> None:
-    """A dead holder's batch, polled by this process from now on (under reg.locked())."""
+def _take_over(reg: Registry, judge: Any, running: dict, taken: set, stats: RunStats, e: dict,
+               recover: list[dict]) -> None:
+    """A dead holder's batch, polled by this process from now on (under reg.locked()); one it uploaded
+    without the batch id (OpenAI) goes to `recover`, found or created over its file by _recover."""
     log.info("polling %s batch %s (%d requests), submitted by a process that has stopped", judge.kind,
-             e["batch_id"], len(e["keys"]))
+             e.get("batch_id") or f"over file {e.get('file_id')}", len(e["keys"]))
     reg.hold(e)
-    running[e["local"]] = (e["batch_id"], e["keys"], e.get("role", "judge"))
     taken.add(e["local"])
     stats.resumed += 1
+    if e.get("batch_id"):
+        running[e["local"]] = (e["batch_id"], e["keys"], e.get("role", "judge"))
+    else:
+        recover.append(e)
+
+
+async def _recover(judge: Any, client: Any, reg: Registry, running: dict, stats: RunStats, recover: list[dict]) -> None:
+    """The batches of taken-over claims that hold an uploaded file and no id, as the holder's rerun would
+    find them: the batch over that file, or a new one over it (claimed first: no other process makes one)."""
+    for e in recover:
+        bid = await judge.find_batch(client, e["file_id"])
+        if bid is None:
+            bid = await judge.batch_submit(client, [], lambda d: None, file_id=e["file_id"])
+            stats.batches += 1
+        reg.note(e, batch_id=bid)
+        running[e["local"]] = (bid, e["keys"], e.get("role", "judge"))
+    recover.clear()
 
 
 async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results, poll_s, max_poll_s,
@@ -285,22 +310,29 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
                 answer(k, cache.get(k), paid=False)
                 keys.discard(k)
             if keys:
+                recover: list[dict] = []
                 with reg.locked():
                     e, alive = reg.state(local)
-                    if e is not None and not alive and e.get("batch_id"):   # its holder died: polled here
-                        _take_over(reg, judge, running, taken, stats, e)
+                    if e is not None and not alive and (e.get("batch_id") or e.get("file_id")):   # polled here
+                        _take_over(reg, judge, running, taken, stats, e, recover)
+                    elif e is None:   # read (or let go unread) by its holder: is another claim on them now?
+                        for o, live in reg.others(judge.kind, judge.base_url, keys):
+                            if live and (mine := keys & set(o["keys"])):
+                                waiting[o["local"]] = mine
+                                keys -= mine
+                await _recover(judge, client, reg, running, stats, recover)
                 if alive:
                     continue
-                if e is not None and not e.get("batch_id"):   # died before its provider's id: submitted here
+                if e is not None and not (e.get("batch_id") or e.get("file_id")):   # died before any id: ours
                     freed += [k for k in keys if cache.get(k) is None]
-                elif e is None:   # read by its holder: what it left unanswered follows `failed`, as here
+                elif e is None:   # what its holder left unanswered follows `failed`, as here
                     lost = {k: Outcome(k, "missing", "another process's batch ended without it")
                             for k in keys if cache.get(k) is None}
                     fails.update(lost)
                     stats.failed += len(lost)
                     for k in keys - set(lost):
                         answer(k, cache.get(k), paid=False)
-            del waiting[local]
+            waiting.pop(local, None)
         counts: dict[str, int] = {}
         done = total = 0
         for local, (bid, keys, role) in list(running.items()):
@@ -314,6 +346,7 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
                 del running[local]
                 reg.release(local)
                 freed += [k for k in keys if cache.get(k) is None]
+                stats.resumed -= 1
                 continue
             for k, v in st.counts.items():
                 counts[k] = counts.get(k, 0) + v

@@ -69,7 +69,7 @@ class Registry:
         still matter, one per submission: alive while any process polls it. (Under locked().)"""
         found: dict[str, tuple[dict, bool]] = {}
         for e, live in self._scan("*"):
-            if not live and (not e.get("batch_id") or all(map(self.cached, e["keys"]))):
+            if not live and (not (e.get("batch_id") or e.get("file_id")) or all(map(self.cached, e["keys"]))):
                 continue   # (its keys free to submit, or all answered: the file is gone)
             if e.get("provider") == provider and e.get("base_url") == base_url and keys & set(e["keys"]):
                 old = found.get(e["local"])
@@ -82,7 +82,7 @@ class Registry:
         locked().)"""
         entry, live = None, False
         for e, alive in self._scan(local):
-            if entry is None or alive or e.get("batch_id"):
+            if entry is None or alive or e.get("batch_id") or e.get("file_id"):
                 entry, live = e, live or alive
         return entry, live
 
@@ -97,7 +97,8 @@ class Registry:
                 e = json.loads(p.read_text())
             except (OSError, ValueError):   # gone meanwhile, or torn by a kill while written
                 e = None
-            if not live and (e is None or not e.get("batch_id") or all(map(self.cached, e.get("keys", [])))):
+            if not live and (e is None or not (e.get("batch_id") or e.get("file_id"))
+                             or all(map(self.cached, e.get("keys", [])))):
                 with contextlib.suppress(OSError):
                     p.unlink()
             if e is not None:
@@ -147,13 +148,13 @@ class Registry:
         fd = self._fds.get(self._held.get(entry["local"], ""))
         if fd is not None:
             data = json.dumps({**entry, "pid": os.getpid()}).encode()
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, data, 0)
+            os.pwrite(fd, data, 0)   # (then cut to its length: never an empty file between the two)
+            os.ftruncate(fd, len(data))
             os.fsync(fd)
 
-    def created(self, entry: dict, batch_id: str) -> None:
-        """The provider's id of a claimed submission."""
-        entry["batch_id"] = batch_id
+    def note(self, entry: dict, **fields) -> None:
+        """What the provider returned for a claimed submission: batch_id, or file_id (OpenAI's upload)."""
+        entry.update(fields)
         with self.locked():
             self._write(entry)
 

@@ -29,14 +29,16 @@ async def _known(judge: Any, client: Any, journal: Journal, local: str, bid: str
 
 
 async def _submit(judge: Any, client: Any, journal: Journal, chunk: list[BatchItem], local: str,
-                  on_id: Callable[[str], Any] = lambda bid: None) -> str:
-    """The batch id: the keys journaled first, the id the moment the provider returns it (given to on_id
-    first: the registry's claim, which a rerun reads where a kill kept it from the journal)."""
+                  on_note: Callable[..., Any] = lambda d: None) -> str:
+    """The batch id: the keys journaled first, the id the moment the provider returns it. on_note gets the
+    uploaded file's id (OpenAI) and the batch id too (the registry's claim; the id there first, which a rerun
+    reads where a kill kept it from the journal)."""
     from judges.retries import JudgeAPIError, maybe_received
     journal.write({"event": "submit", "local": local, "provider": judge.kind, "base_url": judge.base_url,
                    "model": judge.model, "role": chunk[0].role, "keys": [it.key for it in chunk]})
     try:
-        bid = await judge.batch_submit(client, chunk, lambda d: journal.write({"event": "file", "local": local, **d}))
+        bid = await judge.batch_submit(client, chunk, lambda d: (journal.write({"event": "file", "local": local, **d}),
+                                                                 on_note(d)))
     except JudgeAPIError as e:
         if not maybe_received(e.status):  # refused (400, 429, 529...): nothing was created, nothing to resume
             journal.write({"event": "abandoned", "local": local, "reason": str(e)[:300]})
@@ -44,8 +46,10 @@ async def _submit(judge: Any, client: Any, journal: Journal, chunk: list[BatchIt
         raise JudgeAPIError(f"{e} The batch submission got no answer that says it was refused, so it may have "
                             "been created (not sent again); a rerun submits its requests again unless it can find "
                             "it (OpenAI: by its uploaded file)", e.status, e.attempts) from e
-    on_id(bid)
-    journal.write({"event": "created", "local": local, "batch_id": bid})
+    try:
+        on_note({"batch_id": bid})
+    finally:   # (a claim that could not be written: the journal still has the id)
+        journal.write({"event": "created", "local": local, "batch_id": bid})
     log.info("submitted %s batch %s: %d requests", judge.kind, bid, len(chunk))
     return bid
 

@@ -4,6 +4,7 @@ Real processes, the real SDKs, the local fake server counting batch creations an
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 
@@ -12,6 +13,7 @@ import pytest
 from judges.batch import run_batched
 from judges.batch_records import Journal
 from judges.cache import JudgeCache
+from judges.retries import JudgeAPIError
 from tests.fakeapi import FakeAPI, Fault
 from tests.test_api_judges import PROBLEM, REF, answer
 from tests.test_batch import KINDS, LIVE, POLL, _kill, _spawn, make_for_url
@@ -137,3 +139,65 @@ def test_the_killed_processs_rerun_waits_for_the_one_that_took_its_batches_over(
         results, stats = rerun.result()
         assert all(results) and (stats.batches, stats.resumed, stats.api_calls, stats.cache_hits) == (0, 0, 0, N)
         assert api.batch_creates[kind] == 2 and sorted(api.batch_items.values()) == [1] * N
+
+
+def test_an_openai_upload_whose_creation_got_no_answer_is_created_once_over_its_file(tmp_path):
+    """The first process uploaded its requests, the creation got no answer (a dropped connection) and it
+    stopped: its claim holds the file and no batch id. The second creates the batch over that file (as the
+    first's rerun would), submits only its own other requests, and the first's rerun then waits for it."""
+    kind = "openai"
+    with FakeAPI(batch_delay=600) as api:
+        judge = make_for_url(kind, api.url)
+        items = [judge.score_item(PROBLEM, answer(i), REF) for i in range(3)]
+        api.fail_path("/v1/batches", "drop")
+        cache = JudgeCache(tmp_path / "c")
+        with pytest.raises(JudgeAPIError, match="may have been created"):
+            asyncio.run(run_batched(cache, judge, items, Journal(tmp_path / "w"), **POLL))
+        cache.close()
+        second = Second(kind, api, tmp_path)   # answer(0..5): the first's three and three more
+        deadline = time.monotonic() + 20
+        while api.batch_creates[kind] < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        rerun = Second(kind, api, tmp_path, work="w")
+        time.sleep(0.5)
+        _end_batches(api)
+        (r2, s2), (r1, s1) = second.result(), rerun.result()
+        assert all(r2) and all(r1) and api.batch_creates[kind] == 2 and sorted(api.batch_items.values()) == [1] * N
+        assert (s2.resumed, s2.batches) == (1, 2) and (s1.batches, s1.api_calls) == (0, 0)
+
+
+def test_a_waiter_whose_holder_lets_its_claim_go_unread_waits_for_the_holders_new_batch(tmp_path):
+    """The first process's rerun holds its journaled batch while the provider answers slowly, then 404:
+    it lets the claim go and submits those requests anew. The second, waiting on that claim, waits for
+    the new one instead of asking them live (which paid them twice)."""
+    kind = "anthropic"
+    with FakeAPI(batch_delay=0.3) as api:
+        judge = make_for_url(kind, api.url)
+        keys = [judge.score_item(PROBLEM, answer(i), REF).key for i in range(3)]
+        (tmp_path / "w").mkdir()
+        (tmp_path / "w" / "batches.jsonl").write_text(
+            json.dumps({"event": "submit", "local": "L1", "provider": kind, "base_url": judge.base_url,
+                        "model": judge.model, "role": "judge", "keys": keys}) + "\n" +
+            json.dumps({"event": "created", "local": "L1", "batch_id": "msgbatch_gone"}) + "\n")
+        api.fail_path("/msgbatch_gone", "hang", hang_s=1.0)
+        first = Second(kind, api, tmp_path, work="w")
+        time.sleep(0.3)
+        second = Second(kind, api, tmp_path)
+        first.result()
+        results, stats = second.result()
+        assert all(results) and api.by_path[LIVE[kind]] == 0 and sorted(api.batch_items.values()) == [1] * N
+
+
+def test_a_taken_over_batch_the_provider_no_longer_knows_is_submitted_again(tmp_path):
+    kind = "anthropic"
+    with FakeAPI(batch_delay=0.1) as api:
+        judge = make_for_url(kind, api.url)
+        keys = [judge.score_item(PROBLEM, answer(i), REF).key for i in range(3)]
+        d = tmp_path / "c" / "batches"
+        d.mkdir(parents=True)
+        (d / "L1.99999.json").write_text(json.dumps({"local": "L1", "provider": kind, "base_url": judge.base_url,
+                                                     "model": judge.model, "role": "judge", "keys": keys,
+                                                     "batch_id": "msgbatch_gone", "pid": 99999}))
+        results, stats = Second(kind, api, tmp_path).result()
+        assert all(results) and sorted(api.batch_items.values()) == [1] * N and stats.resumed == 0
+        assert not list(d.glob("*.json"))
