@@ -201,3 +201,45 @@ def test_a_taken_over_batch_the_provider_no_longer_knows_is_submitted_again(tmp_
         results, stats = Second(kind, api, tmp_path).result()
         assert all(results) and sorted(api.batch_items.values()) == [1] * N and stats.resumed == 0
         assert not list(d.glob("*.json"))
+
+
+def test_two_runs_sharing_a_run_dir_pay_for_one_teacher_batch(tiny_config, tmp_path, monkeypatch):
+    """As a user starts them: two runs in one run.dir (so one judge cache), their teacher (openai, batches
+    on) asked for the same problems at once, `rlaif epoch 1 --only teacher` in two processes. One batch is
+    created; the second run's teacher stage pays nothing and reads the first's answers."""
+    import subprocess
+    import sys
+    from pipeline.cli.main import main
+    from tests.test_batch import ROOT
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    with FakeAPI(batch_delay=600) as api:
+        over = tiny_config + ["teacher.kind=openai", "teacher.model=fake-model", f"teacher.base_url={api.openai_url}",
+                              "judge.prices={fake-model: {input: 3.0, output: 15.0, batch_input: 1.5, batch_output: 7.5}}",
+                              "teacher.batch=true", "judge.batch_poll_s=0.02", "judge.batch_max_poll_s=0.05"]
+        runs = {name: over + [f"run.name={name}"] for name in ("a", "b")}
+        for o in runs.values():
+            assert main(["epoch", "1", "--only", "prompts", *o]) == 0
+
+        def start(name):
+            return subprocess.Popen([sys.executable, "-m", "pipeline.cli", "epoch", "1", "--only", "teacher", *runs[name]],
+                                    cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        a = start("a")
+        deadline = time.monotonic() + 60
+        while api.batch_creates["openai"] < 1 and time.monotonic() < deadline and a.poll() is None:
+            time.sleep(0.02)
+        b = start("b")
+        lock = tmp_path / "runs" / "b" / ".lock"   # (written when b takes its run: its teacher stage comes next)
+        while not (lock.exists() and lock.read_text().strip() == str(b.pid)) and b.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(1.5)
+        assert api.batch_creates["openai"] == 1 and b.poll() is None, b.communicate() if b.poll() is not None else ""
+        _end_batches(api)
+        for p in (a, b):
+            out, err = p.communicate(timeout=120)
+            assert p.returncode == 0, err[-2000:]
+        assert api.batch_creates["openai"] == 1 and set(api.batch_items.values()) == {1}
+        figures = {name: json.loads((tmp_path / "runs" / name / "epoch-001" / "teacher" / "manifest.json").read_text())
+                   ["figures"] for name in runs}
+        assert figures["a"]["teacher/api_calls"] > 0 and figures["a"]["teacher/cost_usd"] > 0
+        assert figures["b"]["teacher/api_calls"] == 0 and figures["b"]["teacher/cost_usd"] == 0
