@@ -297,3 +297,22 @@ def test_the_glossary_keeps_four_cells_a_row_where_a_meaning_holds_a_bar():
     assert any("KL(pi \\|\\|" in r for r in rows)   # kl/k3's meaning: KL(pi || ref), escaped
     cells = [len(re.split(r"(?<!\\)\|", r)) - 2 for r in rows]
     assert set(cells) == {4}, [r for r, c in zip(rows, cells) if c != 4][:3]
+
+
+def test_the_resolution_advice_names_a_sampled_eval_already_on_disk(fake_run):
+    """`rlaif eval 4 eval.num_samples=8 eval.temperature=0.6` made one beside the greedy eval the report reads:
+    its advice to make a sampled eval says there is one, and how to read it."""
+    run = Runner(fake_run.cfg, stages=EVAL_STAGES)
+    greedy = {"eval.num_samples": 1, "eval.temperature": 0.0}
+    fp4 = run.chosen_update(4)[1]["fingerprint"]
+    _eval(run, 0, run.base_policy_fp(), [("a", 1.0 if i < 8 else 0.0, 0.5) for i in range(29)], greedy)
+    _eval(run, 4, fp4, [("a", 1.0 if i < 9 else 0.0, 0.5) for i in range(29)], greedy)
+    part = write_report(run).read_text().split("## Eval: signal or noise")[1].split("## Metrics per epoch")[0]
+    assert "a sampled eval (eval.num_samples=8" in part and "on disk" not in part, part
+    d = run.epoch_dir(4) / "eval-sampled"
+    d.mkdir()
+    write_manifest(d, {"stage": "eval", "fingerprint": "5" * 64, "figures": {}, "wall_s": 1.0, "started_at": "5",
+                       "config": {"eval.num_samples": 8, "eval.temperature": 0.6}, "inputs": {"update": fp4}})
+    part = write_report(run).read_text().split("## Eval: signal or noise")[1].split("## Metrics per epoch")[0]
+    assert ("epoch 4 has one on disk (8 answer(s) at T=0.6): `rlaif report eval.num_samples=8 eval.temperature=0.6` "
+            "reads it") in part, part

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline.metrics.doc import as_number
+from pipeline.store.artifacts import read_manifest
 from pipeline.metrics.significance import Paired, compare, resolution_advice
 from pipeline.metrics.evals import METRICS as EVAL_FIGURES, eval_mode as made_with, load_eval, per_problem, wider_ks
 
@@ -38,6 +39,18 @@ def eval_mode(runner: "Runner", n: int) -> tuple | None:
     """(answers a problem, temperature) of epoch n's eval, from its manifest; None where it does not say."""
     mode = made_with((runner.epoch_manifests(n).get("eval") or {}).get("config") or {})
     return None if None in mode else mode
+
+
+def _sampled_beside(runner: "Runner", n: int) -> tuple | None:
+    """(answers a problem, temperature) of a sampled eval of epoch n's chosen policy made beside the greedy
+    one this report reads (`rlaif eval N eval.num_samples=8 ...`), if there is one."""
+    chosen = runner.chosen_update(n)
+    for d in sorted(runner.epoch_dir(n).glob("eval-*")) if chosen else []:
+        m = read_manifest(d) or {}
+        mode = made_with(m.get("config") or {})
+        if m.get("inputs", {}).get("update") == chosen[1].get("fingerprint") and None not in mode and mode[0] > 1:
+            return mode
+    return None
 
 
 def _said(mode: tuple) -> str:
@@ -103,6 +116,10 @@ def eval_changes(runner: "Runner") -> tuple[list[str], dict[str, str]]:
                     keys = sorted(set(a) & set(b))
                     advice = resolution_advice(p, [b[k] - a[k] for k in keys], min(r["n"] for r in base),
                                                [a[k] for k in keys], [b[k] for k in keys], min(r["n"] for r in rows))
+                    if advice and (other := _sampled_beside(runner, n)):
+                        advice += (f"; epoch {n} has one on disk ({_said(other)}): `rlaif report "
+                                   f"eval.num_samples={other[0]} eval.temperature={other[1]:g}` reads it (and `rlaif eval"
+                                   f" 0` with the same settings gives it a baseline)")
                     if advice:
                         lines.append(f"  - {advice[0].upper()}{advice[1:]}.")
     lines += _wider_pass(base, evals[-1], what, last)
