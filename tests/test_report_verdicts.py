@@ -316,3 +316,19 @@ def test_the_resolution_advice_names_a_sampled_eval_already_on_disk(fake_run):
     part = write_report(run).read_text().split("## Eval: signal or noise")[1].split("## Metrics per epoch")[0]
     assert ("epoch 4 has one on disk (8 answer(s) at T=0.6): `rlaif report eval.num_samples=8 eval.temperature=0.6` "
             "reads it") in part, part
+
+
+def test_the_table_reads_the_eval_the_intervals_read_not_the_one_metrics_json_holds(fake_run):
+    """A run made by older code wrote a sampled side eval's figures into epoch 4's metrics.json (0.1842), while
+    the intervals read its greedy eval (0.3793): the table said 'worse' and the eval section 'better'."""
+    run = Runner(fake_run.cfg, stages=EVAL_STAGES)
+    fp4 = run.chosen_update(4)[1]["fingerprint"]
+    _eval(run, 0, run.base_policy_fp(), [("a", 0.0, 0.5)] * 29)
+    _eval(run, 4, fp4, [("a", 1.0 if i < 11 else 0.0, 0.5) for i in range(29)])
+    d = run.epoch_dir(4) / "eval-00000004"
+    from pipeline.store.artifacts import read_manifest
+    write_manifest(d, {**read_manifest(d), "figures": {"eval/pass@1": 0.3793, "eval/score": 0.3793}})
+    _metrics(run, 0, **{"eval/pass@1": 0.2414})
+    _metrics(run, 4, **{"eval/pass@1": 0.1842, "eval/score": 0.1842})   # the side eval's
+    row = _row("| `eval/pass@1` |", write_report(run).read_text())
+    assert "0.3793" in row and "0.1842" not in row and row.endswith("better |"), row

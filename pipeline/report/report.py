@@ -187,7 +187,7 @@ def write_report(runner: "Runner", summary: list[str] | None = None) -> Path:
     """Write runs/<run>/report.md (+ PNG plots in runs/<run>/report/); returns the report's path.
     summary: given, the report's 'at a glance' lines are put in it."""
     cfg = runner.cfg.report
-    ms = load_metrics(runner)
+    ms = [_eval_figures(runner, m) for m in load_metrics(runner)]
     settings = run_settings(runner)
     path = runner.run_dir / "report.md"
     runner.run_dir.mkdir(parents=True, exist_ok=True)
@@ -250,6 +250,17 @@ def write_report(runner: "Runner", summary: list[str] | None = None) -> Path:
     out += [f"- `{name}`: {rule}" for name, rule in FLAGS.items()]
     _write(path, "\n".join(out) + "\n")
     return path
+
+
+def _eval_figures(runner: "Runner", m: dict) -> dict:
+    """An epoch's metrics with the eval/* figures of the eval the report's intervals read (the one this
+    config asks for, e.g. `rlaif report eval.num_samples=8 ...`, else the loop's), not whichever eval
+    metrics.json was written with: the table and the intervals then speak of one eval."""
+    ev = (runner.epoch_manifests(int(m["epoch"])).get("eval") or {}).get("figures")
+    if not ev:
+        return m
+    return {**{k: v for k, v in m.items() if not k.startswith("eval/")},
+            **{k: v for k, v in ev.items() if k.startswith("eval/")}}
 
 
 def _write(path: Path, text: str) -> None:
