@@ -112,6 +112,7 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
     running: dict[str, tuple[str, list[str], str]] = {}  # local id -> (batch id, keys, role)
     waiting: dict[str, set[str]] = {}   # another process's submission (local id) -> the keys wanted from it
     taken: set[str] = set()   # the dead holders' submissions polled here
+    stale: list[str] = []   # claims of batches never to be read (404, no id): let go once their keys are claimed anew
     missing_now = set(misses)
 
     # 1. a killed run's batches: poll them again, never submit their keys again (another process polling
@@ -132,16 +133,16 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
                 missing_now -= set(e["keys"])
                 continue
             bid = e.get("batch_id") or (theirs or {}).get("batch_id")   # (the claim's, where a kill beat the journal)
-            entry = {**_entry(judge, local, e["keys"], e.get("role", "judge"), bid),
-                     **({"file_id": e["file_id"]} if e.get("file_id") else {})}
+            file_id = e.get("file_id") or (theirs or {}).get("file_id")
+            entry = {**_entry(judge, local, e["keys"], e.get("role", "judge"), bid), **({"file_id": file_id} if file_id else {})}
             reg.hold(entry)
         if bid and not e.get("batch_id"):
             journal.write({"event": "created", "local": local, "batch_id": bid})
-        if bid is None and e.get("file_id") and hasattr(judge, "find_batch"):
+        if bid is None and file_id and hasattr(judge, "find_batch"):
             # OpenAI, killed between upload and the batch id: the batch over that file, or a new one over it
-            bid = await judge.find_batch(client, e["file_id"])
+            bid = await judge.find_batch(client, file_id)
             if bid is None:
-                bid = await judge.batch_submit(client, [], lambda d: None, file_id=e["file_id"])
+                bid = await judge.batch_submit(client, [], lambda d: None, file_id=file_id)
                 stats.batches += 1
             reg.note(entry, batch_id=bid)
             journal.write({"event": "created", "local": local, "batch_id": bid})
@@ -150,10 +151,10 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
             log.warning("a batch of %d requests was submitted by a killed run before its id was journaled: if "
                         "%s received it, it is paid and cannot be read (docs/guides/judges-and-cost.md, Batches). Submitting its requests "
                         "again.", len(e["keys"]), judge.kind)
-            reg.release(local)
+            stale.append(local)
             continue
         if not await _known(judge, client, journal, local, bid, len(e["keys"])):
-            reg.release(local)
+            stale.append(local)
             continue
         log.info("resuming %s batch %s (%d requests) submitted by an earlier run", judge.kind, bid, len(e["keys"]))
         running[local] = (bid, e["keys"], e.get("role", "judge"))
@@ -219,6 +220,9 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
                 estimate(it.key) for it in c)) for local, c in chunks}
             for entry in entries.values():
                 reg.hold(entry)   # claimed before submitted: another process waits for them
+            for local in stale:   # (only now: a process waiting on them finds the new claims)
+                reg.release(local)
+            stale.clear()
         await _recover(judge, client, reg, running, stats, recover)
         for local, chunk in chunks:
             bid = await _submit(judge, client, journal, chunk, local, lambda d: reg.note(entries[local], **d))
@@ -226,7 +230,8 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
             stats.batches += 1
         # 3. poll with backoff until every batch has ended, then read its results
         fails, freed = await _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results,
-                                              poll_s, max_poll_s, t0, timeout_s, status, item_of, reg, waiting, taken)
+                                              poll_s, max_poll_s, t0, timeout_s, status, item_of, reg, waiting, taken,
+                                              stale)
         reserved = 0.0
         retry = [k for k, o in fails.items() if o.retryable and k in by_key]
         for k, o in fails.items():
@@ -247,6 +252,8 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
             left_missing.update({k: "another process's claim of it ended before its batch was read" for k in again})
             break
         to_submit = again
+    for local in stale:
+        reg.release(local)
     if left_missing:
         example = next(iter(left_missing.values()))
         log.warning("%d batch requests left unanswered and counted as missing (e.g. %s)", len(left_missing),
@@ -294,7 +301,8 @@ async def _recover(judge: Any, client: Any, reg: Registry, running: dict, stats:
 
 
 async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results, poll_s, max_poll_s,
-                           t0, timeout_s, status, item_of, reg, waiting, taken) -> tuple[dict[str, Outcome], list[str]]:
+                           t0, timeout_s, status, item_of, reg, waiting, taken,
+                           stale) -> tuple[dict[str, Outcome], list[str]]:
     """Poll every running batch until it ends, ingest each as it ends, and wait for the keys another
     process's batches hold (`waiting`: taken over if it dies). Returns the items that failed, and the keys
     to submit again: those of another process's claim that never reached its provider, or that the
@@ -317,9 +325,12 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
                         _take_over(reg, judge, running, taken, stats, e, recover)
                     elif e is None:   # read (or let go unread) by its holder: is another claim on them now?
                         for o, live in reg.others(judge.kind, judge.base_url, keys):
-                            if live and (mine := keys & set(o["keys"])):
-                                waiting[o["local"]] = mine
-                                keys -= mine
+                            mine = keys & set(o["keys"])
+                            if live:
+                                waiting.setdefault(o["local"], set()).update(mine)
+                            elif o["local"] not in taken:   # a dead one's batch: polled here, as in phase 2
+                                _take_over(reg, judge, running, taken, stats, o, recover)
+                            keys -= mine
                 await _recover(judge, client, reg, running, stats, recover)
                 if alive:
                     continue
@@ -344,7 +355,7 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
                 log.warning("%s batch %s, taken over from a process that stopped, is not found (HTTP 404): "
                             "submitting its requests again", judge.kind, bid)
                 del running[local]
-                reg.release(local)
+                stale.append(local)   # (held until its keys are claimed again)
                 freed += [k for k in keys if cache.get(k) is None]
                 stats.resumed -= 1
                 continue

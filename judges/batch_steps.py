@@ -37,8 +37,8 @@ async def _submit(judge: Any, client: Any, journal: Journal, chunk: list[BatchIt
     journal.write({"event": "submit", "local": local, "provider": judge.kind, "base_url": judge.base_url,
                    "model": judge.model, "role": chunk[0].role, "keys": [it.key for it in chunk]})
     try:
-        bid = await judge.batch_submit(client, chunk, lambda d: (journal.write({"event": "file", "local": local, **d}),
-                                                                 on_note(d)))
+        bid = await judge.batch_submit(client, chunk, lambda d: (on_note(d),   # (the claim first, as for the id)
+                                                                 journal.write({"event": "file", "local": local, **d})))
     except JudgeAPIError as e:
         if not maybe_received(e.status):  # refused (400, 429, 529...): nothing was created, nothing to resume
             journal.write({"event": "abandoned", "local": local, "reason": str(e)[:300]})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 import time
 
@@ -26,23 +27,27 @@ class Second:
 
     def __init__(self, kind, api, tmp_path, work="w2"):
         self.paid: list[float] = []
-        self.out = None
+        self.out = self.error = None
         judge = make_for_url(kind, api.url)
         items = [judge.score_item(PROBLEM, answer(i), REF) for i in range(N)]
 
         def run():
             cache = JudgeCache(tmp_path / "c")
-            try:
+            try:   # (a batch_timeout: a run that would hang fails instead)
                 self.out = asyncio.run(run_batched(cache, judge, items, Journal(tmp_path / work), **POLL,
-                                                   on_paid=lambda k, usd: self.paid.append(usd)))
+                                                   timeout_s=90, on_paid=lambda k, usd: self.paid.append(usd)))
+            except BaseException as e:
+                self.error = e
             finally:
                 cache.close()
-        self.thread = threading.Thread(target=run)
+        self.thread = threading.Thread(target=run, daemon=True)
         self.thread.start()
 
-    def result(self, timeout=60.0):
+    def result(self, timeout=120.0):
         self.thread.join(timeout)
-        assert not self.thread.is_alive() and self.out is not None
+        assert not self.thread.is_alive(), "the run did not end"
+        if self.error is not None:
+            raise self.error
         return self.out
 
 
@@ -109,7 +114,7 @@ def test_a_claim_whose_holder_died_before_the_batch_id_frees_its_keys_to_be_subm
     waiting on it, submits those requests itself in a batch (not live, not left missing)."""
     kind = "anthropic"
     with FakeAPI(batch_delay=0.05) as api:
-        api.script([Fault(kind="hang", hang_s=3.0)])
+        api.script([Fault(kind="hang", hang_s=30.0)])
         first = _spawn(kind, api, tmp_path, N)
         deadline = time.monotonic() + 30
         while api.by_path["/v1/messages/batches"] < 1 and time.monotonic() < deadline:
@@ -129,8 +134,8 @@ def test_the_killed_processs_rerun_waits_for_the_one_that_took_its_batches_over(
         _kill(first, lambda: True)
         second = Second(kind, api, tmp_path)
         deadline = time.monotonic() + 30
-        while len(list((tmp_path / "c" / "batches").glob("*.json"))) < 2 and time.monotonic() < deadline:
-            time.sleep(0.01)   # (its claims: the taken-over batches)
+        while len(list((tmp_path / "c" / "batches").glob(f"*.{os.getpid()}.json"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)   # (the taken-over batches' claims, held by this process now)
         rerun = Second(kind, api, tmp_path, work="w")   # the first, rerun on its own journal
         time.sleep(0.3)
         _end_batches(api)
@@ -181,7 +186,9 @@ def test_a_waiter_whose_holder_lets_its_claim_go_unread_waits_for_the_holders_ne
             json.dumps({"event": "created", "local": "L1", "batch_id": "msgbatch_gone"}) + "\n")
         api.fail_path("/msgbatch_gone", "hang", hang_s=1.0)
         first = Second(kind, api, tmp_path, work="w")
-        time.sleep(0.3)
+        deadline = time.monotonic() + 30
+        while not list((tmp_path / "c" / "batches").glob("L1.*.json")) and time.monotonic() < deadline:
+            time.sleep(0.01)   # (the first holds its journaled batch's claim)
         second = Second(kind, api, tmp_path)
         first.result()
         results, stats = second.result()
@@ -243,3 +250,29 @@ def test_two_runs_sharing_a_run_dir_pay_for_one_teacher_batch(tiny_config, tmp_p
                    ["figures"] for name in runs}
         assert figures["a"]["teacher/api_calls"] > 0 and figures["a"]["teacher/cost_usd"] > 0
         assert figures["b"]["teacher/api_calls"] == 0 and figures["b"]["teacher/cost_usd"] == 0
+
+
+def test_a_rerun_holds_a_lost_batchs_claim_until_it_has_claimed_its_requests_anew(tmp_path):
+    """A rerun finds its two journaled batches unknown to the provider (404, slowly). It let the first's claim go
+    at once and claimed its requests anew only after the second's check: a process waiting on it meanwhile
+    found them unclaimed and asked them live, while the rerun batched them too (paid twice)."""
+    kind = "anthropic"
+    with FakeAPI(batch_delay=0.1) as api:
+        judge = make_for_url(kind, api.url)
+        keys = [judge.score_item(PROBLEM, answer(i), REF).key for i in range(N)]
+        (tmp_path / "w").mkdir()
+        (tmp_path / "w" / "batches.jsonl").write_text("".join(
+            json.dumps({"event": "submit", "local": local, "provider": kind, "base_url": judge.base_url,
+                        "model": judge.model, "role": "judge", "keys": ks}) + "\n" +
+            json.dumps({"event": "created", "local": local, "batch_id": bid}) + "\n"
+            for local, bid, ks in (("L1", "msgbatch_gone", keys[:3]), ("L2", "msgbatch_slow", keys[3:]))))
+        api.fail_path("/msgbatch_gone", "hang", hang_s=1.0)
+        api.fail_path("/msgbatch_slow", "hang", hang_s=2.5)
+        rerun = Second(kind, api, tmp_path, work="w")
+        deadline = time.monotonic() + 30
+        while not list((tmp_path / "c" / "batches").glob("L1.*.json")) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        waiter = Second(kind, api, tmp_path)
+        (r1, s1), (r2, s2) = rerun.result(), waiter.result()
+        assert all(r1) and all(r2) and api.by_path[LIVE[kind]] == 0 and sorted(api.batch_items.values()) == [1] * N
+        assert s1.api_calls + s2.api_calls == N   # (the waiter batches what was unclaimed when it looked: 3..5)
