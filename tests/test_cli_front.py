@@ -189,13 +189,17 @@ def test_the_eval_scores_a_held_out_part_of_the_users_data(tmp_path):
 @pytest.mark.parametrize("kind,model,env", [("anthropic", "claude-haiku-4-5", "ANTHROPIC_API_KEY"),
                                              ("openai", "gpt-5-mini", "OPENAI_API_KEY")])
 def test_an_api_judge_without_a_key_fails_before_any_work(tmp_path, capsys, monkeypatch, kind, model, env):
-    """(The OpenAI SDK refuses to build a client without a key: that was a traceback, not this.)"""
+    """(The OpenAI SDK refuses to build a client without a key: that was a traceback, not this.) A dry run
+    says so and goes on to the cost (a cost known before the key)."""
     monkeypatch.delenv(env, raising=False)
     over = [f"run.dir={tmp_path}", f"judge.kind={kind}", f"judge.model={model}", "update.warm_start=false"]
-    for dry in (["--dry-run"], []):
-        assert main(["epoch", "1", *dry, *over]) == 2
-        err = capsys.readouterr().err
-        assert f"{env} is not set" in err and "judge.mode=replay" in err and "Traceback" not in err
+    assert main(["epoch", "1", "--dry-run", *over]) == 0
+    out, err = capsys.readouterr()
+    assert f"epoch 1 would stop here, before any work: judge.kind={kind} calls the API, and {env} is not set" in out
+    assert f"judge ({kind} {model}):" in out and "Traceback" not in err
+    assert main(["epoch", "1", *over]) == 2
+    err = capsys.readouterr().err
+    assert f"{env} is not set" in err and "judge.mode=replay" in err and "Traceback" not in err
     assert not list((tmp_path / "default").glob("epoch-*/sample"))  # nothing sampled
 
 
