@@ -152,9 +152,11 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
                         "%s received it, it is paid and cannot be read (docs/guides/judges-and-cost.md, Batches). Submitting its requests "
                         "again.", len(e["keys"]), judge.kind)
             stale.append(local)
+            reg.lost(local)
             continue
         if not await _known(judge, client, journal, local, bid, len(e["keys"])):
             stale.append(local)
+            reg.lost(local)
             continue
         log.info("resuming %s batch %s (%d requests) submitted by an earlier run", judge.kind, bid, len(e["keys"]))
         running[local] = (bid, e["keys"], e.get("role", "judge"))
@@ -231,8 +233,8 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
         # 3. poll with backoff until every batch has ended, then read its results
         fails, freed = await _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results,
                                               poll_s, max_poll_s, t0, timeout_s, status, item_of, reg, waiting, taken,
-                                              stale)
-        reserved = 0.0
+                                              stale, early=attempt < 3 and not over_budget)
+        reserved = sum(estimate(k) for _, keys, _ in running.values() for k in keys)   # (still running: an early return)
         retry = [k for k, o in fails.items() if o.retryable and k in by_key]
         for k, o in fails.items():
             if k in by_key and not o.retryable:
@@ -302,11 +304,11 @@ async def _recover(judge: Any, client: Any, reg: Registry, running: dict, stats:
 
 async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results, poll_s, max_poll_s,
                            t0, timeout_s, status, item_of, reg, waiting, taken,
-                           stale) -> tuple[dict[str, Outcome], list[str]]:
+                           stale, early=False) -> tuple[dict[str, Outcome], list[str]]:
     """Poll every running batch until it ends, ingest each as it ends, and wait for the keys another
     process's batches hold (`waiting`: taken over if it dies). Returns the items that failed, and the keys
     to submit again: those of another process's claim that never reached its provider, or that the
-    provider no longer knows (a taken-over batch's 404)."""
+    provider no longer knows (a taken-over batch's 404); with `early`, as soon as there are any."""
     from judges.retries import JudgeAPIError
     fails: dict[str, Outcome] = {}
     freed: list[str] = []
@@ -330,12 +332,14 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
                                 waiting.setdefault(o["local"], set()).update(mine)
                             elif o["local"] not in taken:   # a dead one's batch: polled here, as in phase 2
                                 _take_over(reg, judge, running, taken, stats, o, recover)
+                            else:
+                                continue
                             keys -= mine
                 await _recover(judge, client, reg, running, stats, recover)
                 if alive:
                     continue
                 if e is not None and not (e.get("batch_id") or e.get("file_id")):   # died before any id: ours
-                    freed += [k for k in keys if cache.get(k) is None]
+                    freed += [k for k in keys if cache.get(k) is None and k in item_of]
                 elif e is None:   # what its holder left unanswered follows `failed`, as here
                     lost = {k: Outcome(k, "missing", "another process's batch ended without it")
                             for k in keys if cache.get(k) is None}
@@ -356,7 +360,8 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
                             "submitting its requests again", judge.kind, bid)
                 del running[local]
                 stale.append(local)   # (held until its keys are claimed again)
-                freed += [k for k in keys if cache.get(k) is None]
+                reg.lost(local)
+                freed += [k for k in keys if cache.get(k) is None and k in item_of]
                 stats.resumed -= 1
                 continue
             for k, v in st.counts.items():
@@ -371,8 +376,8 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
             status(f"{len(running)} batches running, {done}/{total} done "
                    + (f"({len(waiting)} more another process polls) " if waiting else "") +
                    " ".join(f"{k}={v}" for k, v in counts.items()))
-        if not running and not waiting:
-            break
+        if not running and not waiting or (freed and early):   # (freed: claimed and submitted now, not after
+            break                                                 # the rest: a holder waiting on them meanwhile)
         now = time.monotonic()
         if now >= deadline:
             raise BatchTimeout(timeout_s, [bid for bid, _, _ in running.values()] +

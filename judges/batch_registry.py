@@ -35,6 +35,7 @@ class Registry:
         self.dir = Path(cache_dir) / "batches"
         self.cached = cached   # whether a key's answer is in the cache (a dead claim all answered is removed)
         self._held: dict[str, str] = {}   # local id -> the file this process holds for it
+        self._entries: dict[str, dict] = {}   # local id -> what that file says
         self._fds: dict[str, int] = {}    # that file -> the descriptor whose flock says its holder lives
         self.on = True
 
@@ -141,6 +142,7 @@ class Registry:
                 self._off(e)
             return
         self._held[entry["local"]] = name
+        self._entries[entry["local"]] = entry
         self._fds[name] = fd
         self._write(entry)
 
@@ -158,9 +160,16 @@ class Registry:
         with self.locked():
             self._write(entry)
 
+    def lost(self, local: str) -> None:
+        """A held claim whose batch will never be read (404, no id): its ids dropped, so that should this
+        process stop before it lets the claim go, another frees its keys rather than polling a lost batch."""
+        if local in self._entries:
+            self.note(self._entries[local], batch_id=None, file_id=None)
+
     def release(self, local: str) -> None:
         """A submission read, or abandoned: its file removed, then its flock let go."""
         name = self._held.pop(local, None)
+        self._entries.pop(local, None)
         if name is not None:
             with contextlib.suppress(OSError):
                 os.unlink(self.dir / name)
@@ -170,4 +179,5 @@ class Registry:
         """This process stops polling (a timeout, an error): its files stay, unlocked, so that another
         process polls those batches by their ids rather than paying for their requests again."""
         for local in list(self._held):
+            self._entries.pop(local, None)
             os.close(self._fds.pop(self._held.pop(local)))

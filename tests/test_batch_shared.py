@@ -25,16 +25,16 @@ N = 6   # two batches of at most 5
 class Second:
     """The second process's run (here, in a thread: its own cache handle, its own stage journal)."""
 
-    def __init__(self, kind, api, tmp_path, work="w2"):
+    def __init__(self, kind, api, tmp_path, work="w2", idx=range(N), poll=POLL):
         self.paid: list[float] = []
         self.out = self.error = None
         judge = make_for_url(kind, api.url)
-        items = [judge.score_item(PROBLEM, answer(i), REF) for i in range(N)]
+        items = [judge.score_item(PROBLEM, answer(i), REF) for i in idx]
 
         def run():
             cache = JudgeCache(tmp_path / "c")
             try:   # (a batch_timeout: a run that would hang fails instead)
-                self.out = asyncio.run(run_batched(cache, judge, items, Journal(tmp_path / work), **POLL,
+                self.out = asyncio.run(run_batched(cache, judge, items, Journal(tmp_path / work), **poll,
                                                    timeout_s=90, on_paid=lambda k, usd: self.paid.append(usd)))
             except BaseException as e:
                 self.error = e
@@ -276,3 +276,33 @@ def test_a_rerun_holds_a_lost_batchs_claim_until_it_has_claimed_its_requests_ane
         (r1, s1), (r2, s2) = rerun.result(), waiter.result()
         assert all(r1) and all(r2) and api.by_path[LIVE[kind]] == 0 and sorted(api.batch_items.values()) == [1] * N
         assert s1.api_calls + s2.api_calls == N   # (the waiter batches what was unclaimed when it looked: 3..5)
+
+
+def test_two_processes_each_holding_a_lost_batchs_claim_do_not_wait_on_each_other(tmp_path):
+    """W took over T2 (its holder dead) and waits on T1 (alive); T1's holder dies, A takes T1 over and waits on
+    T2. Both batches are lost (404): each held its lost claim until all else it polled had ended, each
+    waiting on the other's: forever (batch_timeout 0, the default). Now the lost batch's keys are claimed
+    anew at once, and both end."""
+    import fcntl
+    kind = "anthropic"
+    with FakeAPI(batch_delay=0.1) as api:
+        judge = make_for_url(kind, api.url)
+        kx, ky = (judge.score_item(PROBLEM, answer(i), REF).key for i in (0, 1))
+        d = tmp_path / "c" / "batches"
+        d.mkdir(parents=True)
+        for local, key, pid in (("T1", kx, 11111), ("T2", ky, 22222)):
+            (d / f"{local}.{pid}.json").write_text(json.dumps(
+                {"local": local, "provider": kind, "base_url": judge.base_url, "model": judge.model, "role": "judge",
+                 "keys": [key], "batch_id": f"msgbatch_gone_{local}", "pid": pid}))
+        fd = os.open(d / "T1.11111.json", os.O_RDWR)
+        fcntl.flock(fd, fcntl.LOCK_EX)   # T1's holder alive, for now
+        api.fail_path("/msgbatch_gone_T2", "hang", hang_s=2.0)   # W's poll of T2: 404 after 2 s
+        w = Second(kind, api, tmp_path, "ww", idx=(0, 1), poll={"poll_s": 3.0, "max_poll_s": 3.0})
+        deadline = time.monotonic() + 30
+        while not list(d.glob(f"T2.{os.getpid()}.json")) and time.monotonic() < deadline:
+            time.sleep(0.01)   # (W took T2 over)
+        os.close(fd)   # T1's holder dies
+        a = Second(kind, api, tmp_path, "wa", idx=(0, 1))
+        (rw, _), (ra, _) = w.result(60), a.result(60)
+        assert all(rw) and all(ra) and sorted(api.batch_items.values()) == [1, 1]
+        assert not list(d.glob("*.json"))   # no claim left, lost or read
