@@ -233,7 +233,7 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
         # 3. poll with backoff until every batch has ended, then read its results
         fails, freed = await _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results,
                                               poll_s, max_poll_s, t0, timeout_s, status, item_of, reg, waiting, taken,
-                                              stale, early=attempt < 3 and not over_budget)
+                                              stale, early=attempt < 3 and not over_budget, retrying=failed != "missing")
         reserved = sum(estimate(k) for _, keys, _ in running.values() for k in keys)   # (still running: an early return)
         retry = [k for k, o in fails.items() if o.retryable and k in by_key]
         for k, o in fails.items():
@@ -304,7 +304,7 @@ async def _recover(judge: Any, client: Any, reg: Registry, running: dict, stats:
 
 async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results, poll_s, max_poll_s,
                            t0, timeout_s, status, item_of, reg, waiting, taken,
-                           stale, early=False) -> tuple[dict[str, Outcome], list[str]]:
+                           stale, early=False, retrying=False) -> tuple[dict[str, Outcome], list[str]]:
     """Poll every running batch until it ends, ingest each as it ends, and wait for the keys another
     process's batches hold (`waiting`: taken over if it dies). Returns the items that failed, and the keys
     to submit again: those of another process's claim that never reached its provider, or that the
@@ -368,10 +368,12 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
                 counts[k] = counts.get(k, 0) + v
             done, total = done + st.done, total + st.total
             if st.ended:  # a download cut short is read again (what it cached already is then a hit)
-                fails.update(await judge.with_retries(lambda: _ingest(judge, client, cache, journal, local, bid, keys,
-                                                                      role, st, answer, stats, item_of)))
+                lost = await judge.with_retries(lambda: _ingest(judge, client, cache, journal, local, bid, keys, role,
+                                                                st, answer, stats, item_of))
+                fails.update(lost)
                 del running[local]
-                reg.release(local)
+                held = retrying and any(o.retryable and k in item_of for k, o in lost.items())
+                stale.append(local) if held else reg.release(local)   # (held while those are asked again)
         if status is not None:
             status(f"{len(running)} batches running, {done}/{total} done "
                    + (f"({len(waiting)} more another process polls) " if waiting else "") +

@@ -306,3 +306,25 @@ def test_two_processes_each_holding_a_lost_batchs_claim_do_not_wait_on_each_othe
         (rw, _), (ra, _) = w.result(60), a.result(60)
         assert all(rw) and all(ra) and sorted(api.batch_items.values()) == [1, 1]
         assert not list(d.glob("*.json"))   # no claim left, lost or read
+
+
+@pytest.mark.parametrize("modes", [("live", "batch"), ("batch", "live")])
+def test_a_holder_keeps_its_claim_while_it_asks_again_what_its_batch_did_not_answer(tmp_path, modes):
+    """A fuzz of two processes found it: the holder let its claim go as soon as its batch was read, then asked
+    its expired item again (live or in a new batch); the waiter, finding the claim gone, asked it too."""
+    from tests.fakeapi import request_text
+    kind, (held, waited) = "anthropic", modes
+    with FakeAPI(batch_delay=0.3) as api:
+        api.batch_outcomes = lambda body: "expired" if "ITEM-0000" in request_text(body) and \
+            sum(api.batch_creates.values()) == 1 else None
+        holder = Second(kind, api, tmp_path, "h", idx=range(3), poll={"poll_s": 0.05, "max_poll_s": 0.05,
+                                                                       "failed": held})
+        deadline = time.monotonic() + 30
+        while not list((tmp_path / "c" / "batches").glob("*.json")) and time.monotonic() < deadline:
+            time.sleep(0.002)
+        waiter = Second(kind, api, tmp_path, "w", idx=range(3), poll={"poll_s": 0.005, "max_poll_s": 0.005,
+                                                                       "failed": waited})
+        (r1, _), (r2, _) = holder.result(60), waiter.result(60)
+        k0 = make_for_url(kind, api.url).score_item(PROBLEM, answer(0), REF).key
+        live0 = sum("ITEM-0000" in request_text(r.body) for r in api.requests if r.path == LIVE[kind])
+        assert all(r1) and all(r2) and api.batch_items[k0] - 1 + live0 == 1   # (the first copy expired: unbilled)
