@@ -41,7 +41,7 @@ from typing import Any, Callable
 from judges.cache import JudgeCache
 from judges.batch_records import BatchItem, BatchTimeout, Journal, Outcome, chunks as _chunks, kinds as _kinds
 from judges.batch_registry import Registry
-from judges.batch_steps import _ingest, _known, _submit
+from judges.batch_steps import _ingest, _known, _recover, _submit
 from judges.cached import BudgetExceeded, RunStats, _cost, run_cached
 
 log = logging.getLogger("rlaif")
@@ -141,11 +141,12 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
         if bid is None and file_id and hasattr(judge, "find_batch"):
             # OpenAI, killed between upload and the batch id: the batch over that file, or a new one over it
             bid = await judge.find_batch(client, file_id)
-            if bid is None:
-                bid = await judge.batch_submit(client, [], lambda d: None, file_id=file_id)
+            if bid is None and not any(cache.get(k) is not None for k in e["keys"]):   # (some answered since: the
+                bid = await judge.batch_submit(client, [], lambda d: None, file_id=file_id)   # rest go anew)
                 stats.batches += 1
-            reg.note(entry, batch_id=bid)
-            journal.write({"event": "created", "local": local, "batch_id": bid})
+            if bid is not None:
+                reg.note(entry, batch_id=bid)
+                journal.write({"event": "created", "local": local, "batch_id": bid})
         if bid is None:
             journal.write({"event": "abandoned", "local": local, "reason": "killed before its id was journaled"})
             log.warning("a batch of %d requests was submitted by a killed run before its id was journaled: if "
@@ -225,7 +226,7 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
             for local in stale:   # (only now: a process waiting on them finds the new claims)
                 reg.release(local)
             stale.clear()
-        await _recover(judge, client, reg, running, stats, recover)
+        late = await _recover(judge, client, cache, reg, running, stats, recover, stale)
         for local, chunk in chunks:
             bid = await _submit(judge, client, journal, chunk, local, lambda d: reg.note(entries[local], **d))
             running[local] = (bid, [it.key for it in chunk], chunk[0].role)   # (refused or lost: claim unlocked)
@@ -234,6 +235,7 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
         fails, freed = await _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results,
                                               poll_s, max_poll_s, t0, timeout_s, status, item_of, reg, waiting, taken,
                                               stale, early=attempt < 3 and not over_budget, retrying=failed != "missing")
+        freed += late
         reserved = sum(estimate(k) for _, keys, _ in running.values() for k in keys)   # (still running: an early return)
         retry = [k for k, o in fails.items() if o.retryable and k in by_key]
         for k, o in fails.items():
@@ -289,19 +291,6 @@ def _take_over(reg: Registry, judge: Any, running: dict, taken: set, stats: RunS
         recover.append(e)
 
 
-async def _recover(judge: Any, client: Any, reg: Registry, running: dict, stats: RunStats, recover: list[dict]) -> None:
-    """The batches of taken-over claims that hold an uploaded file and no id, as the holder's rerun would
-    find them: the batch over that file, or a new one over it (claimed first: no other process makes one)."""
-    for e in recover:
-        bid = await judge.find_batch(client, e["file_id"])
-        if bid is None:
-            bid = await judge.batch_submit(client, [], lambda d: None, file_id=e["file_id"])
-            stats.batches += 1
-        reg.note(e, batch_id=bid)
-        running[e["local"]] = (bid, e["keys"], e.get("role", "judge"))
-    recover.clear()
-
-
 async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results, poll_s, max_poll_s,
                            t0, timeout_s, status, item_of, reg, waiting, taken,
                            stale, early=False, retrying=False) -> tuple[dict[str, Outcome], list[str]]:
@@ -335,7 +324,8 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
                             else:
                                 continue
                             keys -= mine
-                await _recover(judge, client, reg, running, stats, recover)
+                freed += [k for k in await _recover(judge, client, cache, reg, running, stats, recover, stale)
+                          if k in item_of]
                 if alive:
                     continue
                 if e is not None and not (e.get("batch_id") or e.get("file_id")):   # died before any id: ours

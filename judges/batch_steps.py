@@ -97,3 +97,26 @@ async def _ingest(judge, client, cache, journal, local, bid, keys, role, st, ans
     journal.write({"event": "ended", "local": local, "batch_id": bid, "status": st.status,
                    "answered": len(seen) - len(fails), "failed": len(fails)})
     return fails
+
+
+async def _recover(judge: Any, client: Any, cache: Any, reg: Any, running: dict, stats: Any, recover: list[dict],
+                   stale: list[str]) -> list[str]:
+    """The batches of taken-over claims that hold an uploaded file and no id, as the holder's rerun would
+    find them: the batch over that file, or a new one over it (claimed first: no other process makes one).
+    A file some of whose answers are cached meanwhile (its batch lost since) is not created over: its claim
+    is lost, and the keys still missing are returned, to be submitted anew."""
+    freed: list[str] = []
+    for e in recover:
+        bid = await judge.find_batch(client, e["file_id"])
+        if bid is None and any(cache.get(k) is not None for k in e["keys"]):
+            reg.lost(e["local"])
+            stale.append(e["local"])
+            freed += [k for k in e["keys"] if cache.get(k) is None]
+            continue
+        if bid is None:
+            bid = await judge.batch_submit(client, [], lambda d: None, file_id=e["file_id"])
+            stats.batches += 1
+        reg.note(e, batch_id=bid)
+        running[e["local"]] = (bid, e["keys"], e.get("role", "judge"))
+    recover.clear()
+    return freed

@@ -328,3 +328,22 @@ def test_a_holder_keeps_its_claim_while_it_asks_again_what_its_batch_did_not_ans
         k0 = make_for_url(kind, api.url).score_item(PROBLEM, answer(0), REF).key
         live0 = sum("ITEM-0000" in request_text(r.body) for r in api.requests if r.path == LIVE[kind])
         assert all(r1) and all(r2) and api.batch_items[k0] - 1 + live0 == 1   # (the first copy expired: unbilled)
+
+
+def test_an_upload_some_of_whose_answers_came_since_is_not_created_over(tmp_path):
+    """A fuzz found it: an OpenAI upload whose creation got no answer, then some of its requests answered by
+    another way (its batch lost since, and asked anew): creating over the file paid those again. The rest
+    are submitted anew instead."""
+    kind = "openai"
+    with FakeAPI(batch_delay=0.05) as api:
+        judge = make_for_url(kind, api.url)
+        items = [judge.score_item(PROBLEM, answer(i), REF) for i in range(3)]
+        api.fail_path("/v1/batches", "drop")
+        cache = JudgeCache(tmp_path / "c")
+        with pytest.raises(JudgeAPIError, match="may have been created"):
+            asyncio.run(run_batched(cache, judge, items, Journal(tmp_path / "w"), **POLL))
+        cache.set(items[0].key, {"value": 1.0, "cost_usd": 0.0})   # answered since, another way
+        cache.close()
+        results, stats = Second(kind, api, tmp_path, idx=range(3)).result()
+        assert all(results) and api.batch_items[items[0].key] == 0
+        assert [api.batch_items[it.key] for it in items[1:]] == [1, 1] and api.batch_creates[kind] == 1
