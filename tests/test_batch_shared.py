@@ -62,6 +62,18 @@ def _first(kind, api, tmp_path):
     return proc
 
 
+def _dropped_upload(api, tmp_path) -> JudgeCache:
+    """A first run (OpenAI) over answer(0..2) whose batch creation got no answer: it stopped, its claim
+    holding the uploaded file and no batch id. Returns the cache, open."""
+    judge = make_for_url("openai", api.url)
+    items = [judge.score_item(PROBLEM, answer(i), REF) for i in range(3)]
+    api.fail_path("/v1/batches", "drop")
+    cache = JudgeCache(tmp_path / "c")
+    with pytest.raises(JudgeAPIError, match="may have been created"):
+        asyncio.run(run_batched(cache, judge, items, Journal(tmp_path / "w"), **POLL))
+    return cache
+
+
 def _end_batches(api):
     for b in api.batches.values():
         b.delay = 0.05
@@ -152,13 +164,7 @@ def test_an_openai_upload_whose_creation_got_no_answer_is_created_once_over_its_
     first's rerun would), submits only its own other requests, and the first's rerun then waits for it."""
     kind = "openai"
     with FakeAPI(batch_delay=600) as api:
-        judge = make_for_url(kind, api.url)
-        items = [judge.score_item(PROBLEM, answer(i), REF) for i in range(3)]
-        api.fail_path("/v1/batches", "drop")
-        cache = JudgeCache(tmp_path / "c")
-        with pytest.raises(JudgeAPIError, match="may have been created"):
-            asyncio.run(run_batched(cache, judge, items, Journal(tmp_path / "w"), **POLL))
-        cache.close()
+        _dropped_upload(api, tmp_path).close()
         second = Second(kind, api, tmp_path)   # answer(0..5): the first's three and three more
         deadline = time.monotonic() + 20
         while api.batch_creates[kind] < 2 and time.monotonic() < deadline:
@@ -336,12 +342,8 @@ def test_an_upload_some_of_whose_answers_came_since_is_not_created_over(tmp_path
     are submitted anew instead."""
     kind = "openai"
     with FakeAPI(batch_delay=0.05) as api:
-        judge = make_for_url(kind, api.url)
-        items = [judge.score_item(PROBLEM, answer(i), REF) for i in range(3)]
-        api.fail_path("/v1/batches", "drop")
-        cache = JudgeCache(tmp_path / "c")
-        with pytest.raises(JudgeAPIError, match="may have been created"):
-            asyncio.run(run_batched(cache, judge, items, Journal(tmp_path / "w"), **POLL))
+        cache = _dropped_upload(api, tmp_path)
+        items = [make_for_url(kind, api.url).score_item(PROBLEM, answer(i), REF) for i in range(3)]
         cache.set(items[0].key, {"value": 1.0, "cost_usd": 0.0})   # answered since, another way
         cache.close()
         results, stats = Second(kind, api, tmp_path, idx=range(3)).result()
