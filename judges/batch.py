@@ -112,7 +112,6 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
     running: dict[str, tuple[str, list[str], str]] = {}  # local id -> (batch id, keys, role)
     waiting: dict[str, set[str]] = {}   # another process's submission (local id) -> the keys wanted from it
     taken: set[str] = set()   # the dead holders' submissions polled here
-    stale: list[str] = []   # claims of batches never to be read (404, no id): let go once their keys are claimed anew
     missing_now = set(misses)
 
     # 1. a killed run's batches: poll them again, never submit their keys again (another process polling
@@ -152,11 +151,9 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
             log.warning("a batch of %d requests was submitted by a killed run before its id was journaled: if "
                         "%s received it, it is paid and cannot be read (docs/guides/judges-and-cost.md, Batches). Submitting its requests "
                         "again.", len(e["keys"]), judge.kind)
-            stale.append(local)
             reg.lost(local)
             continue
         if not await _known(judge, client, journal, local, bid, len(e["keys"])):
-            stale.append(local)
             reg.lost(local)
             continue
         log.info("resuming %s batch %s (%d requests) submitted by an earlier run", judge.kind, bid, len(e["keys"]))
@@ -200,8 +197,9 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
         fit: list[str] = []
         recover: list[dict] = []
         with reg.locked():
-            for k in [k for k in to_submit if cache.get(k) is not None]:   # answered meanwhile (another's batch)
-                answer(k, cache.get(k), paid=False)
+            for k, v in [(k, cache.get(k)) for k in to_submit]:   # answered meanwhile (another's batch)
+                if v is not None:
+                    answer(k, v, paid=False)
             to_submit = [k for k in to_submit if results[by_key[k][0]] is None]
             for e, alive in reg.others(judge.kind, judge.base_url, set(to_submit)):
                 mine = set(e["keys"]) & set(to_submit)
@@ -223,10 +221,8 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
                 estimate(it.key) for it in c)) for local, c in chunks}
             for entry in entries.values():
                 reg.hold(entry)   # claimed before submitted: another process waits for them
-            for local in stale:   # (only now: a process waiting on them finds the new claims)
-                reg.release(local)
-            stale.clear()
-        late = await _recover(judge, client, cache, reg, running, stats, recover, stale)
+            reg.let_go()   # (only now: a process waiting on the kept claims finds the new ones)
+        late = await _recover(judge, client, cache, reg, running, stats, recover)
         for local, chunk in chunks:
             bid = await _submit(judge, client, journal, chunk, local, lambda d: reg.note(entries[local], **d))
             running[local] = (bid, [it.key for it in chunk], chunk[0].role)   # (refused or lost: claim unlocked)
@@ -234,7 +230,7 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
         # 3. poll with backoff until every batch has ended, then read its results
         fails, freed = await _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results,
                                               poll_s, max_poll_s, t0, timeout_s, status, item_of, reg, waiting, taken,
-                                              stale, early=attempt < 3 and not over_budget, retrying=failed != "missing")
+                                              early=attempt < 3 and not over_budget, retrying=failed != "missing")
         freed += late
         reserved = sum(estimate(k) for _, keys, _ in running.values() for k in keys)   # (still running: an early return)
         retry = [k for k, o in fails.items() if o.retryable and k in by_key]
@@ -256,8 +252,7 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
             left_missing.update({k: "another process's claim of it ended before its batch was read" for k in again})
             break
         to_submit = again
-    for local in stale:
-        reg.release(local)
+    reg.let_go()
     if left_missing:
         example = next(iter(left_missing.values()))
         log.warning("%d batch requests left unanswered and counted as missing (e.g. %s)", len(left_missing),
@@ -293,7 +288,7 @@ def _take_over(reg: Registry, judge: Any, running: dict, taken: set, stats: RunS
 
 async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats, results, poll_s, max_poll_s,
                            t0, timeout_s, status, item_of, reg, waiting, taken,
-                           stale, early=False, retrying=False) -> tuple[dict[str, Outcome], list[str]]:
+                           early=False, retrying=False) -> tuple[dict[str, Outcome], list[str]]:
     """Poll every running batch until it ends, ingest each as it ends, and wait for the keys another
     process's batches hold (`waiting`: taken over if it dies). Returns the items that failed, and the keys
     to submit again: those of another process's claim that never reached its provider, or that the
@@ -305,9 +300,10 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
     deadline = t0 + timeout_s if timeout_s > 0 else math.inf
     while running or waiting:
         for local, keys in list(waiting.items()):
-            for k in [k for k in keys if cache.get(k) is not None]:
-                answer(k, cache.get(k), paid=False)
-                keys.discard(k)
+            for k, v in [(k, cache.get(k)) for k in keys]:
+                if v is not None:
+                    answer(k, v, paid=False)
+                    keys.discard(k)
             if keys:
                 recover: list[dict] = []
                 with reg.locked():
@@ -324,7 +320,7 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
                             else:
                                 continue
                             keys -= mine
-                freed += [k for k in await _recover(judge, client, cache, reg, running, stats, recover, stale)
+                freed += [k for k in await _recover(judge, client, cache, reg, running, stats, recover)
                           if k in item_of]
                 if alive:
                     continue
@@ -349,8 +345,7 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
                 log.warning("%s batch %s, taken over from a process that stopped, is not found (HTTP 404): "
                             "submitting its requests again", judge.kind, bid)
                 del running[local]
-                stale.append(local)   # (held until its keys are claimed again)
-                reg.lost(local)
+                reg.lost(local)   # (held until its keys are claimed again)
                 freed += [k for k in keys if cache.get(k) is None and k in item_of]
                 stats.resumed -= 1
                 continue
@@ -363,7 +358,7 @@ async def _wait_and_ingest(judge, client, cache, journal, running, answer, stats
                 fails.update(lost)
                 del running[local]
                 held = retrying and any(o.retryable and k in item_of for k, o in lost.items())
-                stale.append(local) if held else reg.release(local)   # (held while those are asked again)
+                reg.keep(local) if held else reg.release(local)   # (held while those are asked again)
         if status is not None:
             status(f"{len(running)} batches running, {done}/{total} done "
                    + (f"({len(waiting)} more another process polls) " if waiting else "") +

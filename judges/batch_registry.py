@@ -36,6 +36,7 @@ class Registry:
         self.cached = cached   # whether a key's answer is in the cache (a dead claim all answered is removed)
         self._held: dict[str, str] = {}   # local id -> the file this process holds for it
         self._entries: dict[str, dict] = {}   # local id -> what that file says
+        self._kept: list[str] = []   # claims held on only until their keys are claimed anew (let_go)
         self._fds: dict[str, int] = {}    # that file -> the descriptor whose flock says its holder lives
         self.on = True
 
@@ -162,9 +163,22 @@ class Registry:
 
     def lost(self, local: str) -> None:
         """A held claim whose batch will never be read (404, no id): its ids dropped, so that should this
-        process stop before it lets the claim go, another frees its keys rather than polling a lost batch."""
+        process stop before it lets the claim go, another frees its keys rather than polling a lost batch;
+        kept until its keys are claimed anew."""
         if local in self._entries:
             self.note(self._entries[local], batch_id=None, file_id=None)
+        self.keep(local)
+
+    def keep(self, local: str) -> None:
+        """Hold a claim on until let_go(): a process waiting on its keys then finds the new claims on them
+        (or their answers), never the keys unclaimed in between."""
+        self._kept.append(local)
+
+    def let_go(self) -> None:
+        """Release the claims kept on (after the claims that replace them are held)."""
+        for local in self._kept:
+            self.release(local)
+        self._kept.clear()
 
     def release(self, local: str) -> None:
         """A submission read, or abandoned: its file removed, then its flock let go."""

@@ -99,8 +99,8 @@ async def _ingest(judge, client, cache, journal, local, bid, keys, role, st, ans
     return fails
 
 
-async def _recover(judge: Any, client: Any, cache: Any, reg: Any, running: dict, stats: Any, recover: list[dict],
-                   stale: list[str]) -> list[str]:
+async def _recover(judge: Any, client: Any, cache: Any, reg: Any, running: dict, stats: Any,
+                   recover: list[dict]) -> list[str]:
     """The batches of taken-over claims that hold an uploaded file and no id, as the holder's rerun would
     find them: the batch over that file, or a new one over it (claimed first: no other process makes one).
     A file some of whose answers are cached meanwhile (its batch lost since) is not created over: its claim
@@ -110,7 +110,6 @@ async def _recover(judge: Any, client: Any, cache: Any, reg: Any, running: dict,
         bid = await judge.find_batch(client, e["file_id"])
         if bid is None and any(cache.get(k) is not None for k in e["keys"]):
             reg.lost(e["local"])
-            stale.append(e["local"])
             freed += [k for k in e["keys"] if cache.get(k) is None]
             continue
         if bid is None:
