@@ -41,7 +41,7 @@ from typing import Any, Callable
 from judges.cache import JudgeCache
 from judges.batch_records import BatchItem, BatchTimeout, Journal, Outcome, chunks as _chunks, kinds as _kinds
 from judges.batch_registry import Registry
-from judges.batch_steps import _ingest, _known, _recover, _submit
+from judges.batch_steps import _find_landed, _ingest, _known, _recover, _submit
 from judges.cached import BudgetExceeded, RunStats, _cost, run_cached
 
 log = logging.getLogger("rlaif")
@@ -139,9 +139,10 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
             journal.write({"event": "created", "local": local, "batch_id": bid})
         if bid is None and file_id and hasattr(judge, "find_batch"):
             # OpenAI, killed between upload and the batch id: the batch over that file, or a new one over it
-            bid = await judge.find_batch(client, file_id)
+            sent = max(e.get("t", 0), (theirs or {}).get("creating_at", 0))   # (the journal's last line, or the claim's)
+            bid = await _find_landed(judge, client, file_id, sent)
             if bid is None and not any(cache.get(k) is not None for k in e["keys"]):   # (some answered since: the
-                bid = await judge.batch_submit(client, [], lambda d: None, file_id=file_id)   # rest go anew)
+                bid = await judge.batch_submit(client, [], lambda d: reg.note(entry, **d), file_id=file_id)   # rest anew)
                 stats.batches += 1
             if bid is not None:
                 reg.note(entry, batch_id=bid)

@@ -2,7 +2,9 @@
 first, telling whether the provider still knows a journaled one, and reading one that ended into the cache."""
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from typing import Any, Callable
 
 from judges.batch_records import BatchItem, Journal, Outcome
@@ -107,15 +109,29 @@ async def _recover(judge: Any, client: Any, cache: Any, reg: Any, running: dict,
     is lost, and the keys still missing are returned, to be submitted anew."""
     freed: list[str] = []
     for e in recover:
-        bid = await judge.find_batch(client, e["file_id"])
+        bid = await _find_landed(judge, client, e["file_id"], e.get("creating_at", 0))
         if bid is None and any(cache.get(k) is not None for k in e["keys"]):
             reg.lost(e["local"])
             freed += [k for k in e["keys"] if cache.get(k) is None]
             continue
         if bid is None:
-            bid = await judge.batch_submit(client, [], lambda d: None, file_id=e["file_id"])
+            bid = await judge.batch_submit(client, [], lambda d: reg.note(e, **d), file_id=e["file_id"])
             stats.batches += 1
         reg.note(e, batch_id=bid)
         running[e["local"]] = (bid, e["keys"], e.get("role", "judge"))
     recover.clear()
     return freed
+
+
+async def _find_landed(judge: Any, client: Any, file_id: str, creating_at: float) -> str | None:
+    """The batch over an OpenAI upload whose creation's answer was lost (a kill, a dropped connection). A
+    creation sent less than judge.timeout_s ago may still land: when none is found yet, it is looked for
+    once more after that moment, rather than a second batch created over the same file."""
+    bid = await judge.find_batch(client, file_id)
+    wait = creating_at + judge.timeout_s - time.time()
+    if bid is None and wait > 0:
+        log.info("%s: no batch over upload %s yet, and its creation was sent %.1fs ago; looking again in %.1fs, "
+                 "when it would have landed", judge.kind, file_id, judge.timeout_s - wait, wait)
+        await asyncio.sleep(wait)
+        bid = await judge.find_batch(client, file_id)
+    return bid

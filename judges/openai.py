@@ -10,6 +10,7 @@ the error file (failed and expired requests). Limits: 50,000 requests and 200 MB
 from __future__ import annotations
 
 import json
+import time
 from typing import Any, AsyncIterator, Callable
 
 import openai
@@ -90,17 +91,19 @@ class OpenAIJudge(APIJudge):
 
     async def batch_submit(self, client: openai.AsyncOpenAI, items: list[BatchItem],
                            note: Callable[[dict], None], file_id: str | None = None) -> str:
-        """Upload the requests as a JSONL file (unless an upload journaled by a killed run is given),
-        journal the file id, then create the batch over it."""
+        """Upload the requests as a JSONL file (unless an upload journaled by a killed run is given), then
+        create the batch over it, the file id and each creation's moment noted before it is sent: a creation
+        in flight at a kill lands within timeout_s of it, and find_batch is asked only once it would have."""
         if file_id is None:
             data = b"".join(json.dumps(self.batch_line(it)).encode() + b"\n" for it in items)
             f = await self.with_retries(
                 lambda: client.files.create(file=("rlaif-batch.jsonl", data, "application/jsonl"), purpose="batch"))
             file_id = f.id
-            note({"file_id": file_id})
-        batch = await self.with_retries(
-            lambda: client.batches.create(input_file_id=file_id, endpoint=ENDPOINT, completion_window="24h"),
-            resend_on_timeout=False)
+
+        async def create() -> Any:
+            note({"file_id": file_id, "creating_at": time.time()})
+            return await client.batches.create(input_file_id=file_id, endpoint=ENDPOINT, completion_window="24h")
+        batch = await self.with_retries(create, resend_on_timeout=False)
         return batch.id
 
     async def find_batch(self, client: openai.AsyncOpenAI, file_id: str, scan: int = 2000) -> str | None:

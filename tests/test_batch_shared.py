@@ -349,3 +349,20 @@ def test_an_upload_some_of_whose_answers_came_since_is_not_created_over(tmp_path
         results, stats = Second(kind, api, tmp_path, idx=range(3)).result()
         assert all(results) and api.batch_items[items[0].key] == 0
         assert [api.batch_items[it.key] for it in items[1:]] == [1, 1] and api.batch_creates[kind] == 1
+
+
+@pytest.mark.parametrize("who", ["rerun", "taker"])
+def test_an_openai_creation_in_flight_at_the_kill_is_found_once_it_lands(tmp_path, who):
+    """The first process is killed while its batch's creation is in flight; OpenAI creates it a moment later.
+    Its rerun, or another process taking its claim over, finds no batch over the upload yet: it looks again
+    once that creation would have landed (judge.timeout_s after it was sent) instead of creating a second."""
+    kind = "openai"
+    with FakeAPI(batch_delay=0.05) as api:
+        api.script([Fault(kind="pass"), Fault(kind="hang", hang_s=1.0)])   # the upload, then the creation
+        first = _spawn(kind, api, tmp_path, 3)
+        _kill(first, lambda: api.by_path["/v1/batches"] == 1)
+        landed = time.monotonic() + 1.2
+        results, stats = Second(kind, api, tmp_path, work="w" if who == "rerun" else "w2", idx=range(3)).result()
+        time.sleep(max(0.0, landed - time.monotonic()))   # (the killed one's creation has landed by now)
+        assert all(results) and stats.batches == 0 and stats.api_calls == 3
+        assert api.batch_creates[kind] == 1 and sorted(api.batch_items.values()) == [1] * 3
