@@ -182,6 +182,8 @@ class JudgeCache:
         tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
         try:
             n = self._write_export(tmp, path.suffix)
+            if path.exists():   # (replaced with its permissions: a file shared with a team stays shared)
+                os.chmod(tmp, path.stat().st_mode & 0o7777)
             os.replace(tmp, path)
         except OSError as e:   # (a folder this user cannot write, a full disk)
             raise CacheError(f"cache export {path}: {e.strerror or e}; the cache itself is unchanged") from None
