@@ -128,7 +128,9 @@ def metrics_table(ms: list[dict], max_epochs: int = 12, stage_order: list[str] =
 def legend(ms: list[dict]) -> str:
     """The words above the table: how to read it, and which epochs a trend reads."""
     text = ("Rows are metrics, columns epochs; `good` says which way is better (glossary at the end). `flat` means "
-            "every epoch alike; a row that moved and came back says where it peaked or dipped.")
+            "every epoch alike; a row that moved and came back says where it peaked or dipped. A row's `better` or "
+            "`worse` is its change's direction alone, with no interval behind it; the eval and reward rows that "
+            "have one give its verdict instead (`within noise`).")
     epochs = [int(m["epoch"]) for m in ms]
     if 0 in epochs and sum(e >= 1 for e in epochs) >= 2:
         text += (" The trend and first → last of a training metric read the RL epochs (1, 2, ...) only: epoch 0 "
