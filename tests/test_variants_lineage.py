@@ -120,3 +120,29 @@ def test_compare_marks_variants_trained_on_another_selection(epoch1_config, caps
     cmd_compare(load_config(None, epoch1_config), _Args(n=1))
     out = capsys.readouterr().out
     assert f"~ {first.name}" in out and f"made again since): {first.name}" in out, out
+
+
+def test_a_sweep_holds_the_run_lock_from_its_first_point_to_its_last(epoch1_config, capsys, monkeypatch, tmp_path):
+    """Each point took and let go of the run's lock: another command (`rlaif epoch 2`, a promote) could slip in
+    between two points and train from a choice the sweep was changing. The sweep holds it throughout, each
+    point's own epoch inside it."""
+    from pipeline.cli.main import main
+    from pipeline.config.errors import RunError
+    monkeypatch.chdir(tmp_path)   # the built-in defaults, as epoch1_config's run was made with (no ./config.yaml)
+    seen, real = [], Runner.run_epoch
+
+    def point(self, n, **kw):   # where each point starts: is the run taken for another process?
+        other = Runner(load_config(None, epoch1_config))
+        try:
+            other.lock()
+            other.unlock()
+            seen.append("free")
+        except RunError:
+            seen.append("held")
+        return real(self, n, **kw)
+    monkeypatch.setattr(Runner, "run_epoch", point)
+    assert main(["sweep", "1", "--grid", "update.lr=1e-3,2e-3", *epoch1_config]) == 0, capsys.readouterr().err
+    assert seen == ["held", "held"]
+    other = Runner(load_config(None, epoch1_config))
+    other.lock()   # and the sweep let it go
+    other.unlock()

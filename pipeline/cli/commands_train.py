@@ -311,13 +311,14 @@ def cmd_sweep(cfg: Config, a) -> int:
         say(note)
     before = r0.chosen_update(a.n)   # the later epochs' note only where the sweep changed the choice
     t = time.time()
-    for i, (combo, c) in enumerate(zip(combos, configs), 1):
-        r = Runner(c)
-        say(f"[{i}/{len(combos)}] {' '.join(combo)}")
-        t1 = time.time()
-        res = r.run_epoch(a.n, update_only=True)
-        fp = res["update"]["fingerprint"][:8]
-        say(f"  -> update-{fp} ({time.time() - t1:.1f}s)")
+    with r0.held():   # from the first point to the last: no other command on the run in between
+        for i, (combo, c) in enumerate(zip(combos, configs), 1):
+            r = Runner(c).under(r0)
+            say(f"[{i}/{len(combos)}] {' '.join(combo)}")
+            t1 = time.time()
+            res = r.run_epoch(a.n, update_only=True)
+            fp = res["update"]["fingerprint"][:8]
+            say(f"  -> update-{fp} ({time.time() - t1:.1f}s)")
     if not dist.is_main():
         return 0
     print(f"sweep of {len(combos)} variants done in {time.time() - t:.1f}s; side by side:")

@@ -7,8 +7,6 @@ sample or judge. Past epochs are frozen: epoch N starts from epoch N-1's chosen 
 """
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import json
 import logging
 import os
@@ -22,6 +20,7 @@ from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
 from pipeline.run.freshness import input_digests, older_code, reusable
 from pipeline.run.lineage import Lineage, made_otherwise
+from pipeline.run.run_lock import RunLock
 from pipeline.stages import POLICY, REFERENCE, Ctx, Stage
 
 log = logging.getLogger("rlaif")
@@ -70,55 +69,12 @@ def _silent(_: str) -> None:
     """The echo of ranks other than 0: one process speaks for the run."""
 
 
-class Runner(Lineage):
+class Runner(Lineage, RunLock):
     """Runs an epoch's stages that are not up to date (its lineage: pipeline/run/lineage.py)."""
 
     def __init__(self, cfg: Config, stages: list[Stage] | None = None):
         super().__init__(cfg, stages)
-        self._lock_fd: int | None = None
-        self._lock_depth = 0   # lock() calls not yet unlocked: a command holds it across its epochs
         self._verified: set[Path] = set()   # policies whose files passed their checksums in this process
-
-    # -- locking --------------------------------------------------------------------------
-    def lock(self) -> None:
-        """Take the run's lock (rank 0 takes it for every rank of a multi-process run, and holds it
-        until they are all done); a second rlaif process on the same run fails here. Re-entrant: a
-        command running several epochs holds it from the first to the last, each epoch's own lock inside."""
-        if self._lock_depth == 0:
-            dist.on_main(self._lock)
-        self._lock_depth += 1
-
-    def _lock(self) -> None:
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.run_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            other = os.read(fd, 64).decode(errors="replace").strip() or "?"
-            os.close(fd)
-            raise RunError(f"another rlaif process (pid {other}) is working on run {self.run_dir}; "
-                           "wait for it to finish, or use another run.name") from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
-        self._lock_fd = fd
-
-    @contextlib.contextmanager
-    def held(self, take: bool = True):
-        """The run's lock for the `with` block (nothing when not `take`: a dry run)."""
-        if take:
-            self.lock()
-        try:
-            yield
-        finally:
-            if take:
-                self.unlock()
-
-    def unlock(self) -> None:
-        self._lock_depth = max(0, self._lock_depth - 1)
-        if self._lock_depth == 0 and self._lock_fd is not None:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
-            os.close(self._lock_fd)
-            self._lock_fd = None
 
     # -- the epoch ------------------------------------------------------------------------
 
