@@ -284,6 +284,8 @@ def test_a_sampled_base_eval_is_not_read_against_greedy_epochs(fake_run, capsys)
     assert "Not compared: the eval of epoch(s) 0 (8 answer(s) at T=0.6), made otherwise than the last (1 greedy " \
            "answer)" in md
     assert "**better**" not in md.split("## Eval: signal or noise")[1].split("## Metrics per epoch")[0]
+    # the glance says so too (it said "fewer than two epochs evaluated")
+    assert "eval: epoch 4's is the only eval made this way; epoch(s) 0's, made otherwise, are not compared" in md
     from pipeline.cli.main import main
     edir = run.epoch_dir(0).parent
     assert main(["compare-evals", f"{edir}@0", f"{edir}@4"]) == 0

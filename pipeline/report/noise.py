@@ -80,8 +80,8 @@ def eval_changes(runner: "Runner") -> tuple[list[str], dict[str, str]]:
                          f"({_said(want)}); `rlaif eval N` with the same eval.num_samples and eval.temperature "
                          "makes one to compare.")
             evals = [(n, rows) for n, rows in evals if n not in other]
-    if len(evals) < 2:
-        return lines, {}
+    if len(evals) < 2:   # (the glance names the evals made otherwise, rather than "fewer than two")
+        return lines, ({"_other": ", ".join(map(str, other)), "_epoch": evals[0][0]} if evals and other else {})
     (n0, base), last = evals[0], {}
     what = "the base model (epoch 0)" if n0 == 0 else f"epoch {n0}"
     if n0 != 0:   # a run evaluates each epoch's policy, never the model it started from

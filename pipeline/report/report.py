@@ -175,6 +175,8 @@ def glance(runner: "Runner", flags: list, words: dict[str, str], last: int) -> l
     e = words.get("_epoch", last)
     said = [f"{k.removeprefix('eval/')} {w}" for k in ("eval/pass@1", "eval/score", "eval/ref_nll") if (w := words.get(k))]
     out.append(f"eval, epoch {e} against {words.get('_baseline', 'the first eval')}: " + ", ".join(said) if said else
+               f"eval: epoch {e}'s is the only eval made this way; epoch(s) {words['_other']}'s, made otherwise, are "
+               "not compared (the eval section says how to make one that is)" if "_other" in words else
                "eval: fewer than two epochs evaluated, nothing to compare (`rlaif eval 0` scores the base model)")
     chosen = runner.chosen_update(last)
     if chosen:
