@@ -139,10 +139,11 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
             journal.write({"event": "created", "local": local, "batch_id": bid})
         if bid is None and file_id and hasattr(judge, "find_batch"):
             # OpenAI, killed between upload and the batch id: the batch over that file, or a new one over it
-            sent = max(e.get("t", 0), (theirs or {}).get("creating_at", 0))   # (the journal's last line, or the claim's)
+            sent = max((e, theirs or {}), key=lambda x: x.get("creating_at", 0))   # (the journal's, or the claim's)
             bid = await _find_landed(judge, client, file_id, sent)
             if bid is None and not any(cache.get(k) is not None for k in e["keys"]):   # (some answered since: the
-                bid = await judge.batch_submit(client, [], lambda d: reg.note(entry, **d), file_id=file_id)   # rest anew)
+                bid = await judge.batch_submit(client, [], lambda d: (reg.note(entry, **d), journal.write(   # rest anew)
+                    {"event": "file", "local": local, **d})), file_id=file_id)
                 stats.batches += 1
             if bid is not None:
                 reg.note(entry, batch_id=bid)

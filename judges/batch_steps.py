@@ -109,7 +109,7 @@ async def _recover(judge: Any, client: Any, cache: Any, reg: Any, running: dict,
     is lost, and the keys still missing are returned, to be submitted anew."""
     freed: list[str] = []
     for e in recover:
-        bid = await _find_landed(judge, client, e["file_id"], e.get("creating_at", 0))
+        bid = await _find_landed(judge, client, e["file_id"], e)
         if bid is None and any(cache.get(k) is not None for k in e["keys"]):
             reg.lost(e["local"])
             freed += [k for k in e["keys"] if cache.get(k) is None]
@@ -123,15 +123,18 @@ async def _recover(judge: Any, client: Any, cache: Any, reg: Any, running: dict,
     return freed
 
 
-async def _find_landed(judge: Any, client: Any, file_id: str, creating_at: float) -> str | None:
-    """The batch over an OpenAI upload whose creation's answer was lost (a kill, a dropped connection). A
-    creation sent less than judge.timeout_s ago may still land: when none is found yet, it is looked for
-    once more after that moment, rather than a second batch created over the same file."""
+async def _find_landed(judge: Any, client: Any, file_id: str, sent: dict) -> str | None:
+    """The batch over an OpenAI upload whose creation's answer was lost (a kill, a dropped connection).
+    A creation sent less than its request timeout ago (sent: creating_at and timeout_s, as noted before it
+    was sent) may still land: when none is found yet, it is looked for once more after that moment, rather
+    than a second batch created over the same file. (A creation that lands later than its own timeout, or
+    one noted by an older version, is not waited for.)"""
     bid = await judge.find_batch(client, file_id)
-    wait = creating_at + judge.timeout_s - time.time()
+    limit = float(sent.get("timeout_s") or judge.timeout_s)
+    wait = min(float(sent.get("creating_at") or 0) + limit - time.time(), limit)   # (a clock set back: bounded)
     if bid is None and wait > 0:
         log.info("%s: no batch over upload %s yet, and its creation was sent %.1fs ago; looking again in %.1fs, "
-                 "when it would have landed", judge.kind, file_id, judge.timeout_s - wait, wait)
+                 "when it would have landed", judge.kind, file_id, limit - wait, wait)
         await asyncio.sleep(wait)
         bid = await judge.find_batch(client, file_id)
     return bid

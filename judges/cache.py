@@ -6,6 +6,7 @@ sha256 of a canonical JSON of every ingredient that changes the answer.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -182,8 +183,11 @@ class JudgeCache:
         tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
         try:
             n = self._write_export(tmp, path.suffix)
-            if path.exists():   # (replaced with its permissions: a file shared with a team stays shared)
-                os.chmod(tmp, path.stat().st_mode & 0o7777)
+            if path.exists():   # (replaced with its group and permissions: a file shared with a team stays shared)
+                st = path.stat()
+                with contextlib.suppress(OSError):   # (a group this user is not in: the umask's, as a new file)
+                    os.chown(tmp, -1, st.st_gid)
+                os.chmod(tmp, st.st_mode & 0o7777)
             os.replace(tmp, path)
         except OSError as e:   # (a folder this user cannot write, a full disk)
             raise CacheError(f"cache export {path}: {e.strerror or e}; the cache itself is unchanged") from None

@@ -101,7 +101,7 @@ class OpenAIJudge(APIJudge):
             file_id = f.id
 
         async def create() -> Any:
-            note({"file_id": file_id, "creating_at": time.time()})
+            note({"file_id": file_id, "creating_at": time.time(), "timeout_s": self.timeout_s})
             return await client.batches.create(input_file_id=file_id, endpoint=ENDPOINT, completion_window="24h")
         batch = await self.with_retries(create, resend_on_timeout=False)
         return batch.id

@@ -17,7 +17,7 @@ from judges.cache import JudgeCache
 from judges.retries import JudgeAPIError
 from tests.fakeapi import FakeAPI, Fault
 from tests.test_api_judges import PROBLEM, REF, answer
-from tests.test_batch import KINDS, LIVE, POLL, _kill, _spawn, make_for_url
+from tests.test_batch import FAST, KINDS, LIVE, POLL, _kill, _spawn, make_for_url
 
 N = 6   # two batches of at most 5
 
@@ -352,11 +352,13 @@ def test_an_upload_some_of_whose_answers_came_since_is_not_created_over(tmp_path
 
 
 @pytest.mark.parametrize("who", ["rerun", "taker"])
-def test_an_openai_creation_in_flight_at_the_kill_is_found_once_it_lands(tmp_path, who):
+def test_an_openai_creation_in_flight_at_the_kill_is_found_once_it_lands(tmp_path, who, monkeypatch):
     """The first process is killed while its batch's creation is in flight; OpenAI creates it a moment later.
     Its rerun, or another process taking its claim over, finds no batch over the upload yet: it looks again
-    once that creation would have landed (judge.timeout_s after it was sent) instead of creating a second."""
+    once that creation would have landed (the killed one's judge.timeout_s after it was sent, whatever the
+    rerun's own) instead of creating a second."""
     kind = "openai"
+    monkeypatch.setitem(FAST, "timeout_s", 0.5)   # this process's judges (the killed one's: 5 s)
     with FakeAPI(batch_delay=0.05) as api:
         api.script([Fault(kind="pass"), Fault(kind="hang", hang_s=1.0)])   # the upload, then the creation
         first = _spawn(kind, api, tmp_path, 3)
@@ -365,4 +367,26 @@ def test_an_openai_creation_in_flight_at_the_kill_is_found_once_it_lands(tmp_pat
         results, stats = Second(kind, api, tmp_path, work="w" if who == "rerun" else "w2", idx=range(3)).result()
         time.sleep(max(0.0, landed - time.monotonic()))   # (the killed one's creation has landed by now)
         assert all(results) and stats.batches == 0 and stats.api_calls == 3
+        assert api.batch_creates[kind] == 1 and sorted(api.batch_items.values()) == [1] * 3
+
+
+def test_a_reruns_creation_over_an_upload_is_journaled_for_the_next_rerun(tmp_path, monkeypatch):
+    """A rerun creating the batch over a killed run's upload notes that creation in the stage's journal too,
+    not only in its claim: killed in flight, its claim gone (taken over by a process killed in turn; no
+    flock), the next rerun still waits for it to land instead of creating a second batch over the file."""
+    kind = "openai"
+    monkeypatch.setitem(FAST, "timeout_s", 0.3)   # this process's judges (the spawned rerun's: 5 s)
+    with FakeAPI(batch_delay=0.05) as api:
+        _dropped_upload(api, tmp_path).close()   # its creation dropped, never made; noted 0.3 s
+        time.sleep(0.4)
+        seen = api.by_path["/v1/batches"]
+        api.script([Fault(kind="pass"), Fault(kind="hang", hang_s=1.0)])   # the rerun's find_batch, its creation
+        rerun = _spawn(kind, api, tmp_path, 3)
+        _kill(rerun, lambda: api.by_path["/v1/batches"] == seen + 2)
+        for claim in (tmp_path / "c" / "batches").glob("*.json"):
+            claim.unlink()
+        landed = time.monotonic() + 1.2
+        results, stats = Second(kind, api, tmp_path, work="w", idx=range(3)).result()
+        time.sleep(max(0.0, landed - time.monotonic()))
+        assert all(results) and stats.batches == 0
         assert api.batch_creates[kind] == 1 and sorted(api.batch_items.values()) == [1] * 3

@@ -126,13 +126,15 @@ def test_cache_export_replaces_an_existing_file_only_with_force(tmp_path, capsys
     for name in ("mine.jsonl", "mine.parquet"):
         out = tmp_path / name
         out.write_text("my own notes\n")
-        out.chmod(0o640)   # (a team's file: replaced with its permissions, not the umask's)
+        out.chmod(0o664)   # (a team's file: replaced with its group and permissions, not the umask's)
+        if os.geteuid() == 0:
+            os.chown(out, -1, 1)
         assert main(["cache", "export", str(out), *over]) == 2
         err = capsys.readouterr().err
         assert f"cache export {out}: the file exists" in err and "--force" in err, err
         assert out.read_text() == "my own notes\n"
         assert main(["cache", "export", str(out), "--force", *over]) == 0
-        assert out.stat().st_mode & 0o777 == 0o640
+        assert out.stat().st_mode & 0o777 == 0o664 and (os.geteuid() != 0 or out.stat().st_gid == 1)
         assert main(["cache", "import", str(out), *over]) == 0   # what export writes, import reads
         assert "imported 0 judgements" in capsys.readouterr().out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c", "mine.jsonl", "mine.parquet"]   # no temp file left

@@ -5,10 +5,13 @@ import contextlib
 import fcntl
 import os
 from pathlib import Path
-from typing import Self
+from typing import TypeVar
 
 from pipeline.store import dist
 from pipeline.config.errors import RunError
+
+
+L = TypeVar("L", bound="RunLock")
 
 
 class RunLock:
@@ -58,7 +61,7 @@ class RunLock:
             os.close(self._lock_fd)
             self._lock_fd = None
 
-    def under(self, holder: RunLock) -> Self:
+    def under(self: L, holder: RunLock) -> L:
         """This runner inside `holder`'s lock on the same run (a sweep's points, each its own config, within the
         one command): it neither takes the lock nor lets it go, and no other command slips in between."""
         if holder._lock_depth and holder.run_dir == self.run_dir:
