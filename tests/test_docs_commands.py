@@ -256,3 +256,17 @@ def test_make_update_and_sweep_run_the_rlaif_command_the_guide_says(typed_line, 
         assert a.n == 1 and a.grid == ["update.lr=5e-5,2e-4", "update.kl_coef=0.01,0.1"], a
         grid = sweep_grid(a.grid)
         assert len(grid) == 4 and ["update.lr=5e-5", "update.kl_coef=0.1"] in grid, grid
+
+
+def test_the_trl_equivalent_line_over_the_shipped_config_is_pure_grpo(capsys):
+    """docs/guides/from-trl.md's "TRL-equivalent run", typed over the shipped config.yaml (the default --config):
+    it left the shipped warm-start on, epoch 0 training on the teacher's answers before any GRPO."""
+    from pipeline.config.file import load_config
+    text = re.sub(r"\s+", " ", (ROOT / "docs/guides/from-trl.md").read_text())
+    line = re.search(r"\*\*A TRL-equivalent run\*\* [^`]* override line: `([^`]+)`", text).group(1)
+    cfg = load_config(ROOT / "config.yaml", shlex.split(line))
+    assert load_config(ROOT / "config.yaml").update.warm_start   # (what the line must turn off)
+    u = cfg.update
+    assert (u.warm_start, cfg.reward.kind, u.teacher_sft_coef, u.kl_coef, u.loss_type) == (False, "direct", 0, 0, "dapo")
+    assert (cfg.select.drop_zero_std, cfg.sample.temperature) == (False, 1.0)
+    assert "warm_start: false" in typed(f"rlaif --config {ROOT / 'config.yaml'} config show {line}", capsys)

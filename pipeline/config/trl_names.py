@@ -64,8 +64,8 @@ NEAREST: list[tuple[tuple[str, ...], str, str]] = [
      "no key: `rlaif epoch N` trains up to epoch N, one generation batch an epoch; `update.planned_epochs` is the "
      "RL epochs the LR schedule spans (`update.epochs` is `num_iterations`)"),
     (("max_steps",), "`-1`",
-     "no key: an epoch takes `rows / (update.micro_batch_size x update.grad_accum)` optimizer steps, x "
-     "`update.epochs`, and `rlaif epoch N` says how many epochs; `update.planned_epochs` sizes the LR schedule"),
+     "no key: an epoch takes `ceil(ceil(rows / update.micro_batch_size) / update.grad_accum)` optimizer steps "
+     "(rows: its answers and teacher rows), x `update.epochs`, and `rlaif epoch N` says how many epochs; `update.planned_epochs` sizes the LR schedule"),
     (("use_vllm",), "`False`", "`sample.engine=vllm` (`eval.engine=vllm` for the eval too)"),
     (("logging_steps",), "`10`",
      "no key: the metrics are recorded once an epoch, over its update's steps (`rlaif report`, "
