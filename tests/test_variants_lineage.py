@@ -3,6 +3,8 @@ the promotion its old rows carried; `rlaif update` says its own variant's figure
 is another; warm-start keys make no RL variant; a sweep refuses a point given twice in other words."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pipeline.config.base import ConfigError
@@ -47,11 +49,16 @@ def test_update_says_its_own_variants_figures_beside_a_promoted_policy(epoch1_co
                                          ("update.sft_epochs=3", "3,4")])
 def test_warm_start_keys_make_no_rl_update_variant(epoch1_config, key, grid):
     """The RL update's fingerprint holds the whole update section: a variant of a warm-start key would be a
-    copy of the epoch's update under another name (and become its policy). Said, not trained."""
+    copy of the epoch's update under another name (and become its policy). Said, not trained; beside an RL
+    key too (it ran, recording a warm-start that did not make its start policy)."""
     r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
-    with pytest.raises(RunError, match=r"the warm-start's \(epoch 0\), not epoch 1's RL update.*rlaif epoch 0"):
-        _update(epoch1_config, key)
+    was = json.dumps(r.chosen_update(1)[1]["config"]["update"][key[7:].partition("=")[0]])
+    for keys in ([key], [key, "update.lr=1e-3"]):
+        with pytest.raises(RunError, match=r"the warm-start's \(epoch 0\), not epoch 1's RL update.*rlaif epoch 0"
+                           ) as e:
+            _update(epoch1_config, *keys)
+        assert f"Type {key.partition('=')[0]}={was} as epoch 1's update was made" in str(e.value)
     with pytest.raises(ConfigError, match=r"the warm-start's \(epoch 0\)"):
         _sweep(epoch1_config, f"{key.partition('=')[0]}={grid}")
     assert len(r.update_variants(1)) == 1

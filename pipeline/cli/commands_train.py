@@ -40,8 +40,7 @@ def cmd_epoch(cfg: Config, a) -> int:
         raise RunError("epoch 0 is the supervised warm-start, which has no RL update to rerun; its settings are "
                        "update.sft_*: `rlaif epoch 0 update.sft_lr=...` makes another warm-start")
     if a.cmd == "update" and (ws := warm_start_change(r, cfg, a.n)):
-        raise RunError(f"{', '.join(ws)}: the warm-start's (epoch 0), not epoch {a.n}'s RL update: a variant would train "
-                       f"the same adapter under another name; `rlaif epoch 0 {ws[0]}=...` makes another warm-start")
+        raise RunError(f"{', '.join(ws)}: the warm-start's (epoch 0), not epoch {a.n}'s RL update: {_ws_why(ws, a.n)}")
     if a.cmd == "update" and not any(r.epoch_dir(a.n).glob("*/manifest.json")):
         raise RunError(f"epoch {a.n} of run {r.run_dir} has not run: `rlaif update {a.n}` reruns the update of an "
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first "
@@ -268,13 +267,20 @@ WARM_START_KEYS = ("warm_start", "sft_lr", "sft_epochs")
 
 
 def warm_start_change(r, cfg: Config, n: int) -> list[str]:
-    """The warm-start keys that alone tell this config's update from epoch n's chosen one (a variant of them
-    would be a copy); [] where an RL key differs too, or nothing does."""
+    """The warm-start keys in which this config differs from epoch n's chosen update, as `update.key=value`
+    with the value that update was made with. The RL update does not read them: alone, a variant of them would
+    be a copy; beside an RL key, it would record a warm-start that did not make the policy it starts from."""
     chosen = r.chosen_update(n)
     then = ((chosen[1].get("config") or {}).get("update") or {}) if chosen else {}
     now = cfg.get("update")
-    moved = [k for k in set(then) | set(now) if then.get(k) != now.get(k)]
-    return [f"update.{k}" for k in sorted(moved)] if moved and all(k in WARM_START_KEYS for k in moved) else []
+    return [f"update.{k}={json.dumps(then.get(k))}" for k in WARM_START_KEYS if k in then and then[k] != now.get(k)]
+
+
+def _ws_why(ws: list[str], n: int) -> str:
+    key = ws[0].partition("=")[0]
+    return (f"the update does not read it, and a variant would record a warm-start that did not make the policy it "
+            f"starts from (alone: the same adapter under another name). Type {' '.join(ws)} as epoch {n}'s update was "
+            f"made, or `rlaif epoch 0 {key}=...` to make another warm-start")
 
 
 def cmd_sweep(cfg: Config, a) -> int:
@@ -304,9 +310,7 @@ def cmd_sweep(cfg: Config, a) -> int:
         raise RunError(f"epoch {a.n} of run {r0.run_dir} has not run: a sweep reruns the update of an "
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first")
     if ws := sorted({k for c in configs for k in warm_start_change(r0, c, a.n)}):
-        raise ConfigError(f"{ws[0]}: the warm-start's (epoch 0), not the RL update's: a point that differs from the "
-                          f"epoch's update in it alone trains the same adapter; `rlaif epoch 0 {ws[0]}=...` makes "
-                          "another warm-start")
+        raise ConfigError(f"{', '.join(ws)}: the warm-start's (epoch 0), not the RL update's: {_ws_why(ws, a.n)}")
     if note := schedule_tail(r0, cfg, a.n):
         say(note)
     before = r0.chosen_update(a.n)   # the later epochs' note only where the sweep changed the choice
