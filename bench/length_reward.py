@@ -41,7 +41,9 @@ def main() -> int:
 
 
 def bench(a: argparse.Namespace) -> int:
-    cfg = load_config(ROOT / "configs/length_reward.yaml", ["run.name=bench-length", *a.overrides])
+    # the LR schedule spans the epochs run (the default's 4 would hold epochs 5 and on at lr 0)
+    cfg = load_config(ROOT / "configs/length_reward.yaml",
+                      ["run.name=bench-length", f"update.planned_epochs={a.epochs}", *a.overrides])
     r = Runner(cfg)
     if a.fresh and r.run_dir.exists():
         shutil.rmtree(r.run_dir)
