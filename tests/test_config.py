@@ -167,3 +167,18 @@ def test_an_empty_stop_string_is_refused():
     was the end raised StopIteration)."""
     with pytest.raises(ConfigError, match=r"sample.stop: an empty string.*remove it"):
         load_config(None, ['sample.stop=["\\n```\\n", ""]'])
+
+
+def test_a_system_prompt_asking_for_another_language_than_the_problems_is_warned_about():
+    """docs/guides/ocaml.md's Hub line over the shipped config kept its Python system prompt: the OCaml judge
+    skips a ```python block, so a student doing as asked scored 0, silently."""
+    import warnings
+    with pytest.warns(UserWarning, match=r"asks for a ```python block, but the problems are ocaml .*scores 0"):
+        load_config(None, ["data.source=my.jsonl", "data.language=ocaml"])
+    with pytest.warns(UserWarning, match=r"asks for a ```ocaml block, but the problems are python"):
+        load_config(None, ["student.system_prompt=Answer with one ```ocaml code block."])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        load_config(Path(__file__).resolve().parents[1] / "configs/ocaml.yaml")
+        load_config(Path(__file__).resolve().parents[1] / "configs/ocaml.yaml", ["data.source=my.jsonl", "data.language=ocaml"])
+        load_config(None)

@@ -80,7 +80,7 @@ class JudgeConfig(Section):
     attempts: int = Field(6, ge=1, description="Tries per API request (429/5xx/connection errors retried with jittered backoff honouring retry-after up to 600 s; a longer retry-after, a quota's, fails the request at once). Runtime only.")
     timeout_s: float = Field(120.0, gt=0, description="Per-request API timeout. Runtime only.")
     mode: Literal["live", "replay"] = Field("live", description="live: call judges on cache misses; replay: answer from the cache only (a miss is an error).")
-    budget_usd: float = Field(0.0, ge=0, description="Stop the judge stage before spending more than this (0 = no limit).")
+    budget_usd: float = Field(0.0, ge=0, description="Stop the teacher and judge stages before the run (its API teacher and judges together) spends more than this (0 = no limit).")
     cache_dir: HomePath = Field("", description="Judge cache directory ('' = <run.dir>/.judge-cache, shared by runs; a leading ~ is your home).")
     workers: int = Field(0, ge=0, description="Parallel sandboxed programs (0 = number of cores). Runtime only.")
     batch: bool = Field(False, description="anthropic/openai judges: send the stage's cache misses through the provider's batch API (half price, done within 24 h; a killed run resumes polling). Runtime only: a batch answer and a live one are interchangeable.")

@@ -161,6 +161,15 @@ class Config(Section):
                              f"reward.none_as={rw.none_as} puts every unscored answer below it, so none is kept")
                           + f"; set select.min_reward={min(lowest, rw.none_as if rw.none_as is not None else 0.0) - 1:g} "
                           "(or lower) to keep them, as TRL does", UserWarning)
+        lang = "ocaml" if self.data.source.split(":")[0] == "ocaml" else self.data.language
+        other = {"python": "ocaml", "ocaml": "python"}[lang]
+        if f"```{other}" in self.student.system_prompt:
+            # a warning: rows may name their own language; the usual cause is a prompt kept from another config
+            warnings.warn(f"student.system_prompt asks for a ```{other} block, but the problems are {lang} "
+                          f"(data.source={self.data.source}, data.language={self.data.language}): the {lang} judge "
+                          f"skips a ```{other} block, so an answer that does as asked scores 0; set student.system_prompt "
+                          + ("(configs/ocaml.yaml has an OCaml one)" if lang == "ocaml" else "to ask for ```python"),
+                          UserWarning)
         if u.sampler_correction != "none":
             if u.sampler_correction_min is None and u.sampler_correction_max is None:
                 raise ValueError(f"update.sampler_correction={u.sampler_correction} needs a bound: set "
