@@ -313,9 +313,9 @@ def cmd_sweep(cfg: Config, a) -> int:
         raise ConfigError(f"{', '.join(ws)}: the warm-start's (epoch 0), not the RL update's: {_ws_why(ws, a.n)}")
     if note := schedule_tail(r0, cfg, a.n):
         say(note)
-    before = r0.chosen_update(a.n)   # the later epochs' note only where the sweep changed the choice
     t = time.time()
     with r0.held():   # from the first point to the last: no other command on the run in between
+        before = r0.chosen_update(a.n)   # the later epochs' note only where the sweep changed the choice
         for i, (combo, c) in enumerate(zip(combos, configs), 1):
             r = Runner(c).under(r0)
             say(f"[{i}/{len(combos)}] {' '.join(combo)}")
