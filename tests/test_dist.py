@@ -322,10 +322,17 @@ def test_only_rank_0_prints_the_warnings_every_rank_would_repeat(tmp_path, rank,
     assert ("a logged warning" in r.stderr) == warned and ("judge.python.function=x.py:f is not" in r.stderr) == warned
 
 
-def test_a_deepspeed_accelerate_config_is_refused_before_any_process_starts(tmp_path, capsys):
+def test_a_deepspeed_accelerate_config_is_refused_before_any_process_starts(tmp_path, capsys, monkeypatch):
     """The update refuses DeepSpeed: `--processes 2 --accelerate-config` naming it says so at once, as does
-    a file that is not there, instead of launching ranks that fail when the update stage begins."""
+    a file that is not there, instead of launching ranks that fail when the update stage begins. Launched by
+    hand (`accelerate launch --config_file ds.yaml -m pipeline.cli epoch 1`), each rank refuses before any
+    work too: it sampled and judged first, then stopped at the update."""
     from pipeline.cli.main import main
+    with monkeypatch.context() as m:
+        m.setenv("ACCELERATE_USE_DEEPSPEED", "true")   # what accelerate launch sets for a DeepSpeed config
+        assert main(["epoch", "1", f"run.dir={tmp_path / 'by-hand'}"]) == 2
+        assert "launched with a DeepSpeed accelerate config" in capsys.readouterr().err
+        assert not (tmp_path / "by-hand").exists() or not any((tmp_path / "by-hand").rglob("manifest.json"))
     ds = tmp_path / "ds.yaml"
     ds.write_text("compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\ndeepspeed_config:\n  zero_stage: 2\n")
     assert main(["epoch", "1", "--processes", "2", "--accelerate-config", str(ds), f"run.dir={tmp_path}"]) == 2

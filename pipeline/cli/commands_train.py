@@ -338,7 +338,7 @@ def cmd_sweep(cfg: Config, a) -> int:
 
 
 def cmd_eval(cfg: Config, a) -> int:
-    check_engines(cfg, sampling=False)
+    check_engines(cfg, sampling=False, updating=False)
     check_data(cfg)
     r = common.open_runner(cfg)
     from pipeline.run.preflight import check_data_files
