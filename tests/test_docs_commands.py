@@ -270,3 +270,17 @@ def test_the_trl_equivalent_line_over_the_shipped_config_is_pure_grpo(capsys):
     assert (u.warm_start, cfg.reward.kind, u.teacher_sft_coef, u.kl_coef, u.loss_type) == (False, "direct", 0, 0, "dapo")
     assert (cfg.select.drop_zero_std, cfg.sample.temperature) == (False, 1.0)
     assert "warm_start: false" in typed(f"rlaif --config {ROOT / 'config.yaml'} config show {line}", capsys)
+
+
+def test_cache_stats_as_typed_counts_the_runs_cache(tmp_path, monkeypatch, capsys):
+    """judges-and-cost.md's `rlaif cache stats`, typed in a project folder whose runs have judged (the default
+    cache, <run.dir>/.judge-cache): its entries and size (only its error exits had a test)."""
+    from judges.cache import JudgeCache
+    line = documented("docs/guides/judges-and-cost.md", "`rlaif cache stats` shows entries and size").split("`")[1]
+    monkeypatch.chdir(tmp_path)   # (no ./config.yaml: the defaults, run.dir=runs)
+    c = JudgeCache(tmp_path / "runs" / ".judge-cache")
+    c.set("k0", {"value": 0.5})
+    c.set("k1", {"value": 1.0})
+    c.close()
+    stats = json.loads(typed(line, capsys))
+    assert stats["entries"] == 2 and stats["bytes"] > 0 and stats["directory"].endswith(".judge-cache"), stats
