@@ -175,7 +175,7 @@ def test_a_system_prompt_asking_for_another_language_than_the_problems_is_warned
     import warnings
     with pytest.warns(UserWarning, match=r"asks for a ```python block, but the problems are ocaml .*scores 0"):
         load_config(None, ["data.source=my.jsonl", "data.language=ocaml"])
-    with pytest.warns(UserWarning, match=r"asks for a ```ocaml block, but the problems are python"):
+    with pytest.warns(UserWarning, match=r"asks for a ```ocaml block, but the problems are python.*data.language=ocaml if"):
         load_config(None, ["student.system_prompt=Answer with one ```ocaml code block."])
     with warnings.catch_warnings():
         warnings.simplefilter("error")

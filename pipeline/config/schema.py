@@ -168,7 +168,8 @@ class Config(Section):
             warnings.warn(f"student.system_prompt asks for a ```{other} block, but the problems are {lang} "
                           f"(data.source={self.data.source}, data.language={self.data.language}): the {lang} judge "
                           f"skips a ```{other} block, so an answer that does as asked scores 0; set student.system_prompt "
-                          + ("(configs/ocaml.yaml has an OCaml one)" if lang == "ocaml" else "to ask for ```python"),
+                          + ("(configs/ocaml.yaml has an OCaml one)" if lang == "ocaml" else
+                             "to ask for ```python, or data.language=ocaml if the rows are OCaml"),
                           UserWarning)
         if u.sampler_correction != "none":
             if u.sampler_correction_min is None and u.sampler_correction_max is None:
