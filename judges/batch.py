@@ -41,7 +41,7 @@ from typing import Any, Callable
 from judges.cache import JudgeCache
 from judges.batch_records import BatchItem, BatchTimeout, Journal, Outcome, chunks as _chunks, kinds as _kinds
 from judges.batch_registry import Registry
-from judges.batch_steps import _find_landed, _ingest, _known, _recover, _submit
+from judges.batch_steps import _ingest, _known, _over_upload, _recover, _submit
 from judges.cached import BudgetExceeded, RunStats, _cost, run_cached
 
 log = logging.getLogger("rlaif")
@@ -140,11 +140,8 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
         if bid is None and file_id and hasattr(judge, "find_batch"):
             # OpenAI, killed between upload and the batch id: the batch over that file, or a new one over it
             sent = max((e, theirs or {}), key=lambda x: x.get("creating_at", 0))   # (the journal's, or the claim's)
-            bid = await _find_landed(judge, client, file_id, sent)
-            if bid is None and not any(cache.get(k) is not None for k in e["keys"]):   # (some answered since: the
-                bid = await judge.batch_submit(client, [], lambda d: (reg.note(entry, **d), journal.write(   # rest anew)
-                    {"event": "file", "local": local, **d})), file_id=file_id)
-                stats.batches += 1
+            bid = await _over_upload(judge, client, cache, stats, file_id, e["keys"], sent, lambda d: (
+                reg.note(entry, **d), journal.write({"event": "file", "local": local, **d})))
             if bid is not None:
                 reg.note(entry, batch_id=bid)
                 journal.write({"event": "created", "local": local, "batch_id": bid})

@@ -109,18 +109,28 @@ async def _recover(judge: Any, client: Any, cache: Any, reg: Any, running: dict,
     is lost, and the keys still missing are returned, to be submitted anew."""
     freed: list[str] = []
     for e in recover:
-        bid = await _find_landed(judge, client, e["file_id"], e)
-        if bid is None and any(cache.get(k) is not None for k in e["keys"]):
+        bid = await _over_upload(judge, client, cache, stats, e["file_id"], e["keys"], e, lambda d: reg.note(e, **d))
+        if bid is None:
             reg.lost(e["local"])
             freed += [k for k in e["keys"] if cache.get(k) is None]
             continue
-        if bid is None:
-            bid = await judge.batch_submit(client, [], lambda d: reg.note(e, **d), file_id=e["file_id"])
-            stats.batches += 1
         reg.note(e, batch_id=bid)
         running[e["local"]] = (bid, e["keys"], e.get("role", "judge"))
     recover.clear()
     return freed
+
+
+async def _over_upload(judge: Any, client: Any, cache: Any, stats: Any, file_id: str, keys: list[str], sent: dict,
+                       note: Callable[[dict], Any]) -> str | None:
+    """The batch over an upload whose creation's answer was lost (a kill, a dropped connection): the one that
+    landed (_find_landed), else one created over the file now (`note` gets its moment) -- unless some of its
+    keys were answered since (its batch lost, those asked anew): None then, the rest to be submitted anew
+    (creating over the file would pay those twice)."""
+    bid = await _find_landed(judge, client, file_id, sent)
+    if bid is None and not any(cache.get(k) is not None for k in keys):
+        bid = await judge.batch_submit(client, [], note, file_id=file_id)
+        stats.batches += 1
+    return bid
 
 
 async def _find_landed(judge: Any, client: Any, file_id: str, sent: dict) -> str | None:

@@ -23,11 +23,11 @@ log = logging.getLogger("rlaif")
 def cmd_epoch(cfg: Config, a) -> int:
     """`rlaif epoch N`: epochs 1..N, each one's finished stages reused (an epoch done earlier costs a
     line); `rlaif update N`, `rlaif replay N`, `--only`, `--force`: epoch N alone."""
+    dry_run = getattr(a, "dry_run", False)
     check_engines(cfg, sampling=a.cmd != "update",   # (a dry run or a stage alone other than the update trains nothing)
-                  updating=not getattr(a, "dry_run", False) and getattr(a, "only", None) in (None, "update"))
+                  updating=not dry_run and getattr(a, "only", None) in (None, "update"))
     check_data(cfg)
     check_trackers(cfg)
-    dry_run = getattr(a, "dry_run", False)
     warm_start_next = (a.cmd == "epoch" and a.n >= 1 and cfg.update.warm_start and getattr(a, "only", None) is None
                        and not getattr(a, "force", False))
     r = common.open_runner(cfg)

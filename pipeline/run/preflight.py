@@ -3,6 +3,7 @@ a path the run cannot write fails in a line, with nothing written: no run direct
 epoch."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Callable
 
@@ -17,7 +18,6 @@ def check_engines(cfg: Config, sampling: bool = True, updating: bool = True) -> 
     here, before any work (`sampling`: a command that samples); so does a command that trains
     (`updating`) under a DeepSpeed accelerate config launched by hand (`--accelerate-config` refuses
     one before launching)."""
-    import os
     if updating and os.environ.get("ACCELERATE_USE_DEEPSPEED", "false").lower() == "true":
         raise RunError("launched with a DeepSpeed accelerate config (ACCELERATE_USE_DEEPSPEED=true): the update does "
                        "not run under DeepSpeed yet (it accumulates gradients itself, and DeepSpeed's engine steps on "
