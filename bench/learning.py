@@ -60,6 +60,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import record  # noqa: E402
+from bench.learning_args import SAMPLES, SETS, TEMPERATURE, parse  # noqa: E402,F401
 from pipeline.config.file import load_config  # noqa: E402
 from pipeline.config.base import ConfigError  # noqa: E402
 from pipeline.run.runner import Runner  # noqa: E402
@@ -68,12 +69,6 @@ from bench.learning_tables import (PARTS, PYTHON_HELDOUT, VERDICT, arms_table, c
 
 ROOT = Path("runs/bench-learning")  # --root moves it
 CONFIG = "config.yaml"
-# validation: the data.validation_size problems carved out of the training set; tune: the problem
-# bank's tuning split (bank:tune), written at the embedded student's level like bank:heldout and
-# split from it by task, which no split-named source trains on (--tune N: a fixed draw of N). Tune on
-# either; the held-out sets and HumanEval are reported, never tuned on
-SETS = {"heldout": "builtin:heldout", "bank": "bank:heldout", "humaneval": "humaneval", "validation": "validation",
-        "tune": "bank:tune", "ocaml": "ocaml:heldout"}
 HELDOUT = (*PYTHON_HELDOUT, "ocaml")  # the held-out sets: what the positive control trains on
 
 
@@ -87,15 +82,35 @@ def sampled_eval(name: str, epoch: int, overrides: list[str], a, log, sets=None,
     warm_start: epoch 0's warm-start adapter (the run's own, trained before its epoch 1)."""
     out = {}
     for key in a.sets if sets is None else sets:
-        extra = [f"eval.sources=[{SETS[key]}]", f"eval.num_samples={a.samples}", f"eval.temperature={a.temperature}",
-                 f"eval.max_problems={ {'humaneval': a.humaneval, 'tune': a.tune}.get(key, 0)}"]
-        r = runner(name, overrides, extra)
+        r = runner(name, overrides, eval_overrides(key, a))
         t = time.time()
         m = r.run_eval(epoch, echo=lambda _: None, warm_start=warm_start)
         out[key] = r.epoch_dir(epoch) / f"eval-{m['fingerprint'][:8]}"
         what = "warm-start" if warm_start else f"epoch {epoch}"
         log(f"  {name} {what} sampled eval on {key}: {time.time() - t:.0f}s ({out[key]})")
     return out
+
+
+def eval_overrides(key: str, a) -> list[str]:
+    """What a run's sampled eval on set `key` adds to its overrides."""
+    return [f"eval.sources=[{SETS[key]}]", f"eval.num_samples={a.samples}", f"eval.temperature={a.temperature}",
+            f"eval.max_problems={ {'humaneval': a.humaneval, 'tune': a.tune}.get(key, 0)}"]
+
+
+def check_evals(a) -> str | None:
+    """Every sampled eval's config, built before any training (the controls aside: theirs are the first
+    seed's, on other data): what the bench would refuse only after hours of it (--sets validation with no
+    data.validation_size) is said now. None when every one loads."""
+    ov = [f"update.planned_epochs={a.epochs}", *a.overrides]
+    runs = {**base_plan(a, ov), **plan(argparse.Namespace(**{**vars(a), "no_controls": True}), ov)}
+    for name, o in runs.items():
+        for key in a.sets:
+            try:
+                load_config(a.config, [*o, *eval_overrides(key, a)])
+            except ConfigError as e:
+                return (f"--sets {key}: the bench could not evaluate run {name} on it (said now, not after its "
+                        f"training): {e}")
+    return None
 
 
 def heldout_source(keys: list[str], root: Path) -> str:
@@ -176,7 +191,6 @@ def training_reward(runs: dict[str, list[str]], epochs: int) -> tuple[float, flo
     return (*mean_interval(strata, paired=False), sum(map(len, strata)))
 
 
-SAMPLES, TEMPERATURE = 8, 0.6  # the final evals' answers per problem and their temperature
 SEED0 = 1        # run.seed of the first trained seed; run.seed 0's eval streams (eval seed 0) are the calibration
                  # draw's that kept the bank's held-out problems (bench/bank_rates.py): no eval here reuses them
 BASE_SEED0 = 101  # the base draws' run.seed (eval seeds 101000, ...): streams no trained run's eval uses
@@ -239,70 +253,10 @@ def heading(a) -> str:
             + "".join(f" {flag}" for flag, on in flags if on) + ")")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     global ROOT, CONFIG
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--seeds", type=int, default=3, help="training seeds (run.seed 1..S; run.seed 0's eval streams are the calibration draw's)")
-    ap.add_argument("--epochs", type=int, default=4)
-    ap.add_argument("--samples", type=int, default=SAMPLES, help="sampled answers per problem in the final evals")
-    ap.add_argument("--temperature", type=float, default=TEMPERATURE, help="their temperature (DeepSeek-R1's pass@1 protocol)")
-    ap.add_argument("--humaneval", type=int, default=0, help="HumanEval problems evaluated (0 = all 164; a fixed subset)")
-    ap.add_argument("--sets", default="heldout,bank,humaneval",
-                    help="comma-separated: heldout (builtin:heldout, 29 problems), bank (bank:heldout, 159), humaneval, "
-                         "validation (needs data.validation_size > 0 among the overrides or in --config: the set to "
-                         "tune on), tune (bank:tune, the problem bank's tuning split: a larger set to tune the recipe on, at the student's level), ocaml (ocaml:heldout, 16 problems, with --config configs/ocaml.yaml; also reports "
-                         "the shares of well-formed and type-checking answers)")
-    ap.add_argument("--base-draws", type=int, default=None, help="the base model's sampled evals, each with its "
-                                                                     "own streams (run.seed 101..100+D), averaged; their "
-                                                                     "spread measures the draw-level variance (2 or "
-                                                                     "more); default 5 (--quick: 1)")
-    ap.add_argument("--tune", type=int, default=0, help="--sets tune: how many problems of bank:tune (a fixed draw; 0 = all)")
-    ap.add_argument("--no-controls", action="store_true", help="skip the negative and positive controls")
-    ap.add_argument("--ablation", action="store_true", help="also train RL without the warm-start and the default "
-                                                            "with the plain execution reward and no teacher rows "
-                                                            "in RL (TRL's GRPOTrainer's), each over the same "
-                                                            "seeds: the recipe's parts (the warm-start alone is "
-                                                            "in every bench)")
-    ap.add_argument("--lever", nargs="+", action="append", default=[], metavar=("NAME", "KEY=VALUE"),
-                    help="a candidate change to the default: NAME, then its overrides (key.sub=value ...); trained over "
-                         "the same seeds (runs NAME-seed<s>) and reported against the default, paired by seed. "
-                         "Repeatable; put the bench's own overrides before it. Tune with --sets tune or validation, "
-                         "never on the held-out sets")
-    ap.add_argument("--quick", action="store_true", help="1 seed, no controls, 40 HumanEval problems")
-    ap.add_argument("--fresh", action="store_true", help="delete the bench's runs first")
-    ap.add_argument("--root", default=str(ROOT), help="where the bench's runs go (default runs/bench-learning)")
-    ap.add_argument("--config", default="config.yaml", help="the config every run starts from")
-    ap.add_argument("--no-record", action="store_true", help="print the tables; do not append to bench/RESULTS.md")
-    ap.add_argument("overrides", nargs="*", metavar="key.sub=value")
-    a = ap.parse_args()
+    a = parse(__doc__.split("\n\n")[0], argv, check=check_evals)
     ROOT, CONFIG = Path(a.root), a.config
-    a.sets = [s for s in a.sets.split(",") if s]
-    if set(a.sets) - set(SETS):
-        ap.error(f"--sets: unknown {', '.join(sorted(set(a.sets) - set(SETS)))}; choose among {', '.join(SETS)}")
-    if a.quick:  # the heldout set whole, HumanEval a fixed subset of 40 unless --humaneval says otherwise
-        a.seeds, a.no_controls, a.humaneval = 1, True, a.humaneval or 40
-    if a.base_draws is None:
-        a.base_draws = 1 if a.quick else 5
-    if a.base_draws < 1:
-        ap.error("--base-draws: 1 or more")
-    if seeded := [o for o in [*a.overrides, *(x for _, *lv in a.lever for x in lv)] if o.startswith("run.seed=")]:
-        ap.error(f"{seeded[0]}: the bench sets run.seed itself, one per trained seed and base draw; drop it")
-    taken = {"seed", "rl-only", "plain", "base", "base-draw", "negative-control", "positive-control"}
-    for name, *lever in a.lever:
-        if not re.fullmatch(r"[A-Za-z0-9_.]+", name) or name in taken:
-            ap.error(f"--lever {name}: a name first (letters, digits, _ or .; not {', '.join(sorted(taken))}), "
-                     "then its overrides, e.g. --lever pool24 data.pool_size=0 data.prompts_per_epoch=24")
-        if not lever or any("=" not in o for o in lever):
-            ap.error(f"--lever {name}: each override is key.sub=value (got {' '.join(lever) or 'none'})")
-        try:
-            arm = load_config(CONFIG, [f"update.planned_epochs={a.epochs}", *a.overrides, *lever])
-        except ConfigError as e:
-            ap.error(f"--lever {name}: {e}")
-        # a lever that sets what the default already has would train the default again: minutes for a 0
-        if arm.model_dump() == load_config(CONFIG, [f"update.planned_epochs={a.epochs}", *a.overrides]).model_dump():
-            ap.error(f"--lever {name}: {' '.join(lever)} is what the default already has (`rlaif config show` "
-                     "lists every value): it would train the default again")
-        taken.add(name)
     if a.fresh and ROOT.exists():
         shutil.rmtree(ROOT)
     t0, times = time.time(), {}

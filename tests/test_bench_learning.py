@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -325,3 +326,22 @@ def test_a_run_seed_among_the_overrides_is_refused_before_any_work(tmp_path):
         res = subprocess.run([sys.executable, "bench/learning.py", *args], cwd=ROOT, capture_output=True, text=True,
                              timeout=120)
         assert res.returncode == 2 and "the bench sets run.seed itself" in res.stderr, res.stderr[-2000:]
+
+
+def test_an_eval_the_bench_could_not_run_is_refused_before_any_training(tmp_path):
+    """The guides' `make bench-learning ARGS="--sets validation data.validation_size=20"` plans evals the
+    bench can run; without data.validation_size (the shipped config carves no validation split) the same
+    bench is refused at once (exit 2, nothing written), not after hours of training at its first eval."""
+    from bench import learning
+    from bench.learning_args import parse
+    line = 'make bench-learning ARGS="--sets validation data.validation_size=20"'
+    assert line in (ROOT / "docs/guides/datasets.md").read_text()
+    args = shlex.split(line)[2].removeprefix("ARGS=").split()
+    a = parse("", [*args, "--root", str(tmp_path / "r")], check=learning.check_evals)
+    assert a.sets == ["validation"] and a.overrides == ["data.validation_size=20"]
+    res = subprocess.run([sys.executable, "bench/learning.py", "--root", str(tmp_path / "r"), "--sets", "validation"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2, res.stderr
+    assert "--sets validation: the bench could not evaluate run base on it" in res.stderr, res.stderr
+    assert "data.validation_size is 0" in res.stderr, res.stderr
+    assert not (tmp_path / "r").exists()

@@ -284,3 +284,80 @@ def test_cache_stats_as_typed_counts_the_runs_cache(tmp_path, monkeypatch, capsy
     c.close()
     stats = json.loads(typed(line, capsys))
     assert stats["entries"] == 2 and stats["bytes"] > 0 and stats["directory"].endswith(".judge-cache"), stats
+
+
+def test_the_reward_guides_function_scores_one_answer_as_typed_alone_and_in_the_mix(tmp_path, monkeypatch, capsys):
+    """docs/guides/reward-functions.md: its my_rewards.py as the guide prints it, then `rlaif judge --problem ID
+    --completion FILE judge.kind=python judge.python.function=...` as typed (through the installed command once):
+    1.0 for an answer defining the entry point, 0.0 for one that does not, the same answer again from the
+    cache; the guide's mix overrides weigh it 0.2 beside the execution judge's 0.8."""
+    page = (ROOT / "docs/guides/reward-functions.md").read_text()
+    (tmp_path / "my_rewards.py").write_text(re.search(r"```python\n(# my_rewards.py\n.*?)```", page, re.S)[1])
+    line = documented("docs/guides/reward-functions.md", "rlaif judge --problem ID --completion FILE judge.kind=python "
+                                                         "judge.python.function=...")
+    line = line.replace("ID", "py-easy-001").replace("FILE", "answer.md").replace("...", "my_rewards.py:reward")
+    mix = re.search(r"rlaif epoch 1 (judge.kind=mix .*)\n", page)[1]
+    monkeypatch.chdir(tmp_path)
+    for defined, score in (("sum_list", 1.0), ("total", 0.0)):
+        (tmp_path / "answer.md").write_text(f"```python\ndef {defined}(nums: list[int]) -> int:\n    return sum(nums)\n```\n")
+        first = _judged(shell(line, tmp_path)) if score else json.loads(typed(line, capsys))
+        again = json.loads(typed(line, capsys))
+        assert (first["judge"], first["value"], first["cache_hit"]) == ("python", score, False), first
+        assert (again["value"], again["cache_hit"]) == (score, True), again
+        mixed = json.loads(typed(f"rlaif judge --problem py-easy-001 --completion answer.md {mix}", capsys))
+        parts = mixed["breakdown"]
+        assert (parts["python"]["value"], parts["python"]["weight"], parts["execution"]["weight"]) == (score, 0.2, 0.8)
+        assert mixed["value"] == pytest.approx(0.8 * parts["execution"]["value"] + 0.2 * score), mixed
+
+
+def test_config_show_doc_and_on_the_bank_print_what_the_docs_say(capsys):
+    """docs/quickstart.md:71 `rlaif config show --doc`: every key (docs/reference/config.md's), its default and
+    its description; docs/guides/datasets.md `rlaif config show data.source=bank:train`: `sources: null` under
+    `eval:`, and a comment at the top saying that means the validation split."""
+    from pipeline.config.file import describe
+    out = typed(documented("docs/quickstart.md", "rlaif config show --doc"), capsys).splitlines()
+    rows = {line.split()[0]: line for line in out if line.strip()}
+    for key, default, doc in describe():
+        assert key in rows and str(default) in rows[key] and doc.split(".")[0] in rows[key], (key, rows.get(key))
+    line = documented("docs/guides/datasets.md", "rlaif config show data.source=bank:train")
+    out = typed(line, capsys)
+    head, _, body = out.partition("\nrun:\n")
+    assert '# eval.sources: null means ["validation"] with data.source=bank:train' in head, head
+    assert re.search(r"^eval:\n  sources: null$", body, re.M), body
+
+
+def test_a_mapping_override_replaces_the_config_files_mapping_as_the_datasets_guide_types_it(tmp_path, monkeypatch, capsys):
+    """docs/guides/datasets.md `rlaif epoch 1 data.source=my.jsonl 'data.mapping={prompt: question, entry_point: fn}'`
+    (here --dry-run: every row loaded and checked, nothing run), beside a config.yaml whose own mapping names a
+    column no row has: the override's {...} replaces that mapping whole, so the file's 12 problems load."""
+    line = documented("docs/guides/datasets.md",
+                      "rlaif epoch 1 data.source=my.jsonl 'data.mapping={prompt: question, entry_point: fn}'")
+    rows = [json.loads(x) for x in (ROOT / "data/problems/problems.jsonl").read_text().splitlines()]
+    mine = [{"question": r["prompt"], "fn": r["entry_point"], **{k: r[k] for k in ("id", "difficulty", "reference",
+                                                                                  "tests", "signature")}}
+            for r in rows if r["split"] == "train"][:12]
+    (tmp_path / "my.jsonl").write_text("".join(json.dumps(r) + "\n" for r in mine))
+    (tmp_path / "config.yaml").write_text("data:\n  mapping: {prompt: text, id: task}\n")
+    monkeypatch.chdir(tmp_path)
+    out = typed(f"{line} --dry-run", capsys)
+    assert f"config file: {tmp_path / 'config.yaml'}" in out and "data: 12 problems in my.jsonl" in out, out
+
+
+def test_the_concepts_snippet_loads_the_embedded_student_with_a_runs_adapter(tmp_path, monkeypatch):
+    """docs/concepts.md's Python lines, run as printed from a folder holding an epoch's adapter where the
+    snippet says: the embedded student's safetensors copy is where it looks ($RLAIF_CACHE or
+    ~/.cache/rlaif), and PEFT loads the adapter over it."""
+    from peft import LoraConfig, PeftModel, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    from pipeline.engines.embedded import ensure_embedded
+    code = re.search(r"```python\n(import os\nfrom peft import PeftModel\n.*?)```",
+                     (ROOT / "docs/concepts.md").read_text(), re.S)[1]
+    adapter = re.search(r'"(runs/default/epoch-001/update-[0-9a-f]{8}/adapter)"', code)[1]
+    policy = get_peft_model(AutoModelForCausalLM.from_pretrained(ensure_embedded()), LoraConfig(r=2, target_modules=["q_proj"]))
+    policy.save_pretrained(tmp_path / adapter)
+    monkeypatch.chdir(tmp_path)
+    space: dict = {}
+    exec(code, space)
+    assert isinstance(space["model"], PeftModel) and space["model"].config.hidden_size == 576
+    assert space["model"].peft_config["default"].target_modules == {"q_proj"}
