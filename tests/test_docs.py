@@ -176,3 +176,17 @@ def test_every_test_the_guarantees_name_exists():
     files = set(re.findall(r"`((?:tests_\w+/)?test_\w+\.py)[`:]", page))
     missing += [f for f in sorted(files) if not (ROOT / (f if "/" in f else f"tests/{f}")).exists()]
     assert not missing, f"docs/GUARANTEES.md names tests that do not exist: {missing}"
+
+
+def test_the_docs_generator_as_typed_writes_every_page_and_nothing_when_up_to_date(tmp_path):
+    """`python -m pipeline.cli.docs_gen` (what `make docs` runs first): in this checkout, up to date, it writes
+    nothing and says nothing; into an empty tree it writes every generated page, each as pages() has it."""
+    from pipeline.cli.docs_gen import write
+    # (stale pages would be written into this checkout: test_generated_reference_pages_are_up_to_date says so)
+    assert all((ROOT / rel).is_file() and (ROOT / rel).read_text() == text for rel, text in pages().items())
+    res = subprocess.run([sys.executable, "-m", "pipeline.cli.docs_gen"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0 and "wrote" not in res.stderr, res.stderr
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in write(tmp_path)) == sorted(pages())
+    assert all((tmp_path / rel).read_text() == text for rel, text in pages().items())
+    assert write(tmp_path) == []

@@ -153,3 +153,27 @@ def test_a_sweep_holds_the_run_lock_from_its_first_point_to_its_last(epoch1_conf
     other = Runner(load_config(None, epoch1_config))
     other.lock()   # and the sweep let it go
     other.unlock()
+
+
+def test_an_update_variant_of_a_select_key_as_typed_selects_again_and_trains_on_it(epoch1_config, capsys, tmp_path,
+                                                                                  monkeypatch):
+    """docs/guides/update-variants-and-sweeps.md: `rlaif update N select.KEY=...` (as typed, through the CLI):
+    `rlaif update 1 select.drop_zero_std=false` keeps the zero-spread groups the epoch's selection dropped
+    (the tiny model's samples all score alike) in a selection made again in place, and its variant trains on
+    those rows; `rlaif compare 1` tells the two variants apart by the selection setting each trained on."""
+    from pipeline.cli.main import main
+    from pipeline.store.tables import load_table
+    monkeypatch.chdir(tmp_path)   # no config.yaml here: the built-in defaults, as the fixture's run was made
+    r = Runner(load_config(None, epoch1_config))
+    first, e1 = r.chosen_update(1)[0], r.epoch_dir(1)
+    students = lambda: sum(row["sample_idx"] >= 0 for row in load_table(e1 / "select"))   # noqa: E731
+    assert students() == 0   # every group dropped: the first variant trained on the teacher's rows alone
+    assert main(["update", "1", "select.drop_zero_std=false", *epoch1_config]) == 0
+    made = next(p for p in e1.glob("update-*") if p.is_dir() and p != first)
+    assert read_manifest(made)["inputs"]["select"] == read_manifest(e1 / "select")["fingerprint"]
+    assert students() == 9 and read_manifest(made)["rows"] > read_manifest(first)["rows"]
+    capsys.readouterr()
+    assert main(["compare", "1", *epoch1_config]) == 0
+    out = capsys.readouterr().out.split("* = chosen")[0].splitlines()
+    table = {line.split()[1]: line.split()[2] for line in out[1:]}
+    assert "select.drop_zero_std" in out[0] and table == {first.name: "True", made.name: "False"}, out

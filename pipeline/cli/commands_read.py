@@ -25,15 +25,26 @@ def cmd_compare(cfg: Config, a) -> int:
         raise RunError(f"epoch {a.n} of run {r.run_dir} has no update yet: run `rlaif epoch {a.n}` first")
     chosen = r.chosen_update(a.n)
     import json
-    # an RL update records its section whole; the warm-start its update.sft_* keys one by one
-    confs = [m.get("config", {}).get("update") or {k.removeprefix("update."): v for k, v in m.get("config", {}).items()
-                                                   if k.startswith("update.")} for _, m in variants]
-    # the update settings that tell the variants apart (lr and kl_coef when none does)
+    selection = read_manifest(r.epoch_dir(a.n) / "select") or {}
+
+    def settings(m: dict) -> dict:
+        """A variant's update settings (an RL update records its section whole; the warm-start its update.sft_*
+        keys one by one) and those of the selection it trained on (recorded beside it; a run made before that
+        was recorded: known only while the selection it read is the epoch's current one)."""
+        conf = m.get("config", {})
+        out = {f"update.{k}": v for k, v in conf["update"].items()} if "update" in conf else \
+            {k: v for k, v in conf.items() if k.startswith("update.")}
+        chose = m.get("select_config")
+        if chose is None and selection and m.get("inputs", {}).get("select") == selection.get("fingerprint"):
+            chose = selection.get("config", {})
+        return out | {k: v for k, v in (chose or {}).items() if k.startswith("select.")}
+    confs = [settings(m) for _, m in variants]
+    # the settings that tell the variants apart (lr and kl_coef when none does)
     keys = sorted(k for k in set().union(*confs) if len({json.dumps(c.get(k), sort_keys=True) for c in confs}) > 1)
-    keys = keys or (["sft_lr", "sft_epochs"] if a.n == 0 else ["lr", "kl_coef"])
+    keys = keys or ([f"update.{k}" for k in (("sft_lr", "sft_epochs") if a.n == 0 else ("lr", "kl_coef"))])
     metrics = ["loss/total", "loss/policy", "kl/k3", "kl/k1", "optim/grad_norm", "policy/entropy", "eval/score",
                "eval/pass@1"]
-    cols = [f"update.{k}" for k in keys] + metrics
+    cols = keys + metrics
     evals, paths = {}, {}
     for _, m in variants:  # each variant's eval: the one this config asks for, else the epoch loop's
         found = r.eval_of(a.n, m["fingerprint"])
@@ -43,7 +54,7 @@ def cmd_compare(cfg: Config, a) -> int:
     print(f"{'':2}{'variant':<18}" + "".join(f"{c:>{w}}" for c, w in zip(cols, widths)))
     # a variant trained on another selection than the epoch's current one (its samples, or its select settings,
     # made again since): its training figures are not of the same rows as the others'
-    current = (read_manifest(r.epoch_dir(a.n) / "select") or {}).get("fingerprint")
+    current = selection.get("fingerprint")
     other_rows = {p for p, m in variants if current and m.get("inputs", {}).get("select") not in (None, current)}
     for p, m in variants:
         fig, conf = {**m.get("figures", {}), **evals.get(m["fingerprint"], {})}, confs[[v[0] for v in variants].index(p)]

@@ -323,6 +323,10 @@ class Runner(Lineage, RunLock):
                 "started_at": started, "wall_s": time.time() - t, "rows": ctx.rows,
                 "figures": ctx.figures,
                 **({"code": _resolve(st.code)(self.cfg)} if st.code else {}),
+                # the selection's settings it trained on (a later `rlaif update N select.KEY=...` remakes the
+                # selection in place): what `rlaif compare` tells the variants apart by (in no fingerprint)
+                **({"select_config": (read_manifest(inputs["select"]) or {}).get("config", {})}
+                   if st.variant and "select" in inputs else {}),
             })
         for fn in ctx.on_success:
             fn()
