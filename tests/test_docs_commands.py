@@ -160,6 +160,24 @@ def test_config_after_the_command_reads_that_file_as_before_it(fake_run, tmp_pat
     assert {json.loads(x)["key"] for x in (tmp_path / "judgements.jsonl").read_text().splitlines()} == {"k0", "k1"}
 
 
+def test_the_training_lines_with_config_after_the_command_parse_to_that_file():
+    """README.md's and docs/quickstart.md's `rlaif epoch|update|replay|export ... --config my.yaml` lines (their
+    my.yaml names a Hub student and an API judge, so they run on a user's machine, not here; the test above runs
+    the others): each parses to its command with my.yaml as the config, its epoch, output and overrides kept."""
+    from pipeline.cli.main import parse_args
+    text = (ROOT / "README.md").read_text() + (ROOT / "docs/quickstart.md").read_text()
+    lines = set(re.findall(r"^(rlaif (?:epoch|update|replay|export) [^#\n]*?--config my\.yaml[^#\n]*?) *(?:#|$)", text, re.M))
+    assert len(lines) == 6, lines   # epoch 1 (and its dry run), export 1, epoch 4, update 4, replay 4
+    for line in lines:
+        words = argv(line)
+        a = parse_args(words)
+        assert (a.config, a.cmd, a.n) == ("my.yaml", words[0], int(words[1])), line
+        assert a.overrides == [w for w in words if "=" in w], line
+        assert getattr(a, "dry_run", False) == ("--dry-run" in words), line
+        if a.cmd == "export":
+            assert a.out == "my-model", line
+
+
 # -- rlaif compare-evals --confidence ----------------------------------------------------------
 def test_compare_evals_prints_the_confidence_level_it_is_given(tmp_path, monkeypatch, capsys):
     """docs/measuring-learning.md:14 `rlaif compare-evals runs/default@0 runs/default@4` with

@@ -296,14 +296,11 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
-def _main(argv: list[str] | None) -> int:
-    from data.rows import DataError
-    from judges.cache import CacheError
-    from pipeline.config.errors import RunError
-    from pipeline.engines.model import ModelError
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    """The command line as the command reads it: its key=value overrides gathered from wherever they stand
+    (argparse stops filling a positional list at an option: `rlaif update 4 --config my.yaml update.lr=1e-4`)."""
     parser = build_parser()
     a, extra = parser.parse_known_args(argv)
-    # key=value overrides may stand anywhere (argparse stops filling a positional list at an option)
     stray = [x for x in extra if "=" not in x or x.startswith("-")]
     if stray:
         dashed = next((x for x in stray if x.startswith("--") and x[2:3].isalpha()), None)
@@ -315,6 +312,15 @@ def _main(argv: list[str] | None) -> int:
         # (only where it would launch: a rank, launched already, is not given the options)
         parser.error(f"--accelerate-config {a.accelerate_config} is read only when launching several processes: "
                      "add --processes N (N of 2 or more, one per GPU)")
+    return a
+
+
+def _main(argv: list[str] | None) -> int:
+    from data.rows import DataError
+    from judges.cache import CacheError
+    from pipeline.config.errors import RunError
+    from pipeline.engines.model import ModelError
+    a = parse_args(argv)
     if getattr(a, "processes", 1) > 1 and dist.world_size() == 1:
         return dist.launch(a.processes, a.accelerate_config, sys.argv[1:] if argv is None else argv)
     _quiet_libraries()
