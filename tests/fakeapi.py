@@ -140,7 +140,8 @@ class FakeAPI:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
-    def start(self) -> "FakeAPI":
+    def start(self, port: int = 0) -> "FakeAPI":
+        """Serve on 127.0.0.1:port (0: a free one; a port it served before: the same URLs again after stop())."""
         self._loop = asyncio.new_event_loop()
         self._conns: set[asyncio.Task] = set()
 
@@ -153,7 +154,7 @@ class FakeAPI:
                 self._conns.discard(task)
 
         self._server = self._loop.run_until_complete(
-            asyncio.start_server(on_connect, "127.0.0.1", 0, backlog=1024))
+            asyncio.start_server(on_connect, "127.0.0.1", port, backlog=1024))
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="fakeapi")
         self._thread.start()
         return self
