@@ -345,3 +345,23 @@ def test_an_eval_the_bench_could_not_run_is_refused_before_any_training(tmp_path
     assert "--sets validation: the bench could not evaluate run base on it" in res.stderr, res.stderr
     assert "data.validation_size is 0" in res.stderr, res.stderr
     assert not (tmp_path / "r").exists()
+
+
+def test_every_bench_line_the_docs_give_is_one_the_bench_takes(tmp_path, monkeypatch):
+    """Each `python bench/learning.py ...` and `make bench-learning ARGS="..."` of README.md and docs/ parses,
+    and every sampled eval it plans loads (bench_learning's checks before any work): none is refused as typed."""
+    from bench import learning
+    from bench.learning_args import parse
+    text = "\n".join(p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))])
+    lines = {" ".join(x.split()) for x in re.findall(r"(?<!`)`((?:python bench/learning\.py|make bench-learning)[^`]*)`",
+                                                     text)}
+    assert len(lines) >= 6, lines
+    monkeypatch.chdir(ROOT)   # as the docs run it: from the checkout (--config configs/ocaml.yaml)
+    for line in lines:
+        words = shlex.split(line)
+        args = words[2:] if words[0] == "python" else (words[2].removeprefix("ARGS=").split() if len(words) > 2 else [])
+        try:
+            parse("", [*args, "--root", str(tmp_path / "r")], check=learning.check_evals)
+        except SystemExit:
+            pytest.fail(f"{line}: refused (its error above)")
+    assert not (tmp_path / "r").exists()
