@@ -42,7 +42,7 @@ compute trained on the held-out problems themselves, those of every held-out Pyt
 it must move the held-out metric).
 
     python bench/learning.py [--seeds 3] [--epochs 4] [--samples 8] [--quick] [--ablation] [key.sub=value ...]
-    python bench/learning.py --sets tune --no-controls --lever pool24 data.pool_size=0 data.prompts_per_epoch=24
+    python bench/learning.py --sets tune --no-controls --lever t1 sample.temperature=1.0
 
 Writes runs/bench-learning/<seed|control>/..., a PNG of the per-seed learning curves, and
 appends the tables to bench/RESULTS.md. Rerunning reuses every finished stage and eval.
