@@ -131,3 +131,20 @@ def test_every_package_is_installed():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(ROOT).parts) for pkg in PACKAGES for p in (ROOT / pkg).rglob("__init__.py")}
     assert found <= listed, sorted(found - listed)
+
+
+def test_make_test_kernels_names_test_files_that_exist():
+    """`make test-kernels` (README) reruns the numeric tests under an AVX2 and an AVX-512 CPU's kernels: every
+    file it names exists (a renamed one would stop it, pytest finding no such file), and both runs take them all."""
+    import shutil
+    import subprocess
+
+    import pytest
+    if not shutil.which("make"):
+        pytest.skip("no make")
+    out = subprocess.run(["make", "-s", "-n", "-o", ".venv/.installed", "test-kernels"], cwd=ROOT, capture_output=True,
+                         text=True, timeout=60).stdout.strip().splitlines()
+    assert len(out) == 2 and "ATEN_CPU_CAPABILITY=avx2" in out[0] and "AVX512_CORE_BF16" in out[1], out
+    files = [w for w in out[0].split() if w.startswith("tests/")]
+    assert files and [w for w in out[1].split() if w.startswith("tests/")] == files
+    assert [f for f in files if not (ROOT / f).is_file()] == []
