@@ -60,14 +60,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import record  # noqa: E402
-from bench.learning_args import SAMPLES, SETS, TEMPERATURE, parse  # noqa: E402,F401
+from bench.learning_args import DEFAULT_ROOT, SAMPLES, SETS, TEMPERATURE, parse  # noqa: E402,F401
 from pipeline.config.file import load_config  # noqa: E402
 from pipeline.config.base import ConfigError  # noqa: E402
 from pipeline.run.runner import Runner  # noqa: E402
 from bench.learning_tables import (PARTS, PYTHON_HELDOUT, VERDICT, arms_table, comparisons, plot,  # noqa: E402,F401
                                    table)
 
-ROOT = Path("runs/bench-learning")  # --root moves it
+ROOT = DEFAULT_ROOT  # --root moves it
 CONFIG = "config.yaml"
 HELDOUT = (*PYTHON_HELDOUT, "ocaml")  # the held-out sets: what the positive control trains on
 
@@ -104,6 +104,10 @@ def check_evals(a) -> str | None:
     ov = [f"update.planned_epochs={a.epochs}", *a.overrides]
     runs = {**base_plan(a, ov), **plan(argparse.Namespace(**{**vars(a), "no_controls": True}), ov)}
     for name, o in runs.items():
+        try:   # the run's own settings first: a bad override is the overrides', not an eval set's
+            load_config(a.config, o)
+        except ConfigError as e:
+            return f"run {name}'s config: {e}"
         for key in a.sets:
             try:
                 load_config(a.config, [*o, *eval_overrides(key, a)])

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import re
+from pathlib import Path
 from typing import Callable
 
 from pipeline.config.base import ConfigError
 from pipeline.config.file import load_config
 
+DEFAULT_ROOT = Path("runs/bench-learning")   # where the bench's runs go unless --root says otherwise
 SAMPLES, TEMPERATURE = 8, 0.6  # the final evals' answers per problem and their temperature
 # validation: the data.validation_size problems carved out of the training set; tune: the problem
 # bank's tuning split (bank:tune), written at the embedded student's level like bank:heldout and
@@ -51,7 +53,7 @@ def parse(description: str, argv: list[str] | None = None,
                          "never on the held-out sets")
     ap.add_argument("--quick", action="store_true", help="1 seed, no controls, 40 HumanEval problems")
     ap.add_argument("--fresh", action="store_true", help="delete the bench's runs first")
-    ap.add_argument("--root", default="runs/bench-learning", help="where the bench's runs go (default runs/bench-learning)")
+    ap.add_argument("--root", default=str(DEFAULT_ROOT), help="where the bench's runs go (default runs/bench-learning)")
     ap.add_argument("--config", default="config.yaml", help="the config every run starts from")
     ap.add_argument("--no-record", action="store_true", help="print the tables; do not append to bench/RESULTS.md")
     ap.add_argument("overrides", nargs="*", metavar="key.sub=value")
@@ -71,7 +73,7 @@ def parse(description: str, argv: list[str] | None = None,
     for name, *lever in a.lever:
         if not re.fullmatch(r"[A-Za-z0-9_.]+", name) or name in taken:
             ap.error(f"--lever {name}: a name first (letters, digits, _ or .; not {', '.join(sorted(taken))}), "
-                     "then its overrides, e.g. --lever pool24 data.pool_size=0 data.prompts_per_epoch=24")
+                     "then its overrides, e.g. --lever t1 sample.temperature=1.0")
         if not lever or any("=" not in o for o in lever):
             ap.error(f"--lever {name}: each override is key.sub=value (got {' '.join(lever) or 'none'})")
         try:

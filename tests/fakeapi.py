@@ -136,16 +136,19 @@ class FakeAPI:
         self.by_body: Counter[str] = Counter()
         self.active = 0
         self.max_active = 0
+        self.offline = False   # True: connections are closed unanswered (stop() without giving the port up)
         self._server: asyncio.base_events.Server | None = None
         self._thread: threading.Thread | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
-    def start(self, port: int = 0) -> "FakeAPI":
-        """Serve on 127.0.0.1:port (0: a free one; a port it served before: the same URLs again after stop())."""
+    def start(self) -> "FakeAPI":
         self._loop = asyncio.new_event_loop()
         self._conns: set[asyncio.Task] = set()
 
         async def on_connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            if self.offline:   # the port kept, every connection closed unanswered: an API out of reach
+                writer.close()
+                return
             task = asyncio.current_task()
             self._conns.add(task)
             try:
@@ -154,7 +157,7 @@ class FakeAPI:
                 self._conns.discard(task)
 
         self._server = self._loop.run_until_complete(
-            asyncio.start_server(on_connect, "127.0.0.1", port, backlog=1024))
+            asyncio.start_server(on_connect, "127.0.0.1", 0, backlog=1024))
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="fakeapi")
         self._thread.start()
         return self

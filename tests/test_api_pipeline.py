@@ -76,7 +76,7 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
     assert api.total == paid
 
     # replay offline: no server, no API key, identical scores bit for bit
-    api.stop()
+    api.offline = True   # out of reach: every connection closed unanswered (the port kept for the live run below)
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     monkeypatch.delenv("OPENAI_API_KEY")
     import shutil
@@ -116,16 +116,18 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
     assert re.search(r"not in the cache \S+ \(of problems [^,()]+, [^,()]+, [^,()]+\); run with judge.mode=live", err), err
     assert main(["replay", "1", *over, "judge.show_teacher=false", "judge.skip_missing=true",
                  "run.name=skipping"]) == 0
-    # docs/guides/judges-and-cost.md: a later live run that reuses such an epoch says how many answers it lacks,
+    # docs/guides/judges-and-cost.md: such an epoch lacks answers (a live run reusing it says so: test_cli_front.py),
     # and `rlaif epoch N --force` asks for them (the rest come from the cache): the 9, and nothing more
     skipping = Runner(load_config(None, [*over, "judge.show_teacher=false", "run.name=skipping"]))
     assert read_manifest(skipping.epoch_dir(1) / "judge")["figures"]["judge/skipped"] == 9
-    api.start(port=int(next(o for o in over if o.startswith("judge.base_url=")).rsplit(":", 1)[1]))   # the same URLs
+    assert api.total == paid   # every replay above: no request
+    api.offline = False
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     before = api.total
     assert main(["epoch", "1", "--force", *over, "judge.show_teacher=false", "run.name=skipping"]) == 0
-    assert api.total - before == 9 and not read_manifest(skipping.epoch_dir(1) / "judge")["figures"].get("judge/skipped")
+    assert api.total - before == 9
+    assert not read_manifest(skipping.epoch_dir(1) / "judge")["figures"].get("judge/skipped")
 
 
 def test_the_spend_ledger_survives_a_line_cut_by_a_kill(tmp_path):

@@ -328,7 +328,7 @@ def test_a_run_seed_among_the_overrides_is_refused_before_any_work(tmp_path):
         assert res.returncode == 2 and "the bench sets run.seed itself" in res.stderr, res.stderr[-2000:]
 
 
-def test_an_eval_the_bench_could_not_run_is_refused_before_any_training(tmp_path):
+def test_an_eval_the_bench_could_not_run_is_refused_before_any_training(tmp_path, monkeypatch):
     """The guides' `make bench-learning ARGS="--sets validation data.validation_size=20"` plans evals the
     bench can run; without data.validation_size (the shipped config carves no validation split) the same
     bench is refused at once (exit 2, nothing written), not after hours of training at its first eval."""
@@ -337,6 +337,7 @@ def test_an_eval_the_bench_could_not_run_is_refused_before_any_training(tmp_path
     line = 'make bench-learning ARGS="--sets validation data.validation_size=20"'
     assert line in (ROOT / "docs/guides/datasets.md").read_text()
     args = shlex.split(line)[2].removeprefix("ARGS=").split()
+    monkeypatch.chdir(ROOT)   # the shipped config.yaml, as the make target reads it
     a = parse("", [*args, "--root", str(tmp_path / "r")], check=learning.check_evals)
     assert a.sets == ["validation"] and a.overrides == ["data.validation_size=20"]
     res = subprocess.run([sys.executable, "bench/learning.py", "--root", str(tmp_path / "r"), "--sets", "validation"],

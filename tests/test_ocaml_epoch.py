@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from pipeline.cli.main import main
 from pipeline.store.tables import load_table
@@ -16,6 +19,7 @@ from tests.conftest import tiny_overrides
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.skipif(not shutil.which("make"), reason="no make")
 def test_the_ocaml_guides_epoch_as_the_make_target_runs_it(tmp_path, tiny_model, ocaml_compiler, monkeypatch):
     typed = "make epoch N=1 CONFIG=configs/ocaml.yaml"
     assert typed in (ROOT / "docs/guides/ocaml.md").read_text()

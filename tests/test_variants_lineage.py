@@ -177,3 +177,13 @@ def test_an_update_variant_of_a_select_key_as_typed_selects_again_and_trains_on_
     out = capsys.readouterr().out.split("* = chosen")[0].splitlines()
     table = {line.split()[1]: line.split()[2] for line in out[1:]}
     assert "select.drop_zero_std" in out[0] and table == {first.name: "True", made.name: "False"}, out
+    # variants made before the selection's settings were recorded beside them: known while their selection is
+    # the current one, else unknown, and a setting one of them cannot tell is no column (the ~ says the rest)
+    for variant in (made, first):
+        manifest = json.loads((variant / "manifest.json").read_text())
+        del manifest["select_config"]
+        (variant / "manifest.json").write_text(json.dumps(manifest))
+    assert main(["compare", "1", *epoch1_config]) == 0
+    out = capsys.readouterr().out.split("* = chosen")[0].splitlines()
+    assert out[0].split()[1:4] == ["update.lr", "update.kl_coef", "loss/total"] and "select." not in "".join(out), out
+    assert out[1].startswith(f"~ {first.name}") or out[2].startswith(f"~ {first.name}"), out

@@ -39,8 +39,10 @@ def cmd_compare(cfg: Config, a) -> int:
             chose = selection.get("config", {})
         return out | {k: v for k, v in (chose or {}).items() if k.startswith("select.")}
     confs = [settings(m) for _, m in variants]
-    # the settings that tell the variants apart (lr and kl_coef when none does)
-    keys = sorted(k for k in set().union(*confs) if len({json.dumps(c.get(k), sort_keys=True) for c in confs}) > 1)
+    # the settings that tell the variants apart (lr and kl_coef when none does); a selection's settings among the
+    # variants that know them (one made before they were recorded, on a selection made again since, knows none)
+    keys = sorted(k for k in set().union(*confs) if len({json.dumps(c.get(k), sort_keys=True) for c in confs
+                                                         if k in c or not k.startswith("select.")}) > 1)
     keys = keys or ([f"update.{k}" for k in (("sft_lr", "sft_epochs") if a.n == 0 else ("lr", "kl_coef"))])
     metrics = ["loss/total", "loss/policy", "kl/k3", "kl/k1", "optim/grad_norm", "policy/entropy", "eval/score",
                "eval/pass@1"]
