@@ -5,6 +5,7 @@ held-out OCaml problems."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import subprocess
@@ -40,3 +41,23 @@ def test_the_ocaml_guides_epoch_as_the_make_target_runs_it(tmp_path, tiny_model,
                           for r in judged), judged[0]
     assert "eval/pass@1" in m and all(r["problem_id"].startswith("ml-")
                                       for r in load_table(next((run / "epoch-001").glob("eval-*"))))
+
+
+def test_the_ocaml_guides_hub_line_with_a_file_of_that_shape_in_its_place(tmp_path, monkeypatch, capsys):
+    """docs/guides/ocaml.md's `rlaif --config configs/ocaml.yaml epoch 1 data.source=hf:<name>:train ...` line, a
+    local file of the Hub's usual shape (name, problem, tests, solution) in the place of `hf:<name>`, as a dry run:
+    every row loads through the line's mapping as an OCaml problem; nothing is called."""
+    page = (ROOT / "docs/guides/ocaml.md").read_text()
+    first, second = re.search(r"\n *(rlaif --config configs/ocaml.yaml epoch 1 data.source=hf:<name>:train [^\n]*)\\\n"
+                              r" *('data.mapping=[^\n]*')\n", page).groups()
+    rows = [{"name": f"double{i}", "problem": f"Write `double{i} : int -> int`.",
+             "tests": f"let () =\n  assert (double{i} 2 = 4)\n", "solution": f"let double{i} x =\n  x * 2\n"}
+            for i in range(12)]
+    (tmp_path / "hub.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    line = f"{first} {second}".replace("hf:<name>:train", str(tmp_path / "hub.jsonl") + ":train")
+    monkeypatch.chdir(ROOT)
+    capsys.readouterr()
+    assert main([*shlex.split(line)[1:], "--dry-run", f"run.dir={tmp_path / 'runs'}"]) == 0
+    out = capsys.readouterr().out
+    assert f"data: 12 problems in {tmp_path / 'hub.jsonl'}:train" in out, out
+    assert "RL: 4 prompts an epoch from 4 problems" in out and "warm-start: 10 problems" in out, out
