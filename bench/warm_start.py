@@ -57,6 +57,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=32, help="warm-start rows trained (one pass)")
     ap.add_argument("--rounds", type=int, default=2, help="runs per arm, alternating (the fastest counts)")
+    ap.add_argument("overrides", nargs="*", metavar="key.sub=value", help="config overrides over config.yaml "
+                    "(student.model=PATH measures another student)")
     a = ap.parse_args()
     import pipeline.engines.forward as fw
     from pipeline.config.file import load_config
@@ -64,7 +66,7 @@ def main() -> int:
     from pipeline.engines.model import load_tokenizer, student_model
     from pipeline.stages.update_loop import train
     root = Path(__file__).resolve().parent.parent
-    cfg = load_config(root / "config.yaml", [])
+    cfg = load_config(root / "config.yaml", a.overrides)
     tok = load_tokenizer(cfg.student)
     rows = warm_start_rows(cfg, tok)[: a.rows]
     uc = cfg.update.model_copy(update={"lr": cfg.update.sft_lr, "epochs": 1, "warmup_steps": None})

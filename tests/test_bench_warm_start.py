@@ -12,8 +12,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.slow
-def test_warm_start_bench_prints_both_arms_with_the_same_loss():
-    res = subprocess.run([sys.executable, "bench/warm_start.py", "--rows", "4", "--rounds", "1"], cwd=ROOT,
+def test_warm_start_bench_prints_both_arms_with_the_same_loss(tiny_model):
+    # the tiny student (the shipped one's tokenizer and rows): the arms' tokens and loss as the embedded one's
+    res = subprocess.run([sys.executable, "bench/warm_start.py", "--rows", "4", "--rounds", "1",
+                          f"student.model={tiny_model}"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
     rows = {r[0].strip("| "): r for r in (line.split(" | ") for line in res.stdout.splitlines())
