@@ -146,5 +146,5 @@ def test_the_sampled_eval_lines_of_measuring_learning_as_typed(epoch1_config, tm
     assert main([*shlex.split(lines[2].replace("@4", "@1"))[1:], *over]) == 0
     out = capsys.readouterr().out   # the newest evals of the two epochs: the sampled ones just made
     assert f"A: runs/default/epoch-000/{sampled[0][0].name}\nB: runs/default/epoch-001/{sampled[1][0].name}" in out, out
-    assert re.search(r"won/lost/tied (\d+)/(\d+)/(\d+)", out) and sum(
-        map(int, re.search(r"won/lost/tied (\d+)/(\d+)/(\d+)", out).groups())) == 3, out
+    counts = re.search(r"won/lost/tied (\d+)/(\d+)/(\d+)", out)
+    assert counts and sum(map(int, counts.groups())) == 3, out

@@ -46,7 +46,7 @@ def test_the_ocaml_guides_epoch_as_the_make_target_runs_it(tmp_path, tiny_model,
 def test_the_ocaml_guides_hub_line_with_a_file_of_that_shape_in_its_place(tmp_path, monkeypatch, capsys):
     """docs/guides/ocaml.md's `rlaif --config configs/ocaml.yaml epoch 1 data.source=hf:<name>:train ...` line, a
     local file of the Hub's usual shape (name, problem, tests, solution) in the place of `hf:<name>`, as a dry run:
-    every row loads through the line's mapping as an OCaml problem; nothing is called."""
+    every row loads through the line's mapping (12 problems, 2 of them the validation split); nothing is called."""
     page = (ROOT / "docs/guides/ocaml.md").read_text()
     first, second = re.search(r"\n *(rlaif --config configs/ocaml.yaml epoch 1 data.source=hf:<name>:train [^\n]*)\\\n"
                               r" *('data.mapping=[^\n]*')\n", page).groups()
