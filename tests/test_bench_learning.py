@@ -349,18 +349,19 @@ def test_an_eval_the_bench_could_not_run_is_refused_before_any_training(tmp_path
 
 
 def test_every_bench_line_the_docs_give_is_one_the_bench_takes(tmp_path, monkeypatch):
-    """Each `python bench/learning.py ...` and `make bench-learning ARGS="..."` of README.md and docs/ parses,
+    """Each `[python ]bench/learning.py ...` and `make bench-learning ARGS="..."` of README.md and docs/ parses,
     and every sampled eval it plans loads (bench_learning's checks before any work): none is refused as typed."""
     from bench import learning
     from bench.learning_args import parse
     text = "\n".join(p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))])
-    lines = {" ".join(x.split()) for x in re.findall(r"(?<!`)`((?:python bench/learning\.py|make bench-learning)[^`]*)`",
+    lines = {" ".join(x.split()) for x in re.findall(r"(?<!`)`((?:(?:python )?bench/learning\.py|make bench-learning)[^`]*)`",
                                                      text)}
     assert len(lines) >= 6, lines
     monkeypatch.chdir(ROOT)   # as the docs run it: from the checkout (--config configs/ocaml.yaml)
     for line in lines:
         words = shlex.split(line)
-        args = words[2:] if words[0] == "python" else (words[2].removeprefix("ARGS=").split() if len(words) > 2 else [])
+        args = (words[2:] if words[0] == "python" else words[1:] if words[0] == "bench/learning.py"
+                else words[2].removeprefix("ARGS=").split() if len(words) > 2 else [])
         try:
             parse("", [*args, "--root", str(tmp_path / "r")], check=learning.check_evals)
         except SystemExit:
