@@ -119,7 +119,12 @@ def cmd_cache(cfg: Config, a) -> int:
     if a.what == "import" and not Path(a.file).expanduser().is_file():
         raise RunError(f"cache import {a.file}: no such file; give a file written by `rlaif cache export` "
                        "(.jsonl or .parquet)")
-    if a.what in ("stats", "export") and not (Path(cache_dir(cfg)) / "cache.db").exists():
+    try:
+        present = (Path(cache_dir(cfg)) / "cache.db").exists()
+    except PermissionError:
+        raise RunError(f"judge cache {cache_dir(cfg)} cannot be read by this user (its directory is its owner's): "
+                       "run this as the run's owner, or give a judge.cache_dir you may read") from None
+    if a.what in ("stats", "export") and not present:
         raise RunError(f"no judge cache at {cache_dir(cfg)} (judge.cache_dir, else <run.dir>/.judge-cache): a run "
                        "makes it at its first judgement")
     c = JudgeCache(cache_dir(cfg))
