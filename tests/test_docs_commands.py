@@ -213,8 +213,8 @@ def _judged(r: subprocess.CompletedProcess) -> dict:
 
 
 def test_judge_reads_the_answer_from_stdin(tmp_path):
-    """docs/reference/commands.md `rlaif judge ... --problem PROBLEM --completion COMPLETION` and
-    (`'-' = stdin`); docs/concepts.md (score one answer, print JSON). A shipped problem's right answer
+    """docs/reference/commands.md `rlaif judge ... --problem PROBLEM --completion COMPLETION` with
+    `'-' = stdin`; docs/concepts.md (score one answer, print JSON). A shipped problem's right answer
     scores 1.0, a wrong one less, both read from a pipe."""
     documented("docs/reference/commands.md", "file holding the answer ('-' = stdin)")
     documented("docs/concepts.md", "rlaif judge --problem ID --completion FILE")
@@ -228,7 +228,7 @@ def test_judge_reads_the_answer_from_stdin(tmp_path):
 
 def test_judge_scores_an_ocaml_answer_as_the_ocaml_guide_types_it(tmp_path, ocaml_compiler):
     """docs/guides/ocaml.md `rlaif judge --problem ml-easy-001 --completion answer.md`: the reference
-    answer scores 1.0 with the breakdown the guide lists (:15-19), a wrong edit of it less. No ocamlc:
+    answer scores 1.0 with the breakdown the guide lists, a wrong edit of it less. No ocamlc:
     fails with how to install it (tests/conftest.py's ocaml_compiler, as tests/test_ocaml_judge.py)."""
     from data.loaders import load_source
     line = documented("docs/guides/ocaml.md", "rlaif judge --problem ml-easy-001 --completion answer.md")

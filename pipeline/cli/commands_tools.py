@@ -122,7 +122,7 @@ def cmd_cache(cfg: Config, a) -> int:
     try:
         present = (Path(cache_dir(cfg)) / "cache.db").exists()
     except PermissionError:
-        raise RunError(f"judge cache {cache_dir(cfg)} cannot be read by this user (its directory is its owner's): "
+        raise RunError(f"judge cache {cache_dir(cfg)} cannot be read by this user (permission denied): "
                        "run this as the run's owner, or give a judge.cache_dir you may read") from None
     if a.what in ("stats", "export") and not present:
         raise RunError(f"no judge cache at {cache_dir(cfg)} (judge.cache_dir, else <run.dir>/.judge-cache): a run "
