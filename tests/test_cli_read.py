@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -193,3 +194,47 @@ def test_variant_commands_on_epochs_without_variants_say_why_and_compare_keeps_i
     assert " update.lr " in head and " update.teacher_sft_coef " in head, head
     p = compare([{"a": 0.0, "b": 1.0, "c": 0.0}], [{"a": 1.0, "b": 1.0, "c": 1.0}])
     assert "[no interval: too few problems (3; 5 at least" in p.line() and "inf" not in p.line()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not __import__("shutil").which("setpriv"),
+                    reason="another user's cache needs root to make, and setpriv to act as that user")
+def test_a_cache_another_user_owns_is_read_when_readable_and_refused_by_name_when_not(tmp_path):
+    """sqlite opens a cache read-write even to read it: a read-only cache (a colleague's run, a read-only mount)
+    is read from a private copy, and a cache this user may not enter is an error line naming it, not a traceback."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    top = Path(tempfile.mkdtemp(prefix="rlaif-perm-"))   # (pytest's tmp_path is root's alone)
+    try:
+        top.chmod(0o755)
+        mine, theirs = top / "mine" / ".judge-cache", top / "theirs" / ".judge-cache"
+        for d in (mine, theirs):
+            c = JudgeCache(d)
+            c.set("k0", {"value": 0.5})
+            c.close()
+            d.parent.chmod(0o755)
+        for f in [theirs, *theirs.rglob("*")]:
+            os.chown(f, 65534, 65534)
+            f.chmod(0o500 if f.is_dir() else 0o400)   # theirs, and read-only even to them
+        before = sorted((p.name, p.stat().st_mtime_ns) for p in theirs.iterdir())
+
+        def as_nobody(*args):
+            return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
+                                   "-m", "pipeline.cli", "cache", *args], cwd=top, capture_output=True, text=True,
+                                  timeout=120,
+                                  env={**os.environ, "HOME": str(top), "PYTHONPATH": str(Path.cwd())})
+        res = as_nobody("stats", f"run.dir={top / 'theirs'}")
+        assert res.returncode == 0 and json.loads(res.stdout)["entries"] == 1, res.stderr
+        (top / "out").mkdir()
+        os.chown(top / "out", 65534, 65534)
+        res = as_nobody("export", str(top / "out" / "x.jsonl"), f"run.dir={top / 'theirs'}")
+        assert res.returncode == 0, res.stderr
+        assert json.loads((top / "out" / "x.jsonl").read_text()) == {"key": "k0", "value": {"value": 0.5}}
+        assert sorted((p.name, p.stat().st_mtime_ns) for p in theirs.iterdir()) == before   # untouched
+        res = as_nobody("stats", f"run.dir={top / 'mine'}")   # root's 0700 cache
+        assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+        assert f"judge cache {mine} cannot be read by this user (permission denied)" in res.stderr
+        assert not [p for p in Path(tempfile.gettempdir()).glob("rlaif-cache-copy-*") if p.owner() == "nobody"]
+    finally:
+        shutil.rmtree(top)

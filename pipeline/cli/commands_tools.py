@@ -3,6 +3,7 @@ cache), `config` (show, check, document), `cache` (stats, export, import), `expo
 
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -119,26 +120,46 @@ def cmd_cache(cfg: Config, a) -> int:
     if a.what == "import" and not Path(a.file).expanduser().is_file():
         raise RunError(f"cache import {a.file}: no such file; give a file written by `rlaif cache export` "
                        "(.jsonl or .parquet)")
+    unreadable = RunError(f"judge cache {cache_dir(cfg)} cannot be read by this user (permission denied): "
+                          "run this as the run's owner, or give a judge.cache_dir you may read")
     try:
         present = (Path(cache_dir(cfg)) / "cache.db").exists()
     except PermissionError:
-        raise RunError(f"judge cache {cache_dir(cfg)} cannot be read by this user (permission denied): "
-                       "run this as the run's owner, or give a judge.cache_dir you may read") from None
+        raise unreadable from None
     if a.what in ("stats", "export") and not present:
         raise RunError(f"no judge cache at {cache_dir(cfg)} (judge.cache_dir, else <run.dir>/.judge-cache): a run "
                        "makes it at its first judgement")
-    c = JudgeCache(cache_dir(cfg))
+    directory, scratch = Path(cache_dir(cfg)), None
+    if a.what in ("stats", "export") and not (os.access(directory, os.W_OK) and
+                                              os.access(directory / "cache.db", os.W_OK)):
+        # sqlite opens the cache read-write even to read it: a cache this user may read but not write (a
+        # read-only mount, a colleague's run) is read from a private copy, and the copy says where it came from
+        import shutil
+        import tempfile
+        scratch = tempfile.TemporaryDirectory(prefix="rlaif-cache-copy-")
+        try:
+            shutil.copytree(directory, Path(scratch.name) / "cache")
+        except (PermissionError, shutil.Error):
+            scratch.cleanup()
+            raise unreadable from None
+        directory = Path(scratch.name) / "cache"
+        os.chmod(directory, 0o700)
+        for f in directory.rglob("*"):
+            os.chmod(f, 0o700 if f.is_dir() else 0o600)
+    c = JudgeCache(directory)
     try:
         if a.what == "stats":
-            print(json.dumps({"directory": str(c.directory), "entries": len(c), "bytes": c.volume()}, indent=2))
+            print(json.dumps({"directory": str(cache_dir(cfg)), "entries": len(c), "bytes": c.volume()}, indent=2))
         elif a.what == "export":
             n = c.export(Path(a.file).expanduser(), force=a.force)
-            print(f"exported {n} judgements from {c.directory} to {a.file}")
+            print(f"exported {n} judgements from {cache_dir(cfg)} to {a.file}")
         else:
             added, present = c.import_(Path(a.file).expanduser())
             print(f"imported {added} judgements into {c.directory} ({present} were already there, kept as they were)")
     finally:
         c.close()
+        if scratch is not None:
+            scratch.cleanup()
     return 0
 
 
