@@ -190,6 +190,15 @@ def test_compare_evals_of_a_run_directory_that_does_not_exist_says_so(tmp_path, 
     ("judge.python.weights=[true, 0.5]", "judge.python.weights: give numbers, not true/false"),
     # the right kind (a list), a wrong item in it: that item is named, not the union
     ("judge.python.function=[1, a]", "judge.python.function.0: Input should be a valid string (got 1)"),
+    # no number key takes inf or NaN (update.lr=.inf passed, and the first step diverged)
+    ("update.lr=.inf", "update.lr: Input should be a finite number (got inf)"),
+    ("sample.temperature=.nan", "sample.temperature: Input should be a finite number (got nan)"),
+    # YAML reads `a: b` as a mapping: the hint quotes it back as the text it was
+    ("student.system_prompt=Note: answer", "quote it to keep it text, student.system_prompt='\"Note: answer\"'"),
+    # an unclosed list or mapping (the hint nested it in another list: =[[easy,medium])
+    ("data.difficulties=[easy,medium", "the list opened with '[' is not closed; write data.difficulties=[easy,medium]"),
+    ("data.mapping={prompt: q", "the mapping opened with '{' is not closed; write data.mapping={prompt: q}"),
+    ("=3", "override '=3' has no key before '='"),
 ])
 def test_a_bad_value_is_said_in_one_line_without_pydantics_tags(typed, want):
     with pytest.raises(ConfigError) as e:

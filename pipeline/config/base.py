@@ -23,7 +23,8 @@ def _members(annotation: Any) -> set:
 
 
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    # no key takes an infinite or NaN number: update.lr=.inf passed, and diverged at the first step
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     @field_validator("*", mode="before")
     @classmethod

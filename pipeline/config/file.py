@@ -59,9 +59,17 @@ def parse_overrides(items: list[str]) -> dict:
             raise ConfigError(f"override {item!r} is not key.sub=value (e.g. update.lr=5e-6)"
                               + ("; a config file goes after --config" if item.endswith((".yaml", ".yml")) else ""))
         key, raw = item.split("=", 1)
+        if not key.strip():
+            raise ConfigError(f"override {item!r} has no key before '=': write key.sub=value (e.g. update.lr=5e-6)")
         try:
             value = yaml.safe_load(raw) if raw != "" else ""
         except yaml.YAMLError:
+            opened = raw.lstrip()[:1]
+            if opened in ("[", "{") and raw.count(opened) > raw.count("]" if opened == "[" else "}"):
+                close = "]" if opened == "[" else "}"
+                raise ConfigError(f"override {item!r}: the {'list' if opened == '[' else 'mapping'} opened with "
+                                  f"{opened!r} is not closed; write {key.strip()}={raw.rstrip()}{close} (quote the "
+                                  "whole argument in the shell)") from None
             value = raw
         glued = _glued_keys(value)
         if glued:
@@ -124,14 +132,22 @@ def _format_error(err: ValidationError, source: str) -> str:
         elif not e["loc"]:  # a whole-config check: the message names the keys itself
             lines.append(f"  {e['msg'].removeprefix('Value error, ')}")
         else:
-            quote = (f"; quote it to keep it text: {key}='{e.get('input')}'" if e["type"] == "string_type" and (
-                isinstance(e.get("input"), (int, float, bool)) or type(e.get("input")).__name__ in ("date", "datetime"))
-                else "")
+            got = e.get("input")
+            quote = (f"; quote it to keep it text: {key}='{got}'" if e["type"] == "string_type" and (
+                isinstance(got, (int, float, bool)) or type(got).__name__ in ("date", "datetime")) else
+                f"; YAML reads 'a: b' as a mapping: quote it to keep it text, {key}='\"{_as_text(got)}\"'"
+                if e["type"] == "string_type" and isinstance(got, dict) and len(got) == 1 else "")
             listed = (f"; a list, even of one: {key}=[{e.get('input')}]" if e["type"] == "list_type"
                       and isinstance(e.get("input"), (str, int, float)) else "")
             lines.append(f"  {key}: {e['msg'].removeprefix('Value error, ')} (got {e.get('input')!r}){quote}{glued}"
                          f"{listed}{trl_names.value_hint(key, e.get('input'))}")
     return "\n".join(lines)
+
+
+def _as_text(mapping: dict) -> str:
+    """The text a one-entry mapping was written as, `Note: answer` for {'Note': 'answer'}."""
+    (k, v), = mapping.items()
+    return f"{k}: {_as_text(v) if isinstance(v, dict) and len(v) == 1 else v}"
 
 
 def _one_per_union(errors: list[dict]) -> list[dict]:
