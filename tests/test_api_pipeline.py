@@ -218,7 +218,7 @@ def test_budget_stops_the_judge_stage_and_keeps_what_was_paid(tiny_config, api, 
 
 
 @pytest.mark.slow
-def test_kill_during_judge_stage_repeats_no_answered_request(tiny_config, api, tmp_path):
+def test_kill_during_judge_stage_repeats_no_answered_request(tiny_config, api, tmp_path, capsys):
     api.latency = 0.3
     over = api_run(tiny_config, api) + ["judge.max_in_flight=2"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -233,6 +233,9 @@ def test_kill_during_judge_stage_repeats_no_answered_request(tiny_config, api, t
     before = dict(api.by_body)
     r = Runner(load_config(None, over))
     assert not (r.epoch_dir(1) / "judge").exists()
+    assert main(["update", "1", *over]) == 2   # (it said the judge stage's inputs "changed")
+    assert "stage judge of epoch 1 is not up to date for this config (it is not done: it failed or never ran)" \
+        in capsys.readouterr().err and api.total < 15
     # the judge stage alone (its inputs finished before the kill): what follows it asks the API nothing
     res = subprocess.run([sys.executable, "-m", "pipeline.cli", "epoch", "1", "--only", "judge", *over], env=env,
                          capture_output=True, text=True, timeout=300)

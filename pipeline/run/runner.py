@@ -207,8 +207,10 @@ class Runner(Lineage, RunLock):
                 results[st.name] = m
                 continue
             if update_only and i < first_variant and not st.derived:   # (a dry run says it as the run does)
-                moved = made_otherwise(self.cfg, st, read_manifest(d))
-                why = (f"these differ (made with -> now): {', '.join(moved)}" if moved else
+                done = read_manifest(d)
+                moved = made_otherwise(self.cfg, st, done) if done is not None else []
+                why = ("it is not done: it failed or never ran" if done is None else
+                       f"these differ (made with -> now): {', '.join(moved)}" if moved else
                        f"it was sampled from another policy than epoch {n - 1}'s chosen one (after `rlaif update "
                        f"{n - 1}` or `rlaif promote {n - 1}`: promote the variant it came from back, or remake it "
                        f"with `rlaif epoch {n} --force`)" if POLICY in st.inputs else "its inputs changed")
