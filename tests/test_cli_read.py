@@ -81,6 +81,11 @@ def test_compare_evals_reads_the_chosen_policys_eval_and_says_what_it_cannot(fak
     (fake_run.epoch_dir(3) / f"eval-{3:08d}").rename(empty)
     assert main(["compare-evals", f"{run}@0", str(empty)]) == 2
     assert "holds no problem" in capsys.readouterr().err
+    # `@1` read the working directory as the run; a path that is not there was "not a finished eval directory"
+    assert main(["compare-evals", "@1", f"{run}@4"]) == 2
+    assert "'@1': no run directory before @; write RUN_DIR@1" in capsys.readouterr().err
+    assert main(["compare-evals", str(tmp_path / "gone"), f"{run}@4"]) == 2
+    assert f"{tmp_path / 'gone'}: no such directory" in capsys.readouterr().err
 
 
 def test_cache_import_adds_nothing_from_a_bad_file_and_export_writes_what_import_reads(tmp_path, capsys):

@@ -22,6 +22,8 @@ def resolve_eval(spec: str) -> Path:
         run, _, n = spec.rpartition("@")
         if not n.isdigit():
             raise ValueError(f"{spec!r}: after @ comes an epoch number (runs/default@4)")
+        if not run:
+            raise ValueError(f"{spec!r}: no run directory before @; write RUN_DIR@{n} (e.g. runs/default@{n})")
         edir = Path(run) / f"epoch-{int(n):03d}"
         # epoch 0: the base model's eval, not one of the warm-start's adapter (`rlaif eval 0 --warm-start`)
         found = [(str(m.get("started_at", "")), p, m) for p in edir.glob("eval-*") if (m := read_manifest(p))
@@ -38,6 +40,8 @@ def resolve_eval(spec: str) -> Path:
                              f"have); run `rlaif eval {int(n)}`, or name an eval directory")
         return max(of_chosen or found, key=lambda f: f[0])[1]
     d = Path(spec)
+    if not d.exists():
+        raise ValueError(f"{d}: no such directory; give runs/<run>/epoch-NNN/eval-<fp8> or runs/<run>@N")
     m = read_manifest(d)
     if not m or m.get("stage") != "eval":
         raise ValueError(f"{d} is not a finished eval directory (no manifest.json of stage eval); give "
