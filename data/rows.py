@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import difflib
 import gzip
 import json
 import keyword
@@ -117,7 +118,9 @@ def check_mapping(mapping: dict[str, str] | None, source: str) -> None:
                         f"got {type(mapping).__name__}.")
     for ours, theirs in mapping.items():
         if ours not in FIELDS:
-            raise DataError(f"{source}: the mapping names unknown field {ours!r}; map only "
+            close = difflib.get_close_matches(str(ours), FIELDS, n=1)
+            raise DataError(f"{source}: the mapping names unknown field {ours!r}"
+                            f"{f' (did you mean {close[0]}?)' if close else ''}; map only "
                             f"{', '.join(FIELDS)} (our field -> source column).")
         if not isinstance(theirs, str):
             raise DataError(f"{source}: the mapping for {ours!r} must be a column name string, got {theirs!r}.")
@@ -160,7 +163,10 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
             used.add(column)
     for f in REQUIRED:
         if f not in values:
-            hint = ("or map it to the right column, e.g. data.mapping={%s: <column>}" % f
+            guess = difflib.get_close_matches(f, [str(c) for c in row if c not in claimed], n=1, cutoff=0.6)
+            given = "".join(f"{k}: {v}, " for k, v in mapping.items())   # (the mapping already given stays in it)
+            hint = ("or map it to the right column, e.g. data.mapping={%s%s: %s}" % (given, f, guess[0] if guess
+                                                                                      else "<column>")
                     if f not in mapping else f"or correct data.mapping.{f}")
             if mapping.get(f, f) in row:   # there, but null
                 raise bad(f, "is null", f"give it a value in that row {hint}")

@@ -175,7 +175,8 @@ class JudgeCache:
         if path.suffix not in (".jsonl", ".parquet"):
             raise CacheCorrupted(f"cache export {path}: write a .jsonl or a .parquet file (what import reads)")
         if not path.parent.is_dir():
-            raise CacheCorrupted(f"cache export {path}: the directory {path.parent} does not exist")
+            raise CacheCorrupted(f"cache export {path}: {path.parent} is a file, not a directory" if path.parent.exists()
+                                 else f"cache export {path}: the directory {path.parent} does not exist")
         if path.is_dir():
             raise CacheError(f"cache export {path}: a directory; give a file name (.jsonl or .parquet)")
         if path.exists() and not force:

@@ -100,7 +100,9 @@ def test_cache_import_adds_nothing_from_a_bad_file_and_export_writes_what_import
     assert len(c) == 0   # the good first row was not added either
     c.set("k0", {"value": 0.0})
     c.close()
-    for name, err in (("x.csv", ".jsonl or a .parquet"), ("nodir/x.jsonl", "does not exist")):
+    (tmp_path / "f.jsonl").write_text("")
+    for name, err in (("x.csv", ".jsonl or a .parquet"), ("nodir/x.jsonl", "does not exist"),
+                      ("f.jsonl/x.jsonl", f"{tmp_path / 'f.jsonl'} is a file, not a directory")):
         assert main(["cache", "export", str(tmp_path / name), *over]) == 2
         assert err in capsys.readouterr().err
     gz = tmp_path / "x.jsonl.gz"
@@ -243,3 +245,16 @@ def test_a_cache_another_user_owns_is_read_when_readable_and_refused_by_name_whe
         assert not [p for p in Path(tempfile.gettempdir()).glob("rlaif-cache-copy-*") if p.owner() == "nobody"]
     finally:
         shutil.rmtree(top)
+
+
+def test_a_report_of_a_run_with_no_finished_epoch_and_a_config_that_is_not_yaml_say_so(tmp_path, capsys):
+    """`rlaif report` printed only "wrote report.md" for a run with no finished epoch; a YAML error named
+    the file once and then `"<unicode string>"` at each of its marks."""
+    (tmp_path / "default" / "epoch-001").mkdir(parents=True)
+    assert main(["report", f"run.dir={tmp_path}"]) == 0
+    assert f"no epoch of {tmp_path / 'default'} has finished yet" in capsys.readouterr().out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("run:\n  name: x\n student: [\n")
+    assert main(["config", "show", "--config", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: not valid YAML" in err and "at line 3, column 2" in err and "unicode string" not in err, err

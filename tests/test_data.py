@@ -297,6 +297,10 @@ def test_unknown_extension_and_unknown_mapping_field(tmp_path):
     path.write_text("id\n")
     assert "unknown file type" in _error(path)
     assert "unknown field 'ident'" in _error(_jsonl(tmp_path, [_row(1)]), {"ident": "id"})
+    assert "unknown field 'promt' (did you mean prompt?)" in _error(_jsonl(tmp_path, [_row(1)]), {"promt": "prompt"})
+    row = {k: v for k, v in _row(1).items() if k not in ("id", "prompt")} | {"qid": "a", "question": "Write f."}
+    msg = _error(_jsonl(tmp_path, [row]), {"prompt": "question"})
+    assert "e.g. data.mapping={prompt: question, id: qid}" in msg, msg   # keeps what was mapped; guesses a column
 
 
 # ------------------------------------------------------------------------ field mapping

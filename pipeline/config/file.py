@@ -223,7 +223,8 @@ def read_config(path: str | Path | None = "config.yaml", overrides: list[str] | 
             except UnicodeDecodeError as e:
                 raise ConfigError(f"{p}: not UTF-8 text (byte {e.start}); save it as UTF-8") from None
             except yaml.YAMLError as e:
-                raise ConfigError(f"{p}: not valid YAML: {e}") from None
+                where = str(e).replace('in "<unicode string>", ', "at ")   # (the file is named once, first)
+                raise ConfigError(f"{p}: not valid YAML: {where}") from None
             if not isinstance(data, dict):
                 raise ConfigError(f"{p}: top level must be a mapping of sections (run:, student:, ...)")
             # a section whose keys are all commented out is an empty section, not a null one

@@ -198,6 +198,9 @@ def write_report(runner: "Runner", summary: list[str] | None = None) -> Path:
            f"Generated {now} from `{runner.run_dir}`: {len(ms)} epoch(s) with metrics.", ""]
     if not ms:
         out += ["No epoch has finished yet (no `metrics.json`); run `rlaif epoch 1`."]
+        if summary is not None:
+            summary.append(f"no epoch of {runner.run_dir} has finished yet: the report says only that; "
+                           "`rlaif status` shows how far each epoch got")
         _write(path, "\n".join(out) + "\n")
         return path
     keys = ("student.model", "teacher.kind", "judge.kind", "sample.num_samples", "sample.temperature",
