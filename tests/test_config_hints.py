@@ -199,6 +199,7 @@ def test_compare_evals_of_a_run_directory_that_does_not_exist_says_so(tmp_path, 
     ("data.difficulties=[easy,medium", "the list opened with '[' is not closed; write data.difficulties=[easy,medium]"),
     ("data.mapping={prompt: q", "the mapping opened with '{' is not closed; write data.mapping={prompt: q}"),
     ("=3", "override '=3' has no key before '='"),
+    ("sample.num_samples.x=3", "sample.num_samples takes one value, no keys under it: write sample.num_samples=<value>"),
 ])
 def test_a_bad_value_is_said_in_one_line_without_pydantics_tags(typed, want):
     with pytest.raises(ConfigError) as e:

@@ -137,6 +137,9 @@ def _format_error(err: ValidationError, source: str) -> str:
                 isinstance(got, (int, float, bool)) or type(got).__name__ in ("date", "datetime")) else
                 f"; YAML reads 'a: b' as a mapping: quote it to keep it text, {key}='\"{_as_text(got)}\"'"
                 if e["type"] == "string_type" and isinstance(got, dict) and len(got) == 1 else "")
+            if isinstance(got, dict) and e["type"] in ("int_type", "int_parsing", "float_type", "float_parsing",
+                                                        "bool_type", "bool_parsing"):
+                quote = f"; {key} takes one value, no keys under it: write {key}=<value>"
             listed = (f"; a list, even of one: {key}=[{e.get('input')}]" if e["type"] == "list_type"
                       and isinstance(e.get("input"), (str, int, float)) else "")
             lines.append(f"  {key}: {e['msg'].removeprefix('Value error, ')} (got {e.get('input')!r}){quote}{glued}"
