@@ -40,8 +40,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 BF = torch.bfloat16
 
 
+QUICK = False
+"""--quick: a tenth of the repetitions (a smoke run; its timings are noisier)."""
+
+
 def per_call(f, reps: int = 50) -> float:
     """Microseconds per call of f, after a warm-up."""
+    reps = max(2, reps // 10) if QUICK else reps
     for _ in range(3):
         f()
     t = time.perf_counter()
@@ -249,7 +254,11 @@ def main() -> int:
     ap.add_argument("--no-trace", action="store_true", help="skip what needs the embedded student: attention's share of "
                                                              "its step and the ragged-span count (it runs two stages)")
     ap.add_argument("--share", action="store_true", help="only attention's share of the real step")
+    ap.add_argument("--quick", action="store_true", help="a tenth of the repetitions: a smoke run whose timings are "
+                                                          "noisier (for a check that it runs, not for figures)")
     a = ap.parse_args()
+    global QUICK
+    QUICK = a.quick
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     print(f"torch {torch.__version__}, {a.threads} thread(s)\n")

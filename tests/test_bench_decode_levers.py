@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_decode_levers_prints_each_lever_against_today():
-    res = subprocess.run([sys.executable, "bench/decode_levers.py", "--threads", "1", "--no-trace"], cwd=ROOT,
+    res = subprocess.run([sys.executable, "bench/decode_levers.py", "--threads", "1", "--no-trace", "--quick"], cwd=ROOT,
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
     rows = [line.split(" | ") for line in res.stdout.splitlines() if line.startswith("| ") and "---" not in line]
@@ -28,4 +28,4 @@ def test_decode_levers_prints_each_lever_against_today():
 
 def test_decode_levers_help():
     res = subprocess.run([sys.executable, "bench/decode_levers.py", "--help"], cwd=ROOT, capture_output=True, text=True)
-    assert res.returncode == 0 and "--no-trace" in res.stdout
+    assert res.returncode == 0 and "--no-trace" in res.stdout and "--quick" in res.stdout
