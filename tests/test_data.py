@@ -85,10 +85,10 @@ def test_builtin_problems_well_formed():
         assert any(case["output"] is not None for case in p.tests), p.id
 
 
-def test_builtin_jsonl_matches_its_generator():
-    result = subprocess.run([sys.executable, "data/problems/build.py", "--check"], cwd=ROOT,
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr + result.stdout
+def test_builtin_jsonl_matches_its_generator_run_as_typed(tmp_path):  # --help and --out write nothing shipped
+    run = lambda *a: subprocess.run([sys.executable, "data/problems/build.py", *a], cwd=ROOT, capture_output=True)
+    assert run("--check").returncode == 0 and b"--out" in run("--help").stdout and not run("--out", tmp_path).returncode
+    assert [f.read_bytes() == (ROOT / "data/problems" / f.name).read_bytes() for f in tmp_path.iterdir()] == [True] * 2
 
 
 def test_problem_bank_parts_pass_their_checker():

@@ -95,6 +95,8 @@ def test_reference_nll_is_the_answers_token_nll(tiny_config):
 
 def test_compare_evals_errors_name_what_to_do(tiny_config, tmp_path, capsys):
     assert rlaif("compare-evals", str(tmp_path / "nope"), str(tmp_path / "nope"), *tiny_config) == 2
+    assert "nope: no such directory" in capsys.readouterr().err
+    assert rlaif("compare-evals", str(tmp_path), str(tmp_path), *tiny_config) == 2
     assert "not a finished eval directory" in capsys.readouterr().err
     assert rlaif("compare-evals", f"{tmp_path}@x", f"{tmp_path}@0", *tiny_config) == 2
     assert "epoch number" in capsys.readouterr().err

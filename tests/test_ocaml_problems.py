@@ -64,10 +64,18 @@ def test_every_reference_passes_and_wrong_answers_fail():
         assert s.breakdown["compile"] == 1 and s.breakdown["passed"] < len(p.tests), (p.id, s.breakdown)
 
 
-def test_jsonl_matches_its_generator():
-    result = subprocess.run([sys.executable, "data/problems/build_ocaml.py", "--check"], cwd=ROOT,
-                            capture_output=True, text=True)
+def test_jsonl_matches_its_generator_run_as_typed(tmp_path):
+    def run(*args):
+        return subprocess.run([sys.executable, "data/problems/build_ocaml.py", *args], cwd=ROOT,
+                              capture_output=True, text=True)
+    result = run("--check")
     assert result.returncode == 0, result.stderr + result.stdout
+    shipped = (ROOT / "data/problems/ocaml.jsonl").read_bytes()
+    assert "--out" in run("--help").stdout and (ROOT / "data/problems/ocaml.jsonl").read_bytes() == shipped
+    assert run("--out", str(tmp_path)).returncode == 0 and (tmp_path / "ocaml.jsonl").read_bytes() == shipped
+    (tmp_path / "ocaml.jsonl").write_text("{}\n")                 # a stale copy: --check names it and fails
+    stale = run("--check", "--out", str(tmp_path))
+    assert stale.returncode == 1 and "ocaml.jsonl is out of date" in stale.stderr
 
 
 # ------------------------------------------------------------------------ language and mapping

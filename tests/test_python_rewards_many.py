@@ -152,7 +152,7 @@ def test_a_single_function_keeps_its_keys_and_the_system_prompt_reaches_a_conver
     ({"function": "a.py:f", "weights": [0.5, 1.0]}, r"judge.python.weights has 2 weights for 1 function in judge"),
     ({"function": ["a.py:f", ""]}, r"judge.python.function\[1\] is empty: name each function as path/to/file.py:name"),
     ({"function": []}, r"needs judge.python.function, e.g. judge.python.function=my_rewards.py:reward"),
-    ({"function": ["a.py:f"], "weights": [float("nan")]}, r"judge.python.weights=\[nan\]: each weight must be a finite"),
+    ({"function": ["a.py:f"], "weights": [float("nan")]}, r"judge.python.weights.0: Input should be a finite number"),
 ])
 def test_weights_that_do_not_fit_the_functions_fail_at_config_load(over, said):
     with pytest.raises(ConfigError, match=said):

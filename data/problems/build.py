@@ -2,6 +2,7 @@
 
     python data/problems/build.py            # rewrite problems.jsonl and bank.jsonl
     python data/problems/build.py --check    # fail if either is out of date
+    python data/problems/build.py --out DIR  # write them to DIR instead
 
 Every problem is (task text, reference solution, test cases). The expected output of every
 case is computed by running the reference; where a case also states the expected value by
@@ -1604,13 +1605,29 @@ def render(rows: list[dict]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
-if __name__ == "__main__":
-    for out, rows in ((OUT, build()), (BANK, build_bank())):
-        text = render(rows)
-        if "--check" in sys.argv:
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(description="Build problems.jsonl and bank.jsonl, the Python problem sets, from the "
+                                 "literals in this file and the bank_*.py modules (expected outputs come from "
+                                 "running each reference).")
+    ap.add_argument("--check", action="store_true", help="write nothing; fail if either file is out of date")
+    ap.add_argument("--out", type=Path, default=OUT.parent, help="the folder to write both files to "
+                    "(default: data/problems, the shipped sets)")
+    a = ap.parse_args(argv)
+    stale = False
+    for name, rows in ((OUT.name, build()), (BANK.name, build_bank())):
+        text, out = render(rows), a.out / name
+        if a.check:
             if not out.exists() or out.read_text(encoding="utf-8") != text:
-                sys.exit(f"{out} is out of date: run python {Path(__file__).as_posix()}")
-            print(f"{out} is up to date")
+                print(f"{out} is out of date: run python {Path(__file__).as_posix()}", file=sys.stderr)
+                stale = True
+            else:
+                print(f"{out} is up to date")
         else:
             out.write_text(text, encoding="utf-8")
             print(f"wrote {out}: {text.count(chr(10))} problems")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

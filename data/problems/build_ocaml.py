@@ -2,6 +2,7 @@
 
     python data/problems/build_ocaml.py            # rewrite ocaml.jsonl (needs ocamlc)
     python data/problems/build_ocaml.py --check    # fail if ocaml.jsonl is out of date
+    python data/problems/build_ocaml.py --out DIR  # write it to DIR instead
 
 Every problem is (name, type, task text, reference, example, more inputs, wrong). Expected
 outputs are computed by running the reference through the OCaml judge's own harness (so they
@@ -1146,12 +1147,25 @@ def render(rows: list[dict]) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
-if __name__ == "__main__":
-    text = render(build())
-    if "--check" in sys.argv:
-        if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
-            sys.exit(f"{OUT} is out of date: run python {Path(__file__).as_posix()}")
-        print(f"{OUT} is up to date")
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    ap = argparse.ArgumentParser(description="Build ocaml.jsonl, the OCaml problem set, from the literals in this "
+                                 "file (needs ocamlc: expected outputs come from running each reference).")
+    ap.add_argument("--check", action="store_true", help="write nothing; fail if ocaml.jsonl is out of date")
+    ap.add_argument("--out", type=Path, default=OUT.parent, help="the folder to write ocaml.jsonl to "
+                    "(default: data/problems, the shipped set)")
+    a = ap.parse_args(argv)
+    text, out = render(build()), a.out / OUT.name
+    if a.check:
+        if not out.exists() or out.read_text(encoding="utf-8") != text:
+            print(f"{out} is out of date: run python {Path(__file__).as_posix()}", file=sys.stderr)
+            return 1
+        print(f"{out} is up to date")
     else:
-        OUT.write_text(text, encoding="utf-8")
-        print(f"wrote {OUT}: {text.count(chr(10))} problems")
+        out.write_text(text, encoding="utf-8")
+        print(f"wrote {out}: {text.count(chr(10))} problems")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
