@@ -345,19 +345,29 @@ def test_a_mix_components_breakdown_reads_as_json():
 
 
 def test_status_names_interrupted_updates(fake_run):
-    """An update stopped before its end leaves its resume checkpoint: status says which one this config's next
-    update resumes, and which belongs to a variant made otherwise (with its size, and where it is to remove)."""
+    """An update stopped before its end leaves its resume checkpoint, named by the update's fingerprint and its
+    inputs' contents: status says which one this config's next update resumes, which was left over rows remade
+    since (nothing resumes it), and which belongs to a variant made otherwise (its size, where to remove it)."""
+    from pipeline.report.status import resumable_checkpoint
     assert "stopped before its end" not in "\n".join(status_lines(fake_run))
     fp = {st.name: fp for st, fp, _, _ in fake_run.plan(4)}["update"]
-    for name in (f".ckpt-update-{fp[:8]}", ".ckpt-update-0badc0de"):
+    want = resumable_checkpoint(fake_run, 4)
+    assert want.startswith(f".ckpt-update-{fp[:8]}-") and len(want) == len(".ckpt-update-") + 17
+    for name in (want, f".ckpt-update-{fp[:8]}-0badbeef", ".ckpt-update-0badc0de-12345678"):
         (fake_run.epoch_dir(4) / name).mkdir()
         (fake_run.epoch_dir(4) / name / "state.pt").write_bytes(b"x" * 2**20)
     lines = [x for x in status_lines(fake_run) if "stopped before its end" in x]
-    assert len(lines) == 2
-    mine = next(x for x in lines if fp[:8] in x)
+    assert len(lines) == 3
+    mine = next(x for x in lines if want in x)
     assert "1.0 MB" in mine and "resumes it from its checkpoint" in mine and "rlaif epoch 4" in mine
+    stale = next(x for x in lines if "0badbeef" in x)
+    assert "over other rows" in stale and "nothing resumes it" in stale
     other = next(x for x in lines if "0badc0de" in x)
-    assert "other settings" in other and f"remove {fake_run.epoch_dir(4) / '.ckpt-update-0badc0de'}" in other
+    assert "other settings" in other and f"remove {fake_run.epoch_dir(4) / '.ckpt-update-0badc0de-12345678'}" in other
+    # the selected rows remade (other contents at the same fingerprint): the checkpoint to resume is another
+    (fake_run.epoch_dir(4) / "select").mkdir()
+    (fake_run.epoch_dir(4) / "select" / "manifest.json").write_text(json.dumps({"files": {"data.parquet": "0" * 64}}))
+    assert resumable_checkpoint(fake_run, 4) not in ("", want)
 
 
 def test_the_report_reads_each_epochs_sampling_from_its_sample_stage(fake_run):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -50,7 +51,6 @@ def test_rlaif_eval_refuses_a_corrupted_chosen_policy(epoch1_config):
     r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
     for d in r.epoch_dir(1).glob("eval-*"):
-        import shutil
         shutil.rmtree(d)
     adapter = r.chosen_update(1)[0] / "adapter" / "adapter_model.safetensors"
     adapter.write_bytes(b"garbage")
@@ -92,10 +92,13 @@ def test_a_killed_warm_start_resumes_from_its_checkpoint(tiny_config, tmp_path):
     killed = epoch0(tmp_path / "a", RLAIF_KILL_AT="update-step-2", RLAIF_KILL_RANK="0")
     assert killed.returncode != 0 and "killing itself at update-step-2" in killed.stdout, killed.stdout[-2000:]
     edir = tmp_path / "a" / "default" / "epoch-000"
-    assert list(edir.glob(".ckpt-update-*/state.pt")), sorted(p.name for p in edir.iterdir())
+    (ckpt,) = [p.parent for p in edir.glob(".ckpt-update-*/state.pt")] or [sorted(p.name for p in edir.iterdir())]
+    # beside it, one its fingerprint left over other teacher answers (another name: removed, never resumed)
+    stale = shutil.copytree(ckpt, ckpt.with_name(ckpt.name[:-8] + "0badbeef"))
     again = epoch0(tmp_path / "a")
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
-    assert "resuming from" in again.stderr, again.stderr[-2000:]
+    assert f"resuming from {ckpt}" in again.stderr, again.stderr[-2000:]
+    assert f"{stale} was left by a killed update over other inputs" in again.stderr and not stale.exists()
     whole = epoch0(tmp_path / "b")
     assert whole.returncode == 0, whole.stderr[-2000:]
 

@@ -11,6 +11,7 @@ from pipeline.metrics.doc import as_number
 from pipeline.report.report import load_metrics, run_settings
 from pipeline.run.lineage import made_otherwise
 from pipeline.run.freshness import older_code
+from pipeline.stages import checkpoint_dir
 
 if TYPE_CHECKING:
     from pipeline.run.runner import Runner
@@ -107,24 +108,40 @@ def status_lines(runner: "Runner") -> list[str]:
     return lines
 
 
+def resumable_checkpoint(runner: "Runner", n: int) -> str:
+    """The name of the resume checkpoint this config's next update of epoch n would resume (its fingerprint
+    and its inputs' contents as they are on disk now); "" where epoch n cannot be planned."""
+    try:
+        outside = runner.outside_inputs(n)
+        plan = runner.plan(n, outside)
+    except RunError:
+        return ""
+    dirs = {**outside[1], **{st.name: d for st, _, d, _ in plan}}
+    return next((checkpoint_dir(runner.epoch_dir(n), fp, {k: dirs.get(k) for k in st.inputs}).name
+                 for st, fp, _, _ in plan if st.name == "update"), "")
+
+
 def _interrupted_updates(runner: "Runner", epochs: list[int]) -> list[str]:
-    """The resume checkpoints of updates stopped before their end (.ckpt-update-<fp8>, removed when
-    an update finishes): which one the current config resumes, and what the others hold on disk."""
+    """The resume checkpoints of updates stopped before their end (.ckpt-update-<fp8>-<in8>, removed when
+    an update finishes): which one the current config resumes (its fingerprint and its inputs' contents
+    as they are on disk now), and what the others hold on disk."""
     out = []
     for n in epochs:
         ckpts = sorted(runner.epoch_dir(n).glob(".ckpt-update-*"))
         if not ckpts:
             continue
-        try:
-            want = next((fp for st, fp, _, _ in runner.plan(n) if st.name == "update"), "")
-        except RunError:
-            want = ""
+        want = resumable_checkpoint(runner, n)
+        mine = want[:len(".ckpt-update-") + 8]      # this config's update's fingerprint, over any inputs
         for c in ckpts:
             mb = sum(f.stat().st_size for f in c.rglob("*") if f.is_file()) / 2**20
-            if want and c.name.endswith(want[:8]):
+            if c.name == want:
                 out.append(f"epoch {n}: an update stopped before its end ({c.name}, {mb:.1f} MB): this config's next "
                            f"update of epoch {n} (`rlaif epoch {n}`, or `rlaif update {n}` once the epoch is done) "
                            "resumes it from its checkpoint")
+            elif want and c.name.startswith(mine):
+                out.append(f"epoch {n}: an update stopped before its end over other rows than epoch {n}'s now "
+                           f"(its inputs were remade since; {c.name}, {mb:.1f} MB): nothing resumes it; the next "
+                           f"update of epoch {n} removes it")
             else:
                 out.append(f"epoch {n}: an update variant stopped before its end, made with other settings than the "
                            f"current config ({c.name}, {mb:.1f} MB): the command that started it, rerun as it was, "

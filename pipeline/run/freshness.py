@@ -8,28 +8,10 @@ stage read. So each stage's manifest records its inputs' content digests (`input
 whose input moved since is remade, not reused."""
 from __future__ import annotations
 
-import hashlib
 import importlib
-import json
 from pathlib import Path
 
-from pipeline.store.artifacts import load_complete, read_manifest
-
-
-def _digest(d: Path | None) -> str | None:
-    """The content digest of a stage's output directory (its manifest's file checksums), or of the stage
-    directory an adapter lies in; None for no directory or one without a manifest."""
-    if d is None:
-        return None
-    m = read_manifest(d) or (read_manifest(d.parent) if d.name == "adapter" else None)
-    if not m or not m.get("files"):
-        return None
-    return hashlib.sha256(json.dumps(m["files"], sort_keys=True).encode()).hexdigest()[:16]
-
-
-def input_digests(inputs: dict[str, Path | None]) -> dict[str, str]:
-    """{input: its content digest} for a stage's manifest."""
-    return {k: v for k, d in inputs.items() if (v := _digest(d)) is not None}
+from pipeline.store.artifacts import content_digest, load_complete
 
 
 def reusable(d: Path, fp: str, inputs: dict[str, Path | None]) -> tuple[dict | None, list[str]]:
@@ -44,7 +26,7 @@ def stale_inputs(m: dict, inputs: dict[str, Path | None]) -> list[str]:
     """The inputs of finished stage `m` whose contents moved since it read them (remade at the same
     fingerprint); [] for a manifest from before digests were recorded."""
     then = m.get("input_digests") or {}
-    return [k for k, v in then.items() if k in inputs and _digest(inputs[k]) not in (None, v)]
+    return [k for k, v in then.items() if k in inputs and content_digest(inputs[k]) not in (None, v)]
 
 
 def older_code(cfg, st, m: dict | None, memo: dict | None = None) -> dict[str, tuple]:

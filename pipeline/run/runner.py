@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Callable
 
 from pipeline.store import dist
-from pipeline.store.artifacts import atomic_dir, clean_stale, disk_full, load_complete, read_manifest, write_manifest
+from pipeline.store.artifacts import (atomic_dir, clean_stale, disk_full, input_digests, load_complete, read_manifest,
+                                      write_manifest)
 from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
-from pipeline.run.freshness import input_digests, older_code, reusable
+from pipeline.run.freshness import older_code, reusable
 from pipeline.run.lineage import Lineage, made_otherwise
 from pipeline.run.run_lock import RunLock
 from pipeline.stages import POLICY, REFERENCE, Ctx, Stage

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from judges.hashing import canonical, sha256_text
 from pipeline.config.schema import Config
+from pipeline.store.artifacts import input_digests
 
 POLICY = "policy"  # the input name for the previous epoch's chosen policy
 REFERENCE = "reference"  # the input name for the KL reference policy (update.kl_reference)
@@ -116,3 +118,12 @@ WARM_START = [
                           "update.weight_decay", "run.seed"), ("prompts", "teacher"), "pipeline.stages.update:run_sft", variant=True,
           every_rank=True),
 ]
+
+
+def checkpoint_dir(epoch_dir: Path, fp: str, inputs: dict[str, Path | None]) -> Path:
+    """An update's resume checkpoint, `.ckpt-update-<fp8>-<in8>`: named by its fingerprint and by its inputs'
+    contents (the selected rows, their logprobs and the policy it starts from; the warm-start's prompts and
+    teacher answers). An input remade at the same fingerprint (a runtime-only setting such as sample.dtype
+    changed, or `--force`) holds other rows, so a checkpoint of the old ones has another name and is never
+    resumed over the new: its old/ref logprobs and adapter belong to the rows it was trained on."""
+    return epoch_dir / f".ckpt-update-{fp[:8]}-{sha256_text(canonical(input_digests(inputs)))[:8]}"

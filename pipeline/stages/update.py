@@ -33,7 +33,7 @@ from pipeline.config.errors import RunError
 from pipeline.engines.forward import load_logprobs
 from pipeline.engines.hf import chat_prompt
 from pipeline.engines.model import save_adapter, student_model
-from pipeline.stages import POLICY, Ctx
+from pipeline.stages import POLICY, Ctx, checkpoint_dir
 from pipeline.stages.update_loop import train
 from pipeline.store import dist
 from pipeline.store.artifacts import read_manifest
@@ -51,6 +51,17 @@ def previous_kl_coef(policy: Path | None) -> float | None:
     return (m or {}).get("figures", {}).get("kl/coef")
 
 
+def _checkpoint(ctx: Ctx) -> Path:
+    """This update's checkpoint; one its fingerprint left over other inputs is removed (nothing can resume it)."""
+    ckpt = checkpoint_dir(ctx.run_dir / f"epoch-{ctx.epoch:03d}", ctx.fingerprint, ctx.inputs)
+    for stale in ckpt.parent.glob(f".ckpt-update-{ctx.fingerprint[:8]}*"):
+        if stale != ckpt and dist.is_main():
+            log.warning("update: %s was left by a killed update over other inputs (remade since at the same "
+                        "fingerprint): removed, not resumed; this update starts over", stale)
+            shutil.rmtree(stale, ignore_errors=True)
+    return ckpt
+
+
 def run(ctx: Ctx) -> None:
     from pipeline.engines.model import load_tokenizer
     cfg = ctx.cfg
@@ -59,7 +70,7 @@ def run(ctx: Ctx) -> None:
     torch.manual_seed(cfg.run.seed)  # a fresh adapter's LoRA A init draws from the global RNG
     model = student_model(cfg, adapter=ctx.inputs[POLICY], trainable=True)
     coef = previous_kl_coef(ctx.inputs[POLICY]) if cfg.update.kl_mode == "adaptive" else None
-    ckpt = ctx.run_dir / f"epoch-{ctx.epoch:03d}" / f".ckpt-update-{ctx.fingerprint[:8]}"
+    ckpt = _checkpoint(ctx)
     carry = cfg.update.optimizer_state == "carry"
     carried = carried_optimizer(ctx.inputs[POLICY], cfg.update)
     start = carried_schedule(ctx.inputs[POLICY], cfg.update)
@@ -106,7 +117,7 @@ def run_sft(ctx: Ctx) -> None:
     # its own schedule (warmup_ratio of its steps), and no optimizer state for RL to carry: the
     # warm-start's moments belong to another objective, and epoch 1 starts a fresh AdamW
     uc = cfg.update.model_copy(update={"lr": cfg.update.sft_lr, "epochs": cfg.update.sft_epochs, "warmup_steps": None})
-    ckpt = ctx.run_dir / f"epoch-{ctx.epoch:03d}" / f".ckpt-update-{ctx.fingerprint[:8]}"   # a killed warm-start resumes
+    ckpt = _checkpoint(ctx)   # a killed warm-start resumes
     ctx.figures = train(model, rows, uc, 1.0, tok.pad_token_id, seed=cfg.run.seed, fresh_adapter=True, sft_coef=1.0,
                         save_to=ctx.out / "adapter", checkpoint=ckpt, checkpoint_every=cfg.run.checkpoint_every)
     ctx.rows = len(rows)

@@ -149,6 +149,22 @@ def read_manifest(d: Path) -> dict | None:
         return None
 
 
+def content_digest(d: Path | None) -> str | None:
+    """The content digest of a stage's output directory (its manifest's file checksums), or of the stage
+    directory an adapter lies in; None for no directory or one without a manifest."""
+    if d is None:
+        return None
+    m = read_manifest(d) or (read_manifest(d.parent) if d.name == "adapter" else None)
+    if not m or not m.get("files"):
+        return None
+    return hashlib.sha256(json.dumps(m["files"], sort_keys=True).encode()).hexdigest()[:16]
+
+
+def input_digests(inputs: dict[str, Path | None]) -> dict[str, str]:
+    """{input: its content digest} for a stage's manifest."""
+    return {k: v for k, d in inputs.items() if (v := content_digest(d)) is not None}
+
+
 def load_complete(d: Path, fp: str | None = None, verify: bool = True) -> dict | None:
     """The manifest of a finished, intact output (matching `fp` if given), else None.
 
