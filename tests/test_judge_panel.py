@@ -103,3 +103,27 @@ def test_a_panel_names_every_members_model_and_moves_no_earlier_fingerprint():
     for extra in (["judge.models={anthropic: X}"], ["judge.models={openai: Y}"]):
         assert load_config(None, same + extra).stage_config(JUDGE) == load_config(None, same).stage_config(JUDGE)
     assert load_config(None, same + ["judge.models={anthropic: Z}"]).stage_config(JUDGE)["judge_panel"] == {"anthropic": "Z"}
+
+
+def test_an_endpoint_the_sdk_reads_from_the_environment_moves_the_api_stages_fingerprints(monkeypatch):
+    """OPENAI_BASE_URL / ANTHROPIC_BASE_URL (where judge.base_url / teacher.base_url are unset) change who answers:
+    the teacher's and the judge's fingerprints hold them, as their cache keys do; the SDK's own default, unset,
+    an explicit base_url or a provider not in use moves nothing."""
+    from pipeline.stages import TEACHER
+    over = ["teacher.kind=openai", "teacher.model=m", "judge.kind=mix", "judge.mix={execution: 0.5, openai: 0.5}",
+            "judge.model=m"]
+    for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    before = load_config(None, over)
+    unset = (before.stage_config(TEACHER), before.stage_config(JUDGE))
+    assert "teacher_endpoint" not in unset[0] and "judge_endpoints" not in unset[1]
+    for url in ("https://api.openai.com/v1", "https://api.openai.com/v1/", ""):
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        assert (before.stage_config(TEACHER), before.stage_config(JUDGE)) == unset, url
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/")            # not in use: nothing moves
+    assert (before.stage_config(TEACHER), before.stage_config(JUDGE)) == unset
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:8000/v1/")
+    assert before.stage_config(TEACHER)["teacher_endpoint"] == {"openai": "http://localhost:8000/v1"}
+    assert before.stage_config(JUDGE)["judge_endpoints"] == {"openai": "http://localhost:8000/v1"}
+    pinned = load_config(None, over + ["teacher.base_url=http://a/v1", "judge.base_url=http://a/v1"])
+    assert "teacher_endpoint" not in pinned.stage_config(TEACHER) and "judge_endpoints" not in pinned.stage_config(JUDGE)

@@ -14,7 +14,7 @@ from pipeline.config.base import RUNTIME, HomePath, Section
 class TeacherConfig(Section):
     kind: Literal["reference", "anthropic", "openai", "hf", "none"] = Field("reference", description="Who writes the teacher answer: the dataset reference, a model, or none (for reward.kind=direct).")
     model: str = Field("", description="Teacher model id when kind is a model (e.g. claude-sonnet-4-5, gpt-5-mini, or a local path for hf).")
-    base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default).")
+    base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default); the endpoint in use, set here or in that variable, is part of the stage's fingerprint and of every cache key, so another endpoint is asked anew.")
     max_tokens: int = Field(1024, ge=1, description="Length limit of a teacher answer.")
     temperature: float | None = Field(None, ge=0, description="Teacher sampling temperature (None = the API's default; Anthropic's current API takes none).")
     batch: bool = Field(False, description="anthropic/openai teachers: send the missing answers through the provider's batch API (half price, done within 24 h; polling and failures as judge.batch_*). Runtime only: a batch answer and a live one are interchangeable.")
@@ -67,7 +67,7 @@ class JudgeConfig(Section):
     kind: Literal["execution", "anthropic", "openai", "hf", "python", "mix", "length"] = Field("execution", description="Which judge scores student and teacher answers (python: your own reward function, judge.python.function; length: the toy 2 - words/16 score of configs/length_reward.yaml).")
     model: str = Field("", description="Judge model id for LLM judges (e.g. claude-haiku-4-5, gpt-5-mini, or a local path for hf).")
     models: dict[str, str] = Field(default_factory=dict, description="A panel of LLM judges: judge.mix with several LLM components (e.g. {execution: 0.5, anthropic: 0.25, openai: 0.25}) names each one's model here, e.g. {anthropic: claude-haiku-4-5, openai: gpt-5-mini}; a component it does not name takes judge.model. Each component is priced, budgeted (judge.budget_usd counts them all), cached and batched on its own; judge/<component>_mean is each one's mean score. With judge.base_url unset, each SDK reads its own ANTHROPIC_BASE_URL / OPENAI_BASE_URL.")
-    base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default).")
+    base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default); the endpoint in use, set here or in that variable, is part of the stage's fingerprint and of every cache key, so another endpoint is asked anew.")
     max_tokens: int = Field(512, ge=1, description="Length limit of an LLM judge's answer.")
     temperature: float | None = Field(None, ge=0, description="LLM judge temperature (None = the API's default; must stay None for anthropic).")
     show_teacher: bool = Field(True, description="Show the LLM judge the teacher's answer as a reference when it grades the student's answers. The teacher's own answer is graded without one; false grades both alike, without it.")

@@ -7,6 +7,7 @@ Every field has a type, a default and a one-line doc (`rlaif config show --doc` 
 """
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Any
 
@@ -24,6 +25,7 @@ NEUTRAL: dict[str, Any] = {"student.prompt_format": "chat", "data.validation_siz
                            "select.scale_rewards": "group", "select.std": "population", "data.warm_start_sources": [],
                            "data.rl_sources": [], "update.weight_decay": 0.0, "eval_reading": None,
                            "student.chat_template_kwargs": {}, "judge_panel": None,
+                           "teacher_endpoint": None, "judge_endpoints": None,
                            "judge.python": {"function": "", "version": "", "format": "standard"}}
 """Stage fields added after runs existed, with the value every earlier run had: a fingerprint leaves
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
@@ -34,6 +36,18 @@ NEUTRAL_IN_SECTION: dict[str, Any] = {"update.delta": None, "update.sapo_tempera
 """The same for fields added to a section that a stage reads whole (the update reads `update`): left
 out of the section's dict while at these values (`Config.fingerprinted`). Fields added before this
 existed stay in (moving them out would move those fingerprints)."""
+
+
+SDK_ENDPOINTS = {"anthropic": ("ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
+                 "openai": ("OPENAI_BASE_URL", "https://api.openai.com/v1")}
+
+
+def env_endpoints(kinds: set[str]) -> dict | None:
+    """{provider: the base URL its SDK takes from the environment} for the API providers among `kinds` whose
+    variable is set to another endpoint than the SDK's default; None for none."""
+    own = {k: url for k in sorted(kinds & SDK_ENDPOINTS.keys())
+           if (url := os.environ.get(SDK_ENDPOINTS[k][0], "").rstrip("/")) and url != SDK_ENDPOINTS[k][1]}
+    return own or None
 
 
 class Config(Section):
@@ -57,6 +71,19 @@ class Config(Section):
         used = set(self.judge.mix) if self.judge.kind == "mix" else {self.judge.kind}
         own = {k: v for k, v in sorted(self.judge.models.items()) if k in used and v and v != self.judge.model}
         return own or None
+
+    @property
+    def teacher_endpoint(self) -> dict | None:
+        """The API endpoint the teacher's SDK reads from its environment (ANTHROPIC_BASE_URL, OPENAI_BASE_URL)
+        where teacher.base_url is unset, for its fingerprint: another endpoint writes other answers. None for
+        the SDK's own default (every run before it)."""
+        return env_endpoints({self.teacher.kind} if not self.teacher.base_url else set())
+
+    @property
+    def judge_endpoints(self) -> dict | None:
+        """The same for the judge's API components, where judge.base_url is unset."""
+        used = set(self.judge.mix) if self.judge.kind == "mix" else {self.judge.kind}
+        return env_endpoints(used if not self.judge.base_url else set())
 
     @property
     def eval_reading(self) -> dict | None:

@@ -65,8 +65,9 @@ class Stage:
 # student.dtype is runtime only (DESIGN.md, "Devices and scale"): bf16 on a GPU and fp32 on a CPU make the same artifacts
 STUDENT = ("student.model", "student.system_prompt", "student.chat_template_kwargs", "student.prompt_format")
 # what changes a teacher answer or a judgement (runtime knobs such as judge.max_in_flight are left out)
-TEACHER = ("teacher.kind", "teacher.model", "teacher.base_url", "teacher.max_tokens", "teacher.temperature")
-JUDGE = ("judge.kind", "judge.model", "judge_panel", "judge.base_url", "judge.max_tokens", "judge.temperature", "judge.show_teacher",
+TEACHER = ("teacher.kind", "teacher.model", "teacher.base_url", "teacher_endpoint", "teacher.max_tokens",
+           "teacher.temperature")
+JUDGE = ("judge.kind", "judge.model", "judge_panel", "judge.base_url", "judge_endpoints", "judge.max_tokens", "judge.temperature", "judge.show_teacher",
          "judge.mix", "judge.execution", "judge.ocaml", "judge.python")
 SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.top_k",
             "sample.max_new_tokens", "sample.stop", "sample.share_prompt", "sample.seed_per_epoch", "sample.stop_after_code")
