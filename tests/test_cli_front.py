@@ -98,6 +98,10 @@ def test_config_after_the_command(tmp_path, capsys):
     assert "name: mine" in capsys.readouterr().out
     assert main(["--config", str(cfg), "config", "show"]) == 0
     assert "name: mine" in capsys.readouterr().out
+    assert main(["config", "--config", str(cfg), "show"]) == 0                  # between a group and its command
+    assert "name: mine" in capsys.readouterr().out
+    assert main(["cache", "--config", str(cfg), "stats", f"judge.cache_dir={tmp_path / 'none'}"]) == 2
+    assert f"no judge cache at {tmp_path / 'none'}" in capsys.readouterr().err
     assert main(["config", "show", "--config", str(tmp_path / "none.yaml")]) == 2
     assert "none.yaml does not exist" in capsys.readouterr().err
 

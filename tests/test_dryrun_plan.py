@@ -102,7 +102,7 @@ def test_the_warm_start_asks_the_teacher_for_every_training_problem(tmp_path, ca
     assert sorted(blocks) == [0, 1]
     assert f"epoch 0, the supervised warm-start: {warm} problems" in blocks[0][0]
     assert f"teacher (openai gpt-5-mini): {warm} of {warm} answers missing from the cache" in blocks[0][1]
-    assert f"0 of 24 answers missing from the cache by then (24 of them asked for first by epoch 0)" in blocks[1][1]
+    assert "0 of 24 answers missing from the cache by then (24 of them asked for first by epoch 0)" in blocks[1][1]
     with caplog.at_level("WARNING", logger="rlaif"):   # more prompts an epoch than problems: epoch 0 takes them all
         assert main(["epoch", "0", "--dry-run", *over, "data.prompts_per_epoch=500"]) == 0
     blocks = _blocks(capsys.readouterr().out)
@@ -218,3 +218,8 @@ def test_a_dry_run_without_the_api_key_says_so_and_prices_the_run_the_real_run_r
     assert re.search(r"judge \(anthropic claude-haiku-4-5\): \d+ of \d+ judgements missing .*~\$[\d.]+ live", out), out
     assert main(["epoch", "1", *over]) == 2
     assert "ANTHROPIC_API_KEY is not set" in capsys.readouterr().err and not (tmp_path / "runs").exists()
+    # a judge.mix's API component is named as the mix's, not as a judge.kind the config never set
+    mix = [f"run.dir={tmp_path / 'mix'}", "judge.kind=mix", "judge.mix={execution: 0.65, anthropic: 0.35}",
+           "judge.model=claude-haiku-4-5", "update.warm_start=false"]
+    assert main(["epoch", "1", "--dry-run", *mix]) == 0
+    assert "judge.mix's anthropic component calls the API, and ANTHROPIC_API_KEY is not set" in capsys.readouterr().out

@@ -220,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("config", help="config commands",
                        description="`rlaif config show`: the config in effect (--config and the overrides applied); "
                        "`rlaif config show --doc`: every key with its default and what it does.")
+    p.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)   # `rlaif config --config F show` too
     csub = p.add_subparsers(dest="what", required=True, metavar="{show}")
     p = with_overrides(csub.add_parser("show", help="print the effective config",
                                        description="Print the config in effect, --config's file with the overrides "
@@ -230,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("cache", help="judge cache commands",
                        description="The judge cache (judge.cache_dir), where every judgement is kept: its size, an "
                        "export to a file, an import from one.")
+    p.add_argument("--config", default=argparse.SUPPRESS, help=CONFIG_HELP)
     csub = p.add_subparsers(dest="what", required=True, metavar="{stats,export,import}")
     p = with_overrides(csub.add_parser("stats", help="entries and size of the judge cache",
                                        description="The judge cache's directory, entries and size in bytes, as JSON."))

@@ -340,7 +340,9 @@ def check_api(cfg: Config, teacher: bool, judge: bool, missing: list[str] | None
         except ValueError as e:
             raise RunError(f"{role}: {e}") from None
         if cfg.judge.mode == "live" and not os.environ.get(m.key_env):
-            why = (f"{role}.kind={kind} calls the API, and {m.key_env} is not set: export {m.key_env}=... "
+            who = (f"judge.mix's {kind} component" if role == "judge" and cfg.judge.kind == "mix"
+                   else f"{role}.kind={kind}")
+            why = (f"{who} calls the API, and {m.key_env} is not set: export {m.key_env}=... "
                    f"(a local server that speaks the protocol takes any value, with {role}.base_url), or "
                    "use only the judge cache with judge.mode=replay")
             if missing is None:
