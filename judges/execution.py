@@ -49,12 +49,16 @@ from judges.pycode import extract_code, static_check
 
 log = logging.getLogger(__name__)
 
-HARNESS_VERSION = "exec-3"
+HARNESS_VERSION = "exec-4"
 """Bump whenever grading changes (harness, comparison, weights' meaning): it is part of the
 judge cache key. exec-2: the problem's `context` runs before the answer and its names count as
 defined in the static check (HumanEval answers using the prompt's `List` or helpers pass).
 exec-3: the answer runs with a fixed hash seed (sandbox.PY_ENV): an answer whose output follows
-a set's order gets the same verdict on every judging."""
+a set's order gets the same verdict on every judging.
+exec-4: the answer is a module in sys.modules (a dataclass under `from __future__ import annotations`
+loads); comment lines do not count toward min_lines; code too deeply nested for pyflakes gets no static
+credit.
+"""
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,7 @@ class ExecutionSettings:
 # original stdout as the private results channel, and points fd 0 at /dev/null and fds 1-2
 # at stderr for the untrusted code.
 _HARNESS = r'''
-import __future__, json, os, sys
+import __future__, json, os, sys, types
 
 FUTURE = 0
 for name in __future__.all_feature_names:
@@ -119,7 +123,11 @@ def main():
         return f"{type(e).__name__}: {e}"[:300]
 
     emit(event="start")
-    ns = {"__name__": "solution"}  # not __main__: demo code under `if __name__ == ...` stays off
+    # a module of its own, as `import solution` makes (not __main__: demo code under `if __name__ == ...`
+    # stays off), in sys.modules: dataclasses and pickle look a class's module up there
+    module = types.ModuleType("solution")
+    sys.modules["solution"] = module
+    ns = module.__dict__
     flags = 0
     if payload.get("context") is not None:  # the prompt's code, reported on before the answer runs
         try:
@@ -331,7 +339,7 @@ class ExecutionJudge:
         if not problem.tests and not problem.test_code:
             return Score(value=None, raw=f"judge error: problem {problem.id!r} has no tests")
         code, well_formed = extract_code(completion, problem.entry_point)
-        lines = sum(1 for line in (code or "").splitlines() if line.strip())
+        lines = sum(1 for line in (code or "").splitlines() if line.strip() and not line.lstrip().startswith("#"))
         bd: dict[str, Any] = {"structure": float(well_formed), "static": 0.0, "static_errors": None,
                               "load": 0.0, "tests": 0.0, "passed": 0,
                               "total": len(problem.tests or []) or int(problem.test_code is not None),

@@ -108,8 +108,9 @@ def static_check(code: str, context: str | None = None) -> tuple[float, int | No
     try:
         found = pyflakes_checker.Checker(tree, filename="solution.py", builtins=context_names(context)).messages
     except RecursionError:
-        # pyflakes walks the tree recursively in Python: 400 `x + ` terms (1.6 KB) are too deep
-        # for it though the code compiles. No findings; the tests still run.
-        return 1.0, 0, ["static check skipped: the code is nested too deeply for pyflakes"]
+        # pyflakes walks the tree recursively in Python: 400 `x + ` terms (1.6 KB), or one line of 500 unary
+        # minus signs (13 tokens), are too deep for it though the code compiles. Unchecked is not clean: no
+        # static credit (else such a line hides every undefined name from the check); the tests still run.
+        return 0.0, 0, ["static check could not run: the code is nested too deeply for pyflakes (no credit)"]
     errors = [m for m in found if isinstance(m, _ERRORS)]
     return max(0.0, 1.0 - 0.25 * len(errors)), len(errors), [str(m) for m in found]

@@ -74,16 +74,33 @@ def test_syntax_error_scores_structure_only():
 
 def test_a_deeply_nested_answer_is_scored_and_never_stops_the_stage():
     """Nesting past the interpreter's or pyflakes's recursion depth: 400 `x + ` terms (1.6 KB) compile
-    but pyflakes's tree walk recurses out (no findings: the tests run), 2,000 do not compile, nor do
-    5,000 unary minus signs (RecursionError building the AST) or 100,000 (MemoryError). Each one
-    raised out of score() and failed the whole judge stage, on every rerun."""
+    but pyflakes's tree walk recurses out (unchecked: no static credit; the tests run), 2,000 do not
+    compile, nor do 5,000 unary minus signs (RecursionError building the AST) or 100,000 (MemoryError).
+    Each one raised out of score() and failed the whole judge stage, on every rerun."""
     p = Problem(id="deep", prompt="", entry_point="f", tests=[{"input": [1], "output": 401}])
     s = JUDGE.score(p, fenced("def f(x):\n    return " + "x + " * 400 + "1"))
-    assert s.value == pytest.approx(1.0) and s.breakdown["passed"] == 1, s
+    assert s.value == pytest.approx(0.8) and s.breakdown["passed"] == 1 and s.breakdown["static"] == 0, s
+    # a 13-token line too deep for pyflakes hid every undefined name from the check, for +0.2
+    wrong = "def add(a, b):\n    return helper(a) + undefined_offset"
+    plain, hidden = (JUDGE.score(ADD, fenced(wrong + tail)) for tail in ("", "\n_z = " + "-" * 500 + "1"))
+    assert plain.breakdown["static_errors"] == 2 and hidden.value <= plain.value, (plain.breakdown, hidden.breakdown)
     for body in ["x + " * 2000 + "1", "-" * 5000 + "x", "-" * 100_000 + "x"]:
         s = JUDGE.score(p, fenced("def f(x):\n    return " + body))
         assert s.value == pytest.approx(0.05) and s.breakdown["static_errors"] is None, s.breakdown
         assert s.breakdown["error"].startswith("does not compile")
+
+
+def test_a_correct_answer_that_needs_its_own_module_loads_and_comments_are_not_code():
+    """dataclasses (under `from __future__ import annotations`) and pickle look the answer's module up in
+    sys.modules: it was not there, and this correct answer failed to load. A comment line is no code line
+    toward judge.execution.min_lines (2): padding a one-line answer with comments earns nothing."""
+    answer = ("from __future__ import annotations\nimport pickle\nfrom dataclasses import dataclass\n\n"
+              "@dataclass\nclass Acc:\n    total: int = 0\n\n"
+              "def add(a, b):\n    acc = pickle.loads(pickle.dumps(Acc(a)))\n    acc.total += b\n    return acc.total")
+    s = JUDGE.score(ADD, fenced(answer))
+    assert s.value == pytest.approx(1.0), s.breakdown
+    padded = JUDGE.score(ADD, fenced("# add two numbers\ndef add(a, b): return a + b"))
+    assert padded.value == 0 and padded.breakdown["lines"] == 1 and "fewer than 2 lines" in padded.breakdown["error"]
 
 
 def test_an_answer_the_judge_itself_fails_on_is_a_judge_error_not_a_crash():
