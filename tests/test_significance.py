@@ -195,9 +195,10 @@ def test_resolution_advice_says_how_many_problems():
 
 def test_per_problem_reads_eval_rows():
     rows = [{"source": "s", "problem_id": "a", "pass@1": 0.5, "score": 0.7, "ref_nll": None},
-            {"source": "t", "problem_id": "a", "pass@1": 1.0, "score": 1.0, "ref_nll": 0.3}]
-    assert per_problem(rows, "pass@1") == {"s:a": 0.5, "t:a": 1.0}
-    assert per_problem(rows, "ref_nll") == {"t:a": 0.3}
+            {"source": "t", "problem_id": "a", "pass@1": 1.0, "score": 1.0, "ref_nll": 0.3},
+            {"source": "t", "problem_id": "b", "pass@1": 0.0, "score": 0.2, "ref_nll": float("nan")}]
+    assert per_problem(rows, "pass@1") == {"s:a": 0.5, "t:a": 1.0, "t:b": 0.0}
+    assert per_problem(rows, "ref_nll") == {"t:a": 0.3}                  # None and NaN leave their problem out
     assert per_problem(rows, "score", "s") == {"s:a": 0.7}
 
 
