@@ -72,11 +72,11 @@ def analyse(draws: list[list[dict]], selected: str) -> tuple[list[str], list[str
     if D > 1:
         ratio = sd / predicted
         chi = (D - 1) * ratio ** 2
-        var, df = draw_variance([{k: float(d[k]["pass@1"]) for k in keys} for d in by])
+        effect = draw_variance([{k: float(d[k]["pass@1"]) for k in keys} for d in by])
         said.append(f"Spread: SD of the draws' means {sd:.4f} against {predicted:.4f} from the problems' own "
                     f"noise ({ratio:.2f}x; chi-square {chi:.1f} on {D - 1} degrees of freedom, p = "
-                    f"{chi2_sf(chi, D - 1):.3f}); the draw-level SD the bench adds: {math.sqrt(var):.4f} "
-                    f"({df:.1f} degrees of freedom).")
+                    f"{chi2_sf(chi, D - 1):.3f}); the draw-level SD the bench adds: {math.sqrt(effect.variance):.4f} "
+                    f"({effect.df:.1f} degrees of freedom).")
     chosen = [k for k in keys if k.split(":")[-1].startswith(selected)] if selected else []
     if chosen:
         # E[k/n | k >= 1] - p; at p = 0 (never passed in the draws given) its limit, 1/n

@@ -35,10 +35,10 @@ def share_interval(base_draws: Sequence[dict[str, float]], a_runs: Sequence[dict
     share = a / b if b else math.nan
     if n < MIN_VALUES:
         return share, -math.inf, math.inf
-    base_v, base_df = draw_variance(base_draws)
-    shared = base_v / len(base_draws)
+    base = draw_variance(base_draws)
+    shared = base.variance / len(base_draws)
     own = [draw_variance(runs) if len(runs) >= 3 else None for runs in (a_runs, b_runs)]  # each side's seeds
-    va, vb = (float(d.var(ddof=1)) / n + shared + (o[0] if o else base_v) / len(runs)
+    va, vb = (float(d.var(ddof=1)) / n + shared + (o.variance if o else base.variance) / len(runs)
               for d, o, runs in ((da, own[0], a_runs), (db, own[1], b_runs)))
     cov = float(np.cov(da, db, ddof=1)[0, 1]) / n + shared
     if vb == 0 and va == 0:
@@ -49,8 +49,8 @@ def share_interval(base_draws: Sequence[dict[str, float]], a_runs: Sequence[dict
     # stands for: one estimate, one term); and each side's seeds' own with 3 or more runs
     r = share if math.isfinite(share) else 0.0
     weight = (1 - r) ** 2 / len(base_draws) + (0 if own[0] else 1 / len(a_runs)) + (0 if own[1] else r * r / len(b_runs))
-    parts = [(float((da - r * db).var(ddof=1)) / n, n - 1), (base_v * weight, base_df)]
-    parts += [(o[0] * w / len(runs), o[1]) for o, w, runs in ((own[0], 1.0, a_runs), (own[1], r * r, b_runs)) if o]
+    parts = [(float((da - r * db).var(ddof=1)) / n, n - 1), (base.variance * weight, base.df)]
+    parts += [(o.variance * w / len(runs), o.df) for o, w, runs in ((own[0], 1.0, a_runs), (own[1], r * r, b_runs)) if o]
     parts = [(v, df) for v, df in parts if v > 0 and df > 0]
     total = sum(v for v, _ in parts)
     dof = total ** 2 / sum(v ** 2 / df for v, df in parts) if total > 0 else math.inf

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -179,65 +179,94 @@ def _stratified(a_runs, b_runs, pairs, metric, higher_is_better, confidence) -> 
                   confidence)
 
 
-def draw_variance(draws: Sequence[dict[str, float]]) -> tuple[float, float]:
-    """(variance, degrees of freedom) of a whole draw's mean beyond its problems' own noise: D evals
-    of the same weights on the same problems, each with its own random streams, as a one-way
-    random-effects model (a shift per draw shared by all its problems): the variance of the D draws'
-    means less the mean over problems of each problem's variance across draws over P (which holds
+class Effect(NamedTuple):
+    """A shift per eval shared by all of its problems (a draw's, a trained seed's), measured on `evals`
+    evals of the same problems (`draw_variance`): its variance (0 or more) with Satterthwaite's
+    degrees of freedom `df`, and `spread`, the variance of the evals' means over the problems."""
+    variance: float
+    df: float
+    spread: float = 0.0
+    evals: int = 0
+
+
+NO_EFFECT = Effect(0.0, 0.0)
+
+
+def draw_variance(draws: Sequence[dict[str, float]]) -> Effect:
+    """The shift of a whole eval's mean beyond its problems' own noise: D evals of the same weights (or
+    D seeds of a recipe) on the same problems, each with its own random streams, as a one-way
+    random-effects model (a shift per eval shared by all its problems): the variance of the D evals'
+    means less the mean over problems of each problem's variance across evals over P (which holds
     the shift too: times P / (P - 1) to remove it); 0 when that is negative. Its degrees of freedom
     are Satterthwaite's for that difference, (D - 1) x (estimate / spread of the means)^2: fewer
     than D - 1 the larger the problems' noise, and at least 1: an estimate barely above 0 gets a
     fraction of one, where Satterthwaite's approximation breaks down, and with it a t quantile in
-    the thousands (+-12.9 on a pass rate, one seed's HumanEval nearly all ties). The floor costs a
-    little coverage (a review's simulation, 600 repetitions, a small true shift of SD 0.1 on the
-    logit scale, 150 problems: false exclusions of 0 at 95% 5.3% -> 7.0% with 5 draws, 7.0% ->
-    9.5% with 3). The paired t over problems cannot see such a shift: nine draws of the embedded
-    student's base weights on the 188 held-out problems spread 1.7x what their problems' own noise
-    predicts, the first of them a calibration draw lifted by its selection; five fresh draws 1.05x
-    (bench/RESULTS.md, bench/base_draws.py)."""
+    the thousands (+-12.9 on a pass rate, one seed's HumanEval nearly all ties). The paired t over
+    problems cannot see such a shift: nine draws of the embedded student's base weights on the 188
+    held-out problems spread 1.7x what their problems' own noise predicts, the first of them a
+    calibration draw lifted by its selection; five fresh draws 1.05x (bench/RESULTS.md,
+    bench/base_draws.py). With 3 evals the estimate is often cut to 0 by chance, which is why
+    `with_effects` also keeps the evals' means' own interval."""
     keys = sorted(set(draws[0]).intersection(*draws[1:])) if draws else []
     if len(draws) < 2 or len(keys) < 2:
-        return 0.0, 0
+        return NO_EFFECT
     x = np.array([[d[k] for k in keys] for d in draws], dtype=float)          # (D, P)
     if np.all(x == x[0]):                           # the same values in every draw (a greedy metric)
-        return 0.0, 0
+        return NO_EFFECT
     n = len(keys)
     spread = float(x.mean(axis=1).var(ddof=1))
     within = float(x.var(axis=0, ddof=1).mean()) / n
     variance = max(spread - within, 0.0) * n / (n - 1)
     if variance <= 1e-9 * spread:                   # 0, or float rounding of it
-        return 0.0, 0
-    return variance, max((len(draws) - 1) * min(variance / spread, 1.0) ** 2, 1.0)
+        return Effect(0.0, 0.0, spread, len(draws))
+    return Effect(variance, max((len(draws) - 1) * min(variance / spread, 1.0) ** 2, 1.0), spread, len(draws))
 
 
-def with_draws(p: Paired, variance: float, df: float, draws_a: int, runs_b: int) -> Paired:
-    """p with the draw-level variance (`draw_variance`) in its difference's interval: the mean of
+def with_draws(p: Paired, effect: Effect, draws_a: int, runs_b: int) -> Paired:
+    """p with the draw-level shift (`draw_variance`) in its difference's interval: the mean of
     draws_a draws of A against runs_b runs of B, each carrying its own draw's shift, adds
     variance x (1/draws_a + 1/runs_b) to the squared standard error of the paired t over problems
     (Welch-Satterthwaite degrees of freedom for the sum). B's own seed-to-seed variance beyond a
-    draw's (training luck) is not in it: `with_effects` with B's seeds' own variance takes it.
+    draw's (training luck) is not in it: `with_effects` with B's seeds' own effect takes it.
     p: `compare`'s paired t (its standard error is read back from its interval at P - 1 degrees
     of freedom)."""
-    return with_effects(p, [(variance, df, 1 / draws_a + 1 / runs_b)])
+    return with_effects(p, [(effect, 1 / draws_a + 1 / runs_b)])
 
 
-def with_effects(p: Paired, effects: Sequence[tuple[float, float, float]]) -> Paired:
-    """p with random effects in its difference's interval, each (variance, df, weight): a shift per
-    eval shared by all of its problems, its variance estimated with df degrees of freedom
-    (`draw_variance`), entering as variance x weight (1/n for the mean of n evals: 1/draws for the
-    base's draws, 1/seeds for trained seeds, whose shift holds their draw's and their training's
-    luck). Added to the paired t's squared standard error, with Welch-Satterthwaite degrees of
-    freedom for the sum; an effect of 0 variance changes nothing."""
-    effects = [(v, df, w) for v, df, w in effects if v > 0 and df > 0 and w > 0]
+def with_effects(p: Paired, effects: Sequence[tuple[Effect, float]], seeds: bool = False) -> Paired:
+    """p with random effects in its difference's interval, each (effect, weight): a shift per eval
+    shared by all of its problems (`draw_variance`), its variance entering as variance x weight (1/n
+    for the mean of n evals: 1/draws for the base's draws, 1/seeds for trained seeds, whose shift
+    holds their draw's and their training's luck), added to the paired t's squared standard error,
+    Welch-Satterthwaite's degrees of freedom for the sum. With `seeds` (trained seeds' own effect
+    among them, 3 or more seeds), never narrower than what the evals' means alone say, Welch's t
+    over them (the spread of each effect's evals' means x weight, each on its evals - 1 degrees of
+    freedom; with one effect of 3 seeds, Student's t over the seeds' means): exact for these
+    problems, it covers where 3 evals agree by chance and their variance estimate is cut to 0.
+    Simulated (bench/coverage.py, bench/RESULTS.md): three seeds, 188 problems,
+    45% of them never solved, each seed's RL adding luck of SD 0.1-0.3 on the logit scale: the truth
+    excluded in 6.2-9.6% of 1,000 repetitions by the random effects alone, 4.5-5.5% by Student's t
+    over the seeds' means alone, 2.0-3.9% by the wider of the two, at 7-31% more width than the
+    random effects' (about 40% where the seeds differ by their evals' noise alone); with five seeds
+    2.3-5.2%, at 1-14% more width. Without `seeds` (the base draws' shift, 5 draws by default: 5-7%
+    where 5% is nominal), not applied: over a draw variance of 0 its t on draws - 1 degrees of freedom would
+    double a Bonferroni-level interval. An effect measured on no spread (`NO_EFFECT`) changes nothing."""
+    effects = [(e, w) for e, w in effects if w > 0 and e.evals >= 2 and e.spread > 0]
     if not effects or not all(math.isfinite(c) for c in p.ci) or p.problems < 2:
         return p
     from scipy import stats
     q = lambda dof: float(stats.t.ppf(0.5 + p.confidence / 2, dof))  # noqa: E731
     se2 = ((p.ci[1] - p.ci[0]) / 2 / q(p.problems - 1)) ** 2
-    extra = [v * w for v, _, w in effects]
-    dof = (se2 + sum(extra)) ** 2 / (se2 ** 2 / (p.problems - 1) + sum(e ** 2 / df for e, (_, df, _) in
-                                                                         zip(extra, effects)))
-    half = q(dof) * math.sqrt(se2 + sum(extra))
+    extra = [(e.variance * w, e.df) for e, w in effects if e.variance > 0 and e.df > 0]
+    total = se2 + sum(v for v, _ in extra)
+    dof = total ** 2 / (se2 ** 2 / (p.problems - 1) + sum(v ** 2 / df for v, df in extra))
+    half = q(dof) * math.sqrt(total) if extra else (p.ci[1] - p.ci[0]) / 2
+    if seeds:
+        means = [(e.spread * w, e.evals - 1) for e, w in effects]   # the evals' means alone
+        alone = sum(v for v, _ in means)
+        half = max(half, q(alone ** 2 / sum(v ** 2 / df for v, df in means)) * math.sqrt(alone))
+    if half == (p.ci[1] - p.ci[0]) / 2:
+        return p
     return dataclasses.replace(p, ci=(p.diff - half, p.diff + half))
 
 
@@ -252,17 +281,16 @@ def recipe_interval(p: Paired, base_draws: Sequence[dict[str, float]], a_runs: S
       shift of each seed's difference (variance over 3 or more seeds' per-problem differences,
       / seeds); with fewer seeds, each side's draw shift from the base draws' variance.
     base_draws: the base model's draws (their variance), a_runs / b_runs: the runs compared."""
-    base_v, base_df = draw_variance(base_draws)
+    base = draw_variance(base_draws)
     if paired:
         if len(b_runs) < 3:
-            return with_draws(p, base_v, base_df, len(a_runs), len(b_runs))
+            return with_draws(p, base, len(a_runs), len(b_runs))
         diffs = [{k: b[k] - a[k] for k in set(a) & set(b)} for a, b in zip(a_runs, b_runs)]
-        v, df = draw_variance(diffs)
-        return with_effects(p, [(v, df, 1 / len(b_runs))])
+        return with_effects(p, [(draw_variance(diffs), 1 / len(b_runs))], seeds=True)
     if len(b_runs) >= 3:                                   # B's seeds measure their own shift
-        v, df = draw_variance(b_runs)
-        return with_effects(p, [(base_v, base_df, 1 / len(base_draws)), (v, df, 1 / len(b_runs))])
-    return with_draws(p, base_v, base_df, len(base_draws), len(b_runs))
+        own = draw_variance(b_runs)
+        return with_effects(p, [(base, 1 / len(base_draws)), (own, 1 / len(b_runs))], seeds=True)
+    return with_draws(p, base, len(base_draws), len(b_runs))
 
 
 def problems_needed(diff: float, diffs: Sequence[float], within: float = 0.0, more_samples: int = 1) -> int | None:
