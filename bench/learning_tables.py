@@ -109,13 +109,14 @@ def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive_run: dict[
                          f"{cell('ref_nll')} | {VERDICT[ms['pass@1'].sign]} |")
         if what in judged:
             said += [f"{what}, {key} pass@1: {ms['pass@1'].diff:+.4f} [{ms['pass@1'].ci[0]:+.4f}, "
-                     f"{ms['pass@1'].ci[1]:+.4f}] ({'beyond noise' if ms['pass@1'].sign else 'inside the noise'})."
+                     f"{ms['pass@1'].ci[1]:+.4f}] ({'beyond noise' if ms['pass@1'].sign else 'inside the noise'}"
+                     f"{per_seed(ms['pass@1'])})."
                      for key, ms in comp.items() if not (key in PYTHON_HELDOUT and "+".join(PYTHON_HELDOUT) in comp)]
         held = comp.get("+".join(PYTHON_HELDOUT))
         if held and what.startswith(("RL's", "the teacher")):
             p = held["pass@1"]
             said.append(f"{what}, held-out pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}] "
-                        f"({'beyond noise' if p.sign else 'inside the noise'}).")
+                        f"({'beyond noise' if p.sign else 'inside the noise'}{per_seed(p)}).")
     if positive and "default" in arms:
         mine = rows[f"{ARMS['default']} - base"]
         key = next((k for k in ("+".join(PYTHON_HELDOUT), *PYTHON_HELDOUT) if k in mine and k in positive), None)
@@ -130,6 +131,11 @@ def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive_run: dict[
             else:
                 said.append(f"The positive control's {key} pass@1 did not rise ({pc:+.4f}): no share of it to report.")
     return lines + [""], said
+
+
+def per_seed(p) -> str:
+    """'; per seed +0.0210, +0.0351, +0.0384': each seed's own difference, with 2 seeds or more."""
+    return f"; per seed {', '.join(f'{x:+.4f}' for x in p.per_run)}" if len(p.per_run) > 1 else ""
 
 
 def positive_share(base, trained: list[dict[str, Path]], positive_run: dict[str, Path], key: str,

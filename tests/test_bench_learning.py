@@ -248,6 +248,9 @@ def test_the_ablation_plans_each_part_of_the_recipe_and_tables_it(tmp_path):
                 "| RL's increment: default - warm-start alone | heldout (4) | +0.1250",
                 "| the teacher's part in RL: default - plain reward | heldout (4) | -0."):
         assert row in text, text
+    from bench.learning_tables import comparisons, per_seed      # each seed's own increment, said beside it
+    inc = comparisons(base, arms["default"], against=arms["warm-start"])["heldout"]["pass@1"]
+    assert inc.per_run == (0.125, 0.125) and per_seed(inc) == "; per seed +0.1250, +0.1250"
 
 
 def test_the_defaults_share_of_the_positive_controls_gain_carries_its_interval(tmp_path):

@@ -97,6 +97,8 @@ class Paired:
     lost: int
     tied: int
     confidence: float = CONFIDENCE
+    per_run: tuple[float, ...] = ()
+    """Each run's (seed's) own mean difference over its problems, in the runs' order."""
 
     @property
     def sign(self) -> int:
@@ -162,7 +164,7 @@ def compare(a_runs: Sequence[dict[str, float]], b_runs: Sequence[dict[str, float
     per = d.mean(axis=1) * (1 if higher_is_better else -1)
     return Paired(metric, higher_is_better, len(keys), d.shape[1], ma, tuple(ca), mb, tuple(cb), md, tuple(cd),
                   _prob_improvement(a, b, higher_is_better), int((per > 1e-12).sum()), int((per < -1e-12).sum()),
-                  int((abs(per) <= 1e-12).sum()), confidence)
+                  int((abs(per) <= 1e-12).sum()), confidence, tuple(float(x) for x in d.mean(axis=0)))
 
 
 def _stratified(a_runs, b_runs, pairs, metric, higher_is_better, confidence) -> Paired:
@@ -176,7 +178,7 @@ def _stratified(a_runs, b_runs, pairs, metric, higher_is_better, confidence) -> 
     pi = float(np.mean([_prob_improvement(x[:, None], y[:, None], higher_is_better) for x, y in zip(a, b)]))
     return Paired(metric, higher_is_better, len(set().union(*pairs)), len(pairs), ma, tuple(ca), mb, tuple(cb), md,
                   tuple(cd), pi, int((per > 1e-12).sum()), int((per < -1e-12).sum()), int((abs(per) <= 1e-12).sum()),
-                  confidence)
+                  confidence, tuple(float(np.mean(y - x)) for x, y in zip(a, b)))
 
 
 class Effect(NamedTuple):
