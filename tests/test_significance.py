@@ -337,3 +337,35 @@ def test_three_seeds_that_agree_by_chance_keep_their_coverage():
         assert r.ci[1] - r.ci[0] >= 2 * student * (1 - 1e-9) and r.ci[0] <= p.ci[0] and r.ci[1] >= p.ci[1]
         missed += not r.ci[0] <= truth <= r.ci[1]
     assert 0.01 <= missed / reps <= 0.07, missed
+
+
+def test_compare_evals_with_three_seeds_carries_their_own_variance(tmp_path):
+    """`rlaif compare-evals` with 3 seeds a side (paired by seed) or one A against 3 Bs: the interval is
+    recipe_interval's (the seeds' own variance, never narrower than their t), said in its header; the
+    plain paired t over problems is narrower. Two seeds keep the plain interval."""
+    from pipeline.metrics.evals import compare_evals
+    from pipeline.store.tables import save_table
+    rng = np.random.default_rng(8)
+    rates = rng.uniform(0.05, 0.6, 60)
+
+    def save(name: str, ev: dict[str, float]) -> str:
+        save_table([{"source": "s", "problem_id": k, "n": 8, "correct": round(8 * v), "pass@1": v, "score": v,
+                     "ref_nll": 1 - v} for k, v in ev.items()], tmp_path / name)
+        return str(tmp_path / name)
+
+    warm = [save(f"w{i}", e) for i, e in enumerate(_seeded(rng, rates, 0.0, [0.0, 0.1, -0.1]))]
+    rl = [save(f"r{i}", e) for i, e in enumerate(_seeded(rng, rates, 0.0, [0.5, -0.3, 0.2]))]
+
+    def interval(lines: list[str]) -> float:
+        line = next(x for x in lines if x.startswith("pass@1"))
+        lo, hi = line.split("[")[1].split("]")[0].split(", ")
+        return float(hi) - float(lo)
+
+    paired, plain = compare_evals(warm, rl), compare_evals(warm[:2], rl[:2])
+    assert "seeds' own variance" in paired[2] and "seeds' own variance" not in plain[2]
+    from pipeline.metrics.evals import load_eval, per_problem
+    rows = lambda ds: [per_problem(load_eval(d), "pass@1") for d in ds]  # noqa: E731
+    assert interval(paired) > compare(rows(warm), rows(rl)).ci[1] - compare(rows(warm), rows(rl)).ci[0] + 1e-4
+    one = compare_evals(warm[:1], rl)                                   # one A (a base eval) against 3 seeds
+    assert "seeds' own variance" in one[2]
+    assert interval(one) > compare(rows(warm[:1]), rows(rl)).ci[1] - compare(rows(warm[:1]), rows(rl)).ci[0] + 1e-4

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.metrics.significance import CONFIDENCE, compare, resolution_advice
+from pipeline.metrics.significance import CONFIDENCE, compare, recipe_interval, resolution_advice
 
 METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
 # OCaml evals also compare the share of well-formed answers and of answers that type-check (the eval
@@ -105,9 +105,15 @@ def wider_ks(*evals: list[dict]) -> list[int]:
     return [k for k in ks_for(n) if k > 1]
 
 
+SEEDS_SAID = (" with B's seeds' own variance (3 or more seeds: each seed's shift shared by its problems, paired by "
+              "seed when A has as many runs; never narrower than Student's t over the seeds' means)")
+
+
 def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) -> list[str]:
     """The text of `rlaif compare-evals`: per source (and over all when several), each metric's
-    paired comparison, and for one run a side, how many problems would resolve what is seen."""
+    paired comparison, and for one run a side, how many problems would resolve what is seen. With 3
+    or more B runs (seeds) against one A or as many, the interval carries the seeds' own variance
+    (`significance.recipe_interval`), as the learning bench's does."""
     a_rows, b_rows = [load_eval(d) for d in a_dirs], [load_eval(d) for d in b_dirs]
     for side, dirs, rows in (("A", a_dirs, a_rows), ("B", b_dirs, b_rows)):
         empty = [str(d) for d, r in zip(dirs, rows) if not r]
@@ -121,9 +127,10 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
                          "name the eval directories instead")
     sources = sorted(sa & sb)
     n = min((r["n"] for rows in (*a_rows, *b_rows) for r in rows), default=1)
+    seeds = len(b_dirs) >= 3 and len(a_dirs) in (1, len(b_dirs))   # B's seeds measure their own variance
     out = [f"A: {', '.join(map(str, a_dirs))}", f"B: {', '.join(map(str, b_dirs))}",
            f"B - A per problem, mean over problems and seeds; {100 * confidence:.0f}% t interval over "
-           f"problems; at least {n} answer(s) per problem"]
+           f"problems{SEEDS_SAID if seeds else ''}; at least {n} answer(s) per problem"]
     from pipeline.store.artifacts import read_manifest
     modes = {eval_mode(c) for d in (*a_dirs, *b_dirs) if (c := (read_manifest(Path(d)) or {}).get("config") or {})}
     if len(modes) > 1:   # a greedy eval against a sampled one: the difference is partly the protocol
@@ -141,6 +148,8 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
             if not all(a) or not all(b):
                 continue
             p = compare(a, b, metric, higher, confidence)
+            if seeds:
+                p = recipe_interval(p, a[:1] if len(a) == 1 else [], a, b, paired=len(a) == len(b))
             out.append(p.line())
             if len(a) == len(b) == 1 and metric == "pass@1":
                 keys = sorted(set(a[0]) & set(b[0]))
