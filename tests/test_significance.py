@@ -235,6 +235,12 @@ def _seeded(rng, rates, draw_sd, seed_shifts):
     return out
 
 
+def _paired_seeds(rng, rates, draw_sd, luck_sd, inc_sd, seeds=3):
+    """Each seed's warm-start (its luck) and its RL (the same luck plus the RL's own), one eval each."""
+    luck = rng.normal(0, luck_sd, seeds)
+    return _seeded(rng, rates, draw_sd, luck), _seeded(rng, rates, draw_sd, luck + rng.normal(0, inc_sd, seeds))
+
+
 def test_the_recipes_interval_holds_its_coverage_when_seeds_differ():
     """Three trained seeds of a recipe that changes nothing on average, each shifted by its own training
     luck (SD 0.6 on the logit scale) and its draw's, against 5 base draws: the base draws' variance
@@ -258,9 +264,7 @@ def test_the_recipes_interval_holds_its_coverage_when_seeds_differ():
     assert 0.01 <= recipe / reps <= 0.09, recipe
     paired, covered = 0, 0
     for _ in range(reps):
-        luck = rng.normal(0, 0.3, 3)
-        warm = _seeded(rng, rates, 0.3, luck)
-        rl = _seeded(rng, rates, 0.3, luck + rng.normal(0, 0.3, 3))
+        warm, rl = _paired_seeds(rng, rates, 0.3, 0.3, 0.3)
         p = compare(warm, rl)
         paired += p.sign != 0
         covered += recipe_interval(p, warm, warm, rl, paired=True).sign != 0
@@ -327,9 +331,7 @@ def test_three_seeds_that_agree_by_chance_keep_their_coverage():
     truth = float((sig(logit + luck + inc) - sig(logit + luck)).mean())
     reps, missed = 400, 0
     for _ in range(reps):
-        warm_luck = rng.normal(0, 0.3, 3)
-        warm = _seeded(rng, rates, 0.0, warm_luck)
-        rl = _seeded(rng, rates, 0.0, warm_luck + rng.normal(0, 0.2, 3))
+        warm, rl = _paired_seeds(rng, rates, 0.0, 0.3, 0.2)
         p = compare(warm, rl)
         r = recipe_interval(p, warm, warm, rl, paired=True)
         means = np.array([np.mean([b[k] - a[k] for k in a]) for a, b in zip(warm, rl)])
