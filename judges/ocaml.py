@@ -75,7 +75,7 @@ class OcamlSettings:
     truncation_factor: float = 0.3
     """Multiplier for a completion that hit the token limit without finishing."""
     min_lines: int = 8
-    """Fewer non-empty lines of code than this scores 0."""
+    """Fewer non-empty lines of code than this scores 0; comment lines count (the Python judge's do not)."""
     error_penalty: float = 0.25
     """Type-check credit lost per error the compiler reports."""
     compiler: Literal["ocamlc", "ocamlopt"] = "ocamlc"

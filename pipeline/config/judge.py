@@ -37,7 +37,7 @@ class OcamlJudgeConfig(Section):
     compile_weight: float = Field(0.10, ge=0, description="OCaml weight: links with the test harness into an executable (0.5 when only the module compiles).")
     tests_weight: float = Field(0.65, ge=0, description="OCaml weight: fraction of test cases passed (only when it compiles).")
     truncation_factor: float = Field(0.3, ge=0, le=1, description="OCaml: multiplier for a completion that hit max_new_tokens without finishing.")
-    min_lines: int = Field(8, ge=0, description="OCaml: completions with fewer non-empty code lines score 0.")
+    min_lines: int = Field(8, ge=0, description="OCaml: completions with fewer non-empty lines of code score 0; comment lines count (docs/guides/ocaml.md).")
     error_penalty: float = Field(0.25, gt=0, le=1, description="OCaml: type-check credit lost per error the compiler reports.")
     compiler: Literal["ocamlc", "ocamlopt"] = Field("ocamlc", description="ocamlc: bytecode (fast to compile); ocamlopt: native code.")
     libraries: list[str] = Field(default_factory=list, description="Compiler libraries linked into the program (e.g. [str, unix]); none by default.")
