@@ -279,7 +279,7 @@ def test_the_share_of_the_positive_controls_gain_holds_its_coverage(draw_sd, luc
     """The default's gain as a share of the positive control's: 3 seeds with a lift (logit `lift`) and
     their own training luck (SD `luck`), 1 positive-control run with a larger one (+1.5 / +1.2), 5 base
     draws, every eval shifted by its draw (SD `draw_sd`): Fieller's interval covers the true share (the
-    ratio of the expected gains) about 95% of the time (283 and 292 of 300 when written): where the seeds'
+    ratio of the expected gains) about 95% of the time (284 and 292 of 300 when written): where the seeds'
     luck dominates, and where the base draws' shift does (the share near 1, the control's one run then
     not always clear of 0: its interval unbounded, 47 of 300). With no noise at all it is the point;
     over a positive control that did not rise beyond noise it is unbounded."""

@@ -24,8 +24,10 @@ def share_interval(base_draws: Sequence[dict[str, float]], a_runs: Sequence[dict
     Degrees of freedom: Welch-Satterthwaite's for a - R b at the point estimate (its independent
     estimates: the problems', the base draws', each side's seeds' with 3 or more). The
     interval is unbounded (-inf, inf) where B's gain is not itself clear of 0 at that level (a ratio
-    over a denominator that may be 0 has no finite bound); low and high are the roots otherwise.
-    tests/test_significance.py simulates its coverage."""
+    over a denominator that may be 0 has no finite bound); low and high are the roots otherwise. With
+    3 or more seeds on a side it is never narrower than Fieller's over the runs' means alone (each
+    gain's variance from the spread of its runs' means and the base draws'), as the seeds' own t
+    floors `significance.recipe_interval`. tests/test_significance.py simulates its coverage."""
     keys = sorted(set(base_draws[0]).intersection(*base_draws[1:], *a_runs, *b_runs))
     n = len(keys)
     base = np.array([[d[k] for k in keys] for d in base_draws], dtype=float).mean(axis=0)
@@ -55,11 +57,32 @@ def share_interval(base_draws: Sequence[dict[str, float]], a_runs: Sequence[dict
     total = sum(v for v, _ in parts)
     dof = total ** 2 / sum(v ** 2 / df for v, df in parts) if total > 0 else math.inf
     from scipy import stats
-    t2 = float(stats.t.ppf(0.5 + confidence / 2, max(dof, 1.0))) ** 2
-    # (a - R b)^2 <= t^2 (va - 2 R cov + R^2 vb): a quadratic in R, bounded where b^2 > t^2 vb
+    q2 = lambda dof: float(stats.t.ppf(0.5 + confidence / 2, max(dof, 1.0))) ** 2  # noqa: E731
+    lo, hi = _fieller(a, b, va, vb, cov, q2(dof))
+    if any(own) and base.evals >= 2 and math.isfinite(lo):
+        # with 3 or more seeds on a side, never narrower than the evals' means alone say (as
+        # significance.with_effects(seeds=True)): each gain's variance from the spread of its runs' means
+        # over the problems (a side with fewer than 3 runs: the base draws' spread stands in) and the
+        # base draws' mean; Welch-Satterthwaite degrees of freedom for a - R b
+        sides = [(o.spread, o.evals - 1) if o else (base.spread, base.evals - 1) for o in own]
+        spread_a, spread_b = (sp / len(runs) for (sp, _), runs in zip(sides, (a_runs, b_runs)))
+        shared_m = base.spread / len(base_draws)
+        parts = [(spread_a, sides[0][1]), (r * r * spread_b, sides[1][1]), ((1 - r) ** 2 * shared_m, base.evals - 1)]
+        parts = [(v, df) for v, df in parts if v > 0]
+        total = sum(v for v, _ in parts)
+        if total > 0:
+            alone = _fieller(a, b, spread_a + shared_m, spread_b + shared_m, shared_m,
+                             q2(total ** 2 / sum(v ** 2 / df for v, df in parts)))
+            lo, hi = min(lo, alone[0]), max(hi, alone[1])
+    return share, lo, hi
+
+
+def _fieller(a: float, b: float, va: float, vb: float, cov: float, t2: float) -> tuple[float, float]:
+    """The R for which (a - R b)^2 <= t2 (va - 2 R cov + R^2 vb): a quadratic in R, bounded where
+    b^2 > t2 vb; (-inf, inf) otherwise."""
     qa, qb, qc = b * b - t2 * vb, a * b - t2 * cov, a * a - t2 * va
     disc = qb * qb - qa * qc
     if qa <= 0 or disc < 0:
-        return share, -math.inf, math.inf
+        return -math.inf, math.inf
     root = math.sqrt(disc)
-    return share, (qb - root) / qa, (qb + root) / qa
+    return (qb - root) / qa, (qb + root) / qa
