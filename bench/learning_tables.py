@@ -2,11 +2,12 @@
 recipe: significance.recipe_interval), their tables, the recipe's parts and the learning curves."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
 from pipeline.metrics.ratio import share_interval
-from pipeline.metrics.significance import compare, recipe_interval
+from pipeline.metrics.significance import compare, prob_improvement, recipe_interval
 from pipeline.metrics.evals import OCAML_PARTS, load_eval, per_problem
 
 PYTHON_HELDOUT = ("heldout", "bank")  # the held-out Python sets, reported also as one (188 problems)
@@ -52,7 +53,10 @@ def comparisons(base: dict[str, Path] | list[dict[str, Path]], trained: list[dic
             draws_m = [per_problem(x, m) for x in ev[0]]
             b = [per_problem(x, m) for x in ev[1]]
             a = [mean_draws(draws_m)] if against is None else [per_problem(x, m) for x in ev[2]]
-            out[key][m] = recipe_interval(compare(a, b, m, hi, confidence), draws_m, a, b, paired=against is not None)
+            p = recipe_interval(compare(a, b, m, hi, confidence), draws_m, a, b, paired=against is not None)
+            if against is None and len(draws_m) > 1:   # each seed against each draw, not the draws' mean
+                p = dataclasses.replace(p, prob_improvement=prob_improvement(draws_m, b, hi))
+            out[key][m] = p
     return out
 
 

@@ -134,6 +134,20 @@ def _prob_improvement(a: np.ndarray, b: np.ndarray, higher_is_better: bool) -> f
     return float((gt + 0.5 * eq).mean())
 
 
+def prob_improvement(a_runs: Sequence[dict[str, float]], b_runs: Sequence[dict[str, float]],
+                     higher_is_better: bool = True) -> float:
+    """P(B > A) + P(B = A) / 2 over every pair of an A run and a B run, per problem, averaged over the
+    problems every run has (rliable's). Against several draws of A, pair each B run with each draw, not
+    with the draws' per-problem mean: a mean of draws ties with one draw's c/n less often than a draw
+    does, and on problems rarely solved it sits above a single draw's 0 (a null comparison, 5 base draws
+    against 3 seeds of the same policy on rates like the held-out set's: 0.493 against the mean,
+    0.500 pair by pair)."""
+    keys = sorted(set.intersection(*(set(r) for r in (*a_runs, *b_runs))))
+    a = np.array([[r[k] for r in a_runs] for k in keys], dtype=float)
+    b = np.array([[r[k] for r in b_runs] for k in keys], dtype=float)
+    return _prob_improvement(a, b, higher_is_better)
+
+
 def compare(a_runs: Sequence[dict[str, float]], b_runs: Sequence[dict[str, float]], metric: str = "pass@1",
             higher_is_better: bool = True, confidence: float = CONFIDENCE) -> Paired:
     """B against A, each a list of runs (seeds) of {problem: value}. One A run against several B runs
