@@ -40,3 +40,10 @@ def test_a_short_run_prints_every_configuration_and_records_it(tmp_path):
     text = results.read_text()
     assert text.startswith("## coverage: a paired-by-seed interval over 3 seeds (bench/coverage.py)")
     assert "20 repetitions per row" in text
+
+
+def test_against_the_base_runs_its_own_simulation():
+    out = run("--against", "base", "--reps", "10", "--problems", "40")
+    assert out.returncode == 0, out.stderr
+    assert "| a seed's luck SD |" in out.stdout and "against the base model's 5 draws" in out.stdout
+    assert len([line for line in out.stdout.splitlines() if line.startswith("| 0.")]) == 7

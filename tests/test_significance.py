@@ -270,6 +270,8 @@ def test_the_recipes_interval_holds_its_coverage_when_seeds_differ():
         covered += recipe_interval(p, warm, warm, rl, paired=True).sign != 0
     assert paired / reps > 0.3, paired
     assert 0.01 <= covered / reps <= 0.09, covered
+    with pytest.raises(ValueError, match="paired by seed: 1 A runs against 3 B runs"):
+        recipe_interval(p, warm, warm[:1], rl, paired=True)
     two = compare(warm[:2], rl[:2])                                       # 2 seeds measure no seed variance:
     assert recipe_interval(two, warm, warm[:2], rl[:2], paired=True) == with_draws(two, draw_variance(warm), 2, 2)
 
@@ -312,6 +314,8 @@ def test_the_share_of_the_positive_controls_gain_holds_its_coverage(draw_sd, luc
     assert share_interval([same, same], [lifted], [{k: v + 0.2 for k, v in same.items()}]) == (0.5, 0.5, 0.5)
     flat = _seeded(rng, rates, draw_sd, [0.0])
     assert share_interval(base, seeds, flat)[1:] == (-math.inf, math.inf)
+    one = share_interval(base[:1], seeds, pos)   # one base draw: no spread to stand in for the control's, no floor
+    assert one[1] < one[0] < one[2] and all(map(math.isfinite, one))
 
 
 def test_three_seeds_that_agree_by_chance_keep_their_coverage():

@@ -26,8 +26,9 @@ def share_interval(base_draws: Sequence[dict[str, float]], a_runs: Sequence[dict
     interval is unbounded (-inf, inf) where B's gain is not itself clear of 0 at that level (a ratio
     over a denominator that may be 0 has no finite bound); low and high are the roots otherwise. With
     3 or more seeds on a side it is never narrower than Fieller's over the runs' means alone (each
-    gain's variance from the spread of its runs' means and the base draws'), as the seeds' own t
-    floors `significance.recipe_interval`. tests/test_significance.py simulates its coverage."""
+    gain's variance from the spread of its runs' means and the base draws', a side of fewer runs
+    taking the base draws' spread where there are 3 draws or more, else no floor), as the seeds' own
+    t floors `significance.recipe_interval`. tests/test_significance.py simulates its coverage."""
     keys = sorted(set(base_draws[0]).intersection(*base_draws[1:], *a_runs, *b_runs))
     n = len(keys)
     base = np.array([[d[k] for k in keys] for d in base_draws], dtype=float).mean(axis=0)
@@ -59,21 +60,22 @@ def share_interval(base_draws: Sequence[dict[str, float]], a_runs: Sequence[dict
     from scipy import stats
     q2 = lambda dof: float(stats.t.ppf(0.5 + confidence / 2, max(dof, 1.0))) ** 2  # noqa: E731
     lo, hi = _fieller(a, b, va, vb, cov, q2(dof))
-    if any(own) and base.evals >= 2 and math.isfinite(lo):
-        # with 3 or more seeds on a side, never narrower than the evals' means alone say (as
-        # significance.with_effects(seeds=True)): each gain's variance from the spread of its runs' means
-        # over the problems (a side with fewer than 3 runs: the base draws' spread stands in) and the
-        # base draws' mean; Welch-Satterthwaite degrees of freedom for a - R b
-        sides = [(o.spread, o.evals - 1) if o else (base.spread, base.evals - 1) for o in own]
+    # with 3 or more seeds on a side, never narrower than the runs' means alone say (as
+    # significance.with_effects(seeds=True)): each gain's variance from the spread of its runs' means over
+    # the problems (a side with fewer than 3 runs: the base draws' spread stands in, with 3 draws or more)
+    # and the base draws' mean's; Welch-Satterthwaite degrees of freedom for a - R b
+    stand_in = (base.spread, base.evals - 1) if base.evals >= 3 else None
+    sides = [(o.spread, len(runs) - 1) if o else stand_in for o, runs in zip(own, (a_runs, b_runs))]
+    if any(own) and all(sides) and math.isfinite(lo):
         spread_a, spread_b = (sp / len(runs) for (sp, _), runs in zip(sides, (a_runs, b_runs)))
-        shared_m = base.spread / len(base_draws)
-        parts = [(spread_a, sides[0][1]), (r * r * spread_b, sides[1][1]), ((1 - r) ** 2 * shared_m, base.evals - 1)]
+        shared_m = base.spread / len(base_draws) if stand_in else 0.0
+        parts = [(spread_a, sides[0][1]), (r * r * spread_b, sides[1][1])]
+        parts += [((1 - r) ** 2 * shared_m, stand_in[1])] if stand_in else []
         parts = [(v, df) for v, df in parts if v > 0]
         total = sum(v for v, _ in parts)
-        if total > 0:
-            alone = _fieller(a, b, spread_a + shared_m, spread_b + shared_m, shared_m,
-                             q2(total ** 2 / sum(v ** 2 / df for v, df in parts)))
-            lo, hi = min(lo, alone[0]), max(hi, alone[1])
+        df = total ** 2 / sum(v ** 2 / df for v, df in parts) if total > 0 else math.inf
+        alone = _fieller(a, b, spread_a + shared_m, spread_b + shared_m, shared_m, q2(df))
+        lo, hi = min(lo, alone[0]), max(hi, alone[1])
     return share, lo, hi
 
 

@@ -255,18 +255,24 @@ def with_effects(p: Paired, effects: Sequence[tuple[Effect, float]], seeds: bool
     for the mean of n evals: 1/draws for the base's draws, 1/seeds for trained seeds, whose shift
     holds their draw's and their training's luck), added to the paired t's squared standard error,
     Welch-Satterthwaite's degrees of freedom for the sum. With `seeds` (trained seeds' own effect
-    among them, 3 or more seeds), never narrower than what the evals' means alone say, Welch's t
-    over them (the spread of each effect's evals' means x weight, each on its evals - 1 degrees of
-    freedom; with one effect of 3 seeds, Student's t over the seeds' means): exact for these
-    problems, it covers where 3 evals agree by chance and their variance estimate is cut to 0.
-    Simulated (bench/coverage.py, bench/RESULTS.md): three seeds, 188 problems,
-    45% of them never solved, each seed's RL adding luck of SD 0.1-0.3 on the logit scale: the truth
-    excluded in 6.2-9.6% of 1,000 repetitions by the random effects alone, 4.5-5.5% by Student's t
-    over the seeds' means alone, 2.0-3.9% by the wider of the two, at 7-31% more width than the
-    random effects' (about 40% where the seeds differ by their evals' noise alone); with five seeds
-    2.3-5.2%, at 1-14% more width. Without `seeds` (the base draws' shift, 5 draws by default: 5-7%
-    where 5% is nominal), not applied: over a draw variance of 0 its t on draws - 1 degrees of freedom would
-    double a Bonferroni-level interval. An effect measured on no spread (`NO_EFFECT`) changes nothing."""
+    among them, 3 or more seeds), never narrower than what the evals' means alone say: Welch's t
+    over them, its variance the spread of each effect's evals' means x weight (effects measured on 3
+    evals or more, each on evals - 1 degrees of freedom; with one effect of 3 seeds, Student's t
+    over the seeds' means). It does not rest on the
+    seeds' variance estimate, so it covers where 3 seeds agree by chance and that estimate is cut to
+    0; it leaves out which problems were drawn, which the random effects' interval covers.
+    Simulated (bench/coverage.py, bench/RESULTS.md): three seeds, 188 problems, 45% of them never
+    solved, paired by seed, each seed's RL adding luck of SD 0.1-0.3 on the logit scale: the truth
+    excluded in 6.2-9.6% of 1,000 repetitions by the random effects alone, 4.5-5.5% by the seeds' t
+    alone, 2.0-3.9% by the wider of the two, 7-31% wider than the random effects' (32-45% where
+    the seeds differ by their evals' noise alone); with five seeds 2.3-5.2%, 1-14% wider. Three seeds
+    against the base's 5 draws (`bench/coverage.py --against base`): 1.7-7.1%, the random effects
+    alone 2.4-8.6% (Welch's degrees of freedom run a little liberal where the seeds' luck dominates).
+    The floor's t on 2 degrees of freedom
+    doubles a 99% interval where the seeds agree. Without `seeds` (the base draws' shift alone, 5
+    draws by default: 5-7% where 5% is nominal) there is no floor: over a draw variance of 0 its t
+    on draws - 1 degrees of freedom would double the negative control's Bonferroni-level interval.
+    An effect measured on no spread (`NO_EFFECT`) changes nothing."""
     effects = [(e, w) for e, w in effects if w > 0 and e.evals >= 2 and e.spread > 0]
     if not effects or not all(math.isfinite(c) for c in p.ci) or p.problems < 2:
         return p
@@ -277,8 +283,8 @@ def with_effects(p: Paired, effects: Sequence[tuple[Effect, float]], seeds: bool
     total = se2 + sum(v for v, _ in extra)
     dof = total ** 2 / (se2 ** 2 / (p.problems - 1) + sum(v ** 2 / df for v, df in extra))
     half = q(dof) * math.sqrt(total) if extra else (p.ci[1] - p.ci[0]) / 2
-    if seeds:
-        means = [(e.spread * w, e.evals - 1) for e, w in effects]   # the evals' means alone
+    means = [(e.spread * w, e.evals - 1) for e, w in effects if e.evals >= 3] if seeds else []
+    if means:                                                      # the evals' means alone
         alone = sum(v for v, _ in means)
         half = max(half, q(alone ** 2 / sum(v ** 2 / df for v, df in means)) * math.sqrt(alone))
     if half == (p.ci[1] - p.ci[0]) / 2:
@@ -299,6 +305,8 @@ def recipe_interval(p: Paired, base_draws: Sequence[dict[str, float]], a_runs: S
     base_draws: the base model's draws (their variance), a_runs / b_runs: the runs compared."""
     base = draw_variance(base_draws)
     if paired:
+        if len(a_runs) != len(b_runs):
+            raise ValueError(f"paired by seed: {len(a_runs)} A runs against {len(b_runs)} B runs; give as many a side")
         if len(b_runs) < 3:
             return with_draws(p, base, len(a_runs), len(b_runs))
         diffs = [{k: b[k] - a[k] for k in set(a) & set(b)} for a, b in zip(a_runs, b_runs)]
