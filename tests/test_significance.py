@@ -372,6 +372,8 @@ def test_compare_evals_with_three_seeds_carries_their_own_variance(tmp_path):
     from pipeline.metrics.evals import load_eval, per_problem
     rows = lambda ds: [per_problem(load_eval(d), "pass@1") for d in ds]  # noqa: E731
     assert interval(paired) > compare(rows(warm), rows(rl)).ci[1] - compare(rows(warm), rows(rl)).ci[0] + 1e-4
+    five = compare_evals([*warm, *rl[:2]], rl)                          # 5 A evals: draws of one model
+    assert "A's 5 evals are draws of one model" in five[2] and "seeds' own variance" in five[2] and interval(five) > 0
     one = compare_evals(warm[:1], rl)                                   # one A (a base eval) against 3 seeds
     assert "seeds' own variance" in one[2]
     assert interval(one) > compare(rows(warm[:1]), rows(rl)).ci[1] - compare(rows(warm[:1]), rows(rl)).ci[0] + 1e-4

@@ -141,8 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "policy) problem by problem: the mean paired difference of sampled pass@1, graded score and "
                        "reference NLL with a t interval over problems, the probability of improvement, won/lost/tied. "
                        "Several seeds: comma-separated lists, paired by position (one A against several Bs compares "
-                       "each B with it); with 3 or more B seeds the interval also carries the seeds' own variance, "
-                       "never narrower than Student's t over their means.")
+                       "each B with it; several As against another number of Bs are draws of one model, averaged); "
+                       "with 3 or more B seeds the interval also carries the seeds' own variance, never narrower "
+                       "than Student's t over their means.")
     p.add_argument("a", help="eval directory (runs/x/epoch-000/eval-1a2b3c4d) or RUN_DIR@N: the eval of epoch N's "
                              "chosen update (the newest, if several; an error if that update has none, even when "
                              "other variants have one; N=0: the base model's eval, never the warm-start's); "

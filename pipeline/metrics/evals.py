@@ -3,9 +3,10 @@ directory or RUN@N (epoch N's chosen policy's eval), its per-problem rows, and t
 comparison (pipeline/metrics/significance.py's intervals)."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
-from pipeline.metrics.significance import CONFIDENCE, compare, recipe_interval, resolution_advice
+from pipeline.metrics.significance import CONFIDENCE, compare, prob_improvement, recipe_interval, resolution_advice
 
 METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
 # OCaml evals also compare the share of well-formed answers and of answers that type-check (the eval
@@ -105,6 +106,8 @@ def wider_ks(*evals: list[dict]) -> list[int]:
     return [k for k in ks_for(n) if k > 1]
 
 
+DRAWS_SAID = ("; A's {} evals are draws of one model (its per-problem mean; their shared shift in the interval, "
+              "and P(improve) pairs each B run with each draw)")
 SEEDS_SAID = (" with B's seeds' own variance (3 or more seeds: each seed's shift shared by its problems, paired by "
               "seed when A has as many runs; never narrower than Student's t over the seeds' means)")
 
@@ -113,7 +116,9 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
     """The text of `rlaif compare-evals`: per source (and over all when several), each metric's
     paired comparison, and for one run a side, how many problems would resolve what is seen. With 3
     or more B runs (seeds) against one A or as many, the interval carries the seeds' own variance
-    (`significance.recipe_interval`), as the learning bench's does."""
+    (`significance.recipe_interval`), as the learning bench's does. Several A runs against another
+    number of B runs (2 or more) are draws of one model, the base, as in the bench: B against their
+    per-problem mean, their shift in the interval."""
     a_rows, b_rows = [load_eval(d) for d in a_dirs], [load_eval(d) for d in b_dirs]
     for side, dirs, rows in (("A", a_dirs, a_rows), ("B", b_dirs, b_rows)):
         empty = [str(d) for d, r in zip(dirs, rows) if not r]
@@ -127,10 +132,12 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
                          "name the eval directories instead")
     sources = sorted(sa & sb)
     n = min((r["n"] for rows in (*a_rows, *b_rows) for r in rows), default=1)
-    seeds = len(b_dirs) >= 3 and len(a_dirs) in (1, len(b_dirs))   # B's seeds measure their own variance
+    draws = 1 < len(a_dirs) != len(b_dirs) > 1    # A: draws of one model (the base), averaged per problem
+    seeds = len(b_dirs) >= 3 and (draws or len(a_dirs) in (1, len(b_dirs)))   # B's seeds measure their own variance
     out = [f"A: {', '.join(map(str, a_dirs))}", f"B: {', '.join(map(str, b_dirs))}",
            f"B - A per problem, mean over problems and seeds; {100 * confidence:.0f}% t interval over "
-           f"problems{SEEDS_SAID if seeds else ''}; at least {n} answer(s) per problem"]
+           f"problems{SEEDS_SAID if seeds else ''}{DRAWS_SAID.format(len(a_dirs)) if draws else ''}; at least "
+           f"{n} answer(s) per problem"]
     from pipeline.store.artifacts import read_manifest
     modes = {eval_mode(c) for d in (*a_dirs, *b_dirs) if (c := (read_manifest(Path(d)) or {}).get("config") or {})}
     if len(modes) > 1:   # a greedy eval against a sampled one: the difference is partly the protocol
@@ -147,8 +154,13 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
             b = [per_problem(r, metric, src) for r in b_rows]
             if not all(a) or not all(b):
                 continue
-            p = compare(a, b, metric, higher, confidence)
-            if seeds:
+            if draws:
+                mean = [{k: sum(d[k] for d in a) / len(a) for k in set(a[0]).intersection(*a[1:])}]
+                p = recipe_interval(compare(mean, b, metric, higher, confidence), a, mean, b)
+                p = dataclasses.replace(p, prob_improvement=prob_improvement(a, b, higher))
+            else:
+                p = compare(a, b, metric, higher, confidence)
+            if seeds and not draws:
                 p = recipe_interval(p, a[:1] if len(a) == 1 else [], a, b, paired=len(a) == len(b))
             out.append(p.line())
             if len(a) == len(b) == 1 and metric == "pass@1":
