@@ -44,8 +44,10 @@ it must move the held-out metric).
     python bench/learning.py [--seeds 3] [--epochs 4] [--samples 8] [--quick] [--ablation] [key.sub=value ...]
     python bench/learning.py --sets tune --no-controls --lever t1 sample.temperature=1.0
 
-Writes runs/bench-learning/<seed|control>/..., a PNG of the per-seed learning curves, and
-appends the tables to bench/RESULTS.md. Rerunning reuses every finished stage and eval.
+Writes runs/bench-learning/<seed|control>/..., a PNG of the per-seed learning curves, every sampled
+eval's per-problem figures (bench/learning_evals/<UTC time>.json.gz: `--tables-from FILE` prints the
+tables again from them, nothing rerun), and appends the tables to bench/RESULTS.md. Rerunning reuses
+every finished stage and eval.
 """
 from __future__ import annotations
 
@@ -64,12 +66,11 @@ from bench.learning_args import DEFAULT_ROOT, SAMPLES, SETS, TEMPERATURE, parse 
 from pipeline.config.file import load_config  # noqa: E402
 from pipeline.config.base import ConfigError  # noqa: E402
 from pipeline.run.runner import Runner  # noqa: E402
-from bench.learning_tables import (PARTS, PYTHON_HELDOUT, VERDICT, arms_table, comparisons, plot,  # noqa: E402,F401
-                                   table)
+from bench.learning_tables import (HELDOUT, PARTS, PYTHON_HELDOUT, VERDICT, arms_table, comparisons,  # noqa: E402,F401
+                                   plot, save_evals, table, tables_from, tabulate)
 
 ROOT = DEFAULT_ROOT  # --root moves it
 CONFIG = "config.yaml"
-HELDOUT = (*PYTHON_HELDOUT, "ocaml")  # the held-out sets: what the positive control trains on
 
 
 def runner(name: str, overrides: list[str], extra: list[str] = ()) -> Runner:
@@ -260,6 +261,8 @@ def heading(a) -> str:
 def main(argv: list[str] | None = None) -> int:
     global ROOT, CONFIG
     a = parse(__doc__.split("\n\n")[0], argv, check=check_evals)
+    if a.tables_from:
+        return tables_from(a.tables_from)
     ROOT, CONFIG = Path(a.root), a.config
     if a.fresh and ROOT.exists():
         shutil.rmtree(ROOT)
@@ -287,53 +290,13 @@ def main(argv: list[str] | None = None) -> int:
               for name, o in runs.items()}
     warm = [timed("sampled evals", lambda: sampled_eval(f"seed{s}", 0, runs[f"seed{s}"], a, log, warm_start=True))
             for s in range(a.seeds) if load_config(CONFIG, runs[f"seed{s}"]).update.warm_start]
-    seeds = [finals[f"seed{s}"] for s in range(a.seeds)]
-    learned = comparisons(base, seeds)
-    arms = {"warm-start": warm, "default": seeds} if warm else {"default": seeds}
-    if a.ablation:
-        arms |= {k: [finals[f"{k}-seed{s}"] for s in range(a.seeds)] for k in ("rl-only", "plain")}
-    arms |= {name: [finals[f"{name}-seed{s}"] for s in range(a.seeds)] for name, *_ in a.lever}
+    saved = save_evals(a, heading(a), ROOT if a.no_record else Path(__file__).resolve().parent / "learning_evals",
+                       base, finals, warm)
     # the default config's curves are bench/learning_curves.png; another config's carry its name
     png_name = "learning_curves.png" if Path(CONFIG).name == "config.yaml" else f"learning_curves_{Path(CONFIG).stem}.png"
     png = (ROOT / png_name) if a.no_record else Path(__file__).resolve().parent / png_name
     plot(curves, png)
-
-    lines = table(f"Trained ({a.seeds} seed(s), {a.epochs} epochs) against the base model ({len(base)} draw(s))",
-                  learned)
-    paragraphs, pos = [], None
-    for key, ms in learned.items():
-        p = ms["pass@1"]
-        paragraphs.append(f"{key}: sampled pass@1 {p.mean_a:.4f} -> {p.mean_b:.4f}, paired {p.diff:+.4f} "
-                          f"[{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]: **{VERDICT[p.sign]}**.")
-    if not a.no_controls:
-        # the negative control is judged on pass@1, score (and a set's parts: OCaml's well-formed and
-        # type-checking shares) of every set at once: Bonferroni, so a sound bench says "broken" 5% of
-        # the time, not 1 - 0.95^checks
-        checks = sum(2 + len(PARTS.get(k, ())) for k in a.sets) + 2 * all(k in a.sets for k in PYTHON_HELDOUT)
-        neg = comparisons(base, [finals["negative-control"]], 1 - 0.05 / checks)
-        pos = comparisons(base, [finals["positive-control"]])
-        lines += table(f"Negative control (update.lr=0, update.sft_lr=0; the first seed, 1 epoch): must hold 0 ("
-                       f"{100 * (1 - 0.05 / checks):.2f}% intervals: Bonferroni over {checks} checks)", neg,
-                       {1: "moved (bench broken)", 0: "holds 0 (ok)", -1: "moved (bench broken)"})
-        lines += table("Positive control (trained on the held-out problems; the first seed): must move", pos,
-                       {1: "moved (ok)", 0: "did not move", -1: "worse"})
-        broken = [f"{k} {m}" for k, ms in neg.items() for m, p in ms.items() if m != "ref_nll" and p.sign != 0]
-        paragraphs.append("**bench broken**: the negative control moved (" + ", ".join(broken) + ")" if broken
-                          else "Negative control: every interval holds 0 (the noise floor).")
-        held = next((k for k in ("+".join(PYTHON_HELDOUT), *HELDOUT) if k in pos), None)
-        if held:
-            p = pos[held]["pass@1"]
-            # a student that passes nothing even at its ceiling (OCaml here) shows learning elsewhere
-            better = [m for m, q in pos[held].items() if m != "pass@1" and q.sign > 0]
-            verdict = ("moved" if p.sign > 0 else
-                       ("did not move; it moved " + ", ".join(better)) if better else
-                       "did NOT move: the bench cannot see learning")
-            paragraphs.append(f"Positive control, {held} pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]"
-                              f" ({verdict}).")
-    arm_lines, arm_said = arms_table(base, arms, None if a.no_controls else finals["positive-control"],
-                                     {name: " ".join(lever) for name, *lever in a.lever})
-    lines += arm_lines
-    paragraphs += arm_said
+    lines, paragraphs = tabulate(a, base, finals, warm)
     m, lo, hi, g = training_reward({f"seed{s}": runs[f"seed{s}"] for s in range(a.seeds)}, a.epochs)
     paragraphs.append(f"Training reward (mean over the {a.epochs} epochs' {g} groups, {a.seeds} seed(s)): "
                       f"{m:.4f} [{lo:.4f}, {hi:.4f}].")
@@ -341,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
     paragraphs.append(f"Wall time {total / 60:.1f} min: " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in times.items())
                       + f". Sampled evals: {a.samples} answers per problem at T={a.temperature}; HumanEval problems: "
                       f"{a.humaneval or 164}. Overrides: {' '.join(a.overrides) or 'none'}. Curves: bench/{png.name}.")
+    shown = saved.relative_to(Path.cwd()) if saved.is_relative_to(Path.cwd()) else saved
+    paragraphs.append(f"Per-problem evals: {shown} (`python bench/learning.py --tables-from {shown}` prints "
+                      "these tables again, as the code then reads them).")
     last = max(len(ms) for ms in curves.values()) - 1   # a lever may train more epochs than --epochs
     curve_lines = ["| run | " + " | ".join(f"epoch {n}" for n in range(last + 1)) + " |", "|---" * (last + 2) + "|"]
     for name, ms in curves.items():   # a run trained fewer epochs (the negative control) shows - after its last

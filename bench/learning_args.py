@@ -56,6 +56,10 @@ def parse(description: str, argv: list[str] | None = None,
     ap.add_argument("--root", default=str(DEFAULT_ROOT), help="where the bench's runs go (default runs/bench-learning)")
     ap.add_argument("--config", default="config.yaml", help="the config every run starts from")
     ap.add_argument("--no-record", action="store_true", help="print the tables; do not append to bench/RESULTS.md")
+    ap.add_argument("--tables-from", metavar="FILE", help="print the tables of a finished bench from its saved "
+                                                          "per-problem evals (bench/learning_evals/*.json.gz, "
+                                                          "written by every bench) as the code reads them now; "
+                                                          "trains and evaluates nothing")
     ap.add_argument("overrides", nargs="*", metavar="key.sub=value")
     a = ap.parse_args(argv)
     a.sets = [s for s in a.sets.split(",") if s]

@@ -2,8 +2,12 @@
 recipe: significance.recipe_interval), their tables, the recipe's parts and the learning curves."""
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import json
 import math
+import sys
+import time
 from pathlib import Path
 
 from pipeline.metrics.ratio import share_interval
@@ -16,6 +20,7 @@ METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
 # of a problem's answers with full credit): OCaml's well-formed answers and those that type-check
 PARTS = {"ocaml": OCAML_PARTS}
 VERDICT = {1: "learned", 0: "no measurable change", -1: "worse"}
+HELDOUT = (*PYTHON_HELDOUT, "ocaml")  # the held-out sets: what the positive control trains on
 ARMS = {"warm-start": "the warm-start alone (epoch 0's policy)", "default": "the default (warm-start + RL)",
         "rl-only": "RL without the warm-start (update.warm_start=false)",
         "plain": "the plain reward, no teacher in RL (reward.kind=direct, update.teacher_sft_coef=0: TRL's)"}
@@ -29,7 +34,8 @@ def _evals(sides: list[list[dict[str, Path]]]) -> dict[str, list[list]]:
     for key in sides[0][0]:
         if not all(key in run for side in sides for run in side):
             continue  # a set some runs were not evaluated on (the positive control has no validation split)
-        evals[key] = [[load_eval(run[key]) for run in side] for side in sides]
+        evals[key] = [[run[key] if isinstance(run[key], list) else load_eval(run[key]) for run in side]
+                      for side in sides]   # an eval directory, or its rows (bench/learning.py --tables-from)
     if all(k in evals for k in PYTHON_HELDOUT):  # per_problem's keys carry the source: the sets never collide
         evals["+".join(PYTHON_HELDOUT)] = [[[r for k in PYTHON_HELDOUT for r in evals[k][s][i]]
                                             for i in range(len(side))] for s, side in enumerate(sides)]
@@ -172,3 +178,86 @@ def plot(curves: dict[str, list[dict]], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def tabulate(a, base: list, finals: dict, warm: list) -> tuple[list[str], list[str]]:
+    """The bench's tables and sentences from its sampled evals: the base's draws, each run's final eval
+    and each seed's warm-start's, every one {set: its eval directory, or its rows (`--tables-from`)}."""
+    seeds = [finals[f"seed{s}"] for s in range(a.seeds)]
+    learned = comparisons(base, seeds)
+    arms = {"warm-start": warm, "default": seeds} if warm else {"default": seeds}
+    if a.ablation:
+        arms |= {k: [finals[f"{k}-seed{s}"] for s in range(a.seeds)] for k in ("rl-only", "plain")}
+    arms |= {name: [finals[f"{name}-seed{s}"] for s in range(a.seeds)] for name, *_ in a.lever}
+    lines = table(f"Trained ({a.seeds} seed(s), {a.epochs} epochs) against the base model ({len(base)} draw(s))",
+                  learned)
+    paragraphs, pos = [], None
+    for key, ms in learned.items():
+        p = ms["pass@1"]
+        paragraphs.append(f"{key}: sampled pass@1 {p.mean_a:.4f} -> {p.mean_b:.4f}, paired {p.diff:+.4f} "
+                          f"[{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]: **{VERDICT[p.sign]}**.")
+    if not a.no_controls:
+        # the negative control is judged on pass@1, score (and a set's parts: OCaml's well-formed and
+        # type-checking shares) of every set at once: Bonferroni, so a sound bench says "broken" 5% of
+        # the time, not 1 - 0.95^checks
+        checks = sum(2 + len(PARTS.get(k, ())) for k in a.sets) + 2 * all(k in a.sets for k in PYTHON_HELDOUT)
+        neg = comparisons(base, [finals["negative-control"]], 1 - 0.05 / checks)
+        pos = comparisons(base, [finals["positive-control"]])
+        lines += table(f"Negative control (update.lr=0, update.sft_lr=0; the first seed, 1 epoch): must hold 0 ("
+                       f"{100 * (1 - 0.05 / checks):.2f}% intervals: Bonferroni over {checks} checks)", neg,
+                       {1: "moved (bench broken)", 0: "holds 0 (ok)", -1: "moved (bench broken)"})
+        lines += table("Positive control (trained on the held-out problems; the first seed): must move", pos,
+                       {1: "moved (ok)", 0: "did not move", -1: "worse"})
+        broken = [f"{k} {m}" for k, ms in neg.items() for m, p in ms.items() if m != "ref_nll" and p.sign != 0]
+        paragraphs.append("**bench broken**: the negative control moved (" + ", ".join(broken) + ")" if broken
+                          else "Negative control: every interval holds 0 (the noise floor).")
+        held = next((k for k in ("+".join(PYTHON_HELDOUT), *HELDOUT) if k in pos), None)
+        if held:
+            p = pos[held]["pass@1"]
+            # a student that passes nothing even at its ceiling (OCaml here) shows learning elsewhere
+            better = [m for m, q in pos[held].items() if m != "pass@1" and q.sign > 0]
+            verdict = ("moved" if p.sign > 0 else
+                       ("did not move; it moved " + ", ".join(better)) if better else
+                       "did NOT move: the bench cannot see learning")
+            paragraphs.append(f"Positive control, {held} pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}]"
+                              f" ({verdict}).")
+    arm_lines, arm_said = arms_table(base, arms, None if a.no_controls else finals["positive-control"],
+                                     {name: " ".join(lever) for name, *lever in a.lever})
+    lines += arm_lines
+    paragraphs += arm_said
+    return lines, paragraphs
+
+
+EVAL_KEYS = ("source", "problem_id", "n", "correct", "pass@1", "score", "ref_nll", *(m for m, _ in
+                                                                                   PARTS.get("ocaml", ())))
+ARCHIVED = ("seeds", "epochs", "sets", "no_controls", "ablation", "lever", "samples", "temperature", "humaneval")
+
+
+def save_evals(a, heading: str, folder: Path, base: list, finals: dict, warm: list) -> Path:
+    """Every sampled eval's per-problem figures in one gzipped JSON in `folder` (<UTC time>.json.gz:
+    bench/learning_evals beside the record; with --no-record, --root): `--tables-from` reads them
+    back into the same tables, so a change to how they are read needs no rerun."""
+    import gzip
+    from pipeline.metrics.evals import load_eval
+    rows = lambda ev: {k: [{f: r[f] for f in EVAL_KEYS if f in r} for r in load_eval(d)] for k, d in ev.items()}  # noqa: E731
+    out = {"heading": heading, "args": {k: getattr(a, k) for k in ARCHIVED}, "base": [rows(e) for e in base],
+           "finals": {name: rows(e) for name, e in finals.items()}, "warm": [rows(e) for e in warm]}
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{time.strftime('%Y-%m-%d-%H%M', time.gmtime())}.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(out, separators=(",", ":")).encode(), mtime=0))
+    return path
+
+
+def tables_from(path: str) -> int:
+    """Print the tables of a saved bench (`save_evals`) as its code reads them today; nothing runs."""
+    import gzip
+    try:
+        saved = json.loads(gzip.decompress(Path(path).read_bytes()))
+        a = argparse.Namespace(**saved["args"])
+        lines, paragraphs = tabulate(a, saved["base"], saved["finals"], saved["warm"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"--tables-from {path}: not a saved bench's evals ({type(e).__name__}: {e}); give a "
+              "bench/learning_evals/*.json.gz file", file=sys.stderr)
+        return 2
+    print("\n".join([f"## {saved['heading']} (tables from {path})", "", *lines, "", *paragraphs]))
+    return 0

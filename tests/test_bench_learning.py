@@ -59,6 +59,16 @@ def test_learning_bench_runs_seeds_and_controls(tiny_config, tmp_path):
                      r"is not clear of 0\)) of the positive control's heldout pass@1 gain", out) or \
         "The positive control's heldout pass@1 did not" in out
     assert "Training reward (mean over the 1 epochs' " in out and "2 seed(s)): " in out
+    # every sampled eval's per-problem figures saved: --tables-from prints the same tables, nothing rerun
+    saved = sorted((tmp_path / "bench").glob("*.json.gz"))
+    assert len(saved) == 1 and f"--tables-from {saved[0]}" in out
+    again = subprocess.run([sys.executable, "bench/learning.py", "--tables-from", str(saved[0])], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert again.stdout.split("**The recipe's parts**")[1].split("\n\n")[0] == parts.split("\n\n")[0]
+    bad = subprocess.run([sys.executable, "bench/learning.py", "--tables-from", str(tmp_path / "none.json.gz")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "not a saved bench's evals" in bad.stderr
 
 
 def test_the_positive_control_trains_on_every_held_out_set(tmp_path):
