@@ -54,21 +54,10 @@ def evals(rng, logit, shifts, draw_sd):
 
 
 def random_effects_alone(p, diffs, seeds: int) -> tuple[float, float]:
-    """The paired t plus the seeds' variance (cut to 0 when negative), Satterthwaite's degrees of freedom."""
-    from scipy import stats
-    keys = sorted(diffs[0])
-    x = np.array([[d[k] for k in keys] for d in diffs])
-    n = len(keys)
-    spread, within = x.mean(axis=1).var(ddof=1), x.var(axis=0, ddof=1).mean() / n
-    v = max(spread - within, 0.0) * n / (n - 1)
-    if v <= 1e-9 * spread:
-        return p.ci
-    df = max((seeds - 1) * min(v / spread, 1.0) ** 2, 1.0)
-    q = lambda d: stats.t.ppf(0.975, d)  # noqa: E731
-    se2 = ((p.ci[1] - p.ci[0]) / 2 / q(p.problems - 1)) ** 2
-    e = v / seeds
-    half = q((se2 + e) ** 2 / (se2 ** 2 / (p.problems - 1) + e ** 2 / df)) * math.sqrt(se2 + e)
-    return p.diff - half, p.diff + half
+    """The paired t plus the seeds' variance (cut to 0 when negative), Satterthwaite's degrees of freedom:
+    `with_effects` without the seeds' floor."""
+    from pipeline.metrics.significance import draw_variance, with_effects
+    return with_effects(p, [(draw_variance(diffs), 1 / seeds)]).ci
 
 
 def seeds_t(diffs) -> tuple[float, float]:

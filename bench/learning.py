@@ -67,7 +67,7 @@ from pipeline.config.file import load_config  # noqa: E402
 from pipeline.config.base import ConfigError  # noqa: E402
 from pipeline.run.runner import Runner  # noqa: E402
 from bench.learning_tables import (HELDOUT, PARTS, PYTHON_HELDOUT, VERDICT, arms_table, comparisons,  # noqa: E402,F401
-                                   plot, save_evals, table, tables_from, tabulate)
+                                   eval_rows, plot, save_evals, table, tables_from, tabulate)
 
 ROOT = DEFAULT_ROOT  # --root moves it
 CONFIG = "config.yaml"
@@ -290,13 +290,14 @@ def main(argv: list[str] | None = None) -> int:
               for name, o in runs.items()}
     warm = [timed("sampled evals", lambda: sampled_eval(f"seed{s}", 0, runs[f"seed{s}"], a, log, warm_start=True))
             for s in range(a.seeds) if load_config(CONFIG, runs[f"seed{s}"]).update.warm_start]
+    evals = eval_rows(base, finals, warm)   # read once: the tables below and the saved file are the same figures
     saved = save_evals(a, heading(a), ROOT if a.no_record else Path(__file__).resolve().parent / "learning_evals",
-                       base, finals, warm)
+                       evals)
     # the default config's curves are bench/learning_curves.png; another config's carry its name
     png_name = "learning_curves.png" if Path(CONFIG).name == "config.yaml" else f"learning_curves_{Path(CONFIG).stem}.png"
     png = (ROOT / png_name) if a.no_record else Path(__file__).resolve().parent / png_name
     plot(curves, png)
-    lines, paragraphs = tabulate(a, base, finals, warm)
+    lines, paragraphs = tabulate(a, evals["base"], evals["finals"], evals["warm"])
     m, lo, hi, g = training_reward({f"seed{s}": runs[f"seed{s}"] for s in range(a.seeds)}, a.epochs)
     paragraphs.append(f"Training reward (mean over the {a.epochs} epochs' {g} groups, {a.seeds} seed(s)): "
                       f"{m:.4f} [{lo:.4f}, {hi:.4f}].")

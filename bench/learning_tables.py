@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pipeline.metrics.ratio import share_interval
 from pipeline.metrics.significance import compare, prob_improvement, recipe_interval
-from pipeline.metrics.evals import OCAML_PARTS, load_eval, per_problem
+from pipeline.metrics.evals import OCAML_PARTS, load_eval, mean_draws, per_problem
 
 PYTHON_HELDOUT = ("heldout", "bank")  # the held-out Python sets, reported also as one (188 problems)
 METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
@@ -64,12 +64,6 @@ def comparisons(base: dict[str, Path] | list[dict[str, Path]], trained: list[dic
                 p = dataclasses.replace(p, prob_improvement=prob_improvement(draws_m, b, hi))
             out[key][m] = p
     return out
-
-
-def mean_draws(draws: list[dict[str, float]]) -> dict[str, float]:
-    """Per problem, the mean over draws of the same model (the problems every draw has)."""
-    keys = set(draws[0]).intersection(*draws[1:])
-    return {k: sum(d[k] for d in draws) / len(draws) for k in keys}
 
 
 def table(title: str, comp: dict[str, dict], word=VERDICT) -> list[str]:
@@ -233,15 +227,20 @@ EVAL_KEYS = ("source", "problem_id", "n", "correct", "pass@1", "score", "ref_nll
 ARCHIVED = ("seeds", "epochs", "sets", "no_controls", "ablation", "lever", "samples", "temperature", "humaneval")
 
 
-def save_evals(a, heading: str, folder: Path, base: list, finals: dict, warm: list) -> Path:
-    """Every sampled eval's per-problem figures in one gzipped JSON in `folder` (<UTC time>.json.gz:
+def eval_rows(base: list, finals: dict, warm: list) -> dict:
+    """The bench's sampled evals ({set: eval directory} each) read once, each eval's per-problem rows
+    kept to the fields the tables read: {"base": [...], "finals": {run: ...}, "warm": [...]}."""
+    rows = lambda ev: {k: [{f: r[f] for f in EVAL_KEYS if f in r} for r in load_eval(d)] for k, d in ev.items()}  # noqa: E731
+    return {"base": [rows(e) for e in base], "finals": {name: rows(e) for name, e in finals.items()},
+            "warm": [rows(e) for e in warm]}
+
+
+def save_evals(a, heading: str, folder: Path, evals: dict) -> Path:
+    """The bench's evals (`eval_rows`) in one gzipped JSON in `folder` (<UTC time>.json.gz:
     bench/learning_evals beside the record; with --no-record, --root): `--tables-from` reads them
     back into the same tables, so a change to how they are read needs no rerun."""
     import gzip
-    from pipeline.metrics.evals import load_eval
-    rows = lambda ev: {k: [{f: r[f] for f in EVAL_KEYS if f in r} for r in load_eval(d)] for k, d in ev.items()}  # noqa: E731
-    out = {"heading": heading, "args": {k: getattr(a, k) for k in ARCHIVED}, "base": [rows(e) for e in base],
-           "finals": {name: rows(e) for name, e in finals.items()}, "warm": [rows(e) for e in warm]}
+    out = {"heading": heading, "args": {k: getattr(a, k) for k in ARCHIVED}, **evals}
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{time.strftime('%Y-%m-%d-%H%M', time.gmtime())}.json.gz"
     path.write_bytes(gzip.compress(json.dumps(out, separators=(",", ":")).encode(), mtime=0))
@@ -253,11 +252,11 @@ def tables_from(path: str) -> int:
     import gzip
     try:
         saved = json.loads(gzip.decompress(Path(path).read_bytes()))
-        a = argparse.Namespace(**saved["args"])
-        lines, paragraphs = tabulate(a, saved["base"], saved["finals"], saved["warm"])
+        a, evals = argparse.Namespace(**saved["args"]), (saved["base"], saved["finals"], saved["warm"])
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"--tables-from {path}: not a saved bench's evals ({type(e).__name__}: {e}); give a "
               "bench/learning_evals/*.json.gz file", file=sys.stderr)
         return 2
+    lines, paragraphs = tabulate(a, *evals)
     print("\n".join([f"## {saved['heading']} (tables from {path})", "", *lines, "", *paragraphs]))
     return 0

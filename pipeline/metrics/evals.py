@@ -93,6 +93,12 @@ def per_problem(rows: list[dict], metric: str, source: str | None = None) -> dic
             and (source is None or r["source"] == source)}
 
 
+def mean_draws(draws: list[dict[str, float]]) -> dict[str, float]:
+    """Per problem, the mean over draws of the same model (the problems every draw has)."""
+    keys = set(draws[0]).intersection(*draws[1:])
+    return {k: sum(d[k] for d in draws) / len(draws) for k in keys}
+
+
 def eval_mode(config: dict) -> tuple:
     """(eval.num_samples, eval.temperature) an eval was made with, from its manifest's config: greedy and sampled
     evals measure different things, so only evals of one mode are read against each other."""
@@ -155,7 +161,7 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
             if not all(a) or not all(b):
                 continue
             if draws:
-                mean = [{k: sum(d[k] for d in a) / len(a) for k in set(a[0]).intersection(*a[1:])}]
+                mean = [mean_draws(a)]
                 p = recipe_interval(compare(mean, b, metric, higher, confidence), a, mean, b)
                 p = dataclasses.replace(p, prob_improvement=prob_improvement(a, b, higher))
             else:

@@ -258,9 +258,9 @@ def with_effects(p: Paired, effects: Sequence[tuple[Effect, float]], seeds: bool
     among them, 3 or more seeds), never narrower than what the evals' means alone say: Welch's t
     over them, its variance the spread of each effect's evals' means x weight (effects measured on 3
     evals or more, each on evals - 1 degrees of freedom; with one effect of 3 seeds, Student's t
-    over the seeds' means). It does not rest on the
-    seeds' variance estimate, so it covers where 3 seeds agree by chance and that estimate is cut to
-    0; it leaves out which problems were drawn, which the random effects' interval covers.
+    over the seeds' means). It does not rest on the seeds' variance estimate, so it covers where 3
+    seeds agree by chance and that estimate is cut to 0; it leaves out which problems were drawn,
+    which the random effects' interval covers.
     Simulated (bench/coverage.py, bench/RESULTS.md): three seeds, 188 problems, 45% of them never
     solved, paired by seed, each seed's RL adding luck of SD 0.1-0.3 on the logit scale: the truth
     excluded in 6.2-9.6% of 1,000 repetitions by the random effects alone, 4.5-5.5% by the seeds' t
@@ -268,8 +268,7 @@ def with_effects(p: Paired, effects: Sequence[tuple[Effect, float]], seeds: bool
     the seeds differ by their evals' noise alone); with five seeds 2.3-5.2%, 1-14% wider. Three seeds
     against the base's 5 draws (`bench/coverage.py --against base`): 1.7-7.1%, the random effects
     alone 2.4-8.6% (Welch's degrees of freedom run a little liberal where the seeds' luck dominates).
-    The floor's t on 2 degrees of freedom
-    doubles a 99% interval where the seeds agree. Without `seeds` (the base draws' shift alone, 5
+    The floor's t on 2 degrees of freedom doubles a 99% interval where the seeds agree. Without `seeds` (the base draws' shift alone, 5
     draws by default: 5-7% where 5% is nominal) there is no floor: over a draw variance of 0 its t
     on draws - 1 degrees of freedom would double the negative control's Bonferroni-level interval.
     An effect measured on no spread (`NO_EFFECT`) changes nothing."""
