@@ -88,7 +88,7 @@ class ExecutionSettings:
         weights = (self.structure_weight, self.static_weight, self.load_weight, self.tests_weight)
         if min(weights) < 0 or not math.isclose(sum(weights), 1.0, abs_tol=1e-6):
             raise ValueError(f"execution judge weights must be >= 0 and sum to 1, got {weights}: "
-                             "adjust judge.*_weight so that they do")
+                             "adjust judge.execution.*_weight so that they do")
         if not 0 <= self.truncation_factor <= 1:
             raise ValueError(f"truncation_factor must be in [0, 1], got {self.truncation_factor}")
 

@@ -27,6 +27,12 @@ def test_shipped_config_is_valid_and_overrides_apply():
     ("judge.mode=offline", ["judge.mode", "live", "replay"]),
     ("select.top_k=1", ["select.top_k", "select.advantage=raw"]),
     ("update.lr", ["key.sub=value"]),
+    # a judge's grading weights, refused when the config loads, not by the judge after sampling
+    ("judge.execution.tests_weight=0.8", ["judge.execution's weights sum to 1.15", "judge.execution.static_weight=0.2",
+                                         "judge.execution.tests_weight=1 and the other three 0"]),
+    ("judge.ocaml.compile_weight=0", ["judge.ocaml's weights sum to 0.9", "judge.ocaml.tests_weight=0.65"]),
+    ("judge.ocaml.libraries=[Unix]", ["judge.ocaml.libraries", "['Unix'] are not library names"]),
+    ("judge.mix={execution: 1, anthropic: -0.5}", ["judge.mix", "anthropic: -0.5 are not shares"]),
 ])
 def test_bad_values_name_the_key(override, words):
     with pytest.raises(ConfigError) as e:
@@ -182,3 +188,27 @@ def test_a_system_prompt_asking_for_another_language_than_the_problems_is_warned
         load_config(Path(__file__).resolve().parents[1] / "configs/ocaml.yaml")
         load_config(Path(__file__).resolve().parents[1] / "configs/ocaml.yaml", ["data.source=my.jsonl", "data.language=ocaml"])
         load_config(None)
+
+
+@pytest.mark.parametrize("overrides, key", [
+    (["judge.kind=anthropic", "judge.model=claude-haiku-4-5", "judge.temperature=0.2"], "judge.temperature=0.2"),
+    (["judge.kind=mix", "judge.model=claude-haiku-4-5", "judge.temperature=0"], "judge.temperature=0"),
+    (["teacher.kind=anthropic", "teacher.model=claude-sonnet-4-5", "teacher.temperature=1"], "teacher.temperature=1"),
+])
+def test_a_temperature_for_claude_is_refused_naming_its_key(overrides, key):
+    """The Messages API has no temperature: set for any anthropic judge, mix component or teacher, the config
+    says which key to unset when it loads, not the judge stage after sampling."""
+    with pytest.raises(ConfigError, match=rf"{re.escape(key)} with .*takes no temperature; unset {key.split('=')[0]}"):
+        load_config(None, overrides)
+    load_config(None, ["judge.kind=openai", "judge.model=gpt-5-mini", "judge.temperature=0.2"])   # OpenAI takes one
+
+
+def test_a_temperature_a_local_model_would_ignore_is_refused():
+    """An hf judge or teacher decodes greedily: a temperature set for it changed nothing but the fingerprints."""
+    for over, key in ((["judge.kind=hf", "judge.model=m", "judge.temperature=0.5"], "judge.temperature=0.5"),
+                      (["teacher.kind=hf", "teacher.model=m", "teacher.temperature=0.5"], "teacher.temperature=0.5")):
+        with pytest.raises(ConfigError, match=rf"{re.escape(key)} with .*greedily.*unset it"):
+            load_config(None, over)
+    # beside an openai component the key is that judge's
+    load_config(None, ["judge.kind=mix", "judge.mix={hf: 0.5, openai: 0.5}", "judge.models={hf: m, openai: gpt-5-mini}",
+                       "judge.temperature=0.5"])

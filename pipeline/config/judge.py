@@ -2,6 +2,8 @@
 (the execution judge's sandbox, OCaml's, the LLM rubric, the batch APIs)."""
 from __future__ import annotations
 
+import math
+import re
 import warnings
 from typing import Literal
 
@@ -16,7 +18,7 @@ class TeacherConfig(Section):
     model: str = Field("", description="Teacher model id when kind is a model (e.g. claude-sonnet-4-5, gpt-5-mini, or a local path for hf).")
     base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default); the endpoint in use, set here or in that variable, is part of the stage's fingerprint and of every cache key, so another endpoint is asked anew.")
     max_tokens: int = Field(1024, ge=1, description="Length limit of a teacher answer.")
-    temperature: float | None = Field(None, ge=0, description="Teacher sampling temperature (None = the API's default; Anthropic's current API takes none).")
+    temperature: float | None = Field(None, ge=0, description="Teacher sampling temperature for teacher.kind=openai (None = the API's default); unset for anthropic (its Messages API takes none) and hf (a local teacher answers greedily).")
     batch: bool = Field(False, description="anthropic/openai teachers: send the missing answers through the provider's batch API (half price, done within 24 h; polling and failures as judge.batch_*). Runtime only: a batch answer and a live one are interchangeable.")
 
 
@@ -29,6 +31,11 @@ class ExecutionJudgeConfig(Section):
     min_lines: int = Field(2, ge=0, description="Completions with fewer non-empty code lines score 0.")
     timeout_s: float = Field(10.0, gt=0, description="Wall-clock limit per program (all its tests).")
     memory_mb: int = Field(512, ge=64, description="Address-space limit of the sandboxed program.")
+
+    @model_validator(mode="after")
+    def _weights_sum_to_one(self) -> "ExecutionJudgeConfig":
+        _sum_to_one("judge.execution", self, ("structure", "static", "load", "tests"))
+        return self
 
 
 class OcamlJudgeConfig(Section):
@@ -44,6 +51,27 @@ class OcamlJudgeConfig(Section):
     compile_timeout_s: float = Field(20.0, gt=0, description="OCaml: wall-clock limit per compiler run.")
     timeout_s: float = Field(10.0, gt=0, description="OCaml: wall-clock limit per program (all its tests).")
     memory_mb: int = Field(512, ge=64, description="OCaml: address-space limit of the program (the compiler gets twice this).")
+
+    @model_validator(mode="after")
+    def _weights_and_libraries(self) -> "OcamlJudgeConfig":
+        _sum_to_one("judge.ocaml", self, ("structure", "typecheck", "compile", "tests"))
+        bad = [lib for lib in self.libraries if not re.fullmatch(r"[a-z][a-z0-9_]*", lib)]
+        if bad:
+            raise ValueError(f"judge.ocaml.libraries: {bad} are not library names: give the compiler's library "
+                             "names, e.g. [str, unix]")
+        return self
+
+
+def _sum_to_one(section: str, cfg: Section, parts: tuple[str, ...]) -> None:
+    """A judge's four grading weights are the shares of a score in [0, 1]: they sum to 1, checked when the
+    config loads (the judge itself would refuse them only once answers were sampled)."""
+    weights = {f"{p}_weight": getattr(cfg, f"{p}_weight") for p in parts}
+    total = sum(weights.values())
+    if not math.isclose(total, 1.0, abs_tol=1e-6):
+        listed = ", ".join(f"{section}.{k}={v:g}" for k, v in weights.items())
+        raise ValueError(f"{section}'s weights sum to {total:g}, not 1 ({listed}): they split a score of 1 "
+                         f"between the checks, so change the others with the one you set (e.g. "
+                         f"{section}.tests_weight=1 and the other three 0 scores the tests alone)")
 
 
 class PythonRewardConfig(Section):
@@ -69,7 +97,7 @@ class JudgeConfig(Section):
     models: dict[str, str] = Field(default_factory=dict, description="A panel of LLM judges: judge.mix with several LLM components (e.g. {execution: 0.5, anthropic: 0.25, openai: 0.25}) names each one's model here, e.g. {anthropic: claude-haiku-4-5, openai: gpt-5-mini}; a component it does not name takes judge.model. Each component is priced, budgeted (judge.budget_usd counts them all), cached and batched on its own; judge/<component>_mean is each one's mean score. With judge.base_url unset, each SDK reads its own ANTHROPIC_BASE_URL / OPENAI_BASE_URL.")
     base_url: str = Field("", description="API base URL ('' = the SDK's ANTHROPIC_BASE_URL / OPENAI_BASE_URL or its default); the endpoint in use, set here or in that variable, is part of the stage's fingerprint and of every cache key, so another endpoint is asked anew.")
     max_tokens: int = Field(512, ge=1, description="Length limit of an LLM judge's answer.")
-    temperature: float | None = Field(None, ge=0, description="LLM judge temperature (None = the API's default; must stay None for anthropic).")
+    temperature: float | None = Field(None, ge=0, description="LLM judge temperature for an openai judge (None = the API's default); unset for anthropic (its Messages API takes none) and hf (a local judge answers greedily).")
     show_teacher: bool = Field(True, description="Show the LLM judge the teacher's answer as a reference when it grades the student's answers. The teacher's own answer is graded without one; false grades both alike, without it.")
     mix: dict[str, float] = Field(default_factory=lambda: {"execution": 0.65, "anthropic": 0.35}, description="judge.kind=mix: component judge -> weight (execution, anthropic, openai, hf, python).")
     prices: dict[str, dict[str, float]] = Field(default_factory=dict, description="Extra/overriding prices, model -> {input: $/Mtok, output: $/Mtok} (optional: batch_input, batch_output, cached_input, batch_cached_input); merged over the built-in table, an entry replacing its model's whole entry.")
@@ -113,6 +141,16 @@ class JudgeConfig(Section):
             raise ValueError(f"names {', '.join(bad)}: judge.mix's components are {', '.join(MIX_COMPONENTS)}"
                              + (f" (did you mean {close[0]}?)" if close else "")
                              + ", each with its weight, e.g. {execution: 0.65, anthropic: 0.35}")
+        return v
+
+    @field_validator("mix")
+    @classmethod
+    def _mix_weights(cls, v: dict[str, float]) -> dict[str, float]:
+        """judge.mix's weights are shares of a score in [0, 1]: none negative nor infinite."""
+        bad = {k: w for k, w in v.items() if not (math.isfinite(w) and w >= 0)}
+        if bad:
+            raise ValueError(f"weights {', '.join(f'{k}: {w:g}' for k, w in bad.items())} are not shares: each "
+                             "component's weight is >= 0 (0 leaves it out), e.g. {execution: 0.65, anthropic: 0.35}")
         return v
 
     @model_validator(mode="after")

@@ -133,8 +133,20 @@ class Config(Section):
         if self.teacher.batch and self.teacher.kind not in api:
             raise ValueError(f"teacher.batch=true needs teacher.kind anthropic or openai (got {self.teacher.kind}); "
                              "or set teacher.batch=false")
-        if self.judge.kind == "anthropic" and self.judge.temperature is not None:
-            raise ValueError("judge.temperature must stay unset for anthropic (its current API rejects it)")
+        if "anthropic" in ({self.judge.kind} | set(self.judge.mix if self.judge.kind == "mix" else ())) \
+                and self.judge.temperature is not None:
+            raise ValueError(f"judge.temperature={self.judge.temperature:g} with an anthropic judge (judge.kind="
+                             f"{self.judge.kind}): the Messages API takes no temperature; unset judge.temperature")
+        judges = {self.judge.kind} | set(self.judge.mix if self.judge.kind == "mix" else ())
+        if "hf" in judges and not judges & api and self.judge.temperature is not None:
+            raise ValueError(f"judge.temperature={self.judge.temperature:g} with an hf judge: a local model judges "
+                             "greedily (its verdicts are cached as such), so the key would change nothing; unset it")
+        if self.teacher.kind == "hf" and self.teacher.temperature is not None:
+            raise ValueError(f"teacher.temperature={self.teacher.temperature:g} with teacher.kind=hf: a local teacher "
+                             "writes its answer greedily, so the key would change nothing; unset it")
+        if self.teacher.kind == "anthropic" and self.teacher.temperature is not None:
+            raise ValueError(f"teacher.temperature={self.teacher.temperature:g} with teacher.kind=anthropic: the "
+                             "Messages API takes no temperature; unset teacher.temperature")
         if self.select.top_k == 1 and (self.select.advantage != "raw" or self.select.drop_zero_std):
             raise ValueError("select.top_k=1 leaves one completion per prompt, so group advantages are 0 and "
                              "select.drop_zero_std drops every group (one reward has no spread); use select.top_k>=2, "

@@ -100,7 +100,8 @@ NEAREST: list[tuple[tuple[str, ...], str, str]] = [
      "puts it on the Hub"),
     (("repetition_penalty", "min_p", "generation_kwargs"), "`1.0` / `None` / `None`",
      "left out on purpose: tokens are drawn from softmax(logits / `sample.temperature`), with `sample.top_p` / "
-     "`sample.top_k` only when set, so the update's logprobs are those of the policy that sampled"),
+     "`sample.top_k` only when set, so without them the update's logprobs are those of the policy that sampled "
+     "(with them the update recomputes at `sample.temperature` alone: `logprobs/sampler_gap` shows the difference)"),
 ]
 
 # a value of TRL's that rlaif spells with another key: (key, value) -> what to write instead

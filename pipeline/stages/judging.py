@@ -79,7 +79,8 @@ def make_model(kind: str, model: str, cfg: Config, teacher: bool = False):
     temperature = cfg.teacher.temperature if teacher else jc.temperature
     if kind == "anthropic":
         if temperature is not None:
-            raise RunError("anthropic models take no temperature on the current API; unset it")
+            raise RunError(f"anthropic models take no temperature on the current API; unset "
+                           f"{'teacher' if teacher else 'judge'}.temperature")
         return AnthropicJudge(model, **opts)
     return OpenAIJudge(model, temperature=temperature, **opts)
 
