@@ -85,7 +85,7 @@ METRICS: dict[str, Metric] = {
     # eval and curriculum
     "eval/score": Metric("mean judge score on held-out problems (of each problem's eval.num_samples answers; greedy by default)", "higher", "eval"),
     "eval/pass@1": Metric("share of held-out problems whose answer passes every test; with eval.num_samples=n the unbiased pass@1, the mean of c/n (eval/pass@k for k <= n likewise); `rlaif report` says whether a change is beyond noise", "higher", "eval"),
-    "eval/ref_nll": Metric("mean per-token NLL (nats) of the held-out problems' reference answers under the policy: distillation that moves before pass@1 does", "lower", "eval"),
+    "eval/ref_nll": Metric("mean per-token NLL (nats) of the held-out problems' reference answers (the data's `reference` field, whatever the teacher) under the policy: distillation that moves before pass@1 does; over the problems that have a reference, absent when none has", "lower", "eval"),
     "eval/pass@k": Metric("with eval.num_samples=n, the unbiased pass@k for each k <= n among 1, 5, 10, ... (Chen et al. 2021): the chance that one of k answers passes", "higher", "eval"),
     "eval/<source>/<figure>": Metric("eval/score, eval/pass@1 and eval/ref_nll of one source of eval.sources alone (e.g. eval/builtin:heldout/pass@1), when the eval reads a source by name; good as its figure is (ref_nll: lower)", "", "eval"),
     "eval/problems": Metric("held-out problems evaluated", "", "eval"),
