@@ -93,6 +93,7 @@ def test_a_data_file_edited_under_a_finished_run_is_said(tmp_path, caplog):
     assert check_data_files(cfg, run_dir)[0] != []   # said, not recorded: a dry run or a refused command
     (w,), record = check_data_files(cfg, run_dir)
     assert "data.source" in w and str(data) in w and "--force" in w and w in caplog.text
+    assert "validation split (data.validation_size=auto) is drawn from the file's rows" in w   # a row can move it
     record()   # the command ran
     assert check_data_files(cfg, run_dir)[0] == []
 
