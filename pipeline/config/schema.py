@@ -133,12 +133,11 @@ class Config(Section):
         if self.teacher.batch and self.teacher.kind not in api:
             raise ValueError(f"teacher.batch=true needs teacher.kind anthropic or openai (got {self.teacher.kind}); "
                              "or set teacher.batch=false")
-        if "anthropic" in ({self.judge.kind} | set(self.judge.mix if self.judge.kind == "mix" else ())) \
-                and self.judge.temperature is not None:
+        in_use = {self.judge.kind} | set(self.judge.mix if self.judge.kind == "mix" else ())
+        if "anthropic" in in_use and self.judge.temperature is not None:
             raise ValueError(f"judge.temperature={self.judge.temperature:g} with an anthropic judge (judge.kind="
                              f"{self.judge.kind}): the Messages API takes no temperature; unset judge.temperature")
-        judges = {self.judge.kind} | set(self.judge.mix if self.judge.kind == "mix" else ())
-        if "hf" in judges and not judges & api and self.judge.temperature is not None:
+        if "hf" in in_use and not in_use & api and self.judge.temperature is not None:
             raise ValueError(f"judge.temperature={self.judge.temperature:g} with an hf judge: a local model judges "
                              "greedily (its verdicts are cached as such), so the key would change nothing; unset it")
         if self.teacher.kind == "hf" and self.teacher.temperature is not None:
