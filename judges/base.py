@@ -5,6 +5,8 @@ counted and reported, never silently turned into 0.
 """
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -49,3 +51,29 @@ class Generation:
     def from_json(cls, d: dict[str, Any]) -> "Generation":
         return cls(text=d["text"], raw=d.get("raw", ""), usage=d.get("usage", {}), cost_usd=d.get("cost_usd", 0.0),
                    truncated=d.get("truncated", False))
+
+
+GRADED_PARTS = {"judge.execution": ("structure", "static", "load", "tests"),
+                "judge.ocaml": ("structure", "typecheck", "compile", "tests")}
+"""Each grading judge's config section and the parts its score is split between (`<part>_weight` each)."""
+
+
+def check_weights(section: str, settings: Any) -> None:
+    """A grading judge's weights (`settings.<part>_weight` for the parts of GRADED_PARTS[section]) are the
+    shares of a score in [0, 1]: none negative, summing to 1. The config checks them when it loads, the judge
+    when it is built."""
+    weights = {f"{p}_weight": getattr(settings, f"{p}_weight") for p in GRADED_PARTS[section]}
+    total = sum(weights.values())
+    if min(weights.values()) < 0 or not math.isclose(total, 1.0, abs_tol=1e-6):
+        listed = ", ".join(f"{section}.{k}={v:g}" for k, v in weights.items())
+        raise ValueError(f"{section}'s weights must be >= 0 and sum to 1, not {total:g} ({listed}): they split a "
+                         "score of 1 between the checks, so change the others with the one you set (e.g. "
+                         f"{section}.tests_weight=1 and the other three 0 scores the tests alone)")
+
+
+def check_library_names(libraries) -> None:
+    """judge.ocaml.libraries holds compiler library names (str, unix), nothing a command line could misread."""
+    bad = [lib for lib in libraries if not re.fullmatch(r"[a-z][a-z0-9_]*", lib)]
+    if bad:
+        raise ValueError(f"judge.ocaml.libraries: {bad} are not library names: give the compiler's library "
+                         "names, e.g. [str, unix]")

@@ -44,7 +44,7 @@ from typing import Any, Iterable, Sequence
 
 from data.schema import Problem
 from judges import sandbox
-from judges.base import Score
+from judges.base import Score, check_weights
 from judges.pycode import extract_code, static_check
 
 log = logging.getLogger(__name__)
@@ -85,10 +85,7 @@ class ExecutionSettings:
     """Extra host directories the code must not see (run dirs, caches), on top of the defaults."""
 
     def __post_init__(self):
-        weights = (self.structure_weight, self.static_weight, self.load_weight, self.tests_weight)
-        if min(weights) < 0 or not math.isclose(sum(weights), 1.0, abs_tol=1e-6):
-            raise ValueError(f"execution judge weights must be >= 0 and sum to 1, got {weights}: "
-                             "adjust judge.execution.*_weight so that they do")
+        check_weights("judge.execution", self)
         if not 0 <= self.truncation_factor <= 1:
             raise ValueError(f"truncation_factor must be in [0, 1], got {self.truncation_factor}")
 

@@ -39,7 +39,7 @@ from typing import Any, Iterable, Literal, Sequence
 from data.ocaml_types import TypeSpecError
 from data.schema import Problem
 from judges import sandbox
-from judges.base import Score
+from judges.base import Score, check_library_names, check_weights
 from judges.execution import _answer_dirs, unexpected_error
 from judges.ocaml_harness import check_problem, harness_source, read_results
 
@@ -96,16 +96,10 @@ class OcamlSettings:
     """Extra host directories the code must not see (run dirs, caches)."""
 
     def __post_init__(self):
-        import math
-        w = (self.structure_weight, self.typecheck_weight, self.compile_weight, self.tests_weight)
-        if min(w) < 0 or not math.isclose(sum(w), 1.0, abs_tol=1e-6):
-            raise ValueError(f"OCaml judge weights must be >= 0 and sum to 1, got {w}: adjust "
-                             "judge.ocaml.*_weight so that they do")
+        check_weights("judge.ocaml", self)
         if not 0 <= self.truncation_factor <= 1:
             raise ValueError(f"truncation_factor must be in [0, 1], got {self.truncation_factor}")
-        bad = [lib for lib in self.libraries if not re.fullmatch(r"[a-z][a-z0-9_]*", lib)]
-        if bad:
-            raise ValueError(f"judge.ocaml.libraries: {bad} are not library names (e.g. str, unix)")
+        check_library_names(self.libraries)
 
 
 # ---------------------------------------------------------------------------- extraction

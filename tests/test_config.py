@@ -28,9 +28,9 @@ def test_shipped_config_is_valid_and_overrides_apply():
     ("select.top_k=1", ["select.top_k", "select.advantage=raw"]),
     ("update.lr", ["key.sub=value"]),
     # a judge's grading weights, refused when the config loads, not by the judge after sampling
-    ("judge.execution.tests_weight=0.8", ["judge.execution's weights sum to 1.15", "judge.execution.static_weight=0.2",
+    ("judge.execution.tests_weight=0.8", ["judge.execution's weights must be >= 0 and sum to 1, not 1.15", "judge.execution.static_weight=0.2",
                                          "judge.execution.tests_weight=1 and the other three 0"]),
-    ("judge.ocaml.compile_weight=0", ["judge.ocaml's weights sum to 0.9", "judge.ocaml.tests_weight=0.65"]),
+    ("judge.ocaml.compile_weight=0", ["judge.ocaml's weights must be >= 0 and sum to 1, not 0.9", "judge.ocaml.tests_weight=0.65"]),
     ("judge.ocaml.libraries=[Unix]", ["judge.ocaml.libraries", "['Unix'] are not library names"]),
     ("judge.mix={execution: 1, anthropic: -0.5}", ["judge.mix", "anthropic: -0.5 are not shares"]),
 ])

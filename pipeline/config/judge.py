@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from judges.base import check_library_names, check_weights
 from judges.prices import PRICE_FIELDS
 from pipeline.config.base import RUNTIME, HomePath, Section
 
@@ -34,7 +34,7 @@ class ExecutionJudgeConfig(Section):
 
     @model_validator(mode="after")
     def _weights_sum_to_one(self) -> "ExecutionJudgeConfig":
-        _sum_to_one("judge.execution", self, ("structure", "static", "load", "tests"))
+        check_weights("judge.execution", self)
         return self
 
 
@@ -54,24 +54,9 @@ class OcamlJudgeConfig(Section):
 
     @model_validator(mode="after")
     def _weights_and_libraries(self) -> "OcamlJudgeConfig":
-        _sum_to_one("judge.ocaml", self, ("structure", "typecheck", "compile", "tests"))
-        bad = [lib for lib in self.libraries if not re.fullmatch(r"[a-z][a-z0-9_]*", lib)]
-        if bad:
-            raise ValueError(f"judge.ocaml.libraries: {bad} are not library names: give the compiler's library "
-                             "names, e.g. [str, unix]")
+        check_weights("judge.ocaml", self)
+        check_library_names(self.libraries)
         return self
-
-
-def _sum_to_one(section: str, cfg: Section, parts: tuple[str, ...]) -> None:
-    """A judge's four grading weights are the shares of a score in [0, 1]: they sum to 1, checked when the
-    config loads (the judge itself would refuse them only once answers were sampled)."""
-    weights = {f"{p}_weight": getattr(cfg, f"{p}_weight") for p in parts}
-    total = sum(weights.values())
-    if not math.isclose(total, 1.0, abs_tol=1e-6):
-        listed = ", ".join(f"{section}.{k}={v:g}" for k, v in weights.items())
-        raise ValueError(f"{section}'s weights sum to {total:g}, not 1 ({listed}): they split a score of 1 "
-                         f"between the checks, so change the others with the one you set (e.g. "
-                         f"{section}.tests_weight=1 and the other three 0 scores the tests alone)")
 
 
 class PythonRewardConfig(Section):

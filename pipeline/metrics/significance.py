@@ -268,8 +268,8 @@ def with_effects(p: Paired, effects: Sequence[tuple[Effect, float]], seeds: bool
     the seeds differ by their evals' noise alone); with five seeds 2.3-5.2%, 1-14% wider. Three seeds
     against the base's 5 draws (`bench/coverage.py --against base`): 1.7-7.1%, the random effects
     alone 2.4-8.6% (Welch's degrees of freedom run a little liberal where the seeds' luck dominates).
-    The floor's t on 2 degrees of freedom doubles a 99% interval where the seeds agree. Without `seeds` (the base draws' shift alone, 5
-    draws by default: 5-7% where 5% is nominal) there is no floor: over a draw variance of 0 its t
+    The floor's t on 2 degrees of freedom doubles a 99% interval where the seeds agree. Without `seeds`
+    (the base draws' shift alone, 5 draws by default: 5-7% where 5% is nominal) there is no floor: over a draw variance of 0 its t
     on draws - 1 degrees of freedom would double the negative control's Bonferroni-level interval.
     An effect measured on no spread (`NO_EFFECT`) changes nothing."""
     effects = [(e, w) for e, w in effects if w > 0 and e.evals >= 2 and e.spread > 0]

@@ -303,10 +303,10 @@ def check_data_files(cfg: Config, run_dir: Path) -> tuple[list[str], Callable[[]
     warnings = [f"{key}: {path} changed since this run last read it; finished stages keep the problems they were "
                 f"made with (a fixed test or prompt reaches only stages that run anew): `rlaif epoch N --force` "
                 f"remakes epoch N with the file as it is now, or start a new run.name"
-                + (f". The validation split (data.validation_size={cfg.data.validation_size}) is drawn from the file's rows: a row added or "
-                   "removed can move problems between training and validation, so epochs made before and after "
-                   "the edit may have trained on what the other evaluates" if key == "data.source"
-                   and cfg.data.validation_size else "")
+                + (f". The validation split (data.validation_size={cfg.data.validation_size}) is drawn from the "
+                   "file's rows: a row added or removed can move problems between training and validation, so "
+                   "epochs made before and after the edit may have trained on what the other evaluates"
+                   if key == "data.source" and cfg.data.validation_size else "")
                 for path, (key, sha) in files.items() if seen.get(path, sha) != sha]
     for w in warnings:
         logging.getLogger("rlaif").warning(w)

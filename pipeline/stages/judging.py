@@ -77,10 +77,7 @@ def make_model(kind: str, model: str, cfg: Config, teacher: bool = False):
     if jc.mode == "replay":  # answers come from the cache only: no key needed, none is sent
         opts["api_key"] = "replay-needs-no-key"
     temperature = cfg.teacher.temperature if teacher else jc.temperature
-    if kind == "anthropic":
-        if temperature is not None:
-            raise RunError(f"anthropic models take no temperature on the current API; unset "
-                           f"{'teacher' if teacher else 'judge'}.temperature")
+    if kind == "anthropic":   # the config refuses a temperature for it (the Messages API takes none)
         return AnthropicJudge(model, **opts)
     return OpenAIJudge(model, temperature=temperature, **opts)
 
