@@ -62,12 +62,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import record  # noqa: E402
-from bench.learning_args import DEFAULT_ROOT, SAMPLES, SETS, TEMPERATURE, parse  # noqa: E402,F401
+from bench.learning_args import (DEFAULT_ROOT, SAMPLES, SETS, TEMPERATURE, ablation_arms, parse)  # noqa: E402,F401
 from pipeline.config.file import load_config  # noqa: E402
 from pipeline.config.base import ConfigError  # noqa: E402
 from pipeline.run.runner import Runner  # noqa: E402
 from bench.learning_tables import (HELDOUT, PARTS, PYTHON_HELDOUT, VERDICT, arms_table, comparisons,  # noqa: E402,F401
-                                   eval_rows, plot, save_evals, table, tables_from, tabulate)
+                                   eval_rows, plot, reusable, save_evals, table, tables_from, tabulate)
 
 ROOT = DEFAULT_ROOT  # --root moves it
 CONFIG = "config.yaml"
@@ -205,8 +205,10 @@ def plan(a, ov: list[str]) -> dict[str, list[str]]:
     too; the controls at the first."""
     # each arm's own settings come after the user's overrides, which must not undo them
     runs = {f"seed{s}": [f"run.seed={SEED0 + s}", *ov] for s in range(a.seeds)}
-    if a.ablation:
+    arms = ablation_arms(a)
+    if "rl-only" in arms:
         runs |= {f"rl-only-seed{s}": [f"run.seed={SEED0 + s}", *ov, "update.warm_start=false"] for s in range(a.seeds)}
+    if "plain" in arms:
         # the teacher's whole part in the RL epochs: its ratio and its answers' supervised rows (a ratio
         # alone, against a teacher that scores 1.0 on every problem, is the plain reward over 1 + eps,
         # a scale the group-normalised advantage takes out)
@@ -245,7 +247,8 @@ def sampled_eval_seeds(a, ov: list[str]) -> dict[str, int]:
 def heading(a) -> str:
     """The record's heading: the command as run, every option that differs from its default."""
     sets = ",".join(a.sets)
-    flags = [("--quick", a.quick), ("--ablation", a.ablation),
+    arms = ablation_arms(a)
+    flags = [("--quick", a.quick), ("--ablation" + (f" {','.join(arms)}" if len(arms) == 1 else ""), arms),
              (f"--sets {sets}", sets != "heldout,bank,humaneval"),
              (f"--humaneval {a.humaneval}", "humaneval" in a.sets and a.humaneval != (40 if a.quick else 0)),
              (f"--tune {a.tune}", "tune" in a.sets and a.tune != 0),
@@ -253,6 +256,7 @@ def heading(a) -> str:
              ("--no-controls", a.no_controls and not a.quick),
              (f"--base-draws {a.base_draws}", a.base_draws != (1 if a.quick else 5)),
              *((f"--lever {' '.join(lever)}", True) for lever in a.lever),
+             (f"--evals-from {getattr(a, 'evals_from', None)}", getattr(a, "evals_from", None)),
              (f"--config {CONFIG}", Path(CONFIG).name != "config.yaml")]
     return (f"learning: {a.seeds} seed(s) x {a.epochs} epochs, paired against the base model (bench/learning.py"
             + "".join(f" {flag}" for flag, on in flags if on) + ")")
@@ -281,34 +285,51 @@ def main(argv: list[str] | None = None) -> int:
     # --epochs 8 and no override, epochs 5-8 would run at lr 0); an override of it still wins
     ov = [f"update.planned_epochs={a.epochs}", *a.overrides]
     runs = plan(a, ov)
-    curves = {name: timed("training", lambda: train(name, o, a, log)) for name, o in runs.items()}
+    # --evals-from: a saved bench's runs and base draws are paired as they were, not trained or evaluated again
+    try:
+        old = reusable(a.evals_from, a) if a.evals_from else {"base": [], "finals": {}, "warm": []}
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return 2
+    curves = {name: timed("training", lambda: train(name, o, a, log)) for name, o in runs.items()
+              if name not in old["finals"]}
     log("base model: sampled evals")
-    base = [timed("sampled evals", lambda: sampled_eval(name, 0, o, a, log)) for name, o in base_plan(a, ov).items()]
+    base = [old["base"][d] if d < len(old["base"]) else timed("sampled evals", lambda: sampled_eval(name, 0, o, a, log))
+            for d, (name, o) in enumerate(base_plan(a, ov).items())]
     no_split = [k for k in a.sets if k != "validation"]
-    finals = {name: timed("sampled evals", lambda: sampled_eval(name, final_epoch(name, a), o, a, log,
-                                                                no_split if name == "positive-control" else None))
+    finals = {name: old["finals"].get(name) or timed(
+        "sampled evals", lambda: sampled_eval(name, final_epoch(name, a), o, a, log,
+                                              no_split if name == "positive-control" else None))
               for name, o in runs.items()}
-    warm = [timed("sampled evals", lambda: sampled_eval(f"seed{s}", 0, runs[f"seed{s}"], a, log, warm_start=True))
+    warm = [old["warm"][s] if s < len(old["warm"]) else
+            timed("sampled evals", lambda: sampled_eval(f"seed{s}", 0, runs[f"seed{s}"], a, log, warm_start=True))
             for s in range(a.seeds) if load_config(CONFIG, runs[f"seed{s}"]).update.warm_start]
+    reused = (f" Reused from {a.evals_from} (--evals-from), neither trained nor evaluated again: "
+              f"{min(len(old['base']), a.base_draws)} base draw(s), {len(old['warm'])} warm-start(s) and the runs "
+              f"{', '.join(n for n in runs if n in old['finals'])}." if a.evals_from else "")
     evals = eval_rows(base, finals, warm)   # read once: the tables below and the saved file are the same figures
     saved = save_evals(a, heading(a), ROOT if a.no_record else Path(__file__).resolve().parent / "learning_evals",
                        evals)
     # the default config's curves are bench/learning_curves.png; another config's carry its name
     png_name = "learning_curves.png" if Path(CONFIG).name == "config.yaml" else f"learning_curves_{Path(CONFIG).stem}.png"
+    if a.evals_from:   # the curves of the runs trained here only: the full bench's stay as they were
+        png_name = png_name.replace(".png", "_added.png")
     png = (ROOT / png_name) if a.no_record else Path(__file__).resolve().parent / png_name
     plot(curves, png)
     lines, paragraphs = tabulate(a, evals["base"], evals["finals"], evals["warm"])
-    m, lo, hi, g = training_reward({f"seed{s}": runs[f"seed{s}"] for s in range(a.seeds)}, a.epochs)
-    paragraphs.append(f"Training reward (mean over the {a.epochs} epochs' {g} groups, {a.seeds} seed(s)): "
-                      f"{m:.4f} [{lo:.4f}, {hi:.4f}].")
+    if all(f"seed{s}" in curves for s in range(a.seeds)):   # the default's runs are here (not --evals-from's)
+        m, lo, hi, g = training_reward({f"seed{s}": runs[f"seed{s}"] for s in range(a.seeds)}, a.epochs)
+        paragraphs.append(f"Training reward (mean over the {a.epochs} epochs' {g} groups, {a.seeds} seed(s)): "
+                          f"{m:.4f} [{lo:.4f}, {hi:.4f}].")
     total = time.time() - t0
     paragraphs.append(f"Wall time {total / 60:.1f} min: " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in times.items())
                       + f". Sampled evals: {a.samples} answers per problem at T={a.temperature}; HumanEval problems: "
-                      f"{a.humaneval or 164}. Overrides: {' '.join(a.overrides) or 'none'}. Curves: bench/{png.name}.")
+                      f"{a.humaneval or 164}. Overrides: {' '.join(a.overrides) or 'none'}. Curves: bench/{png.name}."
+                      + reused)
     shown = saved.relative_to(Path.cwd()) if saved.is_relative_to(Path.cwd()) else saved
     paragraphs.append(f"Per-problem evals: {shown} (`python bench/learning.py --tables-from {shown}` prints "
                       "these tables again, as the code then reads them).")
-    last = max(len(ms) for ms in curves.values()) - 1   # a lever may train more epochs than --epochs
+    last = max((len(ms) for ms in curves.values()), default=1) - 1   # a lever may train more epochs than --epochs
     curve_lines = ["| run | " + " | ".join(f"epoch {n}" for n in range(last + 1)) + " |", "|---" * (last + 2) + "|"]
     for name, ms in curves.items():   # a run trained fewer epochs (the negative control) shows - after its last
         curve_lines.append(f"| {name} reward/mean, greedy pass@1 | " + " | ".join(

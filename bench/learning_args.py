@@ -11,6 +11,7 @@ from pipeline.config.base import ConfigError
 from pipeline.config.file import load_config
 
 DEFAULT_ROOT = Path("runs/bench-learning")   # where the bench's runs go unless --root says otherwise
+ABLATION = ("rl-only", "plain")  # --ablation's arms: RL without the warm-start, the plain reward without the teacher
 SAMPLES, TEMPERATURE = 8, 0.6  # the final evals' answers per problem and their temperature
 # validation: the data.validation_size problems carved out of the training set; tune: the problem
 # bank's tuning split (bank:tune), written at the embedded student's level like bank:heldout and
@@ -41,11 +42,11 @@ def parse(description: str, argv: list[str] | None = None,
                                                                      "more); default 5 (--quick: 1)")
     ap.add_argument("--tune", type=int, default=0, help="--sets tune: how many problems of bank:tune (a fixed draw; 0 = all)")
     ap.add_argument("--no-controls", action="store_true", help="skip the negative and positive controls")
-    ap.add_argument("--ablation", action="store_true", help="also train RL without the warm-start and the default "
-                                                            "with the plain execution reward and no teacher rows "
-                                                            "in RL (TRL's GRPOTrainer's), each over the same "
-                                                            "seeds: the recipe's parts (the warm-start alone is "
-                                                            "in every bench)")
+    ap.add_argument("--ablation", nargs="?", const=",".join(ABLATION), default="", metavar="ARMS",
+                    help="also train RL without the warm-start (rl-only) and the default with the plain execution "
+                         "reward and no teacher rows in RL (plain: TRL's GRPOTrainer's), each over the same seeds: "
+                         "the recipe's parts (the warm-start alone is in every bench); ARMS, comma-separated, "
+                         "trains some of them (default both)")
     ap.add_argument("--lever", nargs="+", action="append", default=[], metavar=("NAME", "KEY=VALUE"),
                     help="a candidate change to the default: NAME, then its overrides (key.sub=value ...); trained over "
                          "the same seeds (runs NAME-seed<s>) and reported against the default, paired by seed. "
@@ -60,9 +61,19 @@ def parse(description: str, argv: list[str] | None = None,
                                                           "per-problem evals (bench/learning_evals/*.json.gz, "
                                                           "written by every bench) as the code reads them now; "
                                                           "trains and evaluates nothing")
+    ap.add_argument("--evals-from", metavar="FILE", help="a saved bench's per-problem evals (bench/learning_evals/"
+                                                         "*.json.gz, same --seeds, --epochs, --samples, --temperature, "
+                                                         "--humaneval, overrides and config, and every set of --sets): "
+                                                         "its runs and base draws are neither trained nor evaluated "
+                                                         "again, only the rest (an --ablation arm, a --lever); the "
+                                                         "tables pair them all, and the evals saved hold them all")
     ap.add_argument("overrides", nargs="*", metavar="key.sub=value")
     a = ap.parse_args(argv)
     a.sets = [s for s in a.sets.split(",") if s]
+    a.ablation = [x for x in a.ablation.split(",") if x]
+    if set(a.ablation) - set(ABLATION):
+        ap.error(f"--ablation: unknown {', '.join(sorted(set(a.ablation) - set(ABLATION)))}; choose among "
+                 f"{', '.join(ABLATION)} (none: both)")
     if set(a.sets) - set(SETS):
         ap.error(f"--sets: unknown {', '.join(sorted(set(a.sets) - set(SETS)))}; choose among {', '.join(SETS)}")
     if a.quick:  # the heldout set whole, HumanEval a fixed subset of 40 unless --humaneval says otherwise
@@ -92,3 +103,12 @@ def parse(description: str, argv: list[str] | None = None,
     if check and (said := check(a)):
         ap.error(said)
     return a
+
+
+def ablation_arms(a) -> tuple[str, ...]:
+    """The --ablation arms a bench trains, in ABLATION's order: a.ablation as parsed (a list), or as a
+    saved bench of before the arms could be chosen holds it (True: both; False: none)."""
+    got = a.ablation
+    if isinstance(got, bool):
+        return ABLATION if got else ()
+    return tuple(k for k in ABLATION if k in (got.split(",") if isinstance(got, str) else got or ()))

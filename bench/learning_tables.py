@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from bench.learning_args import ablation_arms
 from pipeline.metrics.ratio import share_interval
 from pipeline.metrics.significance import compare, prob_improvement, recipe_interval
 from pipeline.metrics.evals import OCAML_PARTS, load_eval, mean_draws, per_problem
@@ -180,8 +181,7 @@ def tabulate(a, base: list, finals: dict, warm: list) -> tuple[list[str], list[s
     seeds = [finals[f"seed{s}"] for s in range(a.seeds)]
     learned = comparisons(base, seeds)
     arms = {"warm-start": warm, "default": seeds} if warm else {"default": seeds}
-    if a.ablation:
-        arms |= {k: [finals[f"{k}-seed{s}"] for s in range(a.seeds)] for k in ("rl-only", "plain")}
+    arms |= {k: [finals[f"{k}-seed{s}"] for s in range(a.seeds)] for k in ablation_arms(a)}
     arms |= {name: [finals[f"{name}-seed{s}"] for s in range(a.seeds)] for name, *_ in a.lever}
     lines = table(f"Trained ({a.seeds} seed(s), {a.epochs} epochs) against the base model ({len(base)} draw(s))",
                   learned)
@@ -224,13 +224,18 @@ def tabulate(a, base: list, finals: dict, warm: list) -> tuple[list[str], list[s
 
 EVAL_KEYS = ("source", "problem_id", "n", "correct", "pass@1", "score", "ref_nll", *(m for m, _ in
                                                                                    PARTS.get("ocaml", ())))
-ARCHIVED = ("seeds", "epochs", "sets", "no_controls", "ablation", "lever", "samples", "temperature", "humaneval")
+ARCHIVED = ("seeds", "epochs", "sets", "no_controls", "ablation", "lever", "samples", "temperature", "humaneval",
+            "overrides", "config")
+# what a bench's evals must share with a saved bench's to be paired with them (--evals-from); a file saved
+# before overrides and config were kept had neither (its record's "Overrides:" line says which)
+MATCHED = {"epochs": None, "samples": None, "temperature": None, "overrides": [], "config": "config.yaml"}
 
 
 def eval_rows(base: list, finals: dict, warm: list) -> dict:
     """The bench's sampled evals ({set: eval directory} each) read once, each eval's per-problem rows
     kept to the fields the tables read: {"base": [...], "finals": {run: ...}, "warm": [...]}."""
-    rows = lambda ev: {k: [{f: r[f] for f in EVAL_KEYS if f in r} for r in load_eval(d)] for k, d in ev.items()}  # noqa: E731
+    rows = lambda ev: {k: [{f: r[f] for f in EVAL_KEYS if f in r} for r in (d if isinstance(d, list) else load_eval(d))]  # noqa: E731
+                       for k, d in ev.items()}   # an eval directory, or rows already read (--evals-from)
     return {"base": [rows(e) for e in base], "finals": {name: rows(e) for name, e in finals.items()},
             "warm": [rows(e) for e in warm]}
 
@@ -247,16 +252,50 @@ def save_evals(a, heading: str, folder: Path, evals: dict) -> Path:
     return path
 
 
-def tables_from(path: str) -> int:
-    """Print the tables of a saved bench (`save_evals`) as its code reads them today; nothing runs."""
+def load_saved(path: str, option: str = "--tables-from") -> dict:
+    """A saved bench (`save_evals`): {"heading", "args", "base", "finals", "warm"}; ValueError saying what
+    to give when the file is not one."""
     import gzip
     try:
         saved = json.loads(gzip.decompress(Path(path).read_bytes()))
-        a, evals = argparse.Namespace(**saved["args"]), (saved["base"], saved["finals"], saved["warm"])
+        saved["args"] = {"overrides": [], "config": "config.yaml", **saved["args"]}
+        for k in ("heading", "base", "finals", "warm"):
+            saved[k]
     except (OSError, ValueError, KeyError, TypeError) as e:
-        print(f"--tables-from {path}: not a saved bench's evals ({type(e).__name__}: {e}); give a "
-              "bench/learning_evals/*.json.gz file", file=sys.stderr)
+        raise ValueError(f"{option} {path}: not a saved bench's evals ({type(e).__name__}: {e}); give a "
+                         "bench/learning_evals/*.json.gz file") from None
+    return saved
+
+
+def reusable(path: str, a) -> dict:
+    """--evals-from: the saved bench's evals this bench pairs with its own ({"base": [...], "finals": {run:
+    ...}, "warm": [...]}, each eval its rows per set of a.sets), once its settings are this bench's;
+    ValueError naming the first that differs."""
+    saved = load_saved(path, "--evals-from")
+    old = saved["args"]
+    mine = {**vars(a), "config": Path(a.config).name}
+    for k in MATCHED:
+        if (old[k] if k != "config" else Path(old[k]).name) != mine[k]:
+            raise ValueError(f"--evals-from {path}: its {k} is {old[k]!r}, this bench's {mine[k]!r}: its evals "
+                             "would not pair with this bench's; run with its settings, or without --evals-from")
+    if missing := [k for k in a.sets if k not in old["sets"]]:
+        raise ValueError(f"--evals-from {path}: it has no evals on {', '.join(missing)} (its sets: "
+                         f"{','.join(old['sets'])}); give --sets among them")
+    if "humaneval" in a.sets and old["humaneval"] != a.humaneval:
+        raise ValueError(f"--evals-from {path}: its --humaneval is {old['humaneval']}, this bench's {a.humaneval}")
+    keep = lambda ev: {k: ev[k] for k in a.sets}  # noqa: E731
+    return {"base": [keep(e) for e in saved["base"]], "finals": {n: keep(e) for n, e in saved["finals"].items()},
+            "warm": [keep(e) for e in saved["warm"]][:a.seeds]}
+
+
+def tables_from(path: str) -> int:
+    """Print the tables of a saved bench (`save_evals`) as its code reads them today; nothing runs."""
+    try:
+        saved = load_saved(path)
+    except ValueError as e:
+        print(e, file=sys.stderr)
         return 2
+    a, evals = argparse.Namespace(**saved["args"]), (saved["base"], saved["finals"], saved["warm"])
     lines, paragraphs = tabulate(a, *evals)
     print("\n".join([f"## {saved['heading']} (tables from {path})", "", *lines, "", *paragraphs]))
     return 0
