@@ -322,7 +322,8 @@ def main(argv: list[str] | None = None) -> int:
         paragraphs.append(f"Training reward (mean over the {a.epochs} epochs' {g} groups, {a.seeds} seed(s)): "
                           f"{m:.4f} [{lo:.4f}, {hi:.4f}].")
     total = time.time() - t0
-    paragraphs.append(f"Wall time {total / 60:.1f} min: " + ", ".join(f"{k} {v / 60:.1f} min" for k, v in times.items())
+    paragraphs.append(f"Wall time {total / 60:.1f} min: " + (", ".join(f"{k} {v / 60:.1f} min" for k, v in times.items())
+                                                            or "nothing trained or evaluated")
                       + f". Sampled evals: {a.samples} answers per problem at T={a.temperature}; HumanEval problems: "
                       f"{a.humaneval or 164}. Overrides: {' '.join(a.overrides) or 'none'}. Curves: bench/{png.name}."
                       + reused)
@@ -331,6 +332,7 @@ def main(argv: list[str] | None = None) -> int:
                       "these tables again, as the code then reads them).")
     last = max((len(ms) for ms in curves.values()), default=1) - 1   # a lever may train more epochs than --epochs
     curve_lines = ["| run | " + " | ".join(f"epoch {n}" for n in range(last + 1)) + " |", "|---" * (last + 2) + "|"]
+    curve_lines = curve_lines if curves else []   # --evals-from held every run: no curve was trained here
     for name, ms in curves.items():   # a run trained fewer epochs (the negative control) shows - after its last
         curve_lines.append(f"| {name} reward/mean, greedy pass@1 | " + " | ".join(
             f"{m.get('reward/mean', float('nan')):.3f}, {m.get('eval/pass@1', float('nan')):.3f}" for m in ms)
