@@ -1,8 +1,10 @@
 """Retries for API calls, shared by both providers' live and batch calls. tenacity owns them (the SDKs
 get `max_retries=0`): 408/409/429/5xx, connection errors (a body cut mid-download too), timeouts and a 200 with a broken JSON
 body or one that is no completion are retried with jittered exponential backoff that waits at least
-what `retry-after-ms` / `retry-after` say, up to MAX_RETRY_AFTER_S: a longer wait (a quota's) fails at once. 400/401/403/404/422 and spend-limit 429s are not retried
-(the same request cannot succeed) unless the server's `x-should-retry: true` says so; a 400/413/422
+what `retry-after-ms` / `retry-after` say, up to MAX_RETRY_AFTER_S: a longer wait (a quota's) fails at once. 400/401/403 and
+spend-limit 429s are never retried (the same request cannot succeed; a bad key or a refused request
+repeated is money and time for nothing), whatever the server's `x-should-retry` says; 404/422 are not
+unless its `x-should-retry: true` says so, and its `false` stops any retry; a 400/413/422
 about one request is left out by judges/cached.py, the others stop the run.
 """
 from __future__ import annotations
@@ -36,6 +38,7 @@ _STATUS_ERRORS = (anthropic.APIStatusError, openai.APIStatusError)
 # in (a batch's results cut mid-download)
 _CONNECTION_ERRORS = (anthropic.APIConnectionError, openai.APIConnectionError, httpx2.TransportError)
 _RETRY_STATUS = {408, 409, 429}
+_NEVER_STATUS = {400, 401, 403}   # never retried, whatever x-should-retry says
 _SPEND_LIMITS = {"contract_spend_limit_reached", "enforced_spend_limit_reached", "insufficient_quota",
                  "billing_hard_limit_reached"}
 
@@ -49,7 +52,7 @@ def is_retryable(exc: BaseException) -> bool:
         return True
     if isinstance(exc, _STATUS_ERRORS):
         should = exc.response.headers.get("x-should-retry")   # the server's word, as the SDKs read it
-        if should == "false" or _error_code(exc) in _SPEND_LIMITS:
+        if should == "false" or exc.status_code in _NEVER_STATUS or _error_code(exc) in _SPEND_LIMITS:
             return False
         return should == "true" or exc.status_code in _RETRY_STATUS or exc.status_code >= 500
     return False

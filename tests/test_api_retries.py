@@ -79,10 +79,16 @@ def test_client_errors_are_never_retried(api, kind, status):
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_the_servers_x_should_retry_decides(api, kind):
-    api.fail(400, headers={"x-should-retry": "true"})
+def test_the_servers_x_should_retry_decides_but_never_for_a_400_401_or_403(api, kind):
+    api.fail(404, headers={"x-should-retry": "true"})
     assert asyncio.run(make(kind, api, attempts=3).ascore(PROBLEM, answer(1), REF)).value is not None
     assert api.total == 2
+    for status in (400, 401, 403):   # the request, the key or the account is refused: no retry can help
+        api.reset_counts()
+        api.fail(status, headers={"x-should-retry": "true"})
+        with pytest.raises(JudgeAPIError, match=rf"HTTP {status} "):
+            asyncio.run(make(kind, api, attempts=3).ascore(PROBLEM, answer(10 + status), REF))
+        assert api.total == 1, status
     api.reset_counts()
     api.fail(503, headers={"x-should-retry": "false"})
     with pytest.raises(JudgeAPIError):
