@@ -199,6 +199,7 @@ def test_kill_one_rank_mid_sample_then_mid_update_then_rerun(tmp_path, brevity_m
     assert not list(edir.glob(".ckpt-update-*")) and not list(edir.glob(".tmp-*"))
 
 
+@pytest.mark.slow   # 14 s, and where it is the first to want the brevity model, its 45 s build too
 def test_the_run_lock_covers_every_rank(tmp_path, brevity_model):
     """While a 2-process epoch works on a run, another rlaif process on it fails at once, with one
     process or with two (whose second rank stops with rank 0's message, not at a timeout)."""
