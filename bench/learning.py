@@ -62,7 +62,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import record  # noqa: E402
-from bench.learning_args import (DEFAULT_ROOT, SAMPLES, SETS, TEMPERATURE, ablation_arms, parse)  # noqa: E402,F401
+from bench.learning_args import (ABLATION, DEFAULT_ROOT, SAMPLES, SETS, TEMPERATURE, ablation_arms, parse)  # noqa: E402,F401
 from pipeline.config.file import load_config  # noqa: E402
 from pipeline.config.base import ConfigError  # noqa: E402
 from pipeline.run.runner import Runner  # noqa: E402
@@ -256,7 +256,7 @@ def heading(a) -> str:
              ("--no-controls", a.no_controls and not a.quick),
              (f"--base-draws {a.base_draws}", a.base_draws != (1 if a.quick else 5)),
              *((f"--lever {' '.join(lever)}", True) for lever in a.lever),
-             (f"--evals-from {getattr(a, 'evals_from', None)}", getattr(a, "evals_from", None)),
+             *((f"--evals-from {path}", True) for path in getattr(a, "evals_from", None) or []),
              (f"--config {CONFIG}", Path(CONFIG).name != "config.yaml")]
     return (f"learning: {a.seeds} seed(s) x {a.epochs} epochs, paired against the base model (bench/learning.py"
             + "".join(f" {flag}" for flag, on in flags if on) + ")")
@@ -284,13 +284,16 @@ def main(argv: list[str] | None = None) -> int:
     # the LR schedule spans the epochs the bench trains (update.planned_epochs, 4 by default: with
     # --epochs 8 and no override, epochs 5-8 would run at lr 0); an override of it still wins
     ov = [f"update.planned_epochs={a.epochs}", *a.overrides]
-    runs = plan(a, ov)
-    # --evals-from: a saved bench's runs and base draws are paired as they were, not trained or evaluated again
+    # --evals-from: saved benches' runs and base draws are paired as they were, not trained or evaluated again
     try:
-        old = reusable(a.evals_from, a) if a.evals_from else {"base": [], "finals": {}, "warm": []}
+        old = reusable(a.evals_from, a)
     except ValueError as e:
         print(e, file=sys.stderr)
         return 2
+    title = heading(a)   # the command as typed; the arms tabled also take in every saved arm the files hold
+    a.ablation = [k for k in ABLATION if k in ablation_arms(a)
+                  or all(f"{k}-seed{s}" in old["finals"] for s in range(a.seeds))]
+    runs = plan(a, ov)
     curves = {name: timed("training", lambda: train(name, o, a, log)) for name, o in runs.items()
               if name not in old["finals"]}
     log("base model: sampled evals")
@@ -304,11 +307,11 @@ def main(argv: list[str] | None = None) -> int:
     warm = [old["warm"][s] if s < len(old["warm"]) else
             timed("sampled evals", lambda: sampled_eval(f"seed{s}", 0, runs[f"seed{s}"], a, log, warm_start=True))
             for s in range(a.seeds) if load_config(CONFIG, runs[f"seed{s}"]).update.warm_start]
-    reused = (f" Reused from {a.evals_from} (--evals-from), neither trained nor evaluated again: "
+    reused = (f" Reused from {', '.join(a.evals_from)} (--evals-from), neither trained nor evaluated again: "
               f"{min(len(old['base']), a.base_draws)} base draw(s), {len(old['warm'])} warm-start(s) and the runs "
               f"{', '.join(n for n in runs if n in old['finals'])}." if a.evals_from else "")
     evals = eval_rows(base, finals, warm)   # read once: the tables below and the saved file are the same figures
-    saved = save_evals(a, heading(a), ROOT if a.no_record else Path(__file__).resolve().parent / "learning_evals",
+    saved = save_evals(a, title, ROOT if a.no_record else Path(__file__).resolve().parent / "learning_evals",
                        evals)
     # the default config's curves are bench/learning_curves.png; another config's carry its name
     png_name = "learning_curves.png" if Path(CONFIG).name == "config.yaml" else f"learning_curves_{Path(CONFIG).stem}.png"
@@ -340,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.no_record:
         print("\n".join(lines + curve_lines + [""] + paragraphs))
         return 0
-    record(heading(a), lines + curve_lines, *paragraphs)
+    record(title, lines + curve_lines, *paragraphs)
     return 0
 
 

@@ -61,12 +61,13 @@ def parse(description: str, argv: list[str] | None = None,
                                                           "per-problem evals (bench/learning_evals/*.json.gz, "
                                                           "written by every bench) as the code reads them now; "
                                                           "trains and evaluates nothing")
-    ap.add_argument("--evals-from", metavar="FILE", help="a saved bench's per-problem evals (bench/learning_evals/"
-                                                         "*.json.gz, same --seeds, --epochs, --samples, --temperature, "
-                                                         "--humaneval, overrides and config, and every set of --sets): "
-                                                         "its runs and base draws are neither trained nor evaluated "
-                                                         "again, only the rest (an --ablation arm, a --lever); the "
-                                                         "tables pair them all, and the evals saved hold them all")
+    ap.add_argument("--evals-from", metavar="FILE", action="append", default=[],
+                    help="a saved bench's per-problem evals (bench/learning_evals/*.json.gz, same --epochs, --samples, "
+                         "--temperature, --humaneval, overrides and config, and every set of --sets): its runs and "
+                         "base draws are neither trained nor evaluated again, only the rest (an --ablation arm, a "
+                         "--lever); an --ablation arm it holds is tabled too. Repeatable: the first file's base draws "
+                         "and warm-starts, every file's runs. The tables pair them all, and the evals saved hold "
+                         "them all")
     ap.add_argument("overrides", nargs="*", metavar="key.sub=value")
     a = ap.parse_args(argv)
     a.sets = [s for s in a.sets.split(",") if s]

@@ -267,10 +267,21 @@ def load_saved(path: str, option: str = "--tables-from") -> dict:
     return saved
 
 
-def reusable(path: str, a) -> dict:
-    """--evals-from: the saved bench's evals this bench pairs with its own ({"base": [...], "finals": {run:
-    ...}, "warm": [...]}, each eval its rows per set of a.sets), once its settings are this bench's;
-    ValueError naming the first that differs."""
+def reusable(paths: list[str], a) -> dict:
+    """--evals-from: the saved benches' evals this bench pairs with its own ({"base": [...], "finals": {run:
+    ...}, "warm": [...]}, each eval its rows per set of a.sets: the first file's base draws and warm-starts
+    (or the first that has them), every file's runs, an earlier file's where two hold one), once each
+    file's settings are this bench's; ValueError naming the first that differs."""
+    out: dict = {"base": [], "finals": {}, "warm": []}
+    for path in paths:
+        one = _reusable(path, a)
+        out["base"] = out["base"] or one["base"]
+        out["warm"] = out["warm"] or one["warm"]
+        out["finals"] = {**one["finals"], **out["finals"]}
+    return out
+
+
+def _reusable(path: str, a) -> dict:
     saved = load_saved(path, "--evals-from")
     old = saved["args"]
     mine = {**vars(a), "config": Path(a.config).name}

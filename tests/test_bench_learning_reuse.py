@@ -108,3 +108,26 @@ def test_ablation_arms_are_chosen_and_a_saved_bench_of_before_the_choice_reads_a
     old.write_bytes(gzip.compress(json.dumps(data).encode()))
     res = bench("--tables-from", str(old))
     assert res.returncode == 0 and "the teacher's part" not in res.stdout, res.stderr[-2000:]
+
+
+def test_two_saved_benches_are_paired_as_one_and_each_ones_arm_is_tabled(tmp_path):
+    """--evals-from twice: the plain reward's arm from one file, RL without the warm-start from another
+    (the arms of two sessions); nothing is trained, both arms are tabled, and the evals saved hold both."""
+    first = saved_bench(tmp_path / "plain.json.gz")
+    second = saved_bench(tmp_path / "rl-only.json.gz", ablation=["rl-only"])
+    data = json.loads(gzip.decompress(second.read_bytes()))
+    data["finals"] = {k.replace("plain-", "rl-only-"): v for k, v in data["finals"].items()}
+    second.write_bytes(gzip.compress(json.dumps(data).encode()))
+    root = tmp_path / "bench"
+    res = bench("--seeds", "2", "--sets", "heldout", "--no-controls", "--base-draws", "2", "--ablation", "rl-only",
+                "--evals-from", str(first), "--evals-from", str(second), "--root", str(root), "--no-record")
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert not [p for p in root.iterdir() if p.is_dir()], list(root.iterdir())
+    parts = res.stdout.split("**The recipe's parts**")[1]
+    assert "| RL without the warm-start (update.warm_start=false) - base | heldout (6) |" in parts, parts
+    assert "| the teacher's part in RL: default - plain reward | heldout (6) | +0.0938 [" in parts, parts
+    assert "seed0, seed1, rl-only-seed0, rl-only-seed1, plain-seed0, plain-seed1" in res.stdout
+    again = bench("--tables-from", str(next(root.glob("*.json.gz"))))
+    assert again.returncode == 0 and "(bench/learning.py --ablation rl-only --sets heldout --no-controls " \
+        f"--base-draws 2 --evals-from {first} --evals-from {second})" in again.stdout, again.stdout[:500]
+    assert again.stdout.split("**The recipe's parts**")[1].split("\n\n")[0] == parts.split("\n\n")[0]
