@@ -25,8 +25,8 @@ The recipe's parts, over the same seeds and paired by problem: the warm-start al
 epoch 0 policy, in every bench), the default (warm-start + RL), and with --ablation RL without the
 warm-start and the default with the plain execution reward and no teacher rows in its RL epochs (what
 TRL's GRPOTrainer trains); each against the base, and RL's increment (the default against its own
-seed's warm-start) and the teacher's part in RL (the default against the plain reward),
-paired by seed. Every interval is about the recipe: the base draws' shift and, with 3 seeds or more,
+seed's warm-start), the teacher's part in RL (the default against the plain reward) and the
+warm-start's part (the default against RL without it), paired by seed. Every interval is about the recipe: the base draws' shift and, with 3 seeds or more,
 the seeds' own (significance.recipe_interval).
 
 Levers (--lever NAME KEY=VALUE ...): a candidate change to the default trained over the same seeds

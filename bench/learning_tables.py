@@ -83,7 +83,8 @@ def table(title: str, comp: dict[str, dict], word=VERDICT) -> list[str]:
 def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive_run: dict[str, Path] | None,
                levers: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
     """The recipe's parts: each arm against the base, RL's increment (the default against its seeds'
-    warm-starts) and the teacher's part in RL (against the plain reward), paired by seed; each lever
+    warm-starts), the teacher's part in RL (against the plain reward) and the warm-start's part (against
+    RL without it), paired by seed; each lever
     ({name: its overrides}, an arm of `arms` too) against the default, paired by seed; the table and
     its sentences; with the positive control's run ({set: eval}), the default's share of its gain."""
     levers = levers or {}
@@ -94,6 +95,8 @@ def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive_run: dict[
         rows["RL's increment: default - warm-start alone"] = comparisons(base, arms["default"], against=arms["warm-start"])
     if "plain" in arms:
         rows["the teacher's part in RL: default - plain reward"] = comparisons(base, arms["default"], against=arms["plain"])
+    if "rl-only" in arms:   # what the warm-start adds before the same RL epochs
+        rows["the warm-start's part: default - RL without it"] = comparisons(base, arms["default"], against=arms["rl-only"])
     judged = set()   # the lever rows said on every set: a lever is judged on the tuning sets
     for k in levers:
         judged.add(f"lever {k}: {k} - default")
@@ -118,7 +121,7 @@ def arms_table(base, arms: dict[str, list[dict[str, Path]]], positive_run: dict[
                      f"{per_seed(ms['pass@1'])})."
                      for key, ms in comp.items() if not (key in PYTHON_HELDOUT and "+".join(PYTHON_HELDOUT) in comp)]
         held = comp.get("+".join(PYTHON_HELDOUT))
-        if held and what.startswith(("RL's", "the teacher")):
+        if held and what.startswith(("RL's", "the teacher", "the warm-start's")):
             p = held["pass@1"]
             said.append(f"{what}, held-out pass@1: {p.diff:+.4f} [{p.ci[0]:+.4f}, {p.ci[1]:+.4f}] "
                         f"({'beyond noise' if p.sign else 'inside the noise'}{per_seed(p)}).")

@@ -126,6 +126,8 @@ def test_two_saved_benches_are_paired_as_one_and_each_ones_arm_is_tabled(tmp_pat
     parts = res.stdout.split("**The recipe's parts**")[1]
     assert "| RL without the warm-start (update.warm_start=false) - base | heldout (6) |" in parts, parts
     assert "| the teacher's part in RL: default - plain reward | heldout (6) | +0.0938 [" in parts, parts
+    # and what the warm-start adds before the same RL epochs: the default against RL without it, by seed
+    assert "| the warm-start's part: default - RL without it | heldout (6) | +0.0938 [" in parts, parts
     assert "seed0, seed1, rl-only-seed0, rl-only-seed1, plain-seed0, plain-seed1" in res.stdout
     again = bench("--tables-from", str(next(root.glob("*.json.gz"))))
     assert again.returncode == 0 and "(bench/learning.py --ablation rl-only --sets heldout --no-controls " \
