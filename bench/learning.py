@@ -318,7 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.evals_from:   # the curves of the runs trained here only: the full bench's stay as they were
         png_name = png_name.replace(".png", "_added.png")
     png = (ROOT / png_name) if a.no_record else Path(__file__).resolve().parent / png_name
-    plot(curves, png)
+    if curves:   # nothing trained (every run saved): no curves to draw, and the last drawing stays
+        plot(curves, png)
     lines, paragraphs = tabulate(a, evals["base"], evals["finals"], evals["warm"])
     if all(f"seed{s}" in curves for s in range(a.seeds)):   # the default's runs are here (not --evals-from's)
         m, lo, hi, g = training_reward({f"seed{s}": runs[f"seed{s}"] for s in range(a.seeds)}, a.epochs)
@@ -328,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     paragraphs.append(f"Wall time {total / 60:.1f} min: " + (", ".join(f"{k} {v / 60:.1f} min" for k, v in times.items())
                                                             or "nothing trained or evaluated")
                       + f". Sampled evals: {a.samples} answers per problem at T={a.temperature}; HumanEval problems: "
-                      f"{a.humaneval or 164}. Overrides: {' '.join(a.overrides) or 'none'}. Curves: bench/{png.name}."
+                      f"{a.humaneval or 164}. Overrides: {' '.join(a.overrides) or 'none'}. Curves: "
+                      + (f"bench/{png.name}." if curves else "none (nothing trained here).")
                       + reused)
     shown = saved.relative_to(Path.cwd()) if saved.is_relative_to(Path.cwd()) else saved
     paragraphs.append(f"Per-problem evals: {shown} (`python bench/learning.py --tables-from {shown}` prints "

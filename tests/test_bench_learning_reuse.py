@@ -50,6 +50,7 @@ def test_a_bench_whose_runs_are_all_saved_trains_and_evaluates_nothing_and_table
     assert f"Reused from {saved} (--evals-from)" in out and "2 base draw(s), 2 warm-start(s)" in out
     assert "seed0, seed1, plain-seed0, plain-seed1" in out and "Training reward" not in out
     assert "Wall time 0.0 min: nothing trained or evaluated." in out and "| run |" not in out
+    assert "Curves: none (nothing trained here)." in out and not list(root.glob("*.png"))
     # the saved runs paired as a full bench pairs them: the teacher's part is the default against the plain
     # reward, seed by seed (+0.125 a problem but where 1.0 caps both: 5/6 and 4/6 of it, +0.0938 on average)
     parts = out.split("**The recipe's parts**")[1]
