@@ -74,7 +74,7 @@ def parse(description: str, argv: list[str] | None = None,
     a.ablation = [x for x in a.ablation.split(",") if x]
     if set(a.ablation) - set(ABLATION):
         ap.error(f"--ablation: unknown {', '.join(sorted(set(a.ablation) - set(ABLATION)))}; choose among "
-                 f"{', '.join(ABLATION)} (none: both)")
+                 f"{', '.join(ABLATION)} (--ablation alone: both)")
     if set(a.sets) - set(SETS):
         ap.error(f"--sets: unknown {', '.join(sorted(set(a.sets) - set(SETS)))}; choose among {', '.join(SETS)}")
     if a.quick:  # the heldout set whole, HumanEval a fixed subset of 40 unless --humaneval says otherwise
@@ -109,7 +109,6 @@ def parse(description: str, argv: list[str] | None = None,
 def ablation_arms(a) -> tuple[str, ...]:
     """The --ablation arms a bench trains, in ABLATION's order: a.ablation as parsed (a list), or as a
     saved bench of before the arms could be chosen holds it (True: both; False: none)."""
-    got = a.ablation
-    if isinstance(got, bool):
-        return ABLATION if got else ()
-    return tuple(k for k in ABLATION if k in (got.split(",") if isinstance(got, str) else got or ()))
+    if isinstance(a.ablation, bool):
+        return ABLATION if a.ablation else ()
+    return tuple(k for k in ABLATION if k in (a.ablation or ()))

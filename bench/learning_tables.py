@@ -229,9 +229,8 @@ EVAL_KEYS = ("source", "problem_id", "n", "correct", "pass@1", "score", "ref_nll
                                                                                    PARTS.get("ocaml", ())))
 ARCHIVED = ("seeds", "epochs", "sets", "no_controls", "ablation", "lever", "samples", "temperature", "humaneval",
             "overrides", "config")
-# what a bench's evals must share with a saved bench's to be paired with them (--evals-from); a file saved
-# before overrides and config were kept had neither (its record's "Overrides:" line says which)
-MATCHED = {"epochs": None, "samples": None, "temperature": None, "overrides": [], "config": "config.yaml"}
+# what a bench's evals must share with a saved bench's to be paired with them (--evals-from)
+MATCHED = ("epochs", "samples", "temperature", "overrides", "config")
 
 
 def eval_rows(base: list, finals: dict, warm: list) -> dict:
@@ -261,6 +260,7 @@ def load_saved(path: str, option: str = "--tables-from") -> dict:
     import gzip
     try:
         saved = json.loads(gzip.decompress(Path(path).read_bytes()))
+        # a file saved before overrides and config were kept had neither (its record's "Overrides:" says which)
         saved["args"] = {"overrides": [], "config": "config.yaml", **saved["args"]}
         for k in ("heading", "base", "finals", "warm"):
             saved[k]
