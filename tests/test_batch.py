@@ -136,7 +136,8 @@ def test_failed_items_follow_batch_failed(api, tmp_path, kind, failed):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_items_of_a_batch_cancelled_in_the_console_are_asked_live(tmp_path, kind):
-    with FakeAPI(batch_delay=5.0) as api:
+    # a batch left alone ends after 60 s; cancelled, its items are asked live in about a second
+    with FakeAPI(batch_delay=60.0) as api:
         judge = make(kind, api)
         cache = JudgeCache(tmp_path / "c")
         items = [judge.score_item(PROBLEM, answer(i), REF) for i in range(4)]
@@ -152,7 +153,7 @@ def test_items_of_a_batch_cancelled_in_the_console_are_asked_live(tmp_path, kind
 
         t0 = time.monotonic()
         results, stats = asyncio.run(go())
-        assert time.monotonic() - t0 < 3 and all(r is not None for r in results)
+        assert time.monotonic() - t0 < 30 and all(r is not None for r in results)
         assert stats.failed == 4 and api.by_path[LIVE[kind]] == 4 and api.batch_creates[kind] == 1
         cache.close()
 
