@@ -193,9 +193,11 @@ def test_update_loop_does_not_wait_on_the_device_per_micro_batch(tiny_model, mon
     assert counts[8] == counts[1], counts
 
 
+@pytest.mark.filterwarnings("error::FutureWarning")
 def test_stages_share_one_student_and_switch_adapters(tiny_model, tmp_path):
     """student_model: the same base weights serve the bare model, a fresh trainable LoRA, a saved
-    adapter with the KL reference beside it, and the bare model again, each as if loaded alone."""
+    adapter with the KL reference beside it, and the bare model again, each as if loaded alone; and
+    without a FutureWarning in the log (peft's read of transformers' deprecated checkpointing flag)."""
     from pipeline.engines.model import save_adapter
     cfg = load_config(None, [f"student.model={tiny_model}", "student.lora.r=4"])
     ids = torch.tensor([[5, 6, 7, 8, 9]])

@@ -11,6 +11,16 @@ from pipeline.engines.embedded import (EMBEDDED, ModelError, embedded_converted,
                                        embedded_tokenizer_dir, ensure_embedded)
 
 
+@contextmanager
+def _peft_quiet():
+    """peft 0.21 reads transformers' deprecated `is_gradient_checkpointing` on every model it wraps: a
+    FutureWarning in every log that is peft's to change, not the user's (whose own deprecations still show)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
+        yield
+
+
 def resolve(model: str) -> str:
     """Local path or Hub id for `student.model` (a Hub id never starts with ~, so ~/models/x is a path)."""
     if model == EMBEDDED:
@@ -141,10 +151,12 @@ def load_student(cfg: StudentConfig, adapter: str | Path | None = None, trainabl
     model = _load_base(cfg, resolve_device(device) if isinstance(device, str) else device)
     if adapter is not None:
         check_adapter_base(adapter, resolve(cfg.model))
-        model = PeftModel.from_pretrained(model, str(adapter), is_trainable=trainable)
+        with _peft_quiet():
+            model = PeftModel.from_pretrained(model, str(adapter), is_trainable=trainable)
     elif trainable:
         check_tied(model, cfg)
-        model = get_peft_model(model, lora_config(cfg))
+        with _peft_quiet():
+            model = get_peft_model(model, lora_config(cfg))
     if not trainable:
         model.eval()
     return model
@@ -259,8 +271,9 @@ class Student:
         self._names += 1
         name = f"policy{self._names}"
         if self.peft is None:
-            self.peft = (PeftModel.from_pretrained(self.base, str(adapter), adapter_name=name, is_trainable=trainable)
-                         if adapter is not None else get_peft_model(self.base, lora_config(self.cfg), adapter_name=name))
+            with _peft_quiet():
+                self.peft = (PeftModel.from_pretrained(self.base, str(adapter), adapter_name=name, is_trainable=trainable)
+                             if adapter is not None else get_peft_model(self.base, lora_config(self.cfg), adapter_name=name))
         else:
             old = list(self.peft.peft_config)
             if adapter is not None:
