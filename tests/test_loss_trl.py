@@ -133,7 +133,7 @@ def trl(tr, mbs, loss_type, s: LossSettings, beta: float, truncated: bool, gener
                   "ref_per_token_logps": mb["ref"] * mb["mask"], "num_items_in_batch": items}
         loss = tr._compute_loss(tr.model, inputs)
         loss.backward()
-        total += float(loss)
+        total += float(loss.detach())
         grads.append(logp.grad)
     return total, grads
 
