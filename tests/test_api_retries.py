@@ -105,7 +105,7 @@ def test_spend_limit_429_is_not_retried(api):
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_timeouts_drops_and_malformed_bodies_are_retried(api, kind):
-    # a hang not cut would take 60 s; cut at 0.3 s, the four requests take about 1 s, 20 on a loaded machine
+    # a hang not cut would take 60 s; cut at 0.3 s, the four requests took 1.2 s here (20 s leaves a loaded machine room)
     api.fail("hang", hang_s=60)
     api.fail("drop")
     api.fail("malformed")
@@ -165,8 +165,7 @@ def test_rate_limiter_rpm_tpm_and_in_flight():
     # tpm with correction: estimates of 500 but 100 used; without give-back 10 calls would need ~4 s
     assert asyncio.run(burst(RateLimiter(tpm=60_000), 10, est=500, actual=100)) < 3.0
     lim = RateLimiter(max_in_flight=3)
-    # three at a time (the peak says so: no wall-clock upper bound, which a loaded machine stretches)
-    assert 0.2 <= asyncio.run(burst(lim, 9, hold=0.1)) and lim.peak_in_flight == 3
+    assert 0.2 <= asyncio.run(burst(lim, 9, hold=0.1)) < 0.85 and lim.peak_in_flight == 3
 
 
 def test_calls_really_overlap_up_to_max_in_flight(tmp_path):
