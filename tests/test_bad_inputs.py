@@ -161,3 +161,22 @@ def test_a_mapping_to_a_column_no_row_has_is_named(tmp_path):
                                         r"entry_point, question, solution"):
         load_source(str(f), {"id": "task_id", "prompt": "question", "reference": "soluton"})
     assert load_source(str(f), {"id": "task_id", "prompt": "question", "reference": "solution"})[0].reference
+
+
+def test_a_path_that_cannot_be_made_is_one_line_naming_it(tmp_path, epoch1_config, capsys):
+    """An export directory below a file, a judge cache below a file: `error:` and the path, exit 2, no traceback;
+    the finished epoch untouched."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    epoch = lambda: sorted((str(p), p.stat().st_mtime_ns) for p in (tmp_path / "runs").rglob("epoch-001/**/*"))
+    before = epoch()
+    assert before and main(["export", "1", str(afile / "sub"), "--adapter", *epoch1_config]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and str(afile) in err and "Traceback" not in err, err
+    assert main(["cache", "export", str(tmp_path / "c.jsonl"), *epoch1_config]) == 0
+    capsys.readouterr()
+    assert main(["cache", "import", str(tmp_path / "c.jsonl"), *epoch1_config,
+                 f"judge.cache_dir={afile / 'cache'}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and str(afile / "cache") in err and "Traceback" not in err, err
+    assert epoch() == before

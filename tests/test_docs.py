@@ -109,7 +109,7 @@ def test_readme_quickstart_config_loads(tmp_path):
     assert not [p for p in paths if p not in KEYS], [p for p in paths if p not in KEYS]
     (tmp_path / "my.yaml").write_text(config)
     cfg = load_config(tmp_path / "my.yaml")  # the config's own checks too (a model judge needs its model, ...)
-    assert cfg.student.model != "smollm2-135m-instruct" and cfg.run.device == "cuda"
+    assert cfg.student.model != "smollm2-135m-instruct" and cfg.run.device == "auto"
 
 
 @pytest.mark.parametrize("page", ["README.md", "docs/quickstart.md", "docs/guides/datasets.md"])

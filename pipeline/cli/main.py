@@ -352,6 +352,14 @@ def _main(argv: list[str] | None) -> int:
     except (ConfigError, RunError, ModelError, DataError, CacheError, ArtifactError, dist.RankFailed) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:
+        # a path the user chose that cannot be made, read or written (a run.dir under /proc, an export
+        # directory below a file, a full disk, no permission): one line naming the path, not a traceback;
+        # run.log_level=DEBUG keeps the traceback
+        if e.filename is None or "run.log_level=DEBUG" in overrides:
+            raise
+        print(f"error: {path_error(e)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt as e:
         term = isinstance(e, _Terminated)
         if os.environ.get("RANK", "0") == "0":   # (every rank gets the signal: rank 0 speaks for all)
@@ -361,6 +369,13 @@ def _main(argv: list[str] | None) -> int:
     finally:
         if sigterm is not None:
             signal.signal(signal.SIGTERM, sigterm)
+
+
+def path_error(e: OSError) -> str:
+    """An OSError on a path, as one line: what failed, on which path, and what to check."""
+    paths = f"{e.filename}" + (f" -> {e.filename2}" if e.filename2 else "")
+    return (f"{e.strerror or type(e).__name__}: {paths} (a path from run.dir, judge.cache_dir or the command's "
+            "own arguments: choose one that can be made and written, or free the disk; finished stages are kept)")
 
 
 class _Terminated(KeyboardInterrupt):
