@@ -9,6 +9,8 @@ import pytest
 from pipeline.cli.main import main
 from pipeline.config.base import ConfigError
 from pipeline.config.file import describe, load_config
+from pipeline.config.schema import Config
+from pydantic import BaseModel
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,6 +76,30 @@ def test_config_reference_documents_every_key():
     stale = [row for row in config_page().splitlines() if row.startswith("| `") and row not in page.splitlines()]
     assert not missing and not stale, (f"docs/reference/config.md lacks {missing} and has out-of-date rows {stale}; "
                                        "run `make docs` or `python -m pipeline.cli.docs_gen`")
+
+
+def test_every_key_with_a_fixed_set_of_values_lists_them_all():
+    """A key whose type is a Literal (or a list of one, or one or None) lists each value it takes in its doc,
+    as `config show --doc` and the reference print it: a user reading the page needs no error to learn them."""
+    import typing
+    from pipeline.config.file import _choices
+    docs = {k: doc for k, _, doc in describe()}
+    assert docs["update.sampler_correction"].endswith(
+        "One of: `none`, `token_truncate`, `token_mask`, `sequence_truncate`, `sequence_mask`.")
+    assert docs["data.difficulties"].endswith("Each one of: `easy`, `medium`, `hard`.")
+    assert "One of" not in docs["data.validation_size"] and "One of" not in docs["update.lr"]  # open-ended: none listed
+
+    def leaves(model, prefix=""):
+        for name, f in model.model_fields.items():
+            if isinstance(f.annotation, type) and issubclass(f.annotation, BaseModel):
+                yield from leaves(f.annotation, f"{prefix}{name}.")
+            else:
+                yield f"{prefix}{name}", f.annotation
+    fixed = {k: _choices(ann) for k, ann in leaves(Config) if _choices(ann)}
+    assert len(fixed) >= 25 and fixed["judge.kind"] == list(typing.get_args(Config.model_fields["judge"].annotation
+                                                                             .model_fields["kind"].annotation))
+    for key, values in fixed.items():
+        assert all(f"`{v}`" in docs[key] for v in values), (key, values, docs[key][-150:])
 
 
 def test_config_show_prints_effective_config(capsys):

@@ -273,9 +273,28 @@ def describe(model: type[BaseModel] = Config, prefix: str = "") -> list[tuple[st
             rows += describe(ann, f"{prefix}{name}.")
         else:
             doc = f.description or ""
-            bounds = _bounds(f)
-            rows.append((f"{prefix}{name}", repr(getattr(inst, name)), f"{doc} Range: {bounds}." if bounds else doc))
+            bounds, choices = _bounds(f), _choices(ann)
+            doc = f"{doc} Range: {bounds}." if bounds else doc
+            if choices:
+                each = "Each one of" if typing.get_origin(ann) is list else "One of"
+                doc += f" {each}: {', '.join(f'`{c}`' for c in choices)}."
+            rows.append((f"{prefix}{name}", repr(getattr(inst, name)), doc))
     return rows
+
+
+def _choices(ann) -> list | None:
+    """The values a field takes when its type is a Literal (or a list of one, or one or None): the
+    reference lists them; None where any other value is allowed too (a number, a path)."""
+    origin, args = typing.get_origin(ann), typing.get_args(ann)
+    if origin is typing.Literal:
+        return list(args)
+    if origin is list and len(args) == 1:
+        return _choices(args[0])
+    if origin in (typing.Union, types.UnionType):
+        parts = [_choices(a) for a in args if a is not type(None)]
+        if parts and all(x is not None for x in parts):
+            return [c for x in parts for c in x]
+    return None
 
 
 def _bounds(f) -> str:
