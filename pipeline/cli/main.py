@@ -353,9 +353,8 @@ def _main(argv: list[str] | None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        # a path the user chose that cannot be made, read or written (a run.dir under /proc, an export
-        # directory below a file, a full disk, no permission): one line naming the path, not a traceback;
-        # run.log_level=DEBUG keeps the traceback
+        # a path that cannot be made, read or written (an export directory below a file, a full disk, no
+        # permission): one line naming it; run.log_level=DEBUG keeps the traceback
         if e.filename is None or "run.log_level=DEBUG" in overrides:
             raise
         print(f"error: {path_error(e)}", file=sys.stderr)
