@@ -180,3 +180,9 @@ def test_a_path_that_cannot_be_made_is_one_line_naming_it(tmp_path, epoch1_confi
     err = capsys.readouterr().err
     assert err.startswith("error: ") and str(afile / "cache") in err and "Traceback" not in err, err
     assert epoch() == before
+
+
+def test_the_eval_command_with_the_eval_off_says_so(epoch1_config, capsys):
+    assert main(["eval", "1", *epoch1_config, "eval.sources=[]"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: eval.sources is empty") and "eval.sources=[builtin:heldout]" in err, err

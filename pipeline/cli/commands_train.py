@@ -339,6 +339,9 @@ def cmd_sweep(cfg: Config, a) -> int:
 
 
 def cmd_eval(cfg: Config, a) -> int:
+    if not cfg.eval.sources:
+        raise ConfigError("eval.sources is empty: the eval is off, nothing to score; give it the problems to score, "
+                          "e.g. eval.sources=[builtin:heldout] or eval.sources=[my.jsonl:heldout]")
     check_engines(cfg, sampling=False, updating=False)
     check_data(cfg)
     r = common.open_runner(cfg)
