@@ -223,3 +223,13 @@ def test_a_dry_run_without_the_api_key_says_so_and_prices_the_run_the_real_run_r
            "judge.model=claude-haiku-4-5", "update.warm_start=false"]
     assert main(["epoch", "1", "--dry-run", *mix]) == 0
     assert "judge.mix's anthropic component calls the API, and ANTHROPIC_API_KEY is not set" in capsys.readouterr().out
+
+
+def test_only_a_stage_whose_input_was_made_otherwise_says_which_setting(epoch1_config, tmp_path, monkeypatch, capsys):
+    """--only logprobs under another sampling temperature: its input sample is done, but with other settings;
+    the error names the setting (made with -> now) instead of calling the stage not done."""
+    monkeypatch.chdir(tmp_path)   # the built-in defaults the run was made with, not the checkout's config.yaml
+    assert main(["epoch", "1", "--only", "logprobs", *epoch1_config, "sample.temperature=0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "--only logprobs: its input stage sample of epoch 1 was made with other settings" in err, err
+    assert "sample.temperature 0.7 -> 0.5" in err and "not done" not in err, err

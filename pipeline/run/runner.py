@@ -222,7 +222,12 @@ class Runner(Lineage, RunLock):
                 continue
             self._check_policies(n, st, dirs)
             if only is not None and st.name != only:
-                raise RunError(f"--only {only}: its input stage {st.name} of epoch {n} is not done; "
+                done = read_manifest(d)
+                moved = made_otherwise(self.cfg, st, done) if done is not None else []
+                state = ("is not done" if done is None else
+                         f"was made with other settings (made with -> now: {', '.join(moved)[:300]})" if moved else
+                         "is out of date (its own inputs changed)")
+                raise RunError(f"--only {only}: its input stage {st.name} of epoch {n} {state}; "
                                f"run `rlaif epoch {n}` without --only")
             why, old = "", read_manifest(d) if not st.variant else None
             if stale:   # (a variant too: the update and the eval of rows made again)
