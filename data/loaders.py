@@ -252,11 +252,16 @@ def load_hub(name: str, split: str = "train", mapping: dict[str, str] | None = N
     import datasets
 
     check_mapping(mapping, f"hf:{name}:{split}")
+    _reach_hub_dataset(name)
     try:
         table = datasets.load_dataset(name, split=split)
     except Exception as e:  # datasets raises many kinds; all mean "could not get this dataset"
-        raise DataError(f"could not load Hub dataset {name!r} (split {split!r}): {e}. Check the name "
-                        f"and split on huggingface.co, your network and HF_TOKEN.") from e
+        from huggingface_hub import constants
+        hint = ("it is not in the local Hugging Face cache (HF_HUB_OFFLINE=1): load it once with a network, or save "
+                "the split as a .jsonl or .parquet file and set the source to that file" if constants.HF_HUB_OFFLINE
+                else "check the name and split on huggingface.co, your network and HF_TOKEN")
+        raise DataError(f"could not load Hub dataset {name!r} (split {split!r}): {str(e).splitlines()[0] if str(e) else e!r}; "
+                        f"{hint}") from e
     source = f"hf:{name}:{split}"
     problems, places, columns = [], [], set()
     for n, row in enumerate(table, start=1):
@@ -265,6 +270,28 @@ def load_hub(name: str, split: str = "train", mapping: dict[str, str] | None = N
         places.append(f"row {n}")
     check_mapped_columns(mapping, columns, source)
     return unique(problems, places, source)
+
+
+def _reach_hub_dataset(name: str) -> None:
+    """One request, no retries, before `load_dataset` (whose retries and backoff take about 25 s to fail, a
+    warning a try): a Hub that cannot be reached, or a dataset it does not have, is said at once. Offline
+    (HF_HUB_OFFLINE=1), `load_dataset` reads the local cache alone and nothing is asked here."""
+    from huggingface_hub import constants, get_hf_file_metadata, hf_hub_url
+    from huggingface_hub.errors import EntryNotFoundError, RepositoryNotFoundError
+    if constants.HF_HUB_OFFLINE:
+        return
+    try:
+        get_hf_file_metadata(hf_hub_url(name, "README.md", repo_type="dataset"), timeout=15)
+    except EntryNotFoundError:   # a dataset without a README: it is there
+        return
+    except RepositoryNotFoundError:
+        raise DataError(f"Hub dataset {name!r}: not found, or private or gated without access; check the name on "
+                        "huggingface.co/datasets and HF_TOKEN") from None
+    except Exception as e:  # noqa: BLE001 - any failure to reach the Hub is the user's to fix, said once
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise DataError(f"could not reach the Hub for dataset {name!r} ({first}). Without a network: HF_HUB_OFFLINE=1 "
+                        "reads a copy in the local Hugging Face cache, or save the split as a .jsonl or .parquet file "
+                        "(datasets' to_json / to_parquet) and set the source to that file") from None
 
 
 def load_problems(path: str | Path, mapping: dict[str, str] | None = None,

@@ -286,6 +286,13 @@ def test_a_hub_model_that_cannot_be_reached_fails_in_seconds_before_any_stage(tm
             assert "cannot load student.model='no-such-org/no-such-model'" in r.stderr
             assert "Retrying" not in r.stderr and r.stderr.count("error:") == 1, r.stderr[-2000:]
     assert not runs.exists()
+    for env, want in (({"HF_HUB_OFFLINE": "0", "HF_ENDPOINT": "http://127.0.0.1:9"}, "could not reach the Hub for dataset"),
+                      ({"HF_HUB_OFFLINE": "1"}, "not in the local Hugging Face cache (HF_HUB_OFFLINE=1)")):
+        # a Hub dataset likewise: one request, no retries (datasets' own took about 25 s to fail)
+        r = subprocess.run([str(rlaif), "epoch", "1", "--dry-run", f"run.dir={runs}", "data.source=hf:no-org/no-set"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+        assert r.returncode == 2 and want in r.stderr and "Retrying" not in r.stderr, r.stderr[-2000:]
+        assert r.stderr.count("error:") == 1 and "no-org/no-set" in r.stderr, r.stderr[-2000:]
 
 
 def _write_rows(path, rows):
