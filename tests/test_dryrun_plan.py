@@ -173,7 +173,9 @@ def test_the_dry_run_says_what_data_the_run_reads(tmp_path, capsys, held):
     hard = sum(p.difficulty == "hard" for p in train)
     (data,) = [x for x in out.splitlines() if x.startswith("data: ")]
     assert data.startswith(f"data: 12 problems in {src}; ") and len(kept) == len(train) - hard
-    assert (f"{len(val) or 'none'} held out for validation (data.validation_size={held}); {len(kept)} of "
+    unscored = " and scored by no eval (eval.sources names no validation; data.validation_size=0 trains on them)"
+    assert (f"{len(val) or 'none'} held out for validation (data.validation_size={held}){unscored if val else ''}; "
+            f"{len(kept)} of "
             f"{'the other ' if val else ''}{len(train)} kept by data.difficulties=[easy, medium] ({hard} hard left out)"
             ) in data, data
     assert bool(val) == (held == "auto")

@@ -296,8 +296,10 @@ def data_lines(cfg) -> list[str]:
     kept = [p for p in train if p.difficulty in dc.difficulties]
     left = Counter(p.difficulty for p in train if p.difficulty not in dc.difficulties)
     out = ", ".join(f"{k} {d}" for d, k in sorted(left.items()))
+    unscored = (" and scored by no eval (eval.sources names no validation; data.validation_size=0 trains on them)"
+                if held and "validation" not in cfg.eval.sources else "")
     first = (f"data: {len(rows)} problems in {dc.source}; {len(held) or 'none'} held out for validation "
-             f"(data.validation_size={dc.validation_size}); {len(kept)} of {'the other ' if held else ''}"
+             f"(data.validation_size={dc.validation_size}){unscored}; {len(kept)} of {'the other ' if held else ''}"
              f"{len(train)} kept by data.difficulties=[{', '.join(dc.difficulties)}]" + (f" ({out} left out)" if out else ""))
     rl = extra_problems(cfg, "data.rl_sources", "RL", kept)
     ws = extra_problems(cfg, "data.warm_start_sources", "the warm-start", kept)
