@@ -16,6 +16,33 @@ from pipeline.config.schema import Config
 log = logging.getLogger("rlaif")
 
 
+def setup_logging(log_level: str, rank_filter=None) -> None:
+    """The root logger prints `LEVEL message` from log_level on. The API SDKs' HTTP client (by either of its
+    package names) logs a line per request at INFO, hundreds an epoch: said from DEBUG on. rank_filter: a
+    rank other than 0's (module loggers such as pipeline.store.dist and judges.* pass the root's handlers)."""
+    logging.basicConfig(level=log_level, format="%(levelname)s %(message)s")
+    for name in ("httpx", "httpx2"):
+        logging.getLogger(name).setLevel(logging.NOTSET if log_level == "DEBUG" else logging.WARNING)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(not_printed_below)
+        if rank_filter is not None:
+            handler.addFilter(rank_filter)
+
+
+def not_printed_below(record: logging.LogRecord) -> bool:
+    """False for a record that a handler of its own logger's printed already: datasets and huggingface_hub
+    give their loggers a stream handler and leave them propagating, so the root printed each of their
+    warnings a second time. (A NullHandler prints nothing.)"""
+    logger = logging.getLogger(record.name)
+    while logger.parent is not None:   # up to the root, which has none
+        if any(not isinstance(h, logging.NullHandler) for h in logger.handlers):
+            return False
+        if not logger.propagate:
+            break
+        logger = logger.parent
+    return True
+
+
 def open_runner(cfg: Config):
     from pipeline.run.runner import Runner
     return Runner(cfg)

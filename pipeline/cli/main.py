@@ -31,7 +31,7 @@ from pipeline.cli.commands_read import (cmd_compare, cmd_compare_evals, cmd_metr
                                         cmd_samples, cmd_status)
 from pipeline.cli.commands_tools import cmd_cache, cmd_config, cmd_export, cmd_judge
 from pipeline.cli.commands_train import cmd_epoch, cmd_eval, cmd_sweep
-from pipeline.cli.common import count as _count, level as _level, positive as _positive
+from pipeline.cli.common import count as _count, level as _level, positive as _positive, setup_logging
 from pipeline.config.base import ConfigError
 from pipeline.config.file import load_config
 
@@ -337,14 +337,7 @@ def _main(argv: list[str] | None) -> int:
         sigterm = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         cfg = load_config(a.config, overrides)
-        logging.basicConfig(level=cfg.run.log_level, format="%(levelname)s %(message)s")
-        # the API SDKs' HTTP client (by either of its package names) logs a line per request at INFO: hundreds
-        # an epoch; said from DEBUG on
-        for name in ("httpx", "httpx2"):
-            logging.getLogger(name).setLevel(logging.NOTSET if cfg.run.log_level == "DEBUG" else logging.WARNING)
-        if os.environ.get("RANK", "0") != "0":   # module loggers (pipeline.store.dist, judges.*) too
-            for handler in logging.getLogger().handlers:
-                handler.addFilter(_rank0_speaks)
+        setup_logging(cfg.run.log_level, _rank0_speaks if os.environ.get("RANK", "0") != "0" else None)
         if dist.world_size() > 1:
             from pipeline.engines.model import resolve_device
             dist.init(resolve_device(cfg.run.device), cfg.run.dist_timeout_s)
