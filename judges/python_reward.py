@@ -307,8 +307,9 @@ class PythonReward:
                 ids = sorted({items[i][0].id for i in chunk})
                 raise RewardFunctionError(
                     f"{self.label} raised {type(e).__name__}: {e}{_where(e)} (on a batch of {len(chunk)} "
-                    f"answers to {', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}); the {kept} scores before "
-                    "it are cached: fix the function and rerun") from e
+                    f"answers to {', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}); "
+                    + (f"the {kept} scores before it are cached" if kept else "no answer was scored before it")
+                    + f": fix the function and rerun{self._format_hint(e)}") from e
             for i, s in zip(chunk, scores):
                 out[i] = s
                 cache.set(keys[i], s.to_json())   # a None too (see above)
@@ -317,6 +318,18 @@ class PythonReward:
             if progress:
                 progress(len(chunk))
         return out, calls, hits
+
+    def _format_hint(self, e: BaseException) -> str:
+        """A function written for the other shape of completions (TRL's conversational datasets give message
+        lists, its standard ones strings) fails on its first line: which key changes the shape."""
+        text = str(e)
+        if self.format != "conversational" and ("string indices" in text or "'str' object" in text):
+            return ("; the completions it is passed are strings (judge.python.format=standard): a function written "
+                    "for TRL's conversational datasets (completion[0][\"content\"]) wants judge.python.format=conversational")
+        if self.format == "conversational" and ("'list' object" in text or "got 'list'" in text or "not list" in text):
+            return ("; with judge.python.format=conversational each completion is a list of messages "
+                    "([{\"role\": \"assistant\", \"content\": ...}]): for plain strings set judge.python.format=standard")
+        return ""
 
 
 def _where(e: BaseException) -> str:

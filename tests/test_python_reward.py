@@ -252,3 +252,20 @@ def test_an_async_functions_error_names_its_line_not_asyncios(tmp_path):
         score_python(cfg_for(tmp_path, tmp_path / "arw.py"), ITEMS)
     msg = str(e.value)
     assert "raised KeyError: 'missing' at arw.py:5 in " in msg and "base_events" not in msg and "runners" not in msg, msg
+
+
+@pytest.mark.parametrize("fmt,body,said", [
+    ("standard", "[float('def' in c[0]['content']) for c in completions]",
+     "the completions it is passed are strings (judge.python.format=standard): a function written for TRL's "
+     "conversational datasets (completion[0][\"content\"]) wants judge.python.format=conversational"),
+    ("conversational", "[float(c.strip().startswith('def')) for c in completions]",
+     "with judge.python.format=conversational each completion is a list of messages "
+     "([{\"role\": \"assistant\", \"content\": ...}]): for plain strings set judge.python.format=standard")])
+def test_a_function_written_for_the_other_format_is_told_which_key(tmp_path, fmt, body, said):
+    """TRL's reward functions come in two shapes; the wrong judge.python.format fails on the first answer."""
+    (tmp_path / "fmt.py").write_text(f"def reward(completions, **kw):\n    return {body}\n")
+    with pytest.raises(RunError) as e:
+        score_python(cfg_for(tmp_path, tmp_path / "fmt.py", f"judge.python.format={fmt}"), ITEMS)
+    assert str(e.value).endswith(said) and "no answer was scored before it: fix" in str(e.value), str(e.value)
+    fixed = "conversational" if fmt == "standard" else "standard"   # the key it names works
+    assert score_python(cfg_for(tmp_path, tmp_path / "fmt.py", f"judge.python.format={fixed}"), ITEMS)[1] == len(ITEMS)
