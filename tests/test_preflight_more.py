@@ -165,7 +165,7 @@ def test_a_tracker_whose_package_is_missing_is_refused_in_the_dry_run(tmp_path, 
     src = rows(tmp_path / "p.jsonl", ROW)
     assert dry(tiny_config, f"data.source={src}", "run.trackers=[wandb]") == 2
     err = capsys.readouterr().err
-    assert "run.trackers includes wandb" in err and "pip install wandb" in err, err
+    assert "run.trackers includes wandb" in err and "pip install -e '.[trackers]'" in err and "pip install wandb" in err, err
     assert not (tmp_path / "runs").exists()
     if importlib.util.find_spec("tensorboard") or importlib.util.find_spec("tensorboardX"):
         assert dry(tiny_config, f"data.source={src}", "run.trackers=[tensorboard]") == 0

@@ -36,6 +36,7 @@ def log_epoch(cfg: Config, run_dir: Path, epoch: int, metrics: dict) -> None:
             tracker.start()
         except ImportError as e:
             raise RunError(f"run.trackers includes {name}, whose package is not installed ({e}); "
-                           f"pip install {name if name != 'tensorboard' else 'tensorboard'} or remove it") from None
+                           f"`pip install -e '.[trackers]'` in this project's checkout or `pip install {name}`, or take it "
+                           "out of run.trackers") from None
         tracker.log(values, step=epoch)
         tracker.finish()

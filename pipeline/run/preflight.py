@@ -80,7 +80,8 @@ def check_trackers(cfg: Config) -> None:
     for name in cfg.run.trackers or []:
         if not any(importlib.util.find_spec(pkg) for pkg in TRACKERS.get(name, (name,))):
             raise ConfigError(f"run.trackers includes {name}, whose package is not installed: it would fail once the "
-                              f"first epoch has run; `pip install {name}`, or take {name} out of run.trackers")
+                              f"first epoch has run; `pip install -e '.[trackers]'` in this project's checkout (wandb and "
+                              f"tensorboard) or `pip install {name}`, or take {name} out of run.trackers")
 
 
 def check_model(cfg: Config) -> None:
