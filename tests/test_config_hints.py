@@ -245,3 +245,10 @@ def test_a_key_without_its_section_a_single_value_for_a_list_and_a_dashed_settin
     with pytest.raises(SystemExit):
         main(["epoch", "1", "--lr", "1e-5"])
     assert "key=value overrides without dashes, e.g. update.lr=1e-5, not --lr" in capsys.readouterr().err
+    for typed, said in ((["epoch", "1", "--dry-runn"], "(did you mean --dry-run?)"),
+                        (["report", "--forse"], "unrecognized arguments: --forse (config settings are"),
+                        (["epoch", "2", "--forse"], "(did you mean --force?)")):
+        with pytest.raises(SystemExit):
+            main(typed)
+        err = capsys.readouterr().err   # the command's own usage, not the top level's
+        assert err.startswith(f"usage: rlaif {typed[0]} ") and f"rlaif {typed[0]}: error: " in err and said in err, err

@@ -306,11 +306,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = build_parser()
     a, extra = parser.parse_known_args(argv)
     stray = [x for x in extra if "=" not in x or x.startswith("-")]
-    if stray:
+    if stray:   # said by the command's own parser: its usage, and the option a misspelt one is close to
+        import difflib
+        cmd = next(x for x in parser._actions if isinstance(x, argparse._SubParsersAction)).choices[a.cmd]
         dashed = next((x for x in stray if x.startswith("--") and x[2:3].isalpha()), None)
-        parser.error(f"unrecognized arguments: {' '.join(stray)}" + (
+        near = difflib.get_close_matches((dashed or "").split("=")[0], [o for x in cmd._actions for o in
+                                                                        x.option_strings], n=1, cutoff=0.75)
+        cmd.error(f"unrecognized arguments: {' '.join(stray)}" + (f" (did you mean {near[0]}?)" if near else (
             f" (config settings are key=value overrides without dashes, e.g. update.lr=1e-5, not {dashed})"
-            if dashed else ""))
+            if dashed else "")))
     a.overrides = list(getattr(a, "overrides", [])) + [x for x in extra if x not in stray]
     if getattr(a, "accelerate_config", None) and a.processes < 2 and dist.world_size() == 1:
         # (only where it would launch: a rank, launched already, is not given the options)
