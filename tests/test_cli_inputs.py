@@ -92,15 +92,18 @@ def test_missing_model_says_what_was_tried(tmp_path):
     assert "local path" in msg and "Hub id" in msg and "smollm2-135m-instruct" in msg
 
 
-def test_missing_model_fails_the_epoch_cleanly(tmp_path, capsys):
+def test_missing_model_fails_the_epoch_cleanly(tmp_path, capsys, monkeypatch):
     """A model directory that is not there fails before any stage (its config is checked first), with
     nothing written."""
     rc = main(["epoch", "1", f"run.dir={tmp_path / 'runs'}", f"student.model={tmp_path / 'nope'}",
                "data.prompts_per_epoch=1"])
     assert rc == 2
     err = capsys.readouterr().err
-    assert "cannot load student.model" in err and "no directory" in err
+    assert "cannot load student.model" in err and "no directory" in err and "Hugging Face Hub id" not in err, err
     assert not (tmp_path / "runs").exists()
+    monkeypatch.chdir(tmp_path)   # a path that cannot be a Hub id is not said to have been tried as one
+    assert main(["epoch", "1", "--dry-run", "student.model=./models/x"]) == 2
+    assert f"no directory {tmp_path}/models/x (a relative path is read from the working directory" in capsys.readouterr().err
 
 
 def test_a_model_directory_without_weights_fails_before_any_stage(tmp_path, tiny_config, capsys):

@@ -83,7 +83,10 @@ def check_model(model: str, key: str = "student.model") -> None:
     try:
         cached = {name: try_to_load_from_cache(model, name) for name in ("config.json", "tokenizer_config.json")}
     except HFValidationError:                                  # not a Hub id: a path that is not there
-        raise ModelError(_missing(model, FileNotFoundError(f"no directory {local.resolve()}"), key)) from None
+        relative = "" if local.is_absolute() else f" (a relative path is read from the working directory, {Path.cwd()})"
+        raise ModelError(f"cannot load {key}={model!r}: no directory {local.resolve()}{relative}; point it at a "
+                         "model directory (save_pretrained's output), a Hub id (owner/name), or "
+                         f"'{EMBEDDED}' (embedded, no network)") from None
     for name in ("config.json", "tokenizer_config.json"):
         if isinstance(cached[name], str):
             continue
