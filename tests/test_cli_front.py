@@ -139,11 +139,16 @@ def test_the_trl_table_names_real_keys_and_fills_the_docs():
 
 
 @pytest.mark.parametrize("argv", [["report"], ["status"], ["compare", "99"], ["samples", "1"]])
-def test_reading_a_run_that_does_not_exist_fails_and_creates_nothing(tmp_path, capsys, argv):
+def test_reading_a_run_that_does_not_exist_fails_and_creates_nothing(tmp_path, capsys, argv, monkeypatch):
     assert main(argv + [f"run.dir={tmp_path}", "run.name=nope"]) == 2
     captured = capsys.readouterr()
-    assert f"no run at {tmp_path / 'nope'}" in captured.err and "rlaif epoch 1" in captured.err
+    assert f"no run at {tmp_path / 'nope'}" in captured.err and f"`rlaif epoch 1 run.dir={tmp_path} run.name=nope`" in captured.err
     assert not (tmp_path / "nope").exists() and not captured.out
+    monkeypatch.chdir(tmp_path)   # the command that starts it is given the same --config; a relative run.dir says from where
+    (tmp_path / "my.yaml").write_text("run:\n  dir: rel\n")
+    assert main(argv + ["--config", "my.yaml"]) == 2
+    assert f"(run.dir=rel, read from the working directory {tmp_path}; run.name=default): start it with " \
+        "`rlaif epoch 1 --config=my.yaml`" in capsys.readouterr().err
 
 
 def test_compare_of_an_epoch_without_an_update_fails_on_stderr(tmp_path, capsys):

@@ -15,7 +15,7 @@ log = logging.getLogger("rlaif")
 
 def cmd_compare(cfg: Config, a) -> int:
     from pipeline.config.errors import RunError
-    r = existing_run(cfg)
+    r = existing_run(cfg, a)
     variants = r.update_variants(a.n)
     if not variants and a.n == 0:
         raise RunError(f"epoch 0 (the supervised warm-start) of run {r.run_dir} has not run: update.warm_start=true "
@@ -110,7 +110,7 @@ def check_eval_spec(spec: str, cfg: Config) -> None:
 
 
 def cmd_promote(cfg: Config, a) -> int:
-    r = existing_run(cfg)
+    r = existing_run(cfg, a)
     r.lock()   # not while an epoch of the run reads its policies
     try:
         p = r.promote(a.n, a.variant)
@@ -141,21 +141,21 @@ def later_epochs_note(r, n: int) -> str | None:
 
 def cmd_status(cfg: Config, a) -> int:
     from pipeline.report.status import status_lines
-    print("\n".join(status_lines(existing_run(cfg))))
+    print("\n".join(status_lines(existing_run(cfg, a))))
     return 0
 
 
 def cmd_report(cfg: Config, a) -> int:
     from pipeline.report.report import write_report
     summary: list[str] = []
-    path = write_report(existing_run(cfg), summary)
+    path = write_report(existing_run(cfg, a), summary)
     print("\n".join(summary + [f"wrote {path}"]))
     return 0
 
 
 def cmd_samples(cfg: Config, a) -> int:
     from pipeline.report.report import samples
-    print(samples(existing_run(cfg), a.n, worst=a.worst, best=a.best, prompt=a.prompt))
+    print(samples(existing_run(cfg, a), a.n, worst=a.worst, best=a.best, prompt=a.prompt))
     return 0
 
 

@@ -174,7 +174,7 @@ def cmd_export(cfg: Config, a) -> int:
     from pipeline.run.export import export_policy
     import time
     t0 = time.time()
-    r = existing_run(cfg)
+    r = existing_run(cfg, a)
     r.lock()   # not while an epoch of the run rewrites the update being read
     try:
         info = export_policy(r, a.n, Path(a.out), variant=a.variant, adapter_only=a.adapter, dtype=a.dtype,

@@ -94,15 +94,20 @@ def say(text: str) -> None:
         print(text, flush=True)
 
 
-def existing_run(cfg: Config):
-    """The run a reading command (report, status, samples, compare) reads: it must exist."""
+def existing_run(cfg: Config, a: argparse.Namespace | None = None):
+    """The run a reading command (report, status, samples, compare) reads: it must exist. a: the command's
+    arguments, whose --config and overrides the command that starts the run is given too."""
     r = open_runner(cfg)
     if not r.run_dir.is_dir():
+        import shlex
         from pipeline.config.errors import RunError
         runs = sorted(p.name for p in Path(cfg.run.dir).glob("*") if p.is_dir() and not p.name.startswith("."))
-        raise RunError(f"no run at {r.run_dir} (run.dir={cfg.run.dir}, run.name={cfg.run.name}): start it with "
-                       f"`rlaif epoch 1`" + (f", or name one of the runs there: {', '.join(runs)} (run.name=...)"
-                                             if runs else ""))
+        where = "" if Path(cfg.run.dir).expanduser().is_absolute() else f", read from the working directory {Path.cwd()}"
+        given = ([f"--config={a.config}"] if a is not None and a.config != "config.yaml" else []) + \
+            list(getattr(a, "overrides", None) or [])
+        raise RunError(f"no run at {r.run_dir} (run.dir={cfg.run.dir}{where}; run.name={cfg.run.name}): start it with "
+                       f"`{shlex.join(['rlaif', 'epoch', '1', *given])}`"
+                       + (f", or name one of the runs there: {', '.join(runs)} (run.name=...)" if runs else ""))
     return r
 
 
