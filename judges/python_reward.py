@@ -150,12 +150,29 @@ def load(ref: str) -> Callable:
         raise
     except Exception as e:  # the user's module failed while importing: say where
         raise RewardFunctionError(f"judge.python.function={ref!r}: importing {module} failed: "
-                                  f"{type(e).__name__}: {e}") from e
+                                  f"{type(e).__name__}: {e}{shadow_hint(e)}") from e
     fn = getattr(mod, name, None)
     if not callable(fn):
         raise RewardFunctionError(f"judge.python.function={ref!r}: {module} has no function {name!r}"
                                   + (f" (it has {type(fn).__name__} there)" if fn is not None else ""))
     return fn
+
+
+OURS = ("pipeline", "judges", "data", "curriculum")
+"""This tool's top-level packages: imported under these names before any reward function is."""
+
+
+def shadow_hint(e: BaseException) -> str:
+    """A user's own package named as one of ours (a `data` package beside the reward function) is never
+    imported: `data` is this tool's already. Said when the error is about one of those names."""
+    if isinstance(e, ImportError):
+        top = (e.name or "").split(".")[0]
+    else:   # AttributeError: module 'data' has no attribute 'clean' (theirs expected, ours found)
+        top = next((t for t in OURS if f"module '{t}'" in str(e) or f"module '{t}." in str(e)), "")
+    if top not in OURS:
+        return ""
+    return (f"; `{top}` names this tool's own package ({', '.join(OURS)} are its top-level packages, imported "
+            f"before your code), so a package of yours by that name is never imported: rename it (my_{top})")
 
 
 def arguments(fn: Callable, ref: str) -> tuple[set[str] | None, set[str]]:
@@ -329,7 +346,7 @@ class PythonReward:
         if self.format == "conversational" and ("'list' object" in text or "got 'list'" in text or "not list" in text):
             return ("; with judge.python.format=conversational each completion is a list of messages "
                     "([{\"role\": \"assistant\", \"content\": ...}]): for plain strings set judge.python.format=standard")
-        return ""
+        return shadow_hint(e)
 
 
 def _where(e: BaseException) -> str:

@@ -269,3 +269,20 @@ def test_a_function_written_for_the_other_format_is_told_which_key(tmp_path, fmt
     assert str(e.value).endswith(said) and "no answer was scored before it: fix" in str(e.value), str(e.value)
     fixed = "conversational" if fmt == "standard" else "standard"   # the key it names works
     assert score_python(cfg_for(tmp_path, tmp_path / "fmt.py", f"judge.python.format={fixed}"), ITEMS)[1] == len(ITEMS)
+
+
+@pytest.mark.parametrize("line, when", [("from data.helpers import clean", "import"),
+                                        ("import data", "call")])
+def test_a_package_of_yours_named_as_one_of_ours_is_said(tmp_path, line, when):
+    """A `data` package beside the reward function: `data` is this tool's own, imported first, so theirs
+    never is (an ImportError on import, or an AttributeError when the function runs)."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "__init__.py").write_text("")
+    (tmp_path / "data" / "helpers.py").write_text("def clean(c):\n    return c.strip()\n")
+    (tmp_path / "rw.py").write_text(f"{line}\n\ndef reward(completions, **kw):\n"
+                                    "    return [float(len(data.helpers.clean(c)) > 3) if 'data' in globals() "
+                                    "else float(len(clean(c)) > 3) for c in completions]\n")
+    cfg = cfg_for(tmp_path, tmp_path / "rw.py")
+    with pytest.raises(RunError) as e:
+        check_model(cfg) if when == "import" else score_python(cfg, ITEMS)
+    assert "`data` names this tool's own package" in str(e.value) and "rename it (my_data)" in str(e.value), str(e.value)
