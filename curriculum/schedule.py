@@ -51,7 +51,7 @@ def schedule(problems: list[Problem], history: dict[str, list[float]], teacher: 
         dup = sorted({i for i in ids if ids.count(i) > 1})[:5]
         raise ValueError(f"problem ids must be unique; repeated: {dup}")
     if k > len(problems):
-        log.warning(f"data.prompts_per_epoch={k} but only {len(problems)} problems are left for training "
+        log.warning(f"data.prompts_per_epoch={k} but only {len(problems)} problem{'s are' if len(problems) != 1 else ' is'} left for training "
                     f"(data.source's and data.rl_sources' problems of data.difficulties, less data.validation_size): epoch {epoch} "
                     f"trains on all {len(problems)}; lower data.prompts_per_epoch to {len(problems)}, or add "
                     f"problems (more data.difficulties, a larger data.source)")
