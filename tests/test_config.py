@@ -1,6 +1,7 @@
 """The typed config: unknown keys and bad values fail before any work, naming the key."""
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 
@@ -184,7 +185,7 @@ def test_chat_template_kwargs_reach_the_template_and_move_fingerprints_only_when
     base = [f"student.model={tiny_model}"]
     off = load_config(None, [*base, "student.chat_template_kwargs={enable_thinking: false}"])
     assert off.student.chat_template_kwargs == {"enable_thinking": False}
-    tok = load_tokenizer(off.student)
+    tok = copy.deepcopy(load_tokenizer(off.student))   # the loaded one is shared by the process: not to be changed
     tok.chat_template = ("{% if enable_thinking is defined and not enable_thinking %}/no_think {% endif %}"
                          "{% for m in messages %}{{ m['content'] }}{% endfor %}")
     plain = load_config(None, base)
