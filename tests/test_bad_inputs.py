@@ -186,3 +186,22 @@ def test_the_eval_command_with_the_eval_off_says_so(epoch1_config, capsys):
     assert main(["eval", "1", *epoch1_config, "eval.sources=[]"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: eval.sources is empty") and "eval.sources=[builtin:heldout]" in err, err
+
+
+def test_epoch_0_typed_for_another_is_refused_or_said(epoch1_config, capsys):
+    """Epoch 0 is the supervised warm-start: replaying or sweeping it is refused; making it under RL epochs
+    that sampled from the base model would leave them off the run's line, so the real run refuses that
+    without --force (the dry run says it) and makes nothing."""
+    r = Runner(load_config(None, epoch1_config))
+    assert r.chosen_update(1) is not None and r.chosen_update(0) is None
+    assert main(["replay", "0", *epoch1_config]) == 2
+    assert "epoch 0 is the supervised warm-start, which calls no judge: there is nothing to replay" in capsys.readouterr().err
+    assert main(["sweep", "0", "--grid", "update.lr=1e-5,2e-5", *epoch1_config]) == 2
+    assert "which has no RL update to sweep" in capsys.readouterr().err
+    said = ("epoch 1 of this run sampled from the base model (no warm-start); once epoch 0 is made, epoch 1 samples "
+            "from it instead: that epoch is no longer the run's line, and `rlaif epoch 1` would remake it")
+    assert main(["epoch", "0", "--dry-run", *epoch1_config]) == 0
+    assert f"warning: {said} (the real run refuses without --force)" in capsys.readouterr().out
+    assert main(["epoch", "0", *epoch1_config]) == 2
+    assert f"error: {said}. `rlaif epoch 0 --force` makes it anyway" in capsys.readouterr().err
+    assert not r.epoch_dir(0).exists() and r.chosen_update(1) is not None

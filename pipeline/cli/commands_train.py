@@ -37,9 +37,22 @@ def cmd_epoch(cfg: Config, a) -> int:
         check_prompt_lengths(cfg, sampling=a.cmd != "update")
     from pipeline.run.preflight import check_data_files
     _, record_data_files = check_data_files(cfg, r.run_dir)
-    if a.cmd == "update" and a.n == 0:
-        raise RunError("epoch 0 is the supervised warm-start, which has no RL update to rerun; its settings are "
-                       "update.sft_*: `rlaif epoch 0 update.sft_lr=...` makes another warm-start")
+    if a.cmd in ("update", "replay") and a.n == 0:
+        raise RunError("epoch 0 is the supervised warm-start, which " + (
+            "has no RL update to rerun; its settings are update.sft_*: `rlaif epoch 0 update.sft_lr=...` makes "
+            "another warm-start" if a.cmd == "update" else
+            "calls no judge: there is nothing to replay (`rlaif epoch 0` runs it; `rlaif replay 1` replays epoch 1)"))
+    if a.cmd == "epoch" and a.n == 0 and r.chosen_update(0) is None and not getattr(a, "force", False):
+        if later := [n for n in r.epochs() if n > 0 and r.chosen_update(n) is not None]:
+            many = len(later) > 1
+            warn = (f"epochs {later[0]} to {later[-1]}" if many else f"epoch {later[0]}") + \
+                (" of this run sampled from the base model (no warm-start); once epoch 0 is made, epoch 1 samples "
+                 f"from it instead: {'those epochs are' if many else 'that epoch is'} no longer the run's line, and "
+                 f"`rlaif epoch {later[-1]}` would remake {'them' if many else 'it'}")
+            if not dry_run:
+                raise RunError(f"{warn}. `rlaif epoch 0 --force` makes it anyway; a warm-started run of its own "
+                               "keeps this one as it is: run.name=<another name> update.warm_start=true")
+            say(f"warning: {warn} (the real run refuses without --force)")
     if a.cmd == "update" and (ws := warm_start_change(r, cfg, a.n)):
         raise RunError(f"{', '.join(ws)}: the warm-start's (epoch 0), not epoch {a.n}'s RL update: {_ws_why(ws, a.n)}")
     if a.cmd == "update" and not any(r.epoch_dir(a.n).glob("*/manifest.json")):
@@ -289,6 +302,9 @@ def cmd_sweep(cfg: Config, a) -> int:
     logprobs are read from disk, torch and the libraries are imported once."""
     if not a.grid:
         raise ConfigError("rlaif sweep needs at least one --grid update.KEY=V1,V2,...")
+    if a.n == 0:
+        raise RunError("epoch 0 is the supervised warm-start, which has no RL update to sweep; its settings are "
+                       "update.sft_*: `rlaif epoch 0 update.sft_lr=...` makes another warm-start")
     combos = sweep_grid(a.grid)
     configs, points = [], {}
     keys = [g.partition("=")[0] for g in a.grid]
