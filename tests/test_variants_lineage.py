@@ -55,10 +55,12 @@ def test_warm_start_keys_make_no_rl_update_variant(epoch1_config, key, grid):
     r.run_epoch(1)
     was = json.dumps(r.chosen_update(1)[1]["config"]["update"][key[7:].partition("=")[0]])
     for keys in ([key], [key, "update.lr=1e-3"]):
-        with pytest.raises(RunError, match=r"the warm-start's \(epoch 0\), not epoch 1's RL update.*rlaif epoch 0"
+        with pytest.raises(RunError, match=r"the warm-start's \(epoch 0\), not epoch 1's RL update.*(rlaif epoch 0|run.name=)"
                            ) as e:
             _update(epoch1_config, *keys)
         assert f"Type {key.partition('=')[0]}={was} as epoch 1's update was made" in str(e.value)
+        typed = json.dumps(load_config(None, [key]).get(key.partition("=")[0]))   # the value typed leads, then the run's
+        assert str(e.value).startswith(f"{key.partition('=')[0]}={typed} (epoch 1's update was made with {was})")
     with pytest.raises(ConfigError, match=r"the warm-start's \(epoch 0\)"):
         _sweep(epoch1_config, f"{key.partition('=')[0]}={grid}")
     assert len(r.update_variants(1)) == 1

@@ -54,7 +54,7 @@ def cmd_epoch(cfg: Config, a) -> int:
                                "keeps this one as it is: run.name=<another name> update.warm_start=true")
             say(f"warning: {warn} (the real run refuses without --force)")
     if a.cmd == "update" and (ws := warm_start_change(r, cfg, a.n)):
-        raise RunError(f"{', '.join(ws)}: the warm-start's (epoch 0), not epoch {a.n}'s RL update: {_ws_why(ws, a.n)}")
+        raise RunError(_ws_error(ws, a.n, [cfg], f"epoch {a.n}'s RL update"))
     if a.cmd == "update" and not any(r.epoch_dir(a.n).glob("*/manifest.json")):
         raise RunError(f"epoch {a.n} of run {r.run_dir} has not run: `rlaif update {a.n}` reruns the update of an "
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first "
@@ -290,11 +290,19 @@ def warm_start_change(r, cfg: Config, n: int) -> list[str]:
     return [f"update.{k}={json.dumps(then.get(k))}" for k in WARM_START_KEYS if k in then and then[k] != now.get(k)]
 
 
-def _ws_why(ws: list[str], n: int) -> str:
-    key = ws[0].partition("=")[0]
-    return (f"the update does not read it, and a variant would record a warm-start that did not make the policy it "
-            f"starts from (alone: the same adapter under another name). Type {' '.join(ws)} as epoch {n}'s update was "
-            f"made, or `rlaif epoch 0 {key}=...` to make another warm-start")
+def _ws_error(ws: list[str], n: int, typed: list[Config], rl: str) -> str:
+    """The message for warm-start keys given to an RL update (ws: as warm_start_change gives them, with the
+    values epoch n's update was made with; typed: the configs of the command, whose values are said)."""
+    keys = [w.partition("=")[0] for w in ws]
+    given = {k: sorted({json.dumps(c.get(k)) for c in typed}) for k in keys}
+    said = ", ".join(f"{k}={'/'.join(given[k])} (epoch {n}'s update was made with {w.partition('=')[2]})"
+                     for k, w in zip(keys, ws))
+    other = ("a warm-started run is one of its own: run.name=<another name> update.warm_start=true"
+             if keys[0] == "update.warm_start" else
+             f"`rlaif epoch 0 {keys[0]}={given[keys[0]][-1]}` makes another warm-start")
+    return (f"{said}: the warm-start's (epoch 0), not {rl}: the update does not read it, and a variant would record a "
+            f"warm-start that did not make the policy it starts from (alone: the same adapter under another name). "
+            f"Type {' '.join(ws)} as epoch {n}'s update was made; {other}")
 
 
 def cmd_sweep(cfg: Config, a) -> int:
@@ -327,7 +335,7 @@ def cmd_sweep(cfg: Config, a) -> int:
         raise RunError(f"epoch {a.n} of run {r0.run_dir} has not run: a sweep reruns the update of an "
                        f"epoch whose samples, judgements and logprobs are on disk; run `rlaif epoch {a.n}` first")
     if ws := sorted({k for c in configs for k in warm_start_change(r0, c, a.n)}):
-        raise ConfigError(f"{', '.join(ws)}: the warm-start's (epoch 0), not the RL update's: {_ws_why(ws, a.n)}")
+        raise ConfigError(_ws_error(ws, a.n, configs, "the RL update's"))
     if note := schedule_tail(r0, cfg, a.n):
         say(note)
     t = time.time()
