@@ -252,3 +252,16 @@ def test_a_key_without_its_section_a_single_value_for_a_list_and_a_dashed_settin
             main(typed)
         err = capsys.readouterr().err   # the command's own usage, not the top level's
         assert err.startswith(f"usage: rlaif {typed[0]} ") and f"rlaif {typed[0]}: error: " in err and said in err, err
+
+
+def test_a_one_value_list_hint_reads_back_as_typed():
+    """sample.stop=``` (backticks are no plain YAML): the suggested form, quoted for the shell, is read back as the
+    one value; a plain word keeps the plain form (the suggestion was sample.stop=[```], refused in turn)."""
+    import shlex
+    with pytest.raises(ConfigError) as e:
+        load_config(None, ["sample.stop=```"])
+    hint = str(e.value).rsplit("a list, even of one: ", 1)[1].split()[0]
+    assert hint == "'sample.stop=[\"```\"]'", str(e.value)
+    assert load_config(None, shlex.split(hint)).sample.stop == ["```"]
+    with pytest.raises(ConfigError, match=re.escape("a list, even of one: data.difficulties=[easy]")):
+        load_config(None, ["data.difficulties=easy"])

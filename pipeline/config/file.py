@@ -3,6 +3,7 @@
 (`rlaif config show --doc`, docs/reference/config.md: `python -m pipeline.cli.docs_gen`)."""
 from __future__ import annotations
 
+import json
 import types
 import typing
 from pathlib import Path
@@ -140,11 +141,21 @@ def _format_error(err: ValidationError, source: str) -> str:
             if isinstance(got, dict) and e["type"] in ("int_type", "int_parsing", "float_type", "float_parsing",
                                                         "bool_type", "bool_parsing"):
                 quote = f"; {key} takes one value, no keys under it: write {key}=<value>"
-            listed = (f"; a list, even of one: {key}=[{e.get('input')}]" if e["type"] == "list_type"
+            listed = (f"; a list, even of one: {_one_listed(key, e.get('input'))}" if e["type"] == "list_type"
                       and isinstance(e.get("input"), (str, int, float)) else "")
             lines.append(f"  {key}: {e['msg'].removeprefix('Value error, ')} (got {e.get('input')!r}){quote}{glued}"
                          f"{listed}{trl_names.value_hint(key, e.get('input'))}")
     return "\n".join(lines)
+
+
+def _one_listed(key: str, got) -> str:
+    """key=[value] as typed on a command line, quoted where YAML would not read it back as that one value
+    (sample.stop=```: backticks are no plain YAML, so '["```"]')."""
+    try:
+        plain = yaml.safe_load(f"[{got}]") == [got]
+    except yaml.YAMLError:
+        plain = False
+    return f"{key}=[{got}]" if plain else f"'{key}=[{json.dumps(got)}]'"
 
 
 def _as_text(mapping: dict) -> str:
