@@ -67,6 +67,8 @@ def test_compare_evals_reads_the_chosen_policys_eval_and_says_what_it_cannot(fak
     run = str(fake_run.run_dir)
     assert main(["compare-evals", f"{run}@0", f"{run}@4"]) == 0
     assert f"B: {fake_run.epoch_dir(4) / f'eval-{4:08d}'}" in capsys.readouterr().out
+    assert main(["compare-evals", "0", "4", *demo(fake_run)]) == 0   # epoch numbers alone: this config's run
+    assert f"B: {fake_run.epoch_dir(4) / f'eval-{4:08d}'}" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["compare-evals", f"{run}@0", f"{run}@4", "--confidence", "95"])
     assert "between 0 and 1" in capsys.readouterr().err

@@ -82,11 +82,14 @@ def cmd_compare(cfg: Config, a) -> int:
 def cmd_compare_evals(cfg: Config, a) -> int:
     from pipeline.config.errors import RunError
     from pipeline.metrics.evals import compare_evals, resolve_eval
-    for spec in (s for side in (a.a, a.b) for s in side.split(",") if s):
+    from pathlib import Path
+    mine = Path(cfg.run.dir) / cfg.run.name   # N alone: epoch N of this config's run, RUN_DIR@N
+    sides = [[f"{mine}@{s.strip()}" if s.strip().isdigit() and not Path(s).exists() else s
+              for s in side.split(",") if s] for side in (a.a, a.b)]
+    for spec in (s for side in sides for s in side):
         check_eval_spec(spec, cfg)
     try:
-        a_dirs = [resolve_eval(s) for s in a.a.split(",") if s]
-        b_dirs = [resolve_eval(s) for s in a.b.split(",") if s]
+        a_dirs, b_dirs = ([resolve_eval(s) for s in side] for side in sides)
         print("\n".join(compare_evals(a_dirs, b_dirs, a.confidence)))
     except ValueError as e:
         raise RunError(str(e)) from None

@@ -146,8 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "than Student's t over their means.")
     p.add_argument("a", help="eval directory (runs/x/epoch-000/eval-1a2b3c4d) or RUN_DIR@N: the eval of epoch N's "
                              "chosen update (the newest, if several; an error if that update has none, even when "
-                             "other variants have one; N=0: the base model's eval, never the warm-start's); "
-                             "comma-separated for several seeds")
+                             "other variants have one; N=0: the base model's eval, never the warm-start's), or N "
+                             "alone: epoch N of this config's run; comma-separated for several seeds")
     p.add_argument("b", help="the same, for the other side")
     p.add_argument("--confidence", type=_level, default=0.95, help="interval's confidence level (default 0.95)")
     with_overrides(p)
