@@ -42,7 +42,7 @@ def resolve_eval(spec: str) -> Path:
         return max(of_chosen or found, key=lambda f: f[0])[1]
     d = Path(spec)
     if not d.exists():
-        raise ValueError(f"{d}: no such directory; give runs/<run>/epoch-NNN/eval-<fp8> , runs/<run>@N or N alone (epoch N of the config's run)")
+        raise ValueError(f"{d}: no such directory; give runs/<run>/epoch-NNN/eval-<fp8>, runs/<run>@N or N alone (epoch N of the config's run)")
     m = read_manifest(d)
     if not m or m.get("stage") != "eval":
         raise ValueError(f"{d} is not a finished eval directory (no manifest.json of stage eval); give "
