@@ -206,7 +206,7 @@ def test_after_a_finished_epoch_the_dry_run_counts_the_epochs_still_to_run(tiny_
     for dry in (["--dry-run"], []):
         assert main(["update", "1", *dry, *tiny_config, "sample.temperature=0.9"]) == 2
         said.append(capsys.readouterr().err)
-    assert said[0] == said[1] and "stage sample of epoch 1 is not up to date" in said[0], said
+    assert said[0] == said[1] and "epoch 1 was made with other settings than these (made with -> now): sample.temperature" in said[0], said
 
 
 def test_a_dry_run_without_the_api_key_says_so_and_prices_the_run_the_real_run_refuses(tmp_path, capsys, monkeypatch):

@@ -127,10 +127,12 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     cache.close()
     assert rlaif("promote", "1", updates[0], *over) == 0
 
-    # an update-only rerun refuses to resample
-    assert rlaif("update", "1", *over, "sample.temperature=0.5") == 2
+    # an update-only rerun refuses to resample, naming every setting that differs at once (it named one a try)
+    assert rlaif("update", "1", *over, "sample.temperature=0.5", "data.prompts_per_epoch=1") == 2
     err = capsys.readouterr().err
-    assert "reruns only the update" in err and "these differ (made with -> now): sample.temperature" in err and "-> 0.5" in err
+    assert "`rlaif update 1` varies only the update, but epoch 1 was made with other settings than these (made " \
+        f"with -> now): data.prompts_per_epoch {cfg.data.prompts_per_epoch} -> 1, sample.temperature " \
+        f"{cfg.sample.temperature} -> 0.5" in err, err
 
     # epoch 2 samples from epoch 1's chosen policy
     assert rlaif("epoch", "2", *over) == 0

@@ -53,6 +53,10 @@ def cmd_epoch(cfg: Config, a) -> int:
                 raise RunError(f"{warn}. `rlaif epoch 0 --force` makes it anyway; a warm-started run of its own "
                                "keeps this one as it is: run.name=<another name> update.warm_start=true")
             say(f"warning: {warn} (the real run refuses without --force)")
+    if a.cmd == "update" and r.chosen_update(a.n) is not None and (moved := r.update_only_moved(a.n)):
+        raise RunError(f"`rlaif update {a.n}` varies only the update, but epoch {a.n} was made with other settings "
+                       f"than these (made with -> now): {', '.join(moved)[:600]}; give those as epoch {a.n} was made "
+                       f"(`rlaif status` prints the run's), or run `rlaif epoch {a.n}` with these settings")
     if a.cmd == "update" and (ws := warm_start_change(r, cfg, a.n)):
         raise RunError(_ws_error(ws, a.n, [cfg], f"epoch {a.n}'s RL update"))
     if a.cmd == "update" and not any(r.epoch_dir(a.n).glob("*/manifest.json")):

@@ -168,6 +168,14 @@ class Runner(Lineage, RunLock):
             dist.barrier()
             return results
 
+    def update_only_moved(self, n: int, plan=None) -> list[str]:
+        """Each setting (`key old -> new`) in which this config differs from what epoch n's finished stages
+        before the update were made with: what `rlaif update n` cannot take, all of them at once."""
+        plan = plan if plan is not None else self.plan(n, self.outside_inputs(n))
+        first_variant = next((i for i, (st, *_) in enumerate(plan) if st.variant), len(plan))
+        return list(dict.fromkeys(x for st, _, d, _ in plan[:first_variant] if not st.derived
+                                  for x in made_otherwise(self.cfg, st, read_manifest(d))))
+
     def _run_epoch(self, n, only, force, update_only, dry_run, echo) -> dict[str, dict]:
         t0 = time.time()
         edir = self.epoch_dir(n)
@@ -209,7 +217,9 @@ class Runner(Lineage, RunLock):
                 continue
             if update_only and i < first_variant and not st.derived:   # (a dry run says it as the run does)
                 done = read_manifest(d)
-                moved = made_otherwise(self.cfg, st, done) if done is not None else []
+                # every setting the epoch's stages were made with otherwise, not this stage's alone (its
+                # policy's student.model is the sample stage's key, not the prompts')
+                moved = self.update_only_moved(n, plan) if done is not None else []
                 why = ("it is not done: it failed or never ran" if done is None else
                        f"these differ (made with -> now): {', '.join(moved)}" if moved else
                        f"it was sampled from another policy than epoch {n - 1}'s chosen one (after `rlaif update "
