@@ -63,6 +63,7 @@ def test_a_replay_that_would_make_a_new_warm_start_refuses_before_it_trains(tiny
     assert "`rlaif replay 1` would remake a new warm-start first (update.sft_lr" in err, err
     assert [p.name for p, _ in r.update_variants(0)] == warm      # no warm-start trained
     assert main(["replay", "1", *over]) == 0                        # the same settings replay as before
+    assert "epoch 1 was finished: every stage reused, nothing replayed; `rlaif replay 1 --force`" in capsys.readouterr().out
     # two warm-starts side by side: compare 0 tells them apart by their update.sft_* settings
     assert main(["epoch", "0", *over, "update.sft_lr=5e-5"]) == 0
     capsys.readouterr()

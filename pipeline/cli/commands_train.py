@@ -159,6 +159,9 @@ def cmd_epoch(cfg: Config, a) -> int:
             own = {**{k: v for k, v in (r.read_metrics(a.n) or {}).items() if not k.startswith(("eval/", "loss/", "kl/"))},
                    **res["update"].get("figures", {}), **((ev[1].get("figures") or {}) if ev else {})}
         print(epoch_line(r, a.n, judge_reused=bool(judge) and judge.get("finished_at", t) < t, figures=own))
+        if a.cmd == "replay" and res and all((m or {}).get("finished_at", t) < t for m in res.values()):
+            print(f"epoch {a.n} was finished: every stage reused, nothing replayed; `rlaif replay {a.n} --force` "
+                  "remakes its stages from the cache (and says which judgements it does not hold)")
     for line in health_lines(r, cfg, [n for n in done if n not in said]):
         print(line)
     print(f"done in {duration(time.time() - t)}")
