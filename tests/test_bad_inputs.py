@@ -205,3 +205,16 @@ def test_epoch_0_typed_for_another_is_refused_or_said(epoch1_config, capsys):
     assert main(["epoch", "0", *epoch1_config]) == 2
     assert f"error: {said}. `rlaif epoch 0 --force` makes it anyway" in capsys.readouterr().err
     assert not r.epoch_dir(0).exists() and r.chosen_update(1) is not None
+
+
+def test_another_base_model_under_a_finished_epoch_fails_before_any_work(epoch1_config, tiny_model, tmp_path, capsys):
+    """Epoch 2 starts from epoch 1's adapter: another student.model is said by the dry run and by the run
+    before any stage (the run wrote epoch 2's prompts first, the dry run planned the epoch)."""
+    import shutil
+    other = shutil.copytree(tiny_model, tmp_path / "another-model")   # the same weights under another name
+    for dry in (["--dry-run"], []):
+        assert main(["epoch", "2", *dry, *epoch1_config, f"student.model={other}"]) == 2
+        err = capsys.readouterr().err
+        assert f"was trained on base model '{tiny_model}', but student.model resolves to '{other}'" in err, err
+        assert f"(student.model={tiny_model})" in err
+    assert not Runner(load_config(None, epoch1_config)).epoch_dir(2).exists()

@@ -227,8 +227,10 @@ def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):
     assert "epoch 2 kept as it finished" in out and "epoch 1's chosen update" in out
     assert manifests(r.epoch_dir(2)) == kept2
     # an update-only rerun of epoch 2 says why it cannot: epoch 2 was sampled from epoch 1's former choice
-    assert rlaif("update", "2", *over, "sample.num_samples=2", "update.lr=1e-5") == 2
+    assert rlaif("update", "2", *over, "update.lr=1e-5") == 2   # (its settings as it was made: the policy alone differs)
     assert "sampled from another policy than epoch 1's chosen one" in capsys.readouterr().err
+    assert rlaif("update", "2", *over, "sample.num_samples=2", "update.lr=1e-5") == 2   # a setting too: said first
+    assert "made with -> now): sample.num_samples 3 -> 2" in capsys.readouterr().err
 
 
 def test_run_lock_refuses_second_process(tiny_run):

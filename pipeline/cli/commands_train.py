@@ -72,6 +72,11 @@ def cmd_epoch(cfg: Config, a) -> int:
                        f"{max(done) if done else 1}`, or `rlaif epoch {a.n}` to run it live")
     ranks = f" on {dist.world_size()} processes" if dist.world_size() > 1 else ""
     single = a.cmd != "epoch" or a.n <= 1 or getattr(a, "only", None) is not None or getattr(a, "force", False)
+    # the first epoch to run starts from an adapter of another base model: said now (dry run too), not mid-epoch
+    first = a.n if single else next((m for m in range(1, a.n + 1) if r.chosen_update(m) is None), None)
+    if first and (parent := r.chosen_update(first - 1)) is not None and (parent[0] / "adapter").is_dir():
+        from pipeline.engines.model import check_adapter_base, resolve
+        check_adapter_base(parent[0] / "adapter", resolve(cfg.student.model))
     say(config_file_line(a.config))
     if cfg.update.optimizer_state == "carry" and a.n > cfg.update.planned_epochs and cfg.update.scheduler != "constant":
         say(f"warning: epoch {a.n} is past update.planned_epochs={cfg.update.planned_epochs}, where the LR schedule "

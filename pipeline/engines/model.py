@@ -362,4 +362,4 @@ def check_adapter_base(adapter: str | Path, base_name: str) -> None:
     recorded = json.loads(cfg_path.read_text()).get("base_model_name_or_path")
     if recorded and Path(recorded).name != Path(base_name).name and recorded != base_name:
         raise ModelError(f"{adapter} was trained on base model {recorded!r}, but student.model resolves to "
-                         f"{base_name!r}; use the same student.model as the run that made it")
+                         f"{base_name!r}; use the same student.model as the run that made it (student.model={recorded})")
