@@ -18,9 +18,12 @@ def test_a_library_warning_is_printed_once_not_twice(tmp_path):
                            ("rlaif", "W-ours"), ("pipeline.store.dist", "W-module"),
                            ("urllib3.connectionpool", "W-urllib3")]:
             logging.getLogger(name).warning(text)
+        logging.getLogger("rlaif").info("I-ours")   # run.log_level=INFO: ours said, torch's internals not
+        logging.getLogger("torch._subclasses.fake_tensor").info("I-torch")
     """)
     out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     for text in ("W-datasets", "W-hub", "W-ours", "W-module", "W-urllib3"):
         assert out.stderr.count(text) == 1, (text, out.stderr)
     assert "WARNING W-ours" in out.stderr   # ours keep the command's format
+    assert "INFO I-ours" in out.stderr and "I-torch" not in out.stderr

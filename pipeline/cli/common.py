@@ -18,10 +18,11 @@ log = logging.getLogger("rlaif")
 
 def setup_logging(log_level: str, rank_filter=None) -> None:
     """The root logger prints `LEVEL message` from log_level on. The API SDKs' HTTP client (by either of its
-    package names) logs a line per request at INFO, hundreds an epoch: said from DEBUG on. rank_filter: a
+    package names) logs a line per request at INFO, hundreds an epoch, and torch its internals: from DEBUG on. rank_filter: a
     rank other than 0's (module loggers such as pipeline.store.dist and judges.* pass the root's handlers)."""
     logging.basicConfig(level=log_level, format="%(levelname)s %(message)s")
-    for name in ("httpx", "httpx2"):
+    # torch's own INFO lines (FakeTensor cache stats, printed at exit after a compile or an interrupt) likewise
+    for name in ("httpx", "httpx2", "torch"):
         logging.getLogger(name).setLevel(logging.NOTSET if log_level == "DEBUG" else logging.WARNING)
     for handler in logging.getLogger().handlers:
         handler.addFilter(not_printed_below)
