@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -111,8 +112,12 @@ def test_an_eval_file_edited_under_a_finished_eval_is_said_by_rlaif_eval(tmp_pat
     assert main(["eval", "0", *over]) == 0
     assert f"eval.sources: {held} changed since this run last read it" in caplog.text
     capsys.readouterr()
-    assert main(["eval", "0", *over]) == 0 and "eval     reused" in capsys.readouterr().out
-    assert main(["eval", "0", *over, "--force"]) == 0 and "eval     running" in capsys.readouterr().out
+    assert main(["eval", "0", *over]) == 0 and "eval     reused" in (reused := capsys.readouterr().out)
+    assert main(["eval", "0", *over, "--force"]) == 0 and "eval     running" in (made := capsys.readouterr().out)
+    assert re.search(r"  eval     done     \d+\.\ds \(\d+ rows\)", made), made   # made or reused: one order of figures
+    assert made.splitlines()[-1] == reused.splitlines()[-1] and made.splitlines()[-1].startswith("eval/pass@1=")
+    assert main(["status", *over]) == 0   # epoch 0 holds the base model's eval alone: not a warm-start's dashes
+    assert "  epoch   0  no warm-start; the base model's eval\n" in capsys.readouterr().out
 
 
 def test_the_evals_own_files_read_as_data_source_and_never_score_its_training_problems(tmp_path, capsys):

@@ -385,6 +385,6 @@ def cmd_eval(cfg: Config, a) -> int:
     _, record_data_files = check_data_files(cfg, r.run_dir)   # an edited eval file under a finished eval: said
     m = r.run_eval(a.n, warm_start=a.warm_start, force=a.force)
     record_data_files()
-    fig = m.get("figures", {})
-    say("  ".join(f"{k}={v:.4g}" for k, v in fig.items() if isinstance(v, (int, float))))
+    fig, lead = m.get("figures", {}), ["eval/pass@1", "eval/score", "eval/ref_nll"]   # one order, made or reused
+    say("  ".join(f"{k}={fig[k]:.4g}" for k in lead + sorted(set(fig) - set(lead)) if isinstance(fig.get(k), (int, float))))
     return 0

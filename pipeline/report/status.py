@@ -72,6 +72,10 @@ def status_lines(runner: "Runner") -> list[str]:
         cost = sum(v for k, v in spend.items() if k.endswith("cost_usd"))
         mpath = runner.epoch_dir(n) / "metrics.json"
         reward = as_number((runner.read_metrics(n) or {}).get("reward/mean"))
+        if n == 0 and not any(ms.get(st.name) for st in runner.stages_for(0)):   # `rlaif eval 0` alone
+            lines.append("  epoch   0  no warm-start; the base model's eval" + (
+                "" if any(runner.epoch_dir(0).glob("eval-*/manifest.json")) else " (unfinished)"))
+            continue
         lines.append(f"  epoch {n:>3}  {'  '.join(states)}  chosen={chosen[0].name if chosen else '-'} "
                      f"({len(runner.update_variants(n))} variant(s))  reward={'-' if reward is None else f'{reward:.4f}'}  spent=${cost:.4f}"
                      + ("" if mpath.exists() else "  (no metrics.json: unfinished)"))

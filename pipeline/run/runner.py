@@ -129,6 +129,7 @@ class Runner(Lineage, RunLock):
             if m is None:
                 echo(f"  eval     running  {d.relative_to(self.run_dir)}")
                 m = self._run_stage(st, n, fp, d, {"update": d_in}, {"update": fp_in})
+                echo(f"  eval     done     {m.get('wall_s', 0):.1f}s ({m.get('rows', 0)} rows)")
             else:
                 echo(f"  eval     reused   {d.relative_to(self.run_dir)}")
             if (side := self.side_eval(n, fp_in, d, m)) is None:
