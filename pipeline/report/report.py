@@ -226,7 +226,8 @@ def write_report(runner: "Runner", summary: list[str] | None = None) -> Path:
 
     changes, words = eval_changes(runner)
     if changes:
-        out += ["## Eval: signal or noise", "", "Each epoch's eval against the first one, problem by problem, with "
+        out += ["## Eval: signal or noise", "", "Each epoch's eval against the run's first (the base model's, epoch 0, where `rlaif eval 0` made "
+                "one), problem by problem, with "
                 "the 95% interval of the paired difference (`rlaif compare-evals`): a change whose "
                 "interval holds 0 is within noise, whichever way it points.", "", *changes, ""]
     at = glance(runner, flags, words, ms[-1]["epoch"])
