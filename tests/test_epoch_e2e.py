@@ -221,6 +221,9 @@ def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):
     # an update variant of epoch 1 becomes its chosen policy; epochs 2 and 3, trained from the one before, stay
     assert rlaif("update", "1", *over, "update.lr=5e-6") == 0
     assert "epochs 2-3 were trained from the policy chosen before: `rlaif epoch 4` keeps them" in capsys.readouterr().out
+    assert rlaif("epoch", "2", "--dry-run", *over) == 0   # epoch 2 asked for: its dry run says it replaces the finished one
+    assert ("sample   to run   epoch-002/sample (remakes the finished one: epoch 1's chosen policy is not the one it "
+            "was made from)") in capsys.readouterr().out
     kept2 = manifests(r.epoch_dir(2))
     assert rlaif("epoch", "3", *over, "sample.num_samples=2") == 0
     out = capsys.readouterr().out

@@ -169,6 +169,20 @@ class Runner(Lineage, RunLock):
             dist.barrier()
             return results
 
+    def _remade_why(self, n: int, st, fp: str, d, stale: list[str], force: bool) -> str:
+        """Why stage st of epoch n is made again where it was made before ('' where it never was)."""
+        old = read_manifest(d) if not st.variant else None
+        if stale:   # (a variant too: the update and the eval of rows made again)
+            return f"its input {', '.join(stale)} was remade since it read it"
+        if old is None:
+            return ""
+        moved = made_otherwise(self.cfg, st, old)
+        return ("--force" if force and old.get("fingerprint") == fp else
+                "a file of it was missing or corrupted" if old.get("fingerprint") == fp else
+                ", ".join(moved)[:300] if moved else
+                f"epoch {n - 1}'s chosen policy is not the one it was made from" if POLICY in st.inputs else
+                "its inputs changed")
+
     def update_only_moved(self, n: int, plan=None) -> list[str]:
         """Each setting (`key old -> new`) in which this config differs from what epoch n's finished stages
         before the update were made with: what `rlaif update n` cannot take, all of them at once."""
@@ -229,7 +243,9 @@ class Runner(Lineage, RunLock):
                 raise RunError(f"`rlaif update` reruns only the update, but stage {st.name} of epoch {n} is not "
                                f"up to date for this config ({why}); run `rlaif epoch {n}` with these settings instead")
             if dry_run and (only is None or st.name == only):   # --only's missing input: the error below, as run
-                echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}")
+                why = self._remade_why(n, st, fp, d, stale, force)
+                echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}"
+                     + (f" (remakes the finished one: {why})" if why else ""))
                 continue
             self._check_policies(n, st, dirs)
             if only is not None and st.name != only:
@@ -240,14 +256,8 @@ class Runner(Lineage, RunLock):
                          "is out of date (its own inputs changed)")
                 raise RunError(f"--only {only}: its input stage {st.name} of epoch {n} {state}; "
                                f"run `rlaif epoch {n}` without --only")
-            why, old = "", read_manifest(d) if not st.variant else None
-            if stale:   # (a variant too: the update and the eval of rows made again)
-                why = f" (remade: its input {', '.join(stale)} was remade since it read it)"
-            elif old is not None:   # remade: say why
-                moved = made_otherwise(self.cfg, st, old)
-                why = (" (remade: --force)" if force and old.get("fingerprint") == fp else
-                       " (remade: a file of it was missing or corrupted)" if old.get("fingerprint") == fp else
-                       f" (remade: {', '.join(moved)[:300]})" if moved else " (remade: its inputs changed)")
+            why, old = self._remade_why(n, st, fp, d, stale, force), read_manifest(d) if not st.variant else None
+            why = f" (remade: {why})" if why else ""
             if old is not None and (old.get("fingerprint") != fp or stale) and not st.derived:
                 remade_rows = remade_rows or st.name   # the rows a promoted update was trained on are made anew
             echo(f"  {st.name:<8} running  {d.relative_to(self.run_dir)}{why}")
