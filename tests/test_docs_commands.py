@@ -180,10 +180,10 @@ def test_the_training_lines_with_config_after_the_command_parse_to_that_file():
 
 # -- rlaif compare-evals --confidence ----------------------------------------------------------
 def test_compare_evals_prints_the_confidence_level_it_is_given(tmp_path, monkeypatch, capsys):
-    """docs/measuring-learning.md `rlaif compare-evals runs/default@0 runs/default@4` with
+    """docs/measuring-learning.md `rlaif compare-evals 0 4` (this config's run: runs/default) with
     docs/reference/commands.md `[--confidence CONFIDENCE]` (the interval's confidence
     level, default 0.95): `--confidence 0.9` prints 90% intervals, narrower than the default's 95%."""
-    documented("docs/measuring-learning.md", "rlaif compare-evals runs/default@0 runs/default@4")
+    documented("docs/measuring-learning.md", "rlaif compare-evals 0 4  ")
     documented("docs/reference/commands.md", "usage: rlaif compare-evals [-h] [--confidence CONFIDENCE]")
     documented("docs/reference/commands.md", "interval's confidence level (default 0.95)")
     run = build_fake_run(tmp_path / "runs")
@@ -197,10 +197,10 @@ def test_compare_evals_prints_the_confidence_level_it_is_given(tmp_path, monkeyp
         lo, hi = re.search(r"\[([-+.\d]+), ([-+.\d]+)\]", row).groups()
         return float(lo), float(hi)
 
-    ninety = typed("rlaif compare-evals runs/default@0 runs/default@4 --confidence 0.9", capsys)
+    ninety = typed("rlaif compare-evals 0 4 --confidence 0.9", capsys)
     assert "90% t interval over problems" in ninety and "95%" not in ninety, ninety
     assert re.search(r"^pass@1 .* \(90%\) ", ninety, re.M), ninety
-    default = typed("rlaif compare-evals runs/default@0 runs/default@4", capsys)
+    default = typed("rlaif compare-evals runs/default@0 runs/default@4", capsys)   # RUN_DIR@N, the same evals
     assert "95% t interval over problems" in default and "(95%)" in default, default
     (lo9, hi9), (lo5, hi5) = pass1(ninety), pass1(default)
     assert lo5 < lo9 < hi9 < hi5, (ninety, default)
