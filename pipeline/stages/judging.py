@@ -177,7 +177,8 @@ def run_items(cfg: Config, cache: JudgeCache, api, items: list, desc: str, run_d
         said = (f" (of problem{'s' if len(which) > 1 else ''} {', '.join(map(str, which[:5]))}"
                 f"{f' and {len(which) - 5} more' if len(which) > 5 else ''})" if which else "")
         raise RunError(f"judge.mode=replay: {e.count} of {e.total} answers are not in the cache {cache.directory}{said}; "
-                       "run with judge.mode=live, import a teammate's cache (rlaif cache import FILE), "
+                       "judge them live (`rlaif epoch N` in place of `rlaif replay N`: judge.mode=live), "
+                       "import a teammate's cache (rlaif cache import FILE), "
                        "or set judge.skip_missing=true to skip and count them") from None
     finally:
         bar.close()
@@ -264,7 +265,8 @@ class Judging:
         if todo and self.cfg.judge.mode == "replay":
             if not self.cfg.judge.skip_missing:
                 raise RunError(f"judge.mode=replay: {len(todo)} of {len(items)} judgements are not in the cache "
-                               f"{cache_dir(self.cfg)}; run with judge.mode=live, import a teammate's cache "
+                               f"{cache_dir(self.cfg)}; judge them live (`rlaif epoch N` in place of `rlaif replay N`: "
+                               "judge.mode=live), import a teammate's cache "
                                "(rlaif cache import FILE), or set judge.skip_missing=true to skip and count them")
             self.skipped += len(todo)   # unscored, counted (judge/skipped), as the API judges' misses are
             return [Score.from_json(v) if v is not None else

@@ -43,7 +43,8 @@ def score_python(cfg: Config, items: list[tuple[Problem, str, bool]]) -> tuple[l
     missing = sum(s is None for s in scores)
     if missing and not jc.skip_missing:
         raise RunError(f"judge.mode=replay: {missing} of {len(items)} judgements are not in the cache {cache_dir(cfg)}; "
-                       "run with judge.mode=live, import a teammate's cache (rlaif cache import FILE), or set "
+                       "judge them live (`rlaif epoch N` in place of `rlaif replay N`: judge.mode=live), "
+                       "import a teammate's cache (rlaif cache import FILE), or set "
                        "judge.skip_missing=true to skip and count them")
     why = "skipped: not in the cache"
     return ([s if s is not None else Score(value=None, breakdown={"unanswered": why}, raw=why) for s in scores],
