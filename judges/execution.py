@@ -280,11 +280,23 @@ def run_tests(code: str, problem: Problem, settings: ExecutionSettings) -> RunRe
         m = outs.get(i)
         expected = json.loads(json.dumps(test["output"]))  # tuples -> lists, like the output's
         ok = bool(m and m.get("ok") is True and "out" in m and outputs_match(expected, m["out"]))
-        error = None if ok else _capped((m or {}).get("error")) or ("wrong answer" if m else _died(res))
+        error = None if ok else _capped((m or {}).get("error")) or (_wrong(problem.entry_point, test["input"], m.get(
+            "out"), expected) if m else _died(res))
         result.details.append({"i": i, "passed": ok, **({"error": error} if error else {})})
         result.passed += ok
         result.error = result.error or error
     return result
+
+
+def _wrong(entry_point: str, args: list, got: Any, expected: Any) -> str:
+    """'wrong answer: add(1, 2) gave -1, expected 3': the call, what it returned and what the test expects (JSON,
+    where 2 and 2.0 differ: outputs_match compares by value and type), each cut short."""
+    def short(v: Any) -> str:
+        text = json.dumps(v)
+        return text if len(text) <= 80 else text[:77] + "..."
+    call = f"{entry_point}({', '.join(short(a) for a in args)})"
+    return _capped(f"wrong answer: {call if len(call) <= 120 else call[:117] + '...'} gave {short(got)}, "
+                   f"expected {short(expected)}")
 
 
 def _capped(error: Any) -> str | None:

@@ -48,8 +48,10 @@ def test_correct_solution_scores_one_with_full_breakdown():
 def test_wrong_answer_loses_the_test_weight():
     s = JUDGE.score(ADD, fenced("def add(a, b):\n    return a - b"))
     assert s.breakdown["tests"] == 0 and s.breakdown["passed"] == 0
-    assert s.breakdown["error"] == "wrong answer"
+    assert s.breakdown["error"] == "wrong answer: add(1, 2) gave -1, expected 3"   # the first failing test, said
     assert s.value == pytest.approx(0.05 + 0.20 + 0.10)
+    floats = JUDGE.score(ADD, fenced("def add(a, b):\n    return float(a + b)"))   # compared by value and type
+    assert floats.breakdown["error"] == "wrong answer: add(1, 2) gave 3.0, expected 3"
     half = JUDGE.score(ADD, fenced("def add(a, b):\n    return a + b if a > 0 else 99"))
     assert half.breakdown["passed"] == 3 and half.value == pytest.approx(0.35 + 0.65 * 3 / 4)
 
