@@ -46,6 +46,7 @@ def test_merged_export_loads_with_transformers_alone_and_is_the_trained_policy(t
     said = capsys.readouterr().out
     chosen, m = r.chosen_update(1)
     assert f"exported epoch 1's policy {chosen.name} (merged, float32" in said
+    assert f"load it with AutoModelForCausalLM.from_pretrained({str(out)!r}), or `vllm serve {out}`" in said   # its path
     assert not (out / "adapter_config.json").exists() and (out / "model.safetensors").exists()
     modes = {f.name: f.stat().st_mode & 0o777 for f in out.iterdir()}
     assert len(set(modes.values())) == 1, modes     # the weights readable as every other file (umask's)
