@@ -61,8 +61,10 @@ def rows_jsonl(path: Path, raw: bytes | None = None) -> Iterator[tuple[int, Any]
         try:
             yield n, json.loads(text)
         except json.JSONDecodeError as e:
+            listed = (" The file opens a JSON list ('['): name it .json, which reads a list of problem objects, or "
+                      "write one object per line." if n == 1 and text.lstrip().startswith("[") else "")
             raise DataError(f"{path}, line {n}: invalid JSON ({_where(e)}); "
-                            f"fix or remove that line (one JSON object per line).") from None
+                            f"fix or remove that line (one JSON object per line).{listed}") from None
 
 
 def rows_json(path: Path) -> Iterator[tuple[int | str, Any]]:
@@ -71,15 +73,15 @@ def rows_json(path: Path) -> Iterator[tuple[int | str, Any]]:
     raw = _read_bytes(path)
     text = _decode(raw, path, 1)
     if not text.lstrip().startswith("["):  # datasets' "json" format is JSON Lines; accept both
-        if "\n" in text.strip():   # one object over several lines is no JSON Lines: say what it holds
-            try:
-                whole = json.loads(text)
-            except json.JSONDecodeError:
-                whole = None
-            if isinstance(whole, dict):   # (a problem itself has a prompt; a wrapper, a list of objects)
-                lists = [] if "prompt" in whole else [k for k, v in whole.items()
-                                                      if isinstance(v, list) and v and isinstance(v[0], dict)]
-                raise DataError(f"{path}: one JSON object over several lines" + (
+        try:   # one object over several lines is no JSON Lines, and one wrapping a list holds no problem: say so
+            whole = json.loads(text)
+        except json.JSONDecodeError:
+            whole = None
+        if isinstance(whole, dict):   # (a problem itself has a prompt; a wrapper, a list of objects)
+            lists = [] if "prompt" in whole else [k for k, v in whole.items()
+                                                  if isinstance(v, list) and v and isinstance(v[0], dict)]
+            if "\n" in text.strip() or (lists and not any(isinstance(v, str) for v in whole.values())):
+                raise DataError(f"{path}: one JSON object" + (" over several lines" if "\n" in text.strip() else "") + (
                     f", its problems perhaps under {', '.join(repr(k) for k in lists[:3])}" if lists else "")
                     + "; a .json file is a list of problem objects, or one problem object per line (JSON Lines): "
                     "write that list alone")

@@ -121,6 +121,13 @@ def test_a_json_file_holding_one_object_says_so(tmp_path):
         load_problems(path)
     path.write_text(json.dumps({**ROW, "id": "a"}) + "\n")   # one row of JSON Lines is still one
     assert [p.id for p in load_problems(path)] == ["a"]
+    path.write_text(json.dumps({"problems": [{**ROW, "id": "a"}]}))   # the wrapper on one line: said, not 'id missing'
+    with pytest.raises(DataError, match=r"one JSON object, its problems perhaps under 'problems'; a \.json file"):
+        load_problems(path)
+    lines = tmp_path / "list.jsonl"   # a pretty-printed list named .jsonl: the name to give it
+    lines.write_text(json.dumps([{**ROW, "id": "a"}], indent=2))
+    with pytest.raises(DataError, match=r"line 1: invalid JSON .* The file opens a JSON list \('\['\): name it \.json"):
+        load_problems(lines)
 
 
 def test_a_later_unscored_teacher_answer_keeps_the_known_score(tmp_path):
