@@ -183,6 +183,10 @@ def test_the_dry_run_says_what_data_the_run_reads(tmp_path, capsys, held):
     heldout = len(eval_problems(cfg))
     assert used == (f"  RL: 5 prompts an epoch from {len(kept)} problems; warm-start: {len(kept)} problems; "
                     f"eval: {heldout} problems (builtin:heldout)"), used
+    if held == "0":   # the eval's default source, the validation carve, holds nothing: said so, not eval.sources=[]
+        assert main(["epoch", "1", "--dry-run", *[o for o in over if not o.startswith("eval.sources")]]) == 0
+        assert "eval: none: data.validation_size=0 holds none of data.source's problems out, the ones it scores by " \
+            "default (data.validation_size=N, or eval.sources=[a held-out file], gives it problems)" in capsys.readouterr().out
 
 
 @pytest.mark.slow

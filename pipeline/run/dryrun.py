@@ -315,6 +315,8 @@ def data_lines(cfg) -> list[str]:
     evals = ", ".join(f"{scored[s]} problems ({s})" if scored[s] == every[s] else
                       f"{scored[s]} of {every[s]} problems ({s}, eval.max_problems={cfg.eval.max_problems})"
                       for s in every)
-    none = ("none (eval.sources=[])" if not cfg.eval.sources else
+    none = (("none: data.validation_size=0 holds none of data.source's problems out, the ones it scores by default "
+             "(data.validation_size=N, or eval.sources=[a held-out file], gives it problems)")
+            if not cfg.eval.sources and dc.validation_size == 0 else "none (eval.sources=[])" if not cfg.eval.sources else
             f"none (eval.sources=[{', '.join(cfg.eval.sources)}] holds no problem here)")
     return [first, second + "; eval: " + (evals or none)]
