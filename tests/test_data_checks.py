@@ -156,3 +156,20 @@ def test_an_eval_problem_with_its_prompt_worded_otherwise_is_still_refused_to_rl
     cfg = cfg.model_copy(update={"eval": cfg.eval.model_copy(update={"sources": [str(held)]})})
     with pytest.raises(RunError, match="copy.jsonl holds problem 'h0', which the eval scores"):
         rl_problems(cfg)
+
+
+def test_rows_marked_held_out_in_a_file_read_whole_are_said(tmp_path, caplog):
+    """A file whose rows carry split=heldout, named without a split: every row trains (as documented), and the
+    check before any work says so and what to write (it was silent)."""
+    path = tmp_path / "mine.jsonl"
+    path.write_text("".join(json.dumps({**ROW, "id": f"p{i}", **({"split": "heldout"} if i < 2 else {})}) + "\n"
+                            for i in range(6)))
+    with caplog.at_level("WARNING", logger="rlaif"):
+        check_data(load_config(None, [f"data.source={path}", f"run.dir={tmp_path / 'runs'}"]))
+    assert (f"{path}: 2 of its rows are marked split=heldout, but data.source names the file whole, so every row is "
+            f"a training problem; data.source={path}:train trains on the train rows alone") in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="rlaif"):   # named with its split: nothing to say
+        check_data(load_config(None, [f"data.source={path}:train", f"eval.sources=[{path}:heldout]",
+                                      f"run.dir={tmp_path / 'runs'}"]))
+    assert "marked split" not in caplog.text

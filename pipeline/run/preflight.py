@@ -4,6 +4,7 @@ epoch."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Callable
 
@@ -128,6 +129,15 @@ def check_data(cfg: Config) -> None:
                 source_problems(cfg, src)
             except DataError as e:
                 raise DataError(f"{key}: {e}") from None
+    src, split = file_split(cfg.data.source)
+    if split is None and Path(src).expanduser().is_file():   # rows marked held out, read whole: every one trains
+        marked = Counter(p.split for p in source_problems(cfg, src) if p.split != "train")
+        if marked:
+            import logging
+            logging.getLogger("rlaif").warning(
+                "%s: %s of its rows are marked split=%s, but data.source names the file whole, so every row is a "
+                "training problem; data.source=%s:train trains on the train rows alone (eval.sources=[%s:%s] scores "
+                "the others)", src, sum(marked.values()), "/".join(sorted(marked)), src, src, sorted(marked)[0])
     train = training_problems(cfg)
     # the same problem: its id and its prompt (two files may each number their ids from 0)
     scored = {(p.id, p.prompt): src for src, p in eval_problems(cfg, sample=False)}
