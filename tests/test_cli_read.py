@@ -98,6 +98,7 @@ def test_cache_import_adds_nothing_from_a_bad_file_and_export_writes_what_import
     bad.write_text(json.dumps({"key": "k1", "value": {"value": 1.0}}) + "\n" + json.dumps({"key": "k2", "value": 3}) + "\n")
     assert main(["cache", "import", str(bad), *over]) == 2
     assert "entry 'k2'" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()   # the refused import made no empty cache
     c = JudgeCache(tmp_path / "c")
     assert len(c) == 0   # the good first row was not added either
     c.set("k0", {"value": 0.0})

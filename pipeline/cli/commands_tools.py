@@ -151,6 +151,7 @@ def cmd_cache(cfg: Config, a) -> int:
         os.chmod(directory, 0o700)
         for f in directory.rglob("*"):
             os.chmod(f, 0o700 if f.is_dir() else 0o600)
+    made = a.what == "import" and not directory.exists()   # a refused import leaves no empty cache behind
     c = JudgeCache(directory)
     try:
         if a.what == "stats":
@@ -159,7 +160,14 @@ def cmd_cache(cfg: Config, a) -> int:
             n = c.export(Path(a.file).expanduser(), force=a.force)
             print(f"exported {n} judgements from {cache_dir(cfg)} to {a.file}")
         else:
-            added, present = c.import_(Path(a.file).expanduser())
+            try:
+                added, present = c.import_(Path(a.file).expanduser())
+            except BaseException:
+                if made:
+                    import shutil
+                    c.close()
+                    shutil.rmtree(directory, ignore_errors=True)
+                raise
             print(f"imported {added} judgements into {c.directory} ({present} were already there, kept as they were)")
     finally:
         c.close()
