@@ -127,12 +127,8 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     cache.close()
     assert rlaif("promote", "1", updates[0], *over) == 0
 
-    # an update-only rerun refuses to resample, naming every setting that differs at once (it named one a try)
-    assert rlaif("update", "1", *over, "sample.temperature=0.5", "data.prompts_per_epoch=1") == 2
-    err = capsys.readouterr().err
-    assert "`rlaif update 1` varies only the update, but epoch 1 was made with other settings than these (made " \
-        f"with -> now): data.prompts_per_epoch {cfg.data.prompts_per_epoch} -> 1, sample.temperature " \
-        f"{cfg.sample.temperature} -> 0.5" in err, err
+    assert rlaif("update", "1", *over, "sample.temperature=0.5") == 2   # an update-only rerun refuses to resample
+    assert "(made with -> now): sample.temperature" in (err := capsys.readouterr().err) and "-> 0.5" in err
 
     # epoch 2 samples from epoch 1's chosen policy
     assert rlaif("epoch", "2", *over) == 0
@@ -221,9 +217,8 @@ def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):
     # an update variant of epoch 1 becomes its chosen policy; epochs 2 and 3, trained from the one before, stay
     assert rlaif("update", "1", *over, "update.lr=5e-6") == 0
     assert "epochs 2-3 were trained from the policy chosen before: `rlaif epoch 4` keeps them" in capsys.readouterr().out
-    assert rlaif("epoch", "2", "--dry-run", *over) == 0   # epoch 2 asked for: its dry run says it replaces the finished one
-    assert ("sample   to run   epoch-002/sample (remakes the finished one: epoch 1's chosen policy is not the one it "
-            "was made from)") in capsys.readouterr().out
+    assert rlaif("epoch", "2", "--dry-run", *over) == 0   # epoch 2 asked for: it replaces the finished one, said
+    assert "(remakes the finished one: epoch 1's chosen policy is not the one it was made from)" in capsys.readouterr().out
     kept2 = manifests(r.epoch_dir(2))
     assert rlaif("epoch", "3", *over, "sample.num_samples=2") == 0
     out = capsys.readouterr().out
@@ -232,8 +227,6 @@ def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):
     # an update-only rerun of epoch 2 says why it cannot: epoch 2 was sampled from epoch 1's former choice
     assert rlaif("update", "2", *over, "update.lr=1e-5") == 2   # (its settings as it was made: the policy alone differs)
     assert "sampled from another policy than epoch 1's chosen one" in capsys.readouterr().err
-    assert rlaif("update", "2", *over, "sample.num_samples=2", "update.lr=1e-5") == 2   # a setting too: said first
-    assert "made with -> now): sample.num_samples 3 -> 2" in capsys.readouterr().err
 
 
 def test_run_lock_refuses_second_process(tiny_run):

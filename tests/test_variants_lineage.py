@@ -4,6 +4,7 @@ is another; warm-start keys make no RL variant; a sweep refuses a point given tw
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -65,6 +66,15 @@ def test_warm_start_keys_make_no_rl_update_variant(epoch1_config, key, grid):
         _sweep(epoch1_config, f"{key.partition('=')[0]}={grid}")
     assert len(r.update_variants(1)) == 1
     assert _update(epoch1_config, "update.lr=1e-3") == 0   # an RL key makes its variant (warm_start=false as it was)
+
+
+def test_an_update_on_an_epoch_made_otherwise_names_every_setting_at_once(epoch1_config):
+    """Each setting the epoch's stages were made with otherwise, in one error (it named one a try)."""
+    cfg = load_config(None, epoch1_config)
+    with pytest.raises(RunError, match=re.escape(
+            f"epoch 1 was made with other settings than these (made with -> now): data.prompts_per_epoch "
+            f"{cfg.data.prompts_per_epoch} -> 1, sample.temperature {cfg.sample.temperature} -> 0.5")):
+        _update(epoch1_config, "sample.temperature=0.5", "data.prompts_per_epoch=1", "update.lr=1e-3")
 
 
 def test_a_sweep_refuses_one_value_written_two_ways(epoch1_config):
