@@ -121,8 +121,11 @@ def check_mapping(mapping: dict[str, str] | None, source: str) -> None:
     for ours, theirs in mapping.items():
         if ours not in FIELDS:
             close = difflib.get_close_matches(str(ours), FIELDS, n=1)
-            raise DataError(f"{source}: the mapping names unknown field {ours!r}"
-                            f"{f' (did you mean {close[0]}?)' if close else ''}; map only "
+            flipped = {v: k for k, v in mapping.items() if k not in FIELDS and v in FIELDS}
+            said = (f" (did you mean {close[0]}?)" if close else f" (written the other way round? our field comes "
+                    f"first: {{{', '.join(f'{v}: {k}' for v, k in flipped.items())}}})" if flipped and theirs in FIELDS
+                    else "")
+            raise DataError(f"{source}: the mapping names unknown field {ours!r}{said}; map only "
                             f"{', '.join(FIELDS)} (our field -> source column).")
         if not isinstance(theirs, str):
             raise DataError(f"{source}: the mapping for {ours!r} must be a column name string, got {theirs!r}.")

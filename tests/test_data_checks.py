@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,14 @@ def test_rows_marked_held_out_in_a_file_read_whole_are_said(tmp_path, caplog):
         check_data(load_config(None, [f"data.source={path}:train", f"eval.sources=[{path}:heldout]",
                                       f"run.dir={tmp_path / 'runs'}"]))
     assert "marked split" not in caplog.text
+
+
+def test_a_mapping_written_the_other_way_round_is_said(tmp_path):
+    """data.mapping is our field -> your column; {question: prompt} (column first) said 'unknown field
+    question' alone."""
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps({"question": ROW["prompt"], "task_id": "a", "fn": "f", "tests": ROW["tests"]}) + "\n")
+    with pytest.raises(DataError, match=re.escape("(written the other way round? our field comes first: "
+                                                  "{prompt: question, id: task_id, entry_point: fn})")):
+        load_problems(path, {"question": "prompt", "task_id": "id", "fn": "entry_point"})
+    assert [p.id for p in load_problems(path, {"prompt": "question", "id": "task_id", "entry_point": "fn"})] == ["a"]
