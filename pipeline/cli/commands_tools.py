@@ -151,7 +151,7 @@ def cmd_cache(cfg: Config, a) -> int:
         os.chmod(directory, 0o700)
         for f in directory.rglob("*"):
             os.chmod(f, 0o700 if f.is_dir() else 0o600)
-    made = a.what == "import" and not directory.exists()   # a refused import leaves no empty cache behind
+    made, done = a.what == "import" and not directory.exists(), False   # a refused import leaves no cache behind
     c = JudgeCache(directory)
     try:
         if a.what == "stats":
@@ -160,19 +160,16 @@ def cmd_cache(cfg: Config, a) -> int:
             n = c.export(Path(a.file).expanduser(), force=a.force)
             print(f"exported {n} judgements from {cache_dir(cfg)} to {a.file}")
         else:
-            try:
-                added, present = c.import_(Path(a.file).expanduser())
-            except BaseException:
-                if made:
-                    import shutil
-                    c.close()
-                    shutil.rmtree(directory, ignore_errors=True)
-                raise
+            added, present = c.import_(Path(a.file).expanduser())
             print(f"imported {added} judgements into {c.directory} ({present} were already there, kept as they were)")
+        done = True
     finally:
         c.close()
         if scratch is not None:
             scratch.cleanup()
+        if made and not done:
+            import shutil
+            shutil.rmtree(directory, ignore_errors=True)
     return 0
 
 

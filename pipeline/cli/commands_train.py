@@ -38,17 +38,14 @@ def cmd_epoch(cfg: Config, a) -> int:
     from pipeline.run.preflight import check_data_files
     _, record_data_files = check_data_files(cfg, r.run_dir)
     if a.cmd in ("update", "replay") and a.n == 0:
-        raise RunError("epoch 0 is the supervised warm-start, which " + (
-            "has no RL update to rerun; its settings are update.sft_*: `rlaif epoch 0 update.sft_lr=...` makes "
-            "another warm-start" if a.cmd == "update" else
-            "calls no judge: there is nothing to replay (`rlaif epoch 0` runs it; `rlaif replay 1` replays epoch 1)"))
+        raise RunError(no_rl_update("rerun") if a.cmd == "update" else "epoch 0 is the supervised warm-start, which "
+                       "calls no judge: there is nothing to replay (`rlaif epoch 0` runs it; `rlaif replay 1` replays epoch 1)")
     if a.cmd == "epoch" and a.n == 0 and r.chosen_update(0) is None and not getattr(a, "force", False):
         if later := [n for n in r.epochs() if n > 0 and r.chosen_update(n) is not None]:
-            many = len(later) > 1
-            warn = (f"epochs {later[0]} to {later[-1]}" if many else f"epoch {later[0]}") + \
-                (" of this run sampled from the base model (no warm-start); once epoch 0 is made, epoch 1 samples "
-                 f"from it instead: {'those epochs are' if many else 'that epoch is'} no longer the run's line, and "
-                 f"`rlaif epoch {later[-1]}` would remake {'them' if many else 'it'}")
+            were, them = ("those epochs are", "them") if len(later) > 1 else ("that epoch is", "it")
+            warn = (f"epoch{f's {later[0]} to' if len(later) > 1 else ''} {later[-1]} of this run sampled from the base "
+                    f"model (no warm-start); once epoch 0 is made, epoch 1 samples from it instead: {were} no longer the "
+                    f"run's line, and `rlaif epoch {later[-1]}` would remake {them}")
             if not dry_run:
                 raise RunError(f"{warn}. `rlaif epoch 0 --force` makes it anyway; a warm-started run of its own "
                                "keeps this one as it is: run.name=<another name> update.warm_start=true")
@@ -72,8 +69,7 @@ def cmd_epoch(cfg: Config, a) -> int:
                        f"{max(done) if done else 1}`, or `rlaif epoch {a.n}` to run it live")
     ranks = f" on {dist.world_size()} processes" if dist.world_size() > 1 else ""
     single = a.cmd != "epoch" or a.n <= 1 or getattr(a, "only", None) is not None or getattr(a, "force", False)
-    # the first epoch to run starts from an adapter of another base model: said now (dry run too), not mid-epoch
-    first = a.n if single else next((m for m in range(1, a.n + 1) if r.chosen_update(m) is None), None)
+    first = a.n   # ... and starts from an adapter of another base model: said now (dry run too), not mid-epoch if single else next((m for m in range(1, a.n + 1) if r.chosen_update(m) is None), None)
     if first and (parent := r.chosen_update(first - 1)) is not None and (parent[0] / "adapter").is_dir():
         from pipeline.engines.model import check_adapter_base, resolve
         check_adapter_base(parent[0] / "adapter", resolve(cfg.student.model))
@@ -302,6 +298,11 @@ def warm_start_change(r, cfg: Config, n: int) -> list[str]:
     return [f"update.{k}={json.dumps(then.get(k))}" for k in WARM_START_KEYS if k in then and then[k] != now.get(k)]
 
 
+def no_rl_update(verb: str) -> str:
+    return (f"epoch 0 is the supervised warm-start, which has no RL update to {verb}; its settings are update.sft_*: "
+            "`rlaif epoch 0 update.sft_lr=...` makes another warm-start")
+
+
 def _ws_error(ws: list[str], n: int, typed: list[Config], rl: str) -> str:
     """The message for warm-start keys given to an RL update (ws: as warm_start_change gives them, with the
     values epoch n's update was made with; typed: the configs of the command, whose values are said)."""
@@ -323,8 +324,7 @@ def cmd_sweep(cfg: Config, a) -> int:
     if not a.grid:
         raise ConfigError("rlaif sweep needs at least one --grid update.KEY=V1,V2,...")
     if a.n == 0:
-        raise RunError("epoch 0 is the supervised warm-start, which has no RL update to sweep; its settings are "
-                       "update.sft_*: `rlaif epoch 0 update.sft_lr=...` makes another warm-start")
+        raise RunError(no_rl_update("sweep"))
     combos = sweep_grid(a.grid)
     configs, points = [], {}
     keys = [g.partition("=")[0] for g in a.grid]

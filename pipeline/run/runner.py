@@ -169,9 +169,9 @@ class Runner(Lineage, RunLock):
             dist.barrier()
             return results
 
-    def _remade_why(self, n: int, st, fp: str, d, stale: list[str], force: bool) -> str:
-        """Why stage st of epoch n is made again where it was made before ('' where it never was)."""
-        old = read_manifest(d) if not st.variant else None
+    def _remade_why(self, n: int, st, fp: str, old: dict | None, stale: list[str], force: bool) -> str:
+        """Why stage st of epoch n is made again where it was made before (old: its manifest then, None for a
+        variant; '' where it never was)."""
         if stale:   # (a variant too: the update and the eval of rows made again)
             return f"its input {', '.join(stale)} was remade since it read it"
         if old is None:
@@ -243,7 +243,7 @@ class Runner(Lineage, RunLock):
                 raise RunError(f"`rlaif update` reruns only the update, but stage {st.name} of epoch {n} is not "
                                f"up to date for this config ({why}); run `rlaif epoch {n}` with these settings instead")
             if dry_run and (only is None or st.name == only):   # --only's missing input: the error below, as run
-                why = self._remade_why(n, st, fp, d, stale, force)
+                why = self._remade_why(n, st, fp, read_manifest(d) if not st.variant else None, stale, force)
                 echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}"
                      + (f" (remakes the finished one: {why})" if why else ""))
                 continue
@@ -256,8 +256,8 @@ class Runner(Lineage, RunLock):
                          "is out of date (its own inputs changed)")
                 raise RunError(f"--only {only}: its input stage {st.name} of epoch {n} {state}; "
                                f"run `rlaif epoch {n}` without --only")
-            why, old = self._remade_why(n, st, fp, d, stale, force), read_manifest(d) if not st.variant else None
-            why = f" (remade: {why})" if why else ""
+            old = read_manifest(d) if not st.variant else None
+            why = f" (remade: {why})" if (why := self._remade_why(n, st, fp, old, stale, force)) else ""
             if old is not None and (old.get("fingerprint") != fp or stale) and not st.derived:
                 remade_rows = remade_rows or st.name   # the rows a promoted update was trained on are made anew
             echo(f"  {st.name:<8} running  {d.relative_to(self.run_dir)}{why}")
