@@ -92,6 +92,10 @@ METRICS: dict[str, Metric] = {
     "eval/samples": Metric("answers per held-out problem (eval.num_samples)", "", "eval"),
     "eval/unscored": Metric("held-out answers the judge could not score (a sandbox or judge fault): counted as failed "
                             "in eval/score and eval/pass@*; `rlaif eval N --force` judges them again", "lower", "eval"),
+    "eval/reference_failures": Metric("held-out problems whose reference answer (the data's `reference` field) fails their "
+                                      "own tests (a warning names them): a wrong test or reference, which every policy "
+                                      "fails too; over the problems with a reference, absent when none has; 0 is the "
+                                      "only healthy value", "lower", "eval"),
     "curriculum/easy": Metric("chosen prompts in the easy difficulty bucket", "", "prompts"),
     "curriculum/medium": Metric("chosen prompts in the medium bucket", "", "prompts"),
     "curriculum/hard": Metric("chosen prompts in the hard bucket", "", "prompts"),

@@ -311,12 +311,29 @@ def data_lines(cfg) -> list[str]:
     if cfg.update.warm_start:
         second += f"; warm-start: {len(kept) + len(ws)} problems" + (f" ({len(ws)} from data.warm_start_sources)"
                                                                      if ws else "")
-    scored, every = Counter(s for s, _ in eval_problems(cfg)), Counter(s for s, _ in eval_problems(cfg, sample=False))
-    evals = ", ".join(f"{scored[s]} problems ({s})" if scored[s] == every[s] else
+    probs = eval_problems(cfg)
+    scored, every = Counter(s for s, _ in probs), Counter(s for s, _ in eval_problems(cfg, sample=False))
+    evals = ", ".join(f"{scored[s]} problem{'s' * (scored[s] != 1)} ({s})" if scored[s] == every[s] else
                       f"{scored[s]} of {every[s]} problems ({s}, eval.max_problems={cfg.eval.max_problems})"
-                      for s in every)
+                      for s in every) + _references(cfg, probs)
     none = (("none: data.validation_size=0 holds none of data.source's problems out, the ones it scores by default "
              "(data.validation_size=N, or eval.sources=[a held-out file], gives it problems)")
             if not cfg.eval.sources and dc.validation_size == 0 else "none (eval.sources=[])" if not cfg.eval.sources else
             f"none (eval.sources=[{', '.join(cfg.eval.sources)}] holds no problem here)")
     return [first, second + "; eval: " + (evals or none)]
+
+
+def _references(cfg, probs: list) -> str:
+    """The eval's problems from your own data with a reference: each judged against its own tests, as the eval
+    stage will (a failure caps pass@1 there; warned), straight from the judge, writing nothing. The shipped
+    sets' references are proven by the tests of this package, and are not run here."""
+    from data.loaders import FIXED
+    from pipeline.stages.eval import reference_checks, say_reference_failures
+    own = [(s, p) for s, p in probs if s not in FIXED and not (s == "validation" and cfg.data.source in FIXED)]
+    checked = reference_checks(cfg, [p for _, p in own], cached=False)
+    known = sum(ok is not None for ok, _ in checked)
+    if not known:
+        return ""
+    wrong = say_reference_failures(own, checked)
+    return (f" ({wrong} of {known} references fail their own tests: see the warning)" if wrong else
+            f" ({'its one reference passes its' if known == 1 else f'all {known} references pass their'} own tests)")

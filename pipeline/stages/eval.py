@@ -15,16 +15,20 @@ two evals differ beyond noise (pipeline/metrics/significance.py).
 from __future__ import annotations
 
 import logging
+import os
 import statistics
+from concurrent.futures import ThreadPoolExecutor
 
 import torch
+from tqdm import tqdm
 
 from pipeline.store import dist
 from pipeline.config.schema import Config
 from pipeline.engines.hf import (batch_size, cache_kwargs, chat_prompt, check_prompts, context_length, generate,
                                 greedy, reference_greedy, template_prefix)
 from pipeline.engines.forward import collate, to_device, token_logprobs
-from pipeline.stages.judging import PARTS, Judging, as_answer, execution_parts, full_credit_shares
+from pipeline.stages.judging import (PARTS, Judging, as_answer, execution_parts, execution_settings, full_credit_shares,
+                                     ocaml_settings)
 from pipeline.engines.model import load_tokenizer, student_model
 from pipeline.stages.problems import eval_problems
 from pipeline.engines.sampling_weights import sampling_model
@@ -141,8 +145,9 @@ def run(ctx: Ctx) -> None:
         scores = j.score_all(items, desc="eval judge")
     finally:
         j.cache.close()
+    checked = reference_checks(cfg, [p for _, p in probs])
     rows, at = [], 0
-    for (src, p), (answers, ref_nll) in zip(probs, parts):
+    for (src, p), (answers, ref_nll), (ref_ok, _) in zip(probs, parts, checked):
         mine_scores, at = scores[at: at + len(answers)], at + len(answers)
         passed = [bool((s.breakdown or {}).get("total")) and s.breakdown.get("passed") == s.breakdown.get("total")
                   for s in mine_scores]
@@ -150,11 +155,15 @@ def run(ctx: Ctx) -> None:
         rows.append({"source": src, "problem_id": p.id, "n": len(answers), "correct": sum(passed),
                      "pass@1": sum(passed) / len(answers), "score": statistics.fmean(v or 0.0 for v in values),
                      "ref_nll": ref_nll, "texts": [t for t, _ in answers], "finish_reasons": [r for _, r in answers],
-                     "values": values, "passed": passed, **part_shares(p.language, mine_scores)})
+                     "values": values, "passed": passed, "reference_passed": ref_ok,
+                     **part_shares(p.language, mine_scores)})
     rows = every_part(rows)
     save_table(rows, ctx.out)
     ctx.rows = len(rows)
     ctx.figures = figures(rows, cfg.eval.sources)
+    wrong = say_reference_failures(probs, checked)
+    if any(ok is not None for ok, _ in checked):
+        ctx.figures["eval/reference_failures"] = wrong
     unscored = [r["problem_id"] for r in rows for v in r["values"] if v is None]
     if unscored:   # each counts as a failed answer (score 0) in the figures: said, and counted in eval/unscored
         first = next(s for s in scores if s.value is None)
@@ -163,6 +172,53 @@ def run(ctx: Ctx) -> None:
                     "judges them again", len(unscored), len(items), unscored[0],
                     str((first.breakdown or {}).get("error") or first.raw or "no reason given")[:200], ctx.epoch,
                     " --warm-start" if ctx.epoch == 0 and ctx.inputs.get("update") is not None else "")
+
+
+def reference_checks(cfg: Config, problems: list, cached: bool = True) -> list[tuple[bool | None, str | None]]:
+    """(passes, the first failure) of each problem's reference answer against its own tests: a wrong test,
+    or a wrong reference, caps pass@1 on that problem without a word otherwise. Through the judge cache
+    (once per problem, then free), or with `cached=False` straight from the judges, writing nothing (the
+    dry run). (None, None) for a problem without a reference or tests, and under judge.mode=replay for a
+    reference not in the cache."""
+    out: list[tuple[bool | None, str | None]] = [(None, None)] * len(problems)
+    idx = [i for i, p in enumerate(problems) if p.reference and (p.tests or p.test_code)]
+    items = [(problems[i], as_answer(problems[i].reference, problems[i].language), False) for i in idx]
+    if not items:
+        return out
+    if cached:
+        if cfg.judge.mode == "replay":
+            cfg = cfg.model_copy(update={"judge": cfg.judge.model_copy(update={"skip_missing": True})})
+        j = Judging(cfg)
+        try:
+            scores = j.score_all(items, desc="eval references")
+        finally:
+            j.cache.close()
+    else:
+        from judges.execution import ExecutionJudge
+        from judges.ocaml import OcamlJudge
+        judges = {"python": ExecutionJudge(execution_settings(cfg)), "ocaml": OcamlJudge(ocaml_settings(cfg))}
+        with ThreadPoolExecutor(max_workers=cfg.judge.workers or os.cpu_count() or 1) as pool:
+            scores = list(tqdm(pool.map(lambda it: judges[it[0].language].score(*it), items), total=len(items),
+                               desc="checking references", unit="ref", dynamic_ncols=True, leave=False))
+    for i, s in zip(idx, scores):
+        bd = s.breakdown or {}
+        if s.value is None or not bd.get("total"):
+            continue                        # not judged (a judge fault, or skipped in a replay): unknown
+        ok = bd.get("passed") == bd.get("total")
+        out[i] = (ok, None if ok else str(bd.get("error") or f"{bd.get('passed')} of {bd.get('total')} tests passed")[:160])
+    return out
+
+
+def say_reference_failures(probs: list[tuple[str, object]], checked: list[tuple[bool | None, str | None]]) -> int:
+    """Warn of the (source, problem)s whose reference fails its own tests (reference_checks); their count."""
+    wrong = [f"{src}:{p.id}: {why}" for (src, p), (ok, why) in zip(probs, checked) if ok is False]
+    if wrong:   # the test (or the reference) is wrong: an answer like the reference fails, pass@1 capped there
+        log.warning("eval: %d of the %d reference answers of the eval's problems fail their own tests (%s%s): an "
+                    "answer that does what the reference does fails them too, and eval/pass@1 counts it as failed; "
+                    "fix the tests or the reference (`rlaif judge --problem ID --completion FILE` shows the breakdown)",
+                    len(wrong), sum(ok is not None for ok, _ in checked), "; ".join(wrong[:3]),
+                    "; ..." if len(wrong) > 3 else "")
+    return len(wrong)
 
 
 def part_shares(language: str, scores) -> dict[str, float]:
