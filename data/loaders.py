@@ -6,6 +6,7 @@
     load_source("my/problems.jsonl", {"id": "task_id"})     # a local .jsonl/.json/.parquet
     load_source("my/problems.jsonl:heldout")  # its rows whose `split` is heldout
     load_source("hf:org/name:test", {"id": "task_id"})      # a Hub dataset (needs network)
+    load_source("saved/dir:test")            # a folder written by datasets' save_to_disk (a DatasetDict's split)
     load_source("ocaml:train")               # the shipped OCaml set (data/problems/ocaml.jsonl)
     load_source("bank:heldout")              # the problem bank (data/problems/bank.jsonl), one split
     load_source("bank:tune")                 # the bank's tuning split: no split-named source trains on it
@@ -39,8 +40,9 @@ OCAML = Path(__file__).with_name("problems") / "ocaml.jsonl"
 BANK = Path(__file__).with_name("problems") / "bank.jsonl"
 SOURCES_HELP = ('"builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", '
                 '"bank", "bank:train", "bank:heldout", "bank:tune", '
-                '"humaneval", "hf:<name>[:split]" or a path to a .jsonl, .jsonl.gz, .json or .parquet file '
-                '(path:train, path:heldout or path:tune: its rows of that split)')
+                '"humaneval", "hf:<name>[:split]", a path to a .jsonl, .jsonl.gz, .json or .parquet file '
+                '(path:train, path:heldout or path:tune: its rows of that split) or a folder saved by datasets\' '
+                'save_to_disk (folder:split for a DatasetDict)')
 SET_SPLITS = {"builtin": ("train", "heldout"), "ocaml": ("train", "heldout"), "bank": ("train", "heldout", "tune")}
 """The splits each shipped set has (only the bank has a tune split)."""
 FIXED = ("builtin", "builtin:train", "builtin:heldout", "ocaml", "ocaml:train", "ocaml:heldout", "bank", "bank:train",
@@ -74,19 +76,75 @@ def load_source(spec: str, mapping: dict[str, str] | None = None, language: str 
             raise DataError(f"data source {spec!r} names no dataset; write hf:<name>[:split], "
                             f"e.g. hf:openai/openai_humaneval:test.")
         return load_hub(name, split or "train", mapping, language)
+    saved = saved_dataset(spec)
+    if saved:
+        return load_saved(*saved, mapping, language)
     if Path(spec).expanduser().exists():
         return load_problems(spec, mapping, language)
     path, split = file_split(spec)
     if split:
-        rows = load_problems(path, mapping, language)
-        kept = [p for p in rows if p.split == split]
-        if rows and not kept:
-            have = ", ".join(f"{s} ({n})" for s, n in sorted(Counter(p.split for p in rows).items()))
-            raise DataError(f"{spec}: no row of {path} has split {split!r} (its rows' splits: {have}; a row "
-                            f"without a split field is train); give each row a split field, or name the file "
-                            f"without :{split}")
-        return kept
+        return of_split(load_problems(path, mapping, language), split, spec, path)
     raise DataError(f"unknown data source {spec!r} (no such file either); use {SOURCES_HELP}.")
+
+
+def of_split(rows: list[Problem], split: str, spec: str, path) -> list[Problem]:
+    """The rows whose `split` field is `split` (a row without one is train); none of them is an error."""
+    kept = [p for p in rows if p.split == split]
+    if rows and not kept:
+        have = ", ".join(f"{s} ({n})" for s, n in sorted(Counter(p.split for p in rows).items()))
+        raise DataError(f"{spec}: no row of {path} has split {split!r} (its rows' splits: {have}; a row "
+                        f"without a split field is train); give each row a split field, or name the file "
+                        f"without :{split}")
+    return kept
+
+
+def saved_dataset(spec: str) -> tuple[Path, str | None] | None:
+    """(folder, what follows its colon) when `spec` names a folder written by datasets' `save_to_disk`
+    (a Dataset: state.json; a DatasetDict: dataset_dict.json), as it stands or with a :split; else None."""
+    def saved(p: Path) -> bool:
+        return p.is_dir() and ((p / "state.json").is_file() or (p / "dataset_dict.json").is_file())
+    if saved(Path(spec).expanduser()):
+        return Path(spec).expanduser(), None
+    head, sep, tail = spec.rpartition(":")
+    return (Path(head).expanduser(), tail) if sep and head and saved(Path(head).expanduser()) else None
+
+
+def load_saved(path: Path, split: str | None, mapping: dict[str, str] | None = None,
+               language: str | None = None) -> list[Problem]:
+    """A folder written by datasets' `save_to_disk`. A DatasetDict's split is named after the colon (one split
+    alone needs no name); a Dataset's `:train`, `:heldout` or `:tune` takes its rows of that split field, as a
+    file's does."""
+    import datasets
+    check_mapping(mapping, str(path))
+    try:
+        saved = datasets.load_from_disk(str(path))
+    except Exception as e:  # datasets raises many kinds for a damaged folder
+        raise DataError(f"{path}: a folder saved by datasets' save_to_disk that does not load "
+                        f"({str(e).splitlines()[0] if str(e) else type(e).__name__}); save it again") from None
+    source, by_field = str(path), None
+    if isinstance(saved, datasets.DatasetDict):
+        names = list(saved)
+        if split is None and len(names) == 1:
+            split = names[0]
+        if split not in saved:
+            raise DataError(f"{path}{':' + split if split else ''}: " + (f"no split {split!r} in " if split else "")
+                            + f"this DatasetDict (saved by datasets' save_to_disk); its splits: {', '.join(names)}: "
+                            f"name one after a colon, {', '.join(f'{path}:{n}' for n in names[:3])}")
+        saved, source = saved[split], f"{path}:{split}"
+    elif split is not None:
+        if split not in SPLITS:
+            raise DataError(f"{path}:{split}: this folder holds one Dataset (saved by datasets' save_to_disk), no "
+                            f"named splits; {', '.join(f'{path}:{s}' for s in SPLITS)} take its rows of that split "
+                            f"field, {path} all of them")
+        by_field = split
+    problems, places, columns = [], [], set()
+    for n, row in enumerate(saved, start=1):
+        columns |= set(row) if isinstance(row, dict) else set()
+        problems.append(to_problem(row, source, f"row {n}", mapping, language))
+        places.append(f"row {n}")
+    check_mapped_columns(mapping, columns, source)
+    problems = unique(problems, places, source)
+    return of_split(problems, by_field, f"{path}:{by_field}", path) if by_field else problems
 
 
 def file_split(spec: str) -> tuple[str, str | None]:
@@ -121,17 +179,20 @@ def check_source(spec: str, key: str = "data.source") -> None:
     if spec.startswith("humaneval:"):
         raise DataError(f"{key}={spec}: humaneval has no splits (its 164 problems are all a test set); write "
                         f"{key}=humaneval")
-    if spec in FIXED or spec.startswith("hf:"):
+    if spec in FIXED or spec.startswith("hf:") or saved_dataset(spec):
         return
     try:
         name = file_split(spec)[0]
     except DataError as e:
         raise DataError(f"{key}: {e}") from None
     path = Path(name).expanduser()
-    if path.is_dir():
-        files = sorted(p.name for p in path.iterdir() if p.name.endswith((".jsonl", ".jsonl.gz", ".json", ".parquet")))
+    if path.is_dir():   # (a Hub snapshot keeps its files in data/: looked for below it too)
+        files = sorted(str(p.relative_to(path)) for depth in ("*", "*/*", "*/*/*") for p in path.glob(depth)
+                       if p.name.endswith((".jsonl", ".jsonl.gz", ".json", ".parquet")) and p.is_file())
         raise DataError(f"{key}={spec}: is a directory; point {key} at one .jsonl, .jsonl.gz, .json or .parquet file"
-                        + (f" in it ({', '.join(files[:5])}{', ...' if len(files) > 5 else ''})" if files else ""))
+                        + (f" in it ({', '.join(files[:5])}{', ...' if len(files) > 5 else ''})" if files else "")
+                        + " (a folder is read when datasets' save_to_disk wrote it: this one has no state.json or "
+                          "dataset_dict.json)")
     if not path.is_file():
         where = (f" (looked for {path.absolute()}: a relative path, in a config file as on the command line, is "
                  f"read from the working directory, not from the config file's folder)"

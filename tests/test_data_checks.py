@@ -185,3 +185,13 @@ def test_a_mapping_written_the_other_way_round_is_said(tmp_path):
                                                   "{prompt: question, id: task_id, entry_point: fn})")):
         load_problems(path, {"question": "prompt", "task_id": "id", "fn": "entry_point"})
     assert [p.id for p in load_problems(path, {"prompt": "question", "id": "task_id", "entry_point": "fn"})] == ["a"]
+
+
+def test_a_row_with_both_tests_and_test_code_is_said_once(tmp_path, caplog):
+    check = "def check(candidate):\n    assert candidate(1) == 2\n"
+    rows = [{**ROW, "id": f"r{i}", **({"test_code": check} if i < 2 else {})} for i in range(12)]
+    src = jsonl(tmp_path / "both.jsonl", rows)
+    with caplog.at_level("WARNING", logger="rlaif"):
+        check_data(load_config(None, [f"run.dir={tmp_path}/runs", f"data.source={src}"]))
+    said = [r.getMessage() for r in caplog.records if "both `tests` and `test_code`" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("2 problems have both `tests` and `test_code` (r0, r1)")

@@ -10,7 +10,7 @@ from pipeline.config.base import RUNTIME, Section
 
 
 class DataConfig(Section):
-    source: str = Field("builtin:train", description="Training problems: builtin[:train|heldout] (147 problems), bank[:train|heldout|tune] (the larger problem bank, data/problems/bank.jsonl; tune: its problems to tune a recipe on, which bank:train does not hold), ocaml[:train|heldout], humaneval, a .jsonl, .jsonl.gz, .json or .parquet path (path:train, path:heldout or path:tune: its rows whose split field says so; a bare path reads every row), or hf:<name>[:split].")
+    source: str = Field("builtin:train", description="Training problems: builtin[:train|heldout] (147 problems), bank[:train|heldout|tune] (the larger problem bank, data/problems/bank.jsonl; tune: its problems to tune a recipe on, which bank:train does not hold), ocaml[:train|heldout], humaneval, a .jsonl, .jsonl.gz, .json or .parquet path (path:train, path:heldout or path:tune: its rows whose split field says so; a bare path reads every row), a folder written by datasets' save_to_disk (folder:split names a DatasetDict's split), or hf:<name>[:split].")
     mapping: dict[str, str] = Field(default_factory=dict, description="Field mapping for foreign data: our field -> source column (e.g. {prompt: question}; OCaml Hub sets: {prompt: problem, test_code: tests, reference: solution}).")
     language: Literal["python", "ocaml"] = Field("python", description="Language of problems whose rows do not name one (a row's own `language` field wins); picks the execution judge.")
     prompts_per_epoch: int = Field(8, ge=1, description="Prompts drawn for each epoch.")

@@ -170,6 +170,14 @@ def check_data(cfg: Config) -> None:
                        "or hf), or set update.warm_start=false")
     check_early_stop(cfg)
     check_scorable(cfg, rl)
+    both = list(dict.fromkeys(p.id for p in [*rl, *warm, *(p for _, p in eval_problems(cfg, sample=False))]
+                              if p.tests and p.test_code))
+    if both:   # judges/execution.run_tests runs one of the two
+        import logging
+        logging.getLogger("rlaif").warning(
+            "%d problems have both `tests` and `test_code` (%s%s): the execution judge runs their `tests` alone and "
+            "never their test_code; drop one of the two (or move the test_code's cases into tests)",
+            len(both), ", ".join(both[:3]), ", ..." if len(both) > 3 else "")
     from pipeline.stages.judging import components
     if "python" in components(cfg):   # a reward function's required columns, in the rows RL will judge
         from judges.python_reward import RewardFunctionError
@@ -297,14 +305,20 @@ def check_data_files(cfg: Config, run_dir: Path) -> tuple[list[str], Callable[[]
     import hashlib
     import json
     import logging
-    from data.loaders import file_split
+    from data.loaders import file_split, saved_dataset
     from pipeline.store.artifacts import write_json
     files: dict[str, tuple[str, str]] = {}
     for key, sources in (("data.source", [cfg.data.source]), ("data.warm_start_sources", cfg.data.warm_start_sources),
                          ("data.rl_sources", cfg.data.rl_sources), ("eval.sources", cfg.eval.sources)):
         for src in sources or []:
-            path = Path(file_split(src)[0]).expanduser()
-            if path.is_file():
+            saved = saved_dataset(src)   # a save_to_disk folder: its files' names and bytes
+            path = saved[0] if saved else Path(file_split(src)[0]).expanduser()
+            if saved:
+                h = hashlib.sha256()
+                for f in sorted(p for p in path.rglob("*") if p.is_file()):
+                    h.update(str(f.relative_to(path)).encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
+                files.setdefault(str(path.resolve()), (key, h.hexdigest()))
+            elif path.is_file():
                 files.setdefault(str(path.resolve()), (key, hashlib.sha256(path.read_bytes()).hexdigest()))
     record_path = run_dir / DATA_FILES
     try:
