@@ -52,6 +52,9 @@ def test_wrong_answer_loses_the_test_weight():
     assert s.value == pytest.approx(0.05 + 0.20 + 0.10)
     floats = JUDGE.score(ADD, fenced("def add(a, b):\n    return float(a + b)"))   # compared by value and type
     assert floats.breakdown["error"] == "wrong answer: add(1, 2) gave 3.0, expected 3"
+    a_set = JUDGE.score(ADD, fenced("def add(a, b):\n    return {a + b}"))    # a set: not JSON, said so
+    assert a_set.breakdown["passed"] == 0 and a_set.breakdown["error"].startswith(
+        "returned a set, not a JSON value the test can compare (a list, dict, str, number, bool or None): TypeError")
     half = JUDGE.score(ADD, fenced("def add(a, b):\n    return a + b if a > 0 else 99"))
     assert half.breakdown["passed"] == 3 and half.value == pytest.approx(0.35 + 0.65 * 3 / 4)
 

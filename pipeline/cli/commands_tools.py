@@ -93,6 +93,12 @@ def cmd_judge(cfg: Config, a) -> int:
     with transient_bars():   # one answer: its bar clears, the JSON stands alone
         score, hit = judge_one(cfg, problem, completion, a.truncated)
     print(json.dumps({"problem": a.problem, "judge": cfg.judge.kind, **score.to_json(), "cache_hit": hit}, indent=2))
+    bd = score.breakdown or {}
+    if bd.get("structure") == 0.0 and bd.get("error") != "no code found" and problem.language == "python":
+        print("note: the code has no closed ```python fence around it, so the structure part scored 0 (judge.execution."
+              f"structure_weight={cfg.judge.execution.structure_weight:g}); the student is asked to answer in one, and "
+              "a reference is judged wrapped in one: put the file's code between ```python and ``` to score it so",
+              file=sys.stderr)
     return 0
 
 
