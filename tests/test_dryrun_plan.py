@@ -181,7 +181,8 @@ def test_the_dry_run_says_what_data_the_run_reads(tmp_path, capsys, held):
     assert bool(val) == (held == "auto")
     used = out.splitlines()[out.splitlines().index(data) + 1]
     heldout = len(eval_problems(cfg))
-    assert used == (f"  RL: 5 prompts an epoch from {len(kept)} problems; warm-start: {len(kept)} problems; "
+    assert used == (f"  RL: 5 prompts an epoch from {len(kept)} problems; warm-start: {len(kept)} problems "
+                    f"(training references: all {len(kept)} pass their own tests); "
                     f"eval: {heldout} problems (builtin:heldout)"), used
     if held == "0":   # the eval's default source, the validation carve, holds nothing: said so, not eval.sources=[]
         assert main(["epoch", "1", "--dry-run", *[o for o in over if not o.startswith("eval.sources")]]) == 0

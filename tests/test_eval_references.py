@@ -53,3 +53,23 @@ def test_the_dry_run_checks_your_eval_references_and_writes_nothing(tiny_config,
     # the shipped sets' references are proven by this package's tests: not run at every dry run
     assert main(["epoch", "1", "--dry-run", *tiny_config, "eval.sources=[builtin:heldout]"]) == 0
     assert "references" not in capsys.readouterr().out.split("eval:")[1].split("\n")[0]
+
+
+def test_the_dry_run_checks_your_training_references(tiny_config, tmp_path, caplog, capsys):
+    from pipeline.cli.main import main
+    rows = [{"id": f"t{i}", "prompt": f"Write `def f{i}(x)` returning x + {i}.", "entry_point": f"f{i}",
+             "tests": [{"input": [1], "output": 1 + i}], "reference": f"def f{i}(x):\n    return x + {i}\n"}
+            for i in range(10)]
+    rows[3]["reference"] = "def f3(x):\n    return x - 3\n"
+    src = tmp_path / "train.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert main(["epoch", "1", "--dry-run", *tiny_config, f"data.source={src}", "data.validation_size=0",
+                     "eval.sources=[]"]) == 0
+    assert "(training references: 1 of 10 fail their own tests: see the warning)" in capsys.readouterr().out
+    assert "1 of 10 training references fail their own tests (t3: wrong answer: f3(1) gave -2, expected 4)" in caplog.text
+    rows[3]["reference"] = "def f3(x):\n    return x + 3\n"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["epoch", "1", "--dry-run", *tiny_config, f"data.source={src}", "data.validation_size=0",
+                 "eval.sources=[]"]) == 0
+    assert "(training references: all 10 pass their own tests)" in capsys.readouterr().out

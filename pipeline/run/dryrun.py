@@ -311,6 +311,9 @@ def data_lines(cfg) -> list[str]:
     if cfg.update.warm_start:
         second += f"; warm-start: {len(kept) + len(ws)} problems" + (f" ({len(ws)} from data.warm_start_sources)"
                                                                      if ws else "")
+    from data.loaders import FIXED
+    if cfg.teacher.kind == "reference" and dc.source not in FIXED:
+        second += _training_references(cfg, kept)
     probs = eval_problems(cfg)
     scored, every = Counter(s for s, _ in probs), Counter(s for s, _ in eval_problems(cfg, sample=False))
     evals = ", ".join(f"{scored[s]} problem{'s' * (scored[s] != 1)} ({s})" if scored[s] == every[s] else
@@ -337,3 +340,31 @@ def _references(cfg, probs: list) -> str:
     wrong = say_reference_failures(own, checked)
     return (f" ({wrong} of {known} references fail their own tests: see the warning)" if wrong else
             f" ({'its one reference passes its' if known == 1 else f'all {known} references pass their'} own tests)")
+
+
+CHECKED = 1000
+"""The most of data.source's training references the dry run runs against their tests (a fixed draw beyond)."""
+
+
+def _training_references(cfg, kept: list) -> str:
+    """With teacher.kind=reference, data.source's training references (your own file's; at most CHECKED of them,
+    a fixed draw) against their own tests: the warm-start learns a wrong one and the ratio reward divides by its
+    score. Writing nothing; warned, and said on the line."""
+    import logging
+    import random
+    from pipeline.stages.eval import reference_checks
+    some = kept if len(kept) <= CHECKED else random.Random(0).sample(kept, CHECKED)
+    checked = reference_checks(cfg, some, cached=False)
+    known = sum(ok is not None for ok, _ in checked)
+    wrong = [f"{p.id}: {why}" for p, (ok, why) in zip(some, checked) if ok is False]
+    if wrong:
+        logging.getLogger("rlaif").warning(
+            "data.source=%s: %d of %d training references fail their own tests (%s%s): the warm-start learns them as "
+            "they are, and the ratio reward divides the student's score by theirs; fix the tests or the reference "
+            "(`rlaif judge --problem ID --completion FILE` shows the breakdown)", cfg.data.source, len(wrong), known,
+            "; ".join(wrong[:3]), "; ..." if len(wrong) > 3 else "")
+    if not known:
+        return ""
+    of = f" of {known} checked (a fixed draw of the {len(kept)})" if len(some) < len(kept) else f" of {known}"
+    return (f" (training references: {len(wrong)}{of} fail their own tests: see the warning)" if wrong else
+            f" (training references: all {known}{' checked' if len(some) < len(kept) else ''} pass their own tests)")
