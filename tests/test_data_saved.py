@@ -73,3 +73,13 @@ def test_the_dry_run_and_the_data_files_record_read_a_saved_folder(tiny_config, 
                           "test": datasets.Dataset.from_list(ROWS[8:])}).save_to_disk(str(folder))
     warned, _ = check_data_files(cfg, run)
     assert len(warned) == 1 and warned[0].startswith(f"data.source: {folder.resolve()} changed since this run last read it")
+
+
+def test_a_saved_dataset_named_whole_with_marked_rows_is_warned(tmp_path, caplog):
+    from pipeline.config.file import load_config
+    from pipeline.run.preflight import check_data
+    folder = tmp_path / "ds"
+    datasets.Dataset.from_list(ROWS).save_to_disk(str(folder))
+    with caplog.at_level("WARNING", logger="rlaif"):
+        check_data(load_config(None, [f"run.dir={tmp_path}/runs", f"data.source={folder}"]))
+    assert f"{folder}: 3 of its rows are marked split=heldout, but data.source names the file whole" in caplog.text

@@ -108,7 +108,7 @@ def check_data(cfg: Config) -> None:
     """data.source, a warm-start or eval source that names a local file that is not there, or a row of
     one that does not parse, fails here, before the run creates anything (its directory, its lock, an
     epoch's prompts); so does a run directory or judge cache that would have to be made under a file."""
-    from data.loaders import check_source, file_split
+    from data.loaders import check_source, file_split, saved_dataset
     from data.rows import DataError
     check_paths(cfg)
     check_model(cfg)
@@ -130,7 +130,8 @@ def check_data(cfg: Config) -> None:
             except DataError as e:
                 raise DataError(f"{key}: {e}") from None
     src, split = file_split(cfg.data.source)
-    if split is None and Path(src).expanduser().is_file():   # rows marked held out, read whole: every one trains
+    if split is None and (Path(src).expanduser().is_file() or saved_dataset(src)):   # rows marked held out, read
+        # whole (a file, or a save_to_disk folder): every one trains
         marked = Counter(p.split for p in source_problems(cfg, src) if p.split != "train")
         if marked:
             import logging
