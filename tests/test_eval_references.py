@@ -73,3 +73,20 @@ def test_the_dry_run_checks_your_training_references(tiny_config, tmp_path, capl
     assert main(["epoch", "1", "--dry-run", *tiny_config, f"data.source={src}", "data.validation_size=0",
                  "eval.sources=[]"]) == 0
     assert "(training references: all 10 pass their own tests)" in capsys.readouterr().out
+
+
+def test_a_replayed_eval_leaves_a_reference_not_in_the_cache_unchecked(tiny_config, tmp_path):
+    """A cache made before the eval judged references (or without them) replays: the answers' judgements are
+    there, the references' are not, and the eval neither fails nor judges them live."""
+    src = tmp_path / "held.jsonl"
+    bare = [{k: v for k, v in r.items() if k != "reference"} for r in ROWS[:2]]
+    src.write_text("".join(json.dumps(r) + "\n" for r in bare))
+    over = [*tiny_config, f"eval.sources=[{src}]"]
+    Runner(load_config(None, over)).run_eval(0)
+    src.write_text("".join(json.dumps(r) + "\n" for r in ROWS[:2]))     # the same tests, references added
+    r = Runner(load_config(None, [*over, "judge.mode=replay"]))
+    m = r.run_eval(0, force=True)
+    rows = load_eval(r.epoch_dir(0) / f"eval-{m['fingerprint'][:8]}")
+    assert [x["reference_passed"] for x in rows] == [None, None] and "eval/reference_failures" not in m["figures"]
+    m = Runner(load_config(None, over)).run_eval(0, force=True)          # live: judged, and the wrong test said
+    assert m["figures"]["eval/reference_failures"] == 1
