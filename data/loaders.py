@@ -137,14 +137,20 @@ def load_saved(path: Path, split: str | None, mapping: dict[str, str] | None = N
                             f"named splits; {', '.join(f'{path}:{s}' for s in SPLITS)} take its rows of that split "
                             f"field, {path} all of them")
         by_field = split
-    problems, places, columns = [], [], set()
-    for n, row in enumerate(saved, start=1):
-        columns |= set(row) if isinstance(row, dict) else set()
-        problems.append(to_problem(row, source, f"row {n}", mapping, language))
-        places.append(f"row {n}")
-    check_mapped_columns(mapping, columns, source)
-    problems = unique(problems, places, source)
+    problems = to_problems(enumerate(saved, start=1), source, "row", mapping, language)
     return of_split(problems, by_field, f"{path}:{by_field}", path) if by_field else problems
+
+
+def to_problems(rows, source: str, unit: str, mapping: dict[str, str] | None, language: str | None) -> list[Problem]:
+    """(number, row) pairs as problems, each malformed row named by its `unit` and number; a mapped column no
+    row has, and an id twice, fail."""
+    problems, places, columns = [], [], set()
+    for n, row in rows:
+        columns |= set(row) if isinstance(row, dict) else set()
+        problems.append(to_problem(row, source, f"{unit} {n}", mapping, language))
+        places.append(f"{unit} {n}")
+    check_mapped_columns(mapping, columns, source)
+    return unique(problems, places, source)
 
 
 def file_split(spec: str) -> tuple[str, str | None]:
@@ -323,14 +329,7 @@ def load_hub(name: str, split: str = "train", mapping: dict[str, str] | None = N
                 else "check the name and split on huggingface.co, your network and HF_TOKEN")
         raise DataError(f"could not load Hub dataset {name!r} (split {split!r}): {str(e).splitlines()[0] if str(e) else e!r}; "
                         f"{hint}") from e
-    source = f"hf:{name}:{split}"
-    problems, places, columns = [], [], set()
-    for n, row in enumerate(table, start=1):
-        columns |= set(row) if isinstance(row, dict) else set()
-        problems.append(to_problem(row, source, f"row {n}", mapping, language))
-        places.append(f"row {n}")
-    check_mapped_columns(mapping, columns, source)
-    return unique(problems, places, source)
+    return to_problems(enumerate(table, start=1), f"hf:{name}:{split}", "row", mapping, language)
 
 
 def _reach_hub_dataset(name: str) -> None:
@@ -371,10 +370,4 @@ def load_problems(path: str | Path, mapping: dict[str, str] | None = None,
         rows, unit = rows_parquet(path), "row"
     else:
         raise DataError(f"{path}: unknown file type; use a .jsonl, .jsonl.gz, .json or .parquet file.")
-    problems, places, columns = [], [], set()
-    for n, row in rows:
-        columns |= set(row) if isinstance(row, dict) else set()
-        problems.append(to_problem(row, str(path), f"{unit} {n}", mapping, language))
-        places.append(f"{unit} {n}")
-    check_mapped_columns(mapping, columns, str(path))
-    return unique(problems, places, str(path))
+    return to_problems(rows, str(path), unit, mapping, language)
