@@ -169,19 +169,23 @@ class Runner(Lineage, RunLock):
             dist.barrier()
             return results
 
-    def _remade_why(self, n: int, st, fp: str, old: dict | None, stale: list[str], force: bool) -> str:
+    def _remade_why(self, n: int, st, fp: str, old: dict | None, stale: list[str], force: bool,
+                    fps: dict[str, str]) -> str:
         """Why stage st of epoch n is made again where it was made before (old: its manifest then, None for a
-        variant; '' where it never was)."""
+        variant; '' where it never was; fps: this plan's fingerprints of its inputs)."""
         if stale:   # (a variant too: the update and the eval of rows made again)
             return f"its input {', '.join(stale)} was remade since it read it"
         if old is None:
             return ""
         moved = made_otherwise(self.cfg, st, old)
+        then = old.get("inputs") or {}
+        other = [k for k in st.inputs if k not in (POLICY, REFERENCE) and k in then and fps.get(k) not in (None, then[k])]
         return ("--force" if force and old.get("fingerprint") == fp else
                 "a file of it was missing or corrupted" if old.get("fingerprint") == fp else
                 ", ".join(moved)[:300] if moved else
-                f"epoch {n - 1}'s chosen policy is not the one it was made from" if POLICY in st.inputs else
-                "its inputs changed")
+                f"its input {', '.join(other)} is made otherwise now" if other else
+                f"epoch {n - 1}'s chosen policy is not the one it was made from"
+                if POLICY in st.inputs and then.get(POLICY) != fps.get(POLICY) else "its inputs changed")
 
     def update_only_moved(self, n: int, plan=None) -> list[str]:
         """Each setting (`key old -> new`) in which this config differs from what epoch n's finished stages
@@ -243,7 +247,7 @@ class Runner(Lineage, RunLock):
                 raise RunError(f"`rlaif update` reruns only the update, but stage {st.name} of epoch {n} is not "
                                f"up to date for this config ({why}); run `rlaif epoch {n}` with these settings instead")
             if dry_run and (only is None or st.name == only):   # --only's missing input: the error below, as run
-                why = self._remade_why(n, st, fp, read_manifest(d) if not st.variant else None, stale, force)
+                why = self._remade_why(n, st, fp, read_manifest(d) if not st.variant else None, stale, force, fps)
                 echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}"
                      + (f" (remakes the finished one: {why})" if why else ""))
                 continue
@@ -257,7 +261,7 @@ class Runner(Lineage, RunLock):
                 raise RunError(f"--only {only}: its input stage {st.name} of epoch {n} {state}; "
                                f"run `rlaif epoch {n}` without --only")
             old = read_manifest(d) if not st.variant else None
-            why = f" (remade: {why})" if (why := self._remade_why(n, st, fp, old, stale, force)) else ""
+            why = f" (remade: {why})" if (why := self._remade_why(n, st, fp, old, stale, force, fps)) else ""
             if old is not None and (old.get("fingerprint") != fp or stale) and not st.derived:
                 remade_rows = remade_rows or st.name   # the rows a promoted update was trained on are made anew
             echo(f"  {st.name:<8} running  {d.relative_to(self.run_dir)}{why}")
