@@ -126,3 +126,14 @@ def test_the_truncation_flag_reads_each_epochs_own_sampling():
     assert [f.epoch for f in analyse(ms, ReportConfig(), {"sample.top_p": 1.0}) if f.name == "sampler_mismatch"] == [1]
     ms[0]["_sample/settings"], ms[1]["_sample/settings"] = {"sample.top_p": 1.0}, {"sample.top_p": 0.9}
     assert [f.epoch for f in analyse(ms, ReportConfig(), {"sample.top_p": 0.9}) if f.name == "sampler_mismatch"] == [2]
+
+
+def test_a_reward_functions_low_mean_is_not_no_signal():
+    """A Python reward function gives any number (a length penalty is all negative): its mean below
+    report.min_student_score says nothing; a 0-1 judge's does."""
+    ms = healthy(2)
+    ms[1].update({"score/student_mean": -0.4, "reward/mean": -0.4})
+    assert "no_signal" not in [f.name for f in analyse(ms, CFG, {"judge.kind": "python"})]
+    assert "no_signal" not in [f.name for f in analyse(ms, CFG, {"judge.kind": "mix", "judge.mix.python": 0.5})]
+    ms[1].update({"score/student_mean": 0.01, "reward/mean": 0.01})
+    assert "< report.min_student_score" in _one(ms, "no_signal", {"judge.kind": "execution"}).evidence

@@ -334,3 +334,4 @@ def test_the_table_reads_the_eval_the_intervals_read_not_the_one_metrics_json_ho
     _metrics(run, 4, **{"eval/pass@1": 0.1842, "eval/score": 0.1842})   # the side eval's
     row = _row("| `eval/pass@1` |", write_report(run).read_text())
     assert "0.3793" in row and "0.1842" not in row and row.endswith("better |"), row
+

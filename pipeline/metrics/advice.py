@@ -67,13 +67,22 @@ WARM_START_MEASURED = {
                "+0.051 [+0.028, +0.073], graded score +0.070 [+0.055, +0.085]; docs/results.md)")}
 
 
+def bounded_judge(s: dict[str, Any]) -> bool:
+    """The run's judge scores in [0, 1] (execution, an LLM rubric, a mix of them); a Python reward function
+    (judge.kind=python, or in judge.mix) may give any number, so its low mean says nothing of itself."""
+    return s.get("judge.kind", "execution") in ("execution", "mix", "anthropic", "openai", "hf") and not (
+        s.get("judge.kind") == "mix" and "judge.mix.python" in s)
+
+
 def no_signal_flag(m: dict, first: bool, cfg: ReportConfig, s: dict[str, Any]) -> tuple[str, str] | None:
-    """(evidence, advice) when an epoch's student earns almost nothing, or most of the first epoch's
-    groups have no spread: GRPO then has (almost) no gradient, and more epochs will not change it."""
+    """(evidence, advice) when an epoch's student earns almost nothing (on a judge scoring in [0, 1]), or most
+    of the first epoch's groups have no spread: GRPO then has (almost) no gradient, and more epochs will not
+    change it."""
     get = lambda key: as_number(m.get(key))  # noqa: E731
     st, fz = get("score/student_mean"), get("reward/frac_zero_std")
     unsolved = st is None or st < 0.5   # zero-spread groups of a student that mostly fails; else mode_collapse's solved
-    if not ((st is not None and st < cfg.min_student_score) or (first and fz is not None and fz > 0.5 and unsolved)):
+    low = st is not None and st < cfg.min_student_score and bounded_judge(s)
+    if not (low or (first and fz is not None and fz > 0.5 and unsolved)):
         return None
     parts = [f"{label} {get(k):.0%}" for k, label in (
         ("breakdown/structure_ok", "well-formed"), ("breakdown/static_ok", "parse"), ("breakdown/typecheck_ok",
@@ -81,7 +90,7 @@ def no_signal_flag(m: dict, first: bool, cfg: ReportConfig, s: dict[str, Any]) -
         if get(k) is not None]
     evidence = ", ".join(x for x in (
         f"score/student_mean {st:.4f}" + (f" < report.min_student_score {cfg.min_student_score}"
-                                           if st < cfg.min_student_score else "") if st is not None else "",
+                                           if low else "") if st is not None else "",
         f"reward/mean {get('reward/mean'):.4f}" if get("reward/mean") is not None else "",
         f"reward/frac_zero_std {fz:.2f}: {1 - fz:.0%} of the groups carry a gradient" if fz is not None else "",
         "answers " + ", ".join(parts) if parts else "") if x)

@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from pipeline.config.epoch import ReportConfig
-from pipeline.metrics.advice import key_change, no_signal_flag, passes_advice
+from pipeline.metrics.advice import bounded_judge, key_change, no_signal_flag, passes_advice
 from pipeline.metrics.doc import as_number, series
 from pipeline.metrics.flag_kinds import FLAGS, SEVERITIES, Flag
 from pipeline.metrics.trends import trend_flags
@@ -69,8 +69,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
             flag("no_signal", e, *blind, "critical")
         elif fz is not None and fz > cfg.max_frac_zero_std:
             st, div = get("score/student_mean"), get("completion/diversity")
-            bounded = s.get("judge.kind", "execution") in ("execution", "mix", "anthropic", "openai", "hf") and not (
-                s.get("judge.kind") == "mix" and "judge.mix.python" in s)   # a reward function: any range
+            bounded = bounded_judge(s)   # a reward function: any range
             why = ("a group's answers are (nearly) the same text (completion/diversity "
                    f"{div:.3f}): sampling is too sharp" if div is not None and div < 0.05 else
                    "the answers differ (completion/diversity "

@@ -96,9 +96,13 @@ def status_lines(runner: "Runner") -> list[str]:
     code = [x for x in differ if "stage's code (version" in x]   # no override brings older code back
     if differ := [x for x in differ if x not in code]:
         text, typed = "; ".join(differ), _recorded_overrides(differ)
+        given = {w.strip("'").split("=", 1)[0] for w in typed}
+        by_hand = [x.partition(" ")[0] for x in differ if x.partition(" ")[0] not in given]
+        # every one of them: a line cut short can leave out a key another one needs (judge.python.function)
         lines.append("these settings differ from what the stale and new stages were made with (recorded -> now): "
                      + (text if len(text) <= 400 else text[:400] + " ...") + "; give the recorded values as "
-                     + (f"overrides (`{' '.join(typed[:6])}`)" if typed else "overrides (key=value)")
+                     + (f"overrides (`{' '.join(typed)}`" + (f"; and by hand: {', '.join(by_hand)}" if by_hand else "")
+                        + ")" if typed else "overrides (key=value)")
                      + " to read the run as it ran")
     if code:
         lines.append(f"made by other code than this version's: {'; '.join(code)}; `rlaif epoch N` remakes them")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import statistics
 
 from pipeline.store.history import score_history
 from pipeline.train.rl import by_prompt, group_stats, ratio_reward, shaping
 from pipeline.stages import Ctx
 from pipeline.store.tables import load_table, save_table
+
+log = logging.getLogger("rlaif")
 
 
 def run(ctx: Ctx) -> None:
@@ -35,6 +38,12 @@ def run(ctx: Ctx) -> None:
             reward += sum(terms.values())
         rows.append({"problem_id": s["problem_id"], "sample_idx": s["sample_idx"], "student_score": s["value"],
                      "teacher_score": teacher.get(s["problem_id"]), "reward": reward})
+    clipped = [r["student_score"] for r in rows if rc.kind == "ratio" and (r["student_score"] or 0.0) < 0]
+    if clipped:   # ratio_reward clips to [0, clip_max]: the ratio reads scores in [0, 1]
+        log.warning("reward.kind=ratio: %d of %d answers scored below 0 (down to %.4g), and their reward is clipped to "
+                    "0 with the answers that scored 0, so a penalty teaches nothing; the ratio reads scores in [0, 1]: "
+                    "keep the judge's scores there, or train on the score as it is with reward.kind=direct (and "
+                    "select.min_reward below its lowest, e.g. -1e9)", len(clipped), len(rows), min(clipped))
     groups = by_prompt(rows)
     stats = {pid: group_stats([r["reward"] for r in g]) for pid, g in groups.items()}
     for r in rows:

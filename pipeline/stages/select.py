@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pipeline.train.rl import advantages, by_prompt, group_stats, select_group
 from pipeline.stages import Ctx
 from pipeline.store.tables import load_table, save_table
+
+log = logging.getLogger("rlaif")
 
 
 def run(ctx: Ctx) -> None:
@@ -32,6 +35,12 @@ def run(ctx: Ctx) -> None:
                           "finish_reason": s.get("finish_reason"),
                           # the sampling engine's own logprobs (sample.engine=vllm), for logprobs/sampler_gap
                           **({"sampler_logprobs": s["sampler_logprobs"]} if s.get("sampler_logprobs") is not None else {})})
+    below = [r["reward"] for r in rewards if r["reward"] is not None and r["reward"] < sc.min_reward]
+    if below and min(below) < 0 <= sc.min_reward:   # a penalty (or a score centred on 0) removed, not trained against
+        log.warning("select: %d of %d answers rewarded below select.min_reward=%g (down to %.4g) were dropped before "
+                    "the advantages, so their negative rewards teach nothing (TRL trains on every answer); set "
+                    "select.min_reward below every reward your judge gives (select.min_reward=-1e9 keeps all) to "
+                    "train against them", len(below), len(rewards), sc.min_reward, min(below))
     n_pg = len(batch)
     if ctx.cfg.update.teacher_sft_coef > 0:
         batch += teacher_rows(ctx, rewards, samples)
