@@ -265,3 +265,15 @@ def test_a_one_value_list_hint_reads_back_as_typed():
     assert load_config(None, shlex.split(hint)).sample.stop == ["```"]
     with pytest.raises(ConfigError, match=re.escape("a list, even of one: data.difficulties=[easy]")):
         load_config(None, ["data.difficulties=easy"])
+
+
+@pytest.mark.parametrize("typed,want", [
+    ("run.trackers=none", "run.trackers: Input should be a valid list (got 'none'); write 'run.trackers=[]' for no tracker"),
+    ("run.trackers=[none]", "run.trackers.0: Input should be 'tensorboard' or 'wandb' (got 'none'); write 'run.trackers=[]'"),
+    ("select.scale_rewards=true", "(got True); write select.scale_rewards=group (TRL's scale_rewards=true")])
+def test_trls_values_typed_as_ours_get_the_value_to_write(typed, want):
+    """TRL's report_to=none and scale_rewards=true, typed as a TRL user would: the value that works here
+    (the list hint `run.trackers=[none]` was itself refused)."""
+    with pytest.raises(ConfigError) as e:
+        load_config(None, [typed])
+    assert want in str(e.value) and "even of one" not in str(e.value), str(e.value)

@@ -105,6 +105,8 @@ def test_training_trends_read_the_rl_epochs_not_the_warm_start(fake_run):
     assert trend("policy/entropy", [0.347, 0.1676, 0.1709, 0.1733, 0.1916]) == ("·▁▂▃█",
                                                                             "0.1676 → 0.1916 ↑ (+14%) better")
     assert trend("optim/lr", [1e-4, 2e-4, 2e-4, 2e-4, 2e-4])[1] == "flat at 0.0002"
+    # the same mean summed in another order, 1e-16 apart: flat in the text and in the sparkline
+    assert trend("judge/python/len_mean", [0.28666666666666674, 0.2866666666666667]) == ("▄▄", "flat at 0.2867")
     assert trend("eval/pass@1", [0.2414, 0.2414, 0.3103])[1].startswith("0.2414 → 0.3103")   # eval: from the base
     assert trend("loss/total", [0.3334, 0.1048])[1].startswith("0.3334 → 0.1048")   # one RL epoch: all of them
     for e, ent in enumerate((0.347, 0.1676, 0.1709, 0.1733, 0.1916)):
@@ -335,3 +337,15 @@ def test_the_table_reads_the_eval_the_intervals_read_not_the_one_metrics_json_ho
     row = _row("| `eval/pass@1` |", write_report(run).read_text())
     assert "0.3793" in row and "0.1842" not in row and row.endswith("better |"), row
 
+
+
+def test_a_direct_reward_is_not_shown_as_a_division(fake_run):
+    """reward.kind=direct (as the epoch's reward stage was made): the student's score is the reward, the
+    teacher's is shown beside it, not under it."""
+    from pipeline.report.report import samples
+    from pipeline.store.artifacts import read_manifest
+    d = fake_run.epoch_dir(4) / "reward"
+    assert "reward 1.200 (student 0.600 / teacher 0.500)" in samples(fake_run, 4, best=1)
+    write_manifest(d, {**(read_manifest(d) or {}), "config": {"reward": {"kind": "direct"}}})
+    best = samples(fake_run, 4, best=1)
+    assert "reward 1.200 (reward.kind=direct: the student's score 0.600; teacher 0.500)" in best and "/ teacher" not in best

@@ -142,7 +142,8 @@ def _format_error(err: ValidationError, source: str) -> str:
                                                         "bool_type", "bool_parsing"):
                 quote = f"; {key} takes one value, no keys under it: write {key}=<value>"
             listed = (f"; a list, even of one: {_one_listed(key, e.get('input'))}" if e["type"] == "list_type"
-                      and isinstance(e.get("input"), (str, int, float)) else "")
+                      and isinstance(e.get("input"), (str, int, float))
+                      and not trl_names.value_hint(key, e.get("input")) else "")
             lines.append(f"  {key}: {e['msg'].removeprefix('Value error, ')} (got {e.get('input')!r}){quote}{glued}"
                          f"{listed}{trl_names.value_hint(key, e.get('input'))}")
     return "\n".join(lines)

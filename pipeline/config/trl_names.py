@@ -4,6 +4,8 @@ docs/guides/from-trl.md by `python -m pipeline.cli.docs_gen` (tests/test_docs.py
 Defaults as of TRL 1.16 on transformers 5."""
 from __future__ import annotations
 
+import re
+
 # (TRL options, TRL default, rlaif keys, rlaif default): the n-th option maps to the n-th key (or to
 # the only one)
 ROWS: list[tuple[tuple[str, ...], str, tuple[str, ...], str]] = [
@@ -106,7 +108,9 @@ NEAREST: list[tuple[tuple[str, ...], str, str]] = [
 
 # a value of TRL's that rlaif spells with another key: (key, value) -> what to write instead
 VALUES = {("select.scale_rewards", "none"): "select.advantage=mean (TRL's scale_rewards=none: no std division)",
-          ("select.scale_rewards", "false"): "select.advantage=mean (TRL's scale_rewards=false: no std division)"}
+          ("select.scale_rewards", "false"): "select.advantage=mean (TRL's scale_rewards=false: no std division)",
+          ("select.scale_rewards", "true"): "select.scale_rewards=group (TRL's scale_rewards=true: each group's std)",
+          ("run.trackers", "none"): "'run.trackers=[]' for no tracker (TRL's report_to=none)"}
 
 
 def names() -> dict[str, str]:
@@ -137,6 +141,7 @@ def hint(key: str) -> str:
 
 def value_hint(key: str, value) -> str:
     """' (use select.advantage=mean ...)' for a TRL value rlaif spells with another key, else ''."""
+    key = re.sub(r"\.\d+$", "", key)   # an item of a list: run.trackers.0
     to = VALUES.get((key, str(value).lower()))
     if key == "update.warmup_steps" and isinstance(value, float) and 0 < value < 1:   # transformers 5's ratio spelling
         to = f"update.warmup_ratio={value} (a warmup below one step is a ratio of the steps)"

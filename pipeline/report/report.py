@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from pipeline.metrics.flags import FLAGS, analyse
 from pipeline.metrics.doc import metrics_markdown
 from pipeline.report.plots import make_plots
 from pipeline.report.table import _fmt, legend, metrics_table
+from pipeline.store.artifacts import read_manifest
 
 if TYPE_CHECKING:
     from pipeline.run.runner import Runner
@@ -90,10 +92,14 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def render_completion(c: dict, max_chars: int = 2000) -> str:
+def render_completion(c: dict, max_chars: int = 2000, ratio: bool = True) -> str:
+    """One completion as Markdown; `ratio`: its reward is the teacher-relative ratio (reward.kind=ratio), else the
+    student's score as it is (direct: the teacher's score shown beside it, no division made)."""
     score = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
     head = (f"#### {c['problem_id']} #{c['sample_idx']}: reward {score(c['reward'])} "
-            f"(student {score(c['student_score'])} / teacher {score(c['teacher_score'])})")
+            + (f"(student {score(c['student_score'])} / teacher {score(c['teacher_score'])})" if ratio else
+               f"(reward.kind=direct: the student's score {score(c['student_score'])}; teacher "
+               f"{score(c['teacher_score'])})"))
     bd = " ".join(f"{k}={_fmt(v)}" for k, v in c["breakdown"].items()) or "(no breakdown)"
     text = c["text"] or ""
     if len(text) > max_chars:
@@ -129,6 +135,8 @@ def samples(runner: "Runner", n: int, worst: int | None = None, best: int | None
     """Text for `rlaif samples N [--worst K | --best K | --prompt ID]`; none given = worst and best
     report.samples_shown each."""
     rows = epoch_completions(runner, n)
+    made = ((read_manifest(runner.epoch_dir(n) / "reward") or {}).get("config") or {}).get("reward") or {}
+    show = partial(render_completion, ratio=made.get("kind", "ratio") != "direct")   # as the epoch's reward was made
     rewards = [c["reward"] for c in rows if c["reward"] is not None]
     head = (f"epoch {n}: {len(rows)} completions of {len({c['problem_id'] for c in rows})} prompts; "
             f"reward mean {sum(rewards) / len(rewards):.4f}" if rewards else f"epoch {n}: {len(rows)} completions, none scored")
@@ -152,15 +160,15 @@ def samples(runner: "Runner", n: int, worst: int | None = None, best: int | None
             f = _fence(teacher["text"])
             parts += [f"### teacher answer ({teacher.get('source', '?')}): score {t_score} {bd}", "",
                       f"{f}\n{teacher['text']}\n{f}", ""]
-        parts += [f"### {len(mine)} completions", ""] + [render_completion(c) for c in sorted(mine, key=lambda c: c["sample_idx"])]
+        parts += [f"### {len(mine)} completions", ""] + [show(c) for c in sorted(mine, key=lambda c: c["sample_idx"])]
         return "\n".join(parts)
     if worst is None and best is None:
         worst = best = runner.cfg.report.samples_shown
     lo, hi = _pick(rows, worst or 0, best or 0)
     if lo:
-        parts += [f"### worst {len(lo)}", ""] + [render_completion(c) for c in lo]
+        parts += [f"### worst {len(lo)}", ""] + [show(c) for c in lo]
     if hi:
-        parts += [f"### best {len(hi)}", ""] + [render_completion(c) for c in hi]
+        parts += [f"### best {len(hi)}", ""] + [show(c) for c in hi]
     return "\n".join(parts)
 
 

@@ -41,7 +41,8 @@ def sparkline(values: list[float | None]) -> str:
     if not nums:
         return ""
     lo, hi = min(nums), max(nums)
-    return "".join("·" if v is None else _SPARK[3] if hi == lo else _SPARK[round((v - lo) / (hi - lo) * 7)]
+    flat = _same(lo, hi)   # the same figure summed in another order (1e-16 apart) draws flat, as the text says
+    return "".join("·" if v is None else _SPARK[3] if flat else _SPARK[round((v - lo) / (hi - lo) * 7)]
                    for v in values)
 
 
