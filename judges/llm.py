@@ -96,7 +96,7 @@ class APIJudge:
         if batch and not {"batch_input", "batch_output"} <= set(price_for(model, self.prices)):
             raise ValueError(f"no batch price for model {model!r}, so the cost of its batches cannot be tracked; add "
                              f"batch_input and batch_output to its judge.prices entry ($/Mtok; both providers charge "
-                             "half the live price), or set batch=false")
+                             "half the live price), or set judge.batch=false (teacher.batch=false for a teacher)")
         self.batch = batch
         self.batch_max_requests = batch_max_requests or self.batch_max_requests
         self.batch_max_bytes = batch_max_bytes or self.batch_max_bytes

@@ -230,7 +230,7 @@ def test_budget_counts_each_batchs_worst_case_before_submitting(api, tmp_path, k
 
 
 def test_a_batch_needs_batch_prices(api):
-    with pytest.raises(ValueError, match="no batch price for model 'fake-model'.*batch_input"):
+    with pytest.raises(ValueError, match=r"no batch price for model 'fake-model'.*batch_input.*or set judge.batch=false \(teacher.batch=false"):
         make("anthropic", api, prices={"fake-model": {"input": 3.0, "output": 15.0}})
 
 

@@ -127,3 +127,16 @@ def test_an_endpoint_the_sdk_reads_from_the_environment_moves_the_api_stages_fin
     assert before.stage_config(JUDGE)["judge_endpoints"] == {"openai": "http://localhost:8000/v1"}
     pinned = load_config(None, over + ["teacher.base_url=http://a/v1", "judge.base_url=http://a/v1"])
     assert "teacher_endpoint" not in pinned.stage_config(TEACHER) and "judge_endpoints" not in pinned.stage_config(JUDGE)
+
+
+def test_one_base_url_for_a_panel_of_two_providers_is_refused():
+    """judge.base_url is every LLM component's: Anthropic's and OpenAI's protocols at one endpoint failed
+    halfway through the judge stage (a 404 on the second); refused when the config loads, with the way."""
+    over = ["judge.kind=mix", "judge.mix={execution: 0.5, anthropic: 0.25, openai: 0.25}",
+            "judge.models={anthropic: a, openai: b}"]
+    with pytest.raises(Exception, match=r"judge.base_url=http://h would send both the anthropic and the openai "
+                                        r"component .* ANTHROPIC_BASE_URL=\.\.\. OPENAI_BASE_URL=\.\.\."):
+        load_config(None, [*over, "judge.base_url=http://h"])
+    assert load_config(None, over).judge.base_url == ""                 # unset: each SDK reads its own
+    assert load_config(None, ["judge.kind=mix", "judge.mix={execution: 0.5, openai: 0.5}", "judge.model=b",
+                              "judge.base_url=http://h"]).judge.base_url == "http://h"   # one provider: its URL

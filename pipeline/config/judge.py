@@ -152,6 +152,17 @@ class JudgeConfig(Section):
                           "judge.python.function unset", UserWarning)
         return self
 
+    @model_validator(mode="after")
+    def _one_url_one_provider(self) -> "JudgeConfig":
+        """judge.base_url is every LLM component's: a panel of Anthropic and OpenAI components would send
+        both to it, and one speaks the other's protocol at best (a 404 halfway through the judge stage)."""
+        panel = [k for k in ("anthropic", "openai") if self.kind == "mix" and self.mix.get(k)]
+        if self.base_url and len(panel) == 2:
+            raise ValueError(f"judge.base_url={self.base_url} would send both the anthropic and the openai component of "
+                             "judge.mix to one endpoint; leave judge.base_url unset and give each SDK its own: "
+                             "ANTHROPIC_BASE_URL=... OPENAI_BASE_URL=... (each is part of its component's cache keys)")
+        return self
+
     @field_validator("prices")
     @classmethod
     def _price_fields(cls, v: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
