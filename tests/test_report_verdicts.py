@@ -349,3 +349,22 @@ def test_a_direct_reward_is_not_shown_as_a_division(fake_run):
     write_manifest(d, {**(read_manifest(d) or {}), "config": {"reward": {"kind": "direct"}}})
     best = samples(fake_run, 4, best=1)
     assert "reward 1.200 (reward.kind=direct: the student's score 0.600; teacher 0.500)" in best and "/ teacher" not in best
+
+
+def test_worst_shows_every_unscored_answer_first_with_its_teachers_score(fake_run):
+    """Two answers of two prompts the judge could not score (the parse-failure flag sends the user to
+    `--worst K` for their reasons): both come first, before the lowest scored one, and the teacher's score
+    comes from the judge table (the reward table has no row for an unscored answer)."""
+    from pipeline.report.report import samples
+    from pipeline.store.tables import load_table, save_table
+    edir = fake_run.epoch_dir(4)
+    judged = load_table(edir / "judge", json_cols=("breakdown",))
+    unscored = {("p1", 0), ("p2", 1)}
+    save_table([{**j, "value": None, "breakdown": {"parse_error": "not JSON"}} if (j["problem_id"], j["sample_idx"])
+                in unscored else j for j in judged], edir / "judge", json_cols=("breakdown",))
+    save_table([r for r in load_table(edir / "reward") if (r["problem_id"], r["sample_idx"]) not in unscored],
+               edir / "reward")
+    text = samples(fake_run, 4, worst=3)
+    heads = [x for x in text.splitlines() if x.startswith("#### ")]
+    assert heads[:2] == ["#### p1 #0: reward - (student - / teacher 0.500)", "#### p2 #1: reward - (student - / teacher 0.500)"]
+    assert heads[2].startswith("#### p1 #1: reward 0.000") and "parse_error=not JSON" in text

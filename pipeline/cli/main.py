@@ -212,8 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "reward: --worst K, --best K, or every completion of one --prompt (none of "
                                       "them: the worst and the best report.samples_shown, 3 each)."), epoch=True)
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--worst", type=_positive, metavar="K", help="the K lowest-reward completions")
-    g.add_argument("--best", type=_positive, metavar="K", help="the K highest-reward completions")
+    g.add_argument("--worst", type=_positive, metavar="K", help="the K lowest-reward completions (the unscored first; one per prompt before any prompt's second)")
+    g.add_argument("--best", type=_positive, metavar="K", help="the K highest-reward completions (one per prompt before any prompt's second)")
     g.add_argument("--prompt", metavar="ID", help="every completion of one prompt")
     p.set_defaults(fn=cmd_samples)
     p = with_overrides(sub.add_parser("metrics", help="every metric: meaning and which way is good",

@@ -78,7 +78,9 @@ def epoch_completions(runner: "Runner", n: int) -> list[dict]:
                     "finish_reason": s.get("finish_reason"), "length": s.get("length"),
                     "score": j.get("value"), "breakdown": j.get("breakdown") or {},
                     "reward": r.get("reward"), "student_score": r.get("student_score", j.get("value")),
-                    "teacher_score": r.get("teacher_score")})
+                    # an answer the reward left out (unscored): the teacher's score from the judge table
+                    "teacher_score": r["teacher_score"] if "teacher_score" in r else
+                    (judged.get((s["problem_id"], -1)) or {}).get("value")})
     return out
 
 
@@ -110,12 +112,15 @@ def render_completion(c: dict, max_chars: int = 2000, ratio: bool = True) -> str
 
 
 def _pick(rows: list[dict], worst: int = 0, best: int = 0) -> tuple[list[dict], list[dict]]:
-    """Worst first (unscored completions count as the worst), best from the rest; each from as many
-    prompts of the worse (better) half as there are (a prompt's second completion only once each of
-    them has given one), so the view shows the failure modes, not one prompt's group."""
+    """Worst first: every unscored completion (each with its judge's reason), then the lowest rewards; best
+    from the rest. The scored ones each from as many prompts of the worse (better) half as there are (a
+    prompt's second completion only once each of them has given one), so the view shows the failure modes,
+    not one prompt's group."""
     order = sorted(rows, key=lambda c: (c["reward"] is not None, c["reward"] or 0.0))
-    half = (len(order) + 1) // 2   # spread within the worse (better) half: a good answer is never 'worst'
-    lo = _spread(order[:max(worst, half)], worst)
+    unscored = [c for c in order if c["reward"] is None][:worst]
+    scored = [c for c in order if c["reward"] is not None]
+    half = (len(scored) + 1) // 2   # spread within the worse (better) half: a good answer is never 'worst'
+    lo = unscored + _spread(scored[:max(worst, half)], worst - len(unscored))
     rest = [c for c in order if not any(c is x for x in lo) and c["reward"] is not None]
     return lo, _spread(list(reversed(rest))[:max(best, half)], best)
 
