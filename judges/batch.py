@@ -191,7 +191,8 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
     t0 = time.monotonic()
     to_submit = [k for k in misses if k in missing_now]
     left_missing: dict[str, str] = {}
-    for attempt in range(4):   # failed=batch's one more batch; keys another process's claim freed (a few times)
+    attempt = 0
+    while True:   # failed=batch's one more batch; keys another process's claim freed (a few times); the budget's rounds
         # 2. submit what is missing and no other process has in flight, as far as the budget's worst case allows
         fit: list[str] = []
         recover: list[dict] = []
@@ -247,10 +248,17 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
             over_budget = await ask_live(retry) or over_budget
         else:
             left_missing.update({k: fails[k].raw for k in retry})
+        # the budget's worst case held some back: with this round's batches read (each cost about a quarter of its
+        # worst case), what now fits goes in another round, as live calls go on while the next one fits
+        rest = [k for k in to_submit if k not in fit and results[by_key[k][0]] is None]
+        if over_budget and fit and rest and spent_usd + stats.cost_usd + reserved + estimate(rest[0]) <= budget_usd:
+            over_budget, to_submit = False, again + rest
+            continue   # (each such round submits one more at least: it ends)
         if not again or over_budget or attempt == 3:
             left_missing.update({k: "another process's claim of it ended before its batch was read" for k in again})
             break
         to_submit = again
+        attempt += 1
     reg.let_go()
     if left_missing:
         example = next(iter(left_missing.values()))
@@ -260,7 +268,9 @@ async def _run(cache, judge, items, journal, reg, misses, by_key, item_of, resul
     stats.parse_failures = sum(1 for v in results if isinstance(v, dict) and "value" in v and v["value"] is None)
     if over_budget:
         answered = sum(v is not None for v in results)
-        raise BudgetExceeded(spent_usd + stats.cost_usd, budget_usd, answered, len(items) - answered, results, stats)
+        held = [k for k in to_submit if results[by_key[k][0]] is None]
+        raise BudgetExceeded(spent_usd + stats.cost_usd, budget_usd, answered, len(items) - answered, results, stats,
+                             next_usd=estimate(held[0]) if held else 0.0)
     return results, stats
 
 

@@ -40,11 +40,13 @@ Job = tuple[str, Callable[[], Awaitable[dict]]]
 
 class BudgetExceeded(RuntimeError):
     def __init__(self, spent: float, budget: float, done: int, remaining: int,
-                 results: list[dict | None] | None = None, stats: "RunStats | None" = None):
+                 results: list[dict | None] | None = None, stats: "RunStats | None" = None, next_usd: float = 0.0):
         super().__init__(f"judge budget reached: spent ${spent:.4f} of ${budget:.4f}; {done} answered, {remaining} "
                          f"left unasked (everything paid for is cached). Raise judge.budget_usd and rerun to finish.")
         self.spent, self.budget, self.done, self.remaining = spent, budget, done, remaining
         self.results, self.stats = results, stats
+        self.next_usd = next_usd
+        """The worst case of the next call, the one that did not fit (0: not known)."""
 
 
 class ReplayMiss(RuntimeError):
@@ -293,5 +295,6 @@ async def run_cached(cache: JudgeCache, jobs: list[Job], *, mode: str = "live", 
                     len(refused), refused[0])
     if over_budget or misses:
         answered = sum(v is not None for v in results)
-        raise BudgetExceeded(spent_usd + stats.cost_usd, budget_usd, answered, len(jobs) - answered, results, stats)
+        raise BudgetExceeded(spent_usd + stats.cost_usd, budget_usd, answered, len(jobs) - answered, results, stats,
+                             next_usd=estimate(by_key[misses[0]][0]) if misses else 0.0)
     return results, stats

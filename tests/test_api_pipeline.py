@@ -3,6 +3,7 @@ paid once, replayable offline, budgeted, and safe to kill."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import subprocess
@@ -179,9 +180,16 @@ def test_budget_stops_the_judge_stage_and_keeps_what_was_paid(tiny_config, api, 
     over = api_run(tiny_config, api) + ["judge.max_in_flight=1", "teacher.max_tokens=200", "judge.max_tokens=200"]
     # a call is reserved at its worst case (max_tokens of output) and costs ~$0.002; the teacher's
     # 3 answers fit in the budget, the 12 judgements do not
+    assert main(["epoch", "1", "--dry-run", *over, "judge.budget_usd=0.015"]) == 0   # said before any call
+    assert ("judge.budget_usd=$0.015 is less than this run has spent ($0.0000) and this estimate (~$"
+            in capsys.readouterr().out) and api.total == 0
+    assert main(["epoch", "1", "--dry-run", *over, "judge.budget_usd=1.0"]) == 0
+    assert "judge.budget_usd" not in capsys.readouterr().out
     assert main(["epoch", "1", *over, "judge.budget_usd=0.015"]) == 2
     err = capsys.readouterr().err
     assert "judge.budget_usd=$0.015 reached" in err and "Raise judge.budget_usd" in err, err[-600:]
+    assert re.search(r"the next call's worst case, \$0\.\d{4} \(judge\.max_tokens of output at its model's price\), "
+                     r"is more than the \$0\.\d{4} left", err), err[-600:]
     r = Runner(load_config(None, over))
     assert (r.epoch_dir(1) / "teacher" / "manifest.json").exists()
     assert not (r.epoch_dir(1) / "judge").exists()

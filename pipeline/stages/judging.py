@@ -166,9 +166,12 @@ def run_items(cfg: Config, cache: JudgeCache, api, items: list, desc: str, run_d
                        f"the provider ({', '.join(e.pending)}); every answer that arrived is in the cache. Run the "
                        "same command again to resume polling them (nothing is submitted or paid again)") from None
     except BudgetExceeded as e:
-        raise RunError(f"judge.budget_usd=${e.budget:g} reached: the run has spent ${e.spent:.4f}; {e.done} answers "
-                       f"of this stage are paid and kept in the cache, {e.remaining} remain. Raise judge.budget_usd "
-                       "and rerun: nothing paid is asked for again") from None
+        who = "teacher" if desc.startswith("teacher") else "judge"
+        worst = (f"; the next call's worst case, ${e.next_usd:.4f} ({who}.max_tokens of output at its model's price), is "
+                 f"more than the ${max(e.budget - e.spent, 0.0):.4f} left" if e.next_usd else "")
+        raise RunError(f"judge.budget_usd=${e.budget:g} reached: the run has spent ${e.spent:.4f}{worst}; {e.done} "
+                       f"answers of this stage are paid and kept in the cache, {e.remaining} remain. Raise "
+                       "judge.budget_usd and rerun: nothing paid is asked for again") from None
     except JudgeAPIError as e:
         raise RunError(f"{desc}: {e}. Every answer that arrived before it is in the cache: fix the cause and rerun "
                        "the same command (nothing paid is asked for again)") from None
