@@ -107,6 +107,7 @@ def test_training_trends_read_the_rl_epochs_not_the_warm_start(fake_run):
     assert trend("optim/lr", [1e-4, 2e-4, 2e-4, 2e-4, 2e-4])[1] == "flat at 0.0002"
     # the same mean summed in another order, 1e-16 apart: flat in the text and in the sparkline
     assert trend("judge/python/len_mean", [0.28666666666666674, 0.2866666666666667]) == ("▄▄", "flat at 0.2867")
+    assert trend("policy/entropy", [2.2121, 2.2119])[1] == "2.212 → 2.212 ↓ (-0.009%) worse"   # not "(-0%)"
     assert trend("eval/pass@1", [0.2414, 0.2414, 0.3103])[1].startswith("0.2414 → 0.3103")   # eval: from the base
     assert trend("loss/total", [0.3334, 0.1048])[1].startswith("0.3334 → 0.1048")   # one RL epoch: all of them
     for e, ent in enumerate((0.347, 0.1676, 0.1709, 0.1733, 0.1916)):

@@ -89,7 +89,8 @@ def trend(key: str, values: list[float | None], words: dict[str, str] | None = N
                  f"between {_fmt(lo)} (epoch {e_lo}) and {_fmt(hi)} (epoch {e_hi})")
         return spark, f"{_fmt(a)} → {_fmt(b)}, {where}"
     arrow = "↑" if b > a else "↓"
-    pct = f" ({100 * (b - a) / abs(a):+.0f}%)" if a and a * b >= 0 else ""   # across 0 (a policy loss's sign) a share means nothing
+    share = 100 * (b - a) / abs(a) if a and a * b >= 0 else None   # across 0 (a policy loss's sign) a share means nothing
+    pct = "" if share is None else f" ({share:+.0f}%)" if abs(share) >= 0.5 else f" ({share:+.1g}%)"   # not "-0%"
     info = metric_info(key)
     verdict = ""
     if words and key in words:

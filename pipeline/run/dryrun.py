@@ -259,16 +259,16 @@ def estimate(runner, epochs: list[int], force: bool = False, only: str | None = 
         cache.close()
     if len(epochs) > 1:
         lines.append("  " + _total(cfg, epochs, plan))
+        if cfg.eval.patience:
+            lines.append(f"  (counting every epoch: eval.patience={cfg.eval.patience} stops the run earlier if "
+                         f"{cfg.eval.early_stop_metric} stops improving by eval.min_delta={cfg.eval.min_delta})")
     priced = [t for t in plan.totals.values() if t[1]]
     cost = sum(t[2] if t[3] and t[2] is not None else t[1] for t in priced)   # as teacher.batch and judge.batch say
     if cfg.judge.budget_usd and cfg.judge.mode != "replay" and (spent := spent_usd(runner.run_dir)) + cost > cfg.judge.budget_usd:
         lines.append(f"  judge.budget_usd=${cfg.judge.budget_usd:g} is less than this run has spent (${spent:.4f}) and "
                      f"this estimate (~${cost:.4f}{', an upper bound' if plan.bound or plan.guessed else ''}) together: "
-                     "the teacher and judge stages stop where the next call's worst case no longer fits (what was paid "
+                     "the teacher and judge stages stop where the next call's worst case does not fit (what was paid "
                      "stays in the cache); raise judge.budget_usd to run it whole")
-        if cfg.eval.patience:
-            lines.append(f"  (counting every epoch: eval.patience={cfg.eval.patience} stops the run earlier if "
-                         f"{cfg.eval.early_stop_metric} stops improving by eval.min_delta={cfg.eval.min_delta})")
     return lines
 
 
