@@ -27,8 +27,7 @@ from pipeline.config.schema import Config
 from pipeline.engines.hf import (batch_size, cache_kwargs, chat_prompt, check_prompts, context_length, generate,
                                 greedy, reference_greedy, template_prefix)
 from pipeline.engines.forward import collate, to_device, token_logprobs
-from pipeline.stages.judging import (PARTS, Judging, as_answer, execution_parts, execution_settings, full_credit_shares,
-                                     ocaml_settings)
+from pipeline.stages.judging import PARTS, Judging, as_answer, execution_parts, full_credit_shares, language_judges
 from pipeline.engines.model import load_tokenizer, student_model
 from pipeline.stages.problems import eval_problems
 from pipeline.engines.sampling_weights import sampling_model
@@ -194,9 +193,7 @@ def reference_checks(cfg: Config, problems: list, cached: bool = True) -> list[t
         finally:
             j.cache.close()
     else:
-        from judges.execution import ExecutionJudge
-        from judges.ocaml import OcamlJudge
-        judges = {"python": ExecutionJudge(execution_settings(cfg)), "ocaml": OcamlJudge(ocaml_settings(cfg))}
+        judges = language_judges(cfg)
         with ThreadPoolExecutor(max_workers=cfg.judge.workers or os.cpu_count() or 1) as pool:
             scores = list(tqdm(pool.map(lambda it: judges[it[0].language].score(*it), items), total=len(items),
                                desc="checking references", unit="ref", dynamic_ncols=True, leave=False))

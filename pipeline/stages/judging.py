@@ -232,10 +232,10 @@ class Judging:
     parallel up to the core count."""
 
     def __init__(self, cfg: Config):
-        from judges.execution import HARNESS_VERSION, ExecutionJudge
-        from judges.ocaml import OCAML_HARNESS_VERSION, OcamlJudge
+        from judges.execution import HARNESS_VERSION
+        from judges.ocaml import OCAML_HARNESS_VERSION
         self.cfg = cfg
-        self.judges = {"python": ExecutionJudge(execution_settings(cfg)), "ocaml": OcamlJudge(ocaml_settings(cfg))}
+        self.judges = language_judges(cfg)
         self.judge = self.judges["python"]
         self.base_ingredients = {"kind": "execution", "model": "", "base_url": "", "harness": HARNESS_VERSION,
                                  "grading": cfg.judge.execution.model_dump(), "params": {}}
@@ -291,6 +291,13 @@ class Judging:
             list(pool.map(one, todo))
         bar.close()
         return [Score.from_json(v) for v in found]
+
+
+def language_judges(cfg: Config) -> dict:
+    """The execution judge of each problem language (python, ocaml), as cfg sets them; no cache."""
+    from judges.execution import ExecutionJudge
+    from judges.ocaml import OcamlJudge
+    return {"python": ExecutionJudge(execution_settings(cfg)), "ocaml": OcamlJudge(ocaml_settings(cfg))}
 
 
 def execution_settings(cfg: Config):
