@@ -166,6 +166,10 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
             used.add(column)
         elif column in row:
             used.add(column)
+    # a row nothing runs (no tests: a reward function or an LLM judge scores it) needs no function name
+    unnamed = "entry_point" not in values and "tests" not in values and "test_code" not in values
+    if unnamed:
+        values["entry_point"] = ""
     for f in REQUIRED:
         if f not in values:
             guess = difflib.get_close_matches(f, [str(c) for c in row if c not in claimed], n=1, cutoff=0.6)
@@ -182,7 +186,7 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
 
     if isinstance(values["id"], int) and not isinstance(values["id"], bool):
         values["id"] = str(values["id"])
-    for f in ("id", "prompt", "entry_point"):
+    for f in ("id", "prompt") + (() if unnamed else ("entry_point",)):
         if not isinstance(values[f], str) or not values[f].strip():
             raise bad(f, f"must be a non-empty string, got {values[f]!r:.60}")
     values.setdefault("language", language or "python")
@@ -190,9 +194,9 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
         raise bad("language", f"must be one of {', '.join(LANGUAGES)}, got {values['language']!r:.60}",
                   "fix that row, or leave it out and set data.language")
     ocaml = values["language"] == "ocaml"
-    if not ocaml and (not values["entry_point"].isidentifier() or keyword.iskeyword(values["entry_point"])):
+    if not unnamed and not ocaml and (not values["entry_point"].isidentifier() or keyword.iskeyword(values["entry_point"])):
         raise bad("entry_point", f"must be a Python function name, got {values['entry_point']!r}")
-    if ocaml and not re.fullmatch(r"[a-z_][A-Za-z0-9_']*", values["entry_point"]):
+    if not unnamed and ocaml and not re.fullmatch(r"[a-z_][A-Za-z0-9_']*", values["entry_point"]):
         raise bad("entry_point", f"must be an OCaml value name (lowercase first), got {values['entry_point']!r}")
     for f, allowed in (("difficulty", DIFFICULTIES), ("split", SPLITS)):
         if f in values and values[f] not in allowed:

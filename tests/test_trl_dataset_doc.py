@@ -25,5 +25,5 @@ def test_the_documented_conversion_of_a_trl_dataset_loads(tmp_path, monkeypatch)
         load_source(str(tmp_path / "trl.jsonl"))
     exec(compile(snippet, "from-trl.md", "exec"), {})
     problems = load_source(str(tmp_path / "mine.jsonl"))
-    assert [(p.id, p.prompt, p.entry_point) for p in problems][0] == ("0", "What is 0 + 1? Answer with the number.", "solve")
+    assert [(p.id, p.prompt, p.entry_point) for p in problems][0] == ("0", "What is 0 + 1? Answer with the number.", "")
     assert problems[2].meta["solution"] == "3"          # the other columns reach a reward function's kwargs
