@@ -144,12 +144,18 @@ def load_saved(path: Path, split: str | None, mapping: dict[str, str] | None = N
 def to_problems(rows, source: str, unit: str, mapping: dict[str, str] | None, language: str | None) -> list[Problem]:
     """(number, row) pairs as problems, each malformed row named by its `unit` and number; a mapped column no
     row has, and an id twice, fail."""
-    problems, places, columns = [], [], set()
+    problems, places, columns, unnamed = [], [], set(), []
     for n, row in rows:
         columns |= set(row) if isinstance(row, dict) else set()
         problems.append(to_problem(row, source, f"{unit} {n}", mapping, language))
         places.append(f"{unit} {n}")
+        if isinstance(row, dict) and (mapping or {}).get("id", "id") not in row:
+            unnamed.append(places[-1])   # its id made from its prompt: fine for a whole source without ids
     check_mapped_columns(mapping, columns, source)
+    if unnamed and len(unnamed) < len(problems):
+        raise DataError(f"{source}, {unnamed[0]}: field 'id' is missing, and other rows have one "
+                        f"({len(unnamed)} of {len(problems)} rows have none); give every row an id, or none "
+                        "(each row's id is then made from its prompt)")
     return unique(problems, places, source)
 
 

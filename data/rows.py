@@ -8,6 +8,7 @@ import ast
 import dataclasses
 import difflib
 import gzip
+import hashlib
 import json
 import keyword
 import re
@@ -166,13 +167,23 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
             used.add(column)
         elif column in row:
             used.add(column)
+    system = None
+    if isinstance(values.get("prompt"), list):   # TRL's conversational prompt: [system turn,] one user turn
+        values["prompt"], system = _conversation(values["prompt"], lambda why: bad(
+            "prompt", why, "a prompt here is one user turn, after an optional system turn (student.system_prompt "
+            "gives every prompt its system turn); write such rows with their last user turn as the prompt"))
+    idlike = [str(c) for c in row if c not in claimed and _idlike(str(c))]   # an id under another name: map it
+    if ("id" not in values and mapping.get("id", "id") not in row and not idlike
+            and isinstance(values.get("prompt"), str)):
+        values["id"] = "p-" + hashlib.sha256(values["prompt"].encode()).hexdigest()[:10]   # stable as rows move
     # a row nothing runs (no tests: a reward function or an LLM judge scores it) needs no function name
     unnamed = "entry_point" not in values and "tests" not in values and "test_code" not in values
     if unnamed:
         values["entry_point"] = ""
     for f in REQUIRED:
         if f not in values:
-            guess = difflib.get_close_matches(f, [str(c) for c in row if c not in claimed], n=1, cutoff=0.6)
+            guess = (idlike if f == "id" else []) or difflib.get_close_matches(
+                f, [str(c) for c in row if c not in claimed], n=1, cutoff=0.6)
             given = "".join(f"{k}: {v}, " for k, v in mapping.items())   # (the mapping already given stays in it)
             hint = ("or map it to the right column, e.g. data.mapping={%s%s: %s}" % (given, f, guess[0] if guess
                                                                                       else "<column>")
@@ -238,6 +249,8 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
     extra = {k: v for k, v in row.items() if k not in used}
     # kept as JSON (the prompts table stores it so): a parquet or Hub column of dates or decimals as text
     values["meta"] = json.loads(json.dumps({**extra, **meta} if extra else meta, default=str))
+    if system is not None:
+        values["meta"]["system_turn"] = system
     if ocaml and "tests" in values:  # the harness is generated from the signature: check it drives them
         from data.ocaml_types import TypeSpecError, check_tests, parse_signature
         fix = "write `val <entry_point> : <type>` with the supported types, one input per argument"
@@ -268,6 +281,23 @@ def _top_level_names(tree: ast.Module) -> set[str]:
         elif isinstance(n, (ast.Import, ast.ImportFrom)):
             out |= {(a.asname or a.name).split(".")[0] for a in n.names}
     return out
+
+
+def _idlike(column: str) -> bool:
+    """A column named as an id is (qid, task_id, problemId, uid)."""
+    low = column.lower()
+    return low.endswith("id") and low != "id" and (len(low) <= 4 or low[-3] in "_-" or column.endswith("Id"))
+
+
+def _conversation(turns: list, bad) -> tuple[str, str | None]:
+    """A conversational prompt's user turn and its system turn (None without one); anything else refused."""
+    roles = [t.get("role") if isinstance(t, dict) else None for t in turns]
+    if not turns or any(not isinstance(t, dict) or not isinstance(t.get("content"), str) for t in turns):
+        raise bad("is a list, but not of {\"role\": ..., \"content\": \"text\"} turns")
+    if roles[-1] != "user" or roles.count("user") != 1 or set(roles) - {"system", "user"} or roles[0] != (
+            "system" if len(turns) == 2 else "user") or len(turns) > 2:
+        raise bad(f"is a conversation of turns {roles} (not a system turn then one user turn)")
+    return turns[-1]["content"], (turns[0]["content"] if len(turns) == 2 else None)
 
 
 def _check_tests(tests: Any, bad) -> None:

@@ -1,5 +1,6 @@
-"""docs/guides/from-trl.md's conversion of a TRL conversational dataset, run as the page shows it: its
-output loads as a data source, and the row as TRL wrote it is refused naming the row."""
+"""TRL's dataset rows as docs/guides/from-trl.md says they load: a conversational prompt (its user turn the
+prompt, its system turn kept and compared with student.system_prompt), no id (one made from the prompt), no
+entry_point; a multi-turn conversation, and a source where only some rows have an id, refused naming the row."""
 from __future__ import annotations
 
 import json
@@ -10,20 +11,67 @@ import pytest
 
 from data.loaders import load_source
 from data.rows import DataError
+from pipeline.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_documented_conversion_of_a_trl_dataset_loads(tmp_path, monkeypatch):
-    page = (ROOT / "docs" / "guides" / "from-trl.md").read_text()
-    snippet = re.search(r"```python\n(import datasets\n.*?)```", page, re.S).group(1)
-    rows = [{"prompt": [{"role": "user", "content": f"What is {i} + 1? Answer with the number."}], "solution": str(i + 1)}
-            for i in range(3)]
-    (tmp_path / "trl.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+def _write(path: Path, rows: list) -> str:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def _trl_rows(system: str | None = "Answer with the number.") -> list[dict]:
+    turn = [{"role": "system", "content": system}] if system else []
+    return [{"prompt": [*turn, {"role": "user", "content": f"What is {i} + 1?"}], "solution": str(i + 1)} for i in range(3)]
+
+
+def test_trl_rows_load_as_they_are(tmp_path):
+    problems = load_source(_write(tmp_path / "trl.jsonl", _trl_rows()))
+    assert [p.prompt for p in problems] == ["What is 0 + 1?", "What is 1 + 1?", "What is 2 + 1?"]
+    assert all(re.fullmatch(r"p-[0-9a-f]{10}", p.id) for p in problems) and len({p.id for p in problems}) == 3
+    assert problems[2].meta == {"solution": "3", "system_turn": "Answer with the number."} and problems[2].entry_point == ""
+    moved = load_source(_write(tmp_path / "moved.jsonl", _trl_rows()[::-1]))   # ids follow the prompt, not the line
+    assert {p.prompt: p.id for p in moved} == {p.prompt: p.id for p in problems}
+    text = load_source(_write(tmp_path / "text.jsonl", [{"prompt": "What is 1 + 1?"}]))
+    assert text[0].id == problems[1].id and "system_turn" not in text[0].meta
+
+
+@pytest.mark.parametrize("prompt,said", [
+    ([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}, {"role": "user", "content": "c"}],
+     r"line 2: field 'prompt' is a conversation of turns \['user', 'assistant', 'user'\]"),
+    ([{"role": "user", "content": [{"type": "text", "text": "a"}]}], r"line 2: field 'prompt' is a list, but not of"),
+    ([], r"line 2: field 'prompt' is a list, but not of"),
+])
+def test_a_conversation_that_is_not_one_user_turn_is_refused(tmp_path, prompt, said):
+    with pytest.raises(DataError, match=said + r".*one user turn, after an optional system turn"):
+        load_source(_write(tmp_path / "t.jsonl", [_trl_rows()[0], {"prompt": prompt}]))
+
+
+def test_a_source_where_only_some_rows_have_an_id_is_refused(tmp_path):
+    rows = _trl_rows()
+    rows[0]["id"] = "first"
+    with pytest.raises(DataError, match=r"t.jsonl, line 2: field 'id' is missing, and other rows have one \(2 of 3"):
+        load_source(_write(tmp_path / "t.jsonl", rows))
+    named = [{"task_id": f"t{i}", "prompt": f"Say {i}."} for i in range(2)]   # an id under another name: map it
+    with pytest.raises(DataError, match=r"line 1: field 'id' is missing .*e.g. data.mapping=\{id: task_id\}"):
+        load_source(_write(tmp_path / "named.jsonl", named))
+    assert [p.id for p in load_source(str(tmp_path / "named.jsonl"), {"id": "task_id"})] == ["t0", "t1"]
+
+
+def test_the_dry_run_says_when_their_system_turn_is_not_student_system_prompt(tmp_path, tiny_config, caplog,
+                                                                                monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(DataError, match=r"trl.jsonl, line 1: field 'id' is missing"):
-        load_source(str(tmp_path / "trl.jsonl"))
-    exec(compile(snippet, "from-trl.md", "exec"), {})
-    problems = load_source(str(tmp_path / "mine.jsonl"))
-    assert [(p.id, p.prompt, p.entry_point) for p in problems][0] == ("0", "What is 0 + 1? Answer with the number.", "")
-    assert problems[2].meta["solution"] == "3"          # the other columns reach a reward function's kwargs
+    source = _write(tmp_path / "trl.jsonl", _trl_rows())
+    (tmp_path / "rw.py").write_text("def accuracy(completions, solution, **kw):\n"
+                                    "    return [float(s in c) for c, s in zip(completions, solution)]\n")
+    args = [*tiny_config, f"data.source={source}", "data.validation_size=0", "eval.sources=[]", "judge.kind=python",
+            f"judge.python.function={tmp_path / 'rw.py'}:accuracy", "teacher.kind=none", "reward.kind=direct"]
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert main(["epoch", "1", "--dry-run", *args]) == 0
+    assert "3 of 3 training problems came with a system turn of their own" in caplog.text
+    assert "set 'student.system_prompt=Answer with the number.' to train on theirs" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="rlaif"):   # the setting it names, pasted: nothing to say
+        assert main(["epoch", "1", "--dry-run", *args, "student.system_prompt=Answer with the number."]) == 0
+    assert "system turn" not in caplog.text

@@ -171,6 +171,7 @@ def check_data(cfg: Config) -> None:
                        "or hf), or set update.warm_start=false")
     check_early_stop(cfg)
     check_scorable(cfg, rl)
+    check_system_turns(cfg, [*rl, *warm])
     both = list(dict.fromkeys(p.id for p in [*rl, *warm, *(p for _, p in eval_problems(cfg, sample=False))]
                               if p.tests and p.test_code))
     if both:   # judges/execution.run_tests runs one of the two
@@ -215,6 +216,23 @@ def check_early_stop(cfg: Config) -> None:
         raise RunError(f"eval.early_stop_metric={name!r} is no metric an epoch writes, so eval.patience="
                        f"{cfg.eval.patience} would never stop the run" + (f"; did you mean {', '.join(near)}?" if near
                                                                          else "") + " (`rlaif metrics` lists them)")
+
+
+def check_system_turns(cfg: Config, problems: list) -> None:
+    """Conversational rows' own system turns (data/rows.py keeps them in meta.system_turn): every prompt
+    takes student.system_prompt instead, which is said where they differ."""
+    problems = list({p.id: p for p in problems}.values())   # (RL's and the warm-start's share data.source's)
+    turns = {p.id: p.meta["system_turn"] for p in problems if "system_turn" in p.meta}
+    other = {i: t for i, t in turns.items() if t != cfg.student.system_prompt}
+    if other:
+        import logging
+        first = next(iter(other.values()))
+        logging.getLogger("rlaif").warning(
+            "%d of %d training problems came with a system turn of their own (first, %s: %r) that is not "
+            "student.system_prompt (%r): every prompt takes student.system_prompt as its system turn; %s",
+            len(other), len(problems), next(iter(other)), first[:80], cfg.student.system_prompt[:80],
+            f"set 'student.system_prompt={first}' to train on theirs" if len(set(turns.values())) == 1
+            else "their system turns differ, and one system prompt serves every row")
 
 
 def check_scorable(cfg: Config, problems: list) -> None:
