@@ -49,7 +49,7 @@ from judges.pycode import extract_code, static_check
 
 log = logging.getLogger(__name__)
 
-HARNESS_VERSION = "exec-4"
+HARNESS_VERSION = "exec-5"
 """Bump whenever grading changes (harness, comparison, weights' meaning): it is part of the
 judge cache key. exec-2: the problem's `context` runs before the answer and its names count as
 defined in the static check (HumanEval answers using the prompt's `List` or helpers pass).
@@ -58,6 +58,8 @@ a set's order gets the same verdict on every judging.
 exec-4: the answer is a module in sys.modules (a dataclass under `from __future__ import annotations`
 loads); comment lines do not count toward min_lines; code too deeply nested for pyflakes gets no static
 credit.
+exec-5: bare code (no fence) followed by prose is cut where what is left compiles (a closing sentence
+failed the whole answer).
 """
 
 

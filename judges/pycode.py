@@ -49,7 +49,7 @@ def extract_code(completion: str, entry_point: str | None = None) -> tuple[str |
         if m:
             end = _END.search(completion, m.start())
             blocks.append((completion[m.start():end.start()], True) if end
-                          else (completion[m.start():], False))
+                          else (_bare(completion[m.start():]), False))
     if not blocks:
         return None, False
     if entry_point:
@@ -59,6 +59,44 @@ def extract_code(completion: str, entry_point: str | None = None) -> tuple[str |
         blocks = [b for b in blocks if defines.search(b[0])] or blocks
     code, closed = blocks[0]
     return code.strip("\n") + "\n", closed
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<answer>", "exec", dont_inherit=True)
+        return True
+    except (SyntaxError, ValueError):
+        return False
+
+
+def _bare(code: str) -> str:
+    """Bare code (no fence, no END marker) runs to the end of the completion, a closing sentence of prose
+    included: when the whole does not compile, the code up to the last top-level line after which what
+    is left does (at most 200 such lines tried), else the whole, to fail as it is."""
+    if _compiles(code):
+        return code
+    lines = code.splitlines(keepends=True)
+    cuts = [i for i, line in enumerate(lines) if i and line.strip() and not line[0].isspace()]
+    for i in reversed(cuts[-200:]):
+        if _compiles(head := "".join(lines[:i])):
+            return head
+    return code
+
+
+def continue_prompt(prompt: str, entry_point: str, completion: str) -> str:
+    """A completion that continues its raw prompt's own `def <entry_point>(...):` (the function's body, as
+    a base model writes after a signature and docstring) as the whole function, fenced: the prompt from
+    that def on, then the completion up to its first line back at column 0 (where HumanEval's stop
+    sequences end a body: the next def, class, if, print or comment). HumanEval's harness scores prompt +
+    completion the same way. Any other completion (one defining the function itself, or fenced) as it is."""
+    head = re.compile(rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(entry_point)}[ \t]*\(", re.M) if entry_point else None
+    starts = list(head.finditer(prompt)) if head else []
+    if not starts or head.search(completion) or "```" in completion:
+        return completion
+    lines = (prompt[starts[-1].start():] + completion).splitlines(keepends=True)
+    body = next((i for i, line in enumerate(lines) if line.rstrip().endswith(":")), 0) + 1   # past the signature
+    end = next((i for i in range(body, len(lines)) if lines[i].strip() and not lines[i][0].isspace()), len(lines))
+    return "```python\n" + "".join(lines[:end]).rstrip() + "\n```\n"
 
 
 # ---------------------------------------------------------------------------- static check

@@ -9,7 +9,7 @@ from data.schema import Problem
 from judges.base import Score
 from judges.cache import JudgeCache
 from judges.mix import combine
-from pipeline.stages.judging import (PARTS, Judging, Sync, batch_figures, batching, cache_dir, components, execution_parts,
+from pipeline.stages.judging import (PARTS, Judging, Sync, judged_text, batch_figures, batching, cache_dir, components, execution_parts,
                               full_credit_shares, judge_model, length_score, make_model, paid_for, run_items,
                               settle_stage, work_dir)
 from pipeline.stages import Ctx
@@ -131,7 +131,7 @@ def score_components(cfg, items: list[tuple], run_dir, journal=None,
             batch = journal is not None and kind != "hf"
             cache = JudgeCache(cache_dir(cfg))
             try:
-                results, stats = run_items(cfg, cache, api, [api.score_item(p, c, r) for p, c, _, r in items],
+                results, stats = run_items(cfg, cache, api, [api.score_item(p, judged_text(cfg, p, c), r) for p, c, _, r in items],
                                            f"judge ({kind})", run_dir, journal if batch else None, out,
                                            [p.id for p, _, _, _ in items])
             finally:

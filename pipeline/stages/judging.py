@@ -261,6 +261,7 @@ class Judging:
 
     def score_all(self, items: list[tuple[Problem, str, bool]], desc: str = "judge") -> list[Score]:
         require_compilers(self.cfg, [p for p, *_ in items])
+        items = [(p, judged_text(self.cfg, p, c), tr) for p, c, tr in items]
         keys = [self.key(*it) for it in items]
         found = [self.cache.get(k) for k in keys]
         todo = [i for i, v in enumerate(found) if v is None]
@@ -291,6 +292,16 @@ class Judging:
             list(pool.map(one, todo))
         bar.close()
         return [Score.from_json(v) for v in found]
+
+
+def judged_text(cfg: Config, problem: Problem, completion: str) -> str:
+    """What the execution and LLM judges score for an answer: under student.prompt_format=raw, a Python
+    answer continuing its prompt's own def (a body) as the whole function (judges/pycode.continue_prompt);
+    any other answer as it is."""
+    if cfg.student.prompt_format != "raw" or problem.language != "python":
+        return completion
+    from judges.pycode import continue_prompt
+    return continue_prompt(problem.prompt, problem.entry_point, completion)
 
 
 def language_judges(cfg: Config) -> dict:
