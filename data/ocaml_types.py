@@ -100,9 +100,12 @@ def parse_type(text: str) -> list[T]:
         tok = take()
         if tok == "(":
             inner = arrow()
-            if take() != ")" or len(inner) != 1:
+            if len(inner) != 1:
                 raise TypeSpecError(f"type {text!r}: function-typed arguments or results are not supported; "
                                     f"use {SUPPORTED}")
+            if (close := take()) != ")":   # `(int, string) Hashtbl.t`: a type of several parameters
+                raise TypeSpecError(f"type {text!r}: {close!r} inside parentheses: a type of several parameters "
+                                    f"has no JSON form here; use {SUPPORTED}")
             return inner[0]
         if tok in BASE:
             return T(tok)
@@ -157,6 +160,8 @@ def literal(t: T, v: Any) -> str:
     if k == "int":
         if isinstance(v, bool) or not isinstance(v, int):
             raise bad("an integer")
+        if not -(1 << 62) <= v < 1 << 62:   # OCaml's int has 63 bits: a literal past them fails or wraps
+            raise bad("an OCaml int (-2^62 to 2^62 - 1: OCaml's int has 63 bits; a float or a string holds more)")
         return f"({v})"
     if k == "float":
         if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -279,4 +284,7 @@ def check_tests(signature: str | None, entry_point: str, tests: list[dict]) -> N
         for t, v in zip(args, test["input"]):
             literal(t, v)
         if "output" in test:
-            literal(result, test["output"])  # an expected value the result type cannot hold fails forever
+            try:   # an expected value the result type cannot hold fails forever
+                literal(result, test["output"])
+            except TypeSpecError as e:
+                raise TypeSpecError(f"test {i}'s expected output: " + str(e).replace("test input ", "", 1)) from None

@@ -287,7 +287,7 @@ def run_tests(code: str, problem: Problem, settings: ExecutionSettings) -> RunRe
         m = outs.get(i)
         expected = json.loads(json.dumps(test["output"]))  # tuples -> lists, like the output's
         ok = bool(m and m.get("ok") is True and "out" in m and outputs_match(expected, m["out"]))
-        error = None if ok else _capped((m or {}).get("error")) or (_wrong(problem.entry_point, test["input"], m.get(
+        error = None if ok else _capped((m or {}).get("error")) or (wrong_answer(problem.entry_point, test["input"], m.get(
             "out"), expected) if m else _died(res))
         result.details.append({"i": i, "passed": ok, **({"error": error} if error else {})})
         result.passed += ok
@@ -295,7 +295,7 @@ def run_tests(code: str, problem: Problem, settings: ExecutionSettings) -> RunRe
     return result
 
 
-def _wrong(entry_point: str, args: list, got: Any, expected: Any) -> str:
+def wrong_answer(entry_point: str, args: list, got: Any, expected: Any) -> str:
     """'wrong answer: add(1, 2) gave -1, expected 3': the call, what it returned and what the test expects (JSON,
     where 2 and 2.0 differ: outputs_match compares by value and type), each cut short."""
     def short(v: Any) -> str:

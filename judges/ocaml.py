@@ -43,11 +43,17 @@ from judges.base import Score, check_library_names, check_weights
 from judges.execution import _answer_dirs, unexpected_error
 from judges.ocaml_harness import check_problem, harness_source, read_results
 
-OCAML_HARNESS_VERSION = "ocaml-1"
-"""Bump whenever OCaml grading changes; part of the judge cache key of OCaml judgements."""
+OCAML_HARNESS_VERSION = "ocaml-2"
+"""Bump whenever OCaml grading changes; part of the judge cache key of OCaml judgements. ocaml-2: the
+results on stderr (an answer printing megabytes pushed them past the output cap), tests that do not
+compile a judge error (they scored every answer 0.3)."""
 
 INSTALL_HINT = ("install the OCaml compiler: `make setup` does it as root (apt-get install -y ocaml), "
                 "otherwise run `sudo apt-get install ocaml` (Debian/Ubuntu) or put ocamlc on PATH")
+
+
+class ProblemError(ValueError):
+    """The problem's own tests do not compile: a judge error (no answer's fault, not cached)."""
 
 
 class CompilerMissing(RuntimeError):
@@ -239,7 +245,7 @@ class OcamlJudge:
         os.chmod(workdir, 0o755)
         try:
             raw, _ = self._grade(problem, code, compiler, workdir, bd)
-        except sandbox.SandboxError as e:
+        except (sandbox.SandboxError, ProblemError) as e:
             return Score(value=None, breakdown=bd, raw=f"judge error: {e}")
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -299,6 +305,9 @@ class OcamlJudge:
         bd["typecheck"], bd["typecheck_errors"] = 1.0, 0
         link_out = read("link.out")
         if read("link.rc").strip() != "0":
+            if re.search(r"Syntax error|Integer literal exceeds", link_out):   # the tests' fault, not the answer's
+                raise ProblemError(f"problem {problem.id!r}: its {'tests do' if problem.tests else 'test_code does'} not "
+                                   f"compile: {first_error(link_out) or link_out[:600]}")
             bd["compile"] = 0.5
             bd["compiler_error"] = first_error(link_out) or link_out[:600]
             bd["error"] = f"does not link with the tests (entry point `{problem.entry_point}` missing or of " \

@@ -10,15 +10,17 @@ import json
 from data.ocaml_types import PRELUDE, TypeSpecError, check_tests, literal, parse_signature, printer
 from data.schema import Problem
 from judges import sandbox
-from judges.execution import outputs_match
+from judges.execution import outputs_match, wrong_answer
 
 
 def harness_source(problem: Problem, nonce: str) -> str:
     """harness.ml: calls Solution.<entry> on each test input and prints one JSON line per test
     (or, for test_code, runs it and prints a completion marker). Never holds expected values."""
     tag = lambda event: f'{{\\"nonce\\": \\"{nonce}\\", \\"event\\": \\"{event}\\"'  # noqa: E731
+    # the results go to stderr: what an answer prints (print_string, Printf.printf) goes to stdout, each stream
+    # capped on its own, so printing cannot push them out
     lines = [PRELUDE,
-             "let emit s = Stdlib.print_string (\"\\n\" ^ s ^ \"\\n\"); Stdlib.flush Stdlib.stdout",
+             "let emit s = Stdlib.prerr_string (\"\\n\" ^ s ^ \"\\n\"); Stdlib.flush Stdlib.stderr",
              f'let () = emit "{tag("start")}}}"']
     if not problem.tests:  # none (None or []): the test code, as the Python judge and the cache key read it
         lines += [f"let {problem.entry_point} = Solution.{problem.entry_point}",
@@ -53,22 +55,25 @@ def check_problem(problem: Problem) -> None:
 def read_results(problem: Problem, run: sandbox.SandboxResult, nonce: str, bd: dict) -> dict[int, dict]:
     """The harness's result lines in the program's output (only those tagged with `nonce`): fills
     `bd`'s passed, tests, error and timed_out; returns the result line per test index."""
-    msgs = []
+    msgs, other = [], []
     # lines end at "\n" only: splitlines() also breaks at U+2028, U+2029 and U+0085, which a
     # string result carries unescaped (json_string escapes only control characters)
-    for line in run.stdout.decode("utf-8", "replace").split("\n"):
+    for line in run.stderr.decode("utf-8", "replace").split("\n"):
         try:
             msg = json.loads(line)
         except (ValueError, RecursionError):   # a line of 100,000 '[' from the program recursed
-            continue
+            msg = None
         if isinstance(msg, dict) and msg.get("nonce") == nonce:
             msgs.append(msg)
+        elif line.strip():
+            other.append(line)
     bd["timed_out"] = run.timed_out
-    died = "timed out" if run.timed_out else f"no result: the program exited (status {run.returncode}) before reporting"
+    died = ("timed out" if run.timed_out else "no result: the program's output passed judge.ocaml.max_output_bytes and "
+            "was cut" if run.truncated else f"no result: the program exited (status {run.returncode}) before reporting")
     if not problem.tests:
         ok = any(m.get("event") == "check" and m.get("ok") is True for m in msgs)
         bd["passed"], bd["tests"] = int(ok), float(ok)
-        bd["error"] = None if ok else (run.stderr.decode("utf-8", "replace").strip()[-300:] or died)
+        bd["error"] = None if ok else ("\n".join(other).strip()[-300:] or died)
         return {}
     outs: dict[int, dict] = {}
     for m in msgs:
@@ -81,6 +86,7 @@ def read_results(problem: Problem, run: sandbox.SandboxResult, nonce: str, bd: d
         bd["passed"] += ok
         if not ok and bd["error"] is None:
             # a line the program forged may carry megabytes, or a dict, as its error: the harness's size kept
-            bd["error"] = str((m or {}).get("error") or ("wrong answer" if m else died))[:300]
+            bd["error"] = str((m or {}).get("error") or (wrong_answer(problem.entry_point, test["input"], m.get("out"),
+                                                                      expected) if m else died))[:300]
     bd["tests"] = bd["passed"] / len(problem.tests) if problem.tests else 0.0
     return outs

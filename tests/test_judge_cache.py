@@ -138,7 +138,7 @@ def test_cache_keys_of_existing_judgements_never_change(tmp_path):
     """Pinned keys of judgements users have paid for (execution: Python and OCaml; an Anthropic
     rubric judge and teacher): moving code between modules must leave every one of them as it was,
     or a rerun would pay for them again. A grading change bumps its harness version, and with it
-    its key, on purpose (execution: exec-5, bare code followed by prose cut where it compiles)."""
+    its key, on purpose (execution: exec-5, bare code followed by prose cut where it compiles; ocaml-2, the results on stderr)."""
     from data.loaders import load_source
     from pipeline.stages.judging import make_model
     keys = {}
@@ -151,7 +151,7 @@ def test_cache_keys_of_existing_judgements_never_change(tmp_path):
     first = load_source("builtin", None, "python")[0]
     keys["anthropic"] = llm.key(first, "x = 1", "ref")[:16]
     keys["anthropic teacher"] = llm.teacher_key(first)[:16]
-    assert keys == {"config.yaml": "f4d242e3000194a2", "configs/ocaml.yaml": "bc2e266eb2ca637c",
+    assert keys == {"config.yaml": "f4d242e3000194a2", "configs/ocaml.yaml": "46f109f631970725",
                     "anthropic": "57235172cb25c637", "anthropic teacher": "092f9b2949328e4b"}
 
 

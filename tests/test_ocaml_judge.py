@@ -60,7 +60,7 @@ def test_correct_solution_scores_one_with_the_full_breakdown():
 
 def test_wrong_answer_keeps_structure_typecheck_and_compile():
     s = JUDGE.score(ADD, fenced(BODY.replace("a + b", "a - b")))
-    assert s.breakdown["passed"] == 0 and s.breakdown["error"] == "wrong answer"
+    assert s.breakdown["passed"] == 0 and s.breakdown["error"] == "wrong answer: add(1, 2) gave -1, expected 3"
     assert s.value == pytest.approx(0.05 + 0.20 + 0.10)
     half = JUDGE.score(ADD, fenced(BODY.replace("a + b", "if a > 5 then 0 else a + b")))
     assert half.breakdown["passed"] == 3 and half.value == pytest.approx(0.35 + 0.65 * 3 / 4)
@@ -113,7 +113,7 @@ def test_values_of_every_supported_type_round_trip_and_compare_by_type():
                   '  | 2 -> ([ (3., "", \'y\', false) ], [||], ())\n'
                   '  | _ -> ([ (3.001, "", \'y\', false) ], [||], ())')
     s = JUDGE.score(p, fenced(code))
-    assert s.breakdown["passed"] == 2 and s.breakdown["error"] == "wrong answer", s
+    assert s.breakdown["passed"] == 2 and s.breakdown["error"].startswith("wrong answer: f(3) gave [[[3.001, "), s
 
 
 def test_assertion_style_test_code_and_a_redefined_equality_earns_nothing():

@@ -177,9 +177,9 @@ def check_data(cfg: Config) -> None:
     if both:   # judges/execution.run_tests runs one of the two
         import logging
         logging.getLogger("rlaif").warning(
-            "%d problems have both `tests` and `test_code` (%s%s): the execution judge runs their `tests` alone and "
+            "%d %s both `tests` and `test_code` (%s%s): the execution judge runs their `tests` alone and "
             "never their test_code; drop one of the two (or move the test_code's cases into tests)",
-            len(both), ", ".join(both[:3]), ", ..." if len(both) > 3 else "")
+            len(both), "problem has" if len(both) == 1 else "problems have", ", ".join(both[:3]), ", ..." if len(both) > 3 else "")
     from pipeline.stages.judging import components
     if "python" in components(cfg):   # a reward function's required columns, in the rows RL will judge
         from judges.python_reward import RewardFunctionError
@@ -263,8 +263,8 @@ def check_scorable(cfg: Config, problems: list) -> None:
         if asserted:
             logging.getLogger("rlaif").warning(
                 "%d of %d training problems are tested by test_code (assertions, as HumanEval's check: %s%s): those "
-                "run inside the sandbox beside the answer, which can fool them (an object whose == always says True, "
-                "a check or exec of its own), and RL rewards whatever passes; input/expected `tests` are compared "
+                "run inside the sandbox beside the answer, which can fool them (a Python object whose == always says "
+                "True, a check or exec of its own, an OCaml program writing the check's result line), and RL rewards whatever passes; input/expected `tests` are compared "
                 "outside the sandbox and cannot be fooled: train on those where you can (docs/GUARANTEES.md)",
                 len(asserted), len(problems), ", ".join(asserted[:3]), ", ..." if len(asserted) > 3 else "")
     if cfg.teacher.kind == "reference":
