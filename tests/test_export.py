@@ -5,7 +5,6 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -117,8 +116,18 @@ def test_mistakes_say_what_to_do_and_lose_nothing(trained, capsys):
     assert (out / "mine.txt").read_text() == "a user's file"
     again = root / "again"
     assert main(["export", "1", str(again), "--adapter", *over]) == 0
+    (again / ".git").mkdir()   # a clone of the Hub repo it is pushed to, and notes: kept by --force
+    (again / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (again / "NOTES.md").write_text("mine")
+    stale = root / ".tmp-again-999999999-abcdef"   # a killed export's partial weights (a pid no process has)
+    stale.mkdir()
+    (stale / "model.safetensors").write_bytes(b"partial")
+    capsys.readouterr()
     assert main(["export", "1", str(again), "--force", *over]) == 0
+    assert "kept what the earlier export did not write: .git, NOTES.md" in capsys.readouterr().out
     assert (again / "model.safetensors").exists() and not (again / "adapter_config.json").exists()
+    assert (again / "NOTES.md").read_text() == "mine" and (again / ".git" / "HEAD").exists() and not stale.exists()
+    assert "NOTES.md" not in json.loads((again / "rlaif.json").read_text())["files"]
     for place in (r.run_dir, r.run_dir.parent, r.run_dir / "inside"):   # never over (nor into) the run
         assert main(["export", "1", str(place), "--force", *over]) == 2
         assert "the run" in capsys.readouterr().err
@@ -177,3 +186,13 @@ def test_the_model_card_reads_the_policy_against_the_base_models_eval(trained, c
     assert "Against the base model on the same problems" in card and "this policy - the base model" in card, card
     assert re.search(r"pass@1 +[\d.]+ -> [\d.]+ +diff [+-][\d.]+ \[", card) and str(root) not in card, card
     capsys.readouterr()
+
+
+def test_a_warm_start_export_is_carded_as_supervised():
+    from pipeline.run.export import model_card
+    info = {"base_model": "HuggingFaceTB/SmolLM2-135M-Instruct", "base_model_path": "/x", "merged": True, "dtype": "float32",
+            "system_prompt": "", "prompt_format": "chat", "chat_template_kwargs": {}, "run": "r", "update": "update-1",
+            "eval": None, "eval_vs_base": None}
+    warm, rl = model_card({**info, "epoch": 0}), model_card({**info, "epoch": 1})
+    assert "- sft" in warm and "- grpo" not in warm and "before any reinforcement learning" in warm
+    assert "- grpo" in rl and "reinforcement learning from a teacher-relative reward" in rl

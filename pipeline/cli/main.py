@@ -175,8 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "weights; load it over the same base model")
     p.add_argument("--dtype", choices=["auto", "float32", "bfloat16", "float16"], default="auto",
                    help="the merged weights' dtype (default auto: the base model's checkpoint's own)")
-    p.add_argument("--force", action="store_true", help="replace OUT when it holds an earlier export (its rlaif.json); "
-                   "a directory of other files is never replaced")
+    p.add_argument("--force", action="store_true", help="replace OUT when it holds an earlier export (its rlaif.json), "
+                   "keeping what the export did not write (a clone's .git, your notes); a directory of other files is "
+                   "never replaced")
     with_overrides(p)
     p.set_defaults(fn=cmd_export)
     p = with_overrides(sub.add_parser("judge", help="score one answer with the configured judge and print the JSON",

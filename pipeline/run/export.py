@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from pipeline.config.errors import RunError
-from pipeline.store.artifacts import atomic_dir, corrupted_file, read_manifest
+from pipeline.store.artifacts import atomic_dir, clean_stale, corrupted_file, read_manifest
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 
@@ -41,15 +41,42 @@ def export_policy(r, n: int, out: Path, variant: str | None = None, adapter_only
             "base_model": student["model"], "base_model_path": resolve(student["model"]), "merged": not adapter_only,
             **{k: student[k] for k in ("system_prompt", "prompt_format", "chat_template_kwargs")},
             "eval": dict(ev[1].get("figures") or {}) if ev else None, "eval_vs_base": _against_base(r, n, ev)}
-    with atomic_dir(out) as tmp:
+    clean_stale(out.parent, out.name)   # a killed export's partial weights
+    theirs = _theirs(out)
+    with atomic_dir(out, carry=theirs) as tmp:
         info["dtype"] = _write(r.cfg, d / "adapter", tmp, adapter_only, dtype, echo)
+        info["files"] = sorted([f.name for f in tmp.iterdir()] + ["rlaif.json", "README.md"])
         (tmp / "rlaif.json").write_text(json.dumps(info, indent=2, sort_keys=True) + "\n")
         (tmp / "README.md").write_text(model_card(info))
         mask = os.umask(0)
         os.umask(mask)
         for f in tmp.iterdir():   # safetensors writes its file 0600: every file as the user's umask makes them
             f.chmod(0o666 & ~mask)
+        clash = [n for n in theirs if (tmp / n).exists()]
+        if clash:   # (an earlier export that listed no files, and a file of yours named as one of ours)
+            raise RunError(f"{out} holds {', '.join(clash)}, which this export writes too: move it and export again")
+    if theirs:
+        echo(f"  kept what the earlier export did not write: {', '.join(theirs)}")
     return info
+
+
+# what an export writes (an export whose rlaif.json lists no `files` was written by an older version)
+_EXPORT_FILES = ("rlaif.json", "README.md", "config.json", "generation_config.json", "tokenizer.json",
+                 "tokenizer_config.json", "special_tokens_map.json", "chat_template.jinja", "vocab.json", "merges.txt",
+                 "added_tokens.json", "tokenizer.model", "adapter_config.json")
+
+
+def _theirs(out: Path) -> tuple[str, ...]:
+    """The entries of an earlier export's directory that no export wrote (a clone's .git, your notes): kept
+    when --force replaces the export."""
+    if not (out / "rlaif.json").is_file():
+        return ()
+    try:
+        ours = set(json.loads((out / "rlaif.json").read_text()).get("files") or ())
+    except (ValueError, AttributeError):
+        ours = set()
+    return tuple(sorted(e.name for e in out.iterdir() if e.name not in ours and e.name not in _EXPORT_FILES
+                        and not e.name.endswith((".safetensors", ".safetensors.index.json"))))
 
 
 def _check_out(r, out: Path, force: bool) -> None:
@@ -181,7 +208,9 @@ def model_card(info: dict) -> str:
     base = info["base_model"]
     hub = "/" in base and not Path(base).expanduser().exists()
     path = base if hub else info["base_model_path"]
-    front = ["---", "library_name: " + ("transformers" if info["merged"] else "peft"), "tags:", "- rlaif", "- grpo"]
+    warm = info["epoch"] == 0   # the supervised warm-start on the teacher's answers, before any RL
+    front = ["---", "library_name: " + ("transformers" if info["merged"] else "peft"), "tags:", "- rlaif",
+             "- sft" if warm else "- grpo"]
     if hub:
         front.append(f"base_model: {base}")
     front.append("---")
@@ -210,7 +239,8 @@ def model_card(info: dict) -> str:
 
 # {info['run']}, epoch {info['epoch']}
 
-A policy trained with rlaif (reinforcement learning from a teacher-relative reward) on
+{"The supervised warm-start of rlaif (fine-tuned on the teacher's answers, before any reinforcement learning)"
+  if warm else "A policy trained with rlaif (reinforcement learning from a teacher-relative reward)"} on
 `{base}`: run `{info['run']}`, epoch {info['epoch']}, update `{info['update']}`
 ({'the LoRA adapter merged into the base weights, ' + info['dtype'] if info['merged'] else 'a PEFT LoRA adapter'}).
 It was trained on prompts built as below ({'the chat template' if info['prompt_format'] == 'chat' else 'raw text'}{', with its system prompt' if info['system_prompt'] else ''}):

@@ -69,10 +69,12 @@ def write_json(path: Path, obj: Any) -> None:
 
 
 @contextmanager
-def atomic_dir(final: Path) -> Iterator[Path]:
+def atomic_dir(final: Path, carry: tuple[str, ...] = ()) -> Iterator[Path]:
     """Yield a temp directory beside `final`; on success it replaces `final` in one rename.
 
     On any exception (Ctrl-C included) the temp directory is removed and `final` is untouched.
+    carry: entries of the replaced `final` moved into the new one after the swap (the replaced
+    directory is removed only once they are: a crash between leaves them in its .trash-*).
     """
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = final.parent / f".tmp-{final.name}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
@@ -84,6 +86,8 @@ def atomic_dir(final: Path) -> Iterator[Path]:
             trash = final.parent / f".trash-{final.name}-{uuid.uuid4().hex[:6]}"
             os.rename(final, trash)
             os.rename(tmp, final)
+            for name in carry:
+                os.rename(trash / name, final / name)
             _remove(trash)
         else:
             os.rename(tmp, final)
@@ -97,12 +101,14 @@ def atomic_dir(final: Path) -> Iterator[Path]:
         raise
 
 
-def clean_stale(epoch_dir: Path) -> None:
-    """Remove temp/trash directories (and a replaced file's trash) left by a killed process (never a finished output)."""
+def clean_stale(epoch_dir: Path, name: str | None = None) -> None:
+    """Remove temp/trash directories (and a replaced file's trash) left by a killed process (never a finished output).
+    name: only the temp directories of that output (`.tmp-<name>-<pid>-*`), in a directory holding others' files."""
     if not epoch_dir.exists():
         return
     for p in epoch_dir.iterdir():
-        if p.name.startswith(".tmp-") or p.name.startswith(".trash-"):
+        if (p.name.startswith(f".tmp-{name}-") if name is not None
+                else p.name.startswith(".tmp-") or p.name.startswith(".trash-")):
             pid = p.name.split("-")[-2] if p.name.startswith(".tmp-") else None
             if pid and pid.isdigit() and _alive(int(pid)):
                 continue
