@@ -177,10 +177,12 @@ def test_an_update_rerun_at_the_schedules_tail_is_warned(tmp_path):
     r = Runner(cfg)
     for n, last in ((2, 1.6e-4), (3, 3.5e-5)):
         r.epoch_dir(n).mkdir(parents=True)
-        (r.epoch_dir(n) / "metrics.json").write_text(json.dumps({"optim/lr": 2e-4, "optim/lr_last": last}))
+        (r.epoch_dir(n) / "metrics.json").write_text(json.dumps({"optim/lr": 2e-4, "optim/lr_last": 1e-4, "optim/lr_next": last}))
     assert schedule_tail(r, cfg, 3) is None                      # epoch 3 starts at 80% of the peak
     note = schedule_tail(r, cfg, 4)
-    assert note and "starts at 18% of the peak" in note and "optim/lr_last 3.5e-05 of 0.0002" in note, note
+    assert note and "starts at 18% of the peak" in note and "optim/lr_next 3.5e-05 of 0.0002" in note, note
+    (r.epoch_dir(3) / "metrics.json").write_text(json.dumps({"optim/lr": 2e-4, "optim/lr_last": 3.5e-5}))   # an older record
+    assert "optim/lr_last 3.5e-05 of 0.0002" in schedule_tail(r, cfg, 4)
     assert schedule_tail(r, load_config(None, [f"run.dir={tmp_path}", "update.scheduler=constant"]), 4) is None
     assert schedule_tail(r, cfg, 7) is None                      # no metrics of epoch 6: nothing to say
 

@@ -170,21 +170,21 @@ def cmd_epoch(cfg: Config, a) -> int:
 
 
 def schedule_tail(r, cfg: Config, n: int) -> str | None:
-    """A warning for an update-only rerun of epoch n whose carried LR schedule starts low: with
-    optimizer_state carry, epoch n's update starts where epoch n-1's ended (its optim/lr_last), so
-    at the schedule's tail another update.lr changes little."""
+    """A warning for an update-only rerun of epoch n whose carried LR schedule starts low (optimizer_state carry: where
+    epoch n-1's left it, its optim/lr_next), so that at the schedule's tail another update.lr changes little."""
     uc = cfg.update
     if n < 2 or uc.optimizer_state != "carry" or uc.scheduler == "constant":
         return None
     try:
         m = json.loads((r.epoch_dir(n - 1) / "metrics.json").read_text())
-        start, peak = float(m["optim/lr_last"]), float(m["optim/lr"])
+        key = "optim/lr_next" if "optim/lr_next" in m else "optim/lr_last"   # (an older record: the same figure)
+        start, peak = float(m[key]), float(m["optim/lr"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if not peak or start / peak >= 0.5:
         return None
     return (f"warning: epoch {n}'s update starts at {start / peak:.0%} of the peak learning rate (the carried "
-            f"{uc.scheduler} schedule's position after epoch {n - 1}: optim/lr_last {start:.3g} of {peak:.3g}), so "
+            f"{uc.scheduler} schedule's position after epoch {n - 1}: {key} {start:.3g} of {peak:.3g}), so "
             f"update.lr and the other update settings move epoch {n} little; compare variants on an earlier epoch, "
             "or with update.scheduler=constant")
 

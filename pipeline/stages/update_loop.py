@@ -21,7 +21,7 @@ from pipeline.engines.forward import (collate, prompt_ordered, resolve_share_pro
 from pipeline.engines.model import save_adapter
 from pipeline.store import dist
 from pipeline.train.loss import high_entropy_mask, loss_norms, policy_loss, settings, trained_len
-from pipeline.train.optim import (OPTIMIZER, SCHEDULE, load_carried, lr_schedule, readable_checkpoint, restore,
+from pipeline.train.optim import (OPTIMIZER, SCHEDULE, load_carried, last_step_lr, lr_schedule, readable_checkpoint, restore,
                                   save_checkpoint, save_schedule)
 
 log = logging.getLogger("rlaif")
@@ -318,7 +318,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
         figures.update({
             "optim/grad_norm": float(torch.stack([torch.as_tensor(g, device=device) for g in grad_norms]).mean())
             if grad_norms else 0.0,
-            "optim/lr": uc.lr, "optim/lr_last": scheduler.get_last_lr()[0], "kl/coef": float(coef),
+            "optim/lr": uc.lr, "optim/lr_last": last_step_lr(scheduler), "optim/lr_next": scheduler.get_last_lr()[0], "kl/coef": float(coef),
             "optim/steps": len(grad_norms), "update/trained_tokens": trained_tokens,
             "update/tokens_per_s": round(trained_tokens / max(secs, 1e-9), 2),
         })

@@ -105,6 +105,13 @@ def lr_schedule(optimizer, uc: UpdateConfig, steps: int, epoch: int | None, star
     return scheduler
 
 
+def last_step_lr(scheduler) -> float:
+    """The learning rate the update's last optimizer step ran at (get_last_lr() is the next step's, where the
+    schedule stands after it); with no step taken, the first step's."""
+    k = scheduler.last_epoch   # optimizer steps taken (a resumed update's restored with its state)
+    return scheduler.base_lrs[0] * scheduler.lr_lambdas[0](k - 1) if k > 0 else scheduler.get_last_lr()[0]
+
+
 def save_schedule(path: Path, scheduler) -> None:
     """The run's schedule position after this update (optimizer steps taken in the run, `step`) and the
     scheduler's state, for the next epoch's update (`carried_schedule`)."""
