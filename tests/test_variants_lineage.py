@@ -15,12 +15,17 @@ from pipeline.run.runner import Runner
 from pipeline.store.artifacts import read_manifest
 
 
-def test_an_epoch_made_anew_from_another_policy_drops_its_stale_promotion(epoch1_config, caplog):
+def test_an_epoch_made_anew_from_another_policy_drops_its_stale_promotion(epoch1_config, caplog, capsys, monkeypatch,
+                                                                          tmp_path):
     """Epoch 2 with a promoted variant; then epoch 1's policy changes (another variant promoted) and epoch 2 is
     made again from it: the promoted variant of epoch 2 was trained on samples that are gone, so the
-    promotion goes, said, and epoch 2's policy is the update made from the new samples."""
+    promotion goes, said, and epoch 2's policy is the update made from the new samples. `rlaif promote` of
+    that stale variant is refused, naming the way back to its line, and the way works."""
+    from pipeline.cli.main import main
+    monkeypatch.chdir(tmp_path)
     r = Runner(load_config(None, epoch1_config))
     r.run_epoch(1)
+    old1 = r.chosen_update(1)[0]
     r.run_epoch(2)
     old2 = r.chosen_update(2)[0]
     r.promote(2, old2.name)
@@ -32,6 +37,13 @@ def test_an_epoch_made_anew_from_another_policy_drops_its_stale_promotion(epoch1
     assert not (r.epoch_dir(2) / "chosen.json").exists()
     chosen = r.chosen_update(2)
     assert chosen[0] != old2 and chosen[1]["inputs"]["policy"] == read_manifest(new1)["fingerprint"]
+    capsys.readouterr()
+    assert main(["promote", "2", old2.name, *epoch1_config]) == 2
+    err = capsys.readouterr().err
+    assert f"epoch 2: {old2.name} was trained from another policy of epoch 1 ({old1.name})" in err, err
+    assert f"`rlaif promote 1 {old1.name}` then `rlaif epoch 2`" in err and r.chosen_update(2)[0] == chosen[0]
+    assert main(["promote", "1", old1.name, *epoch1_config]) == 0 and main(["epoch", "2", *epoch1_config]) == 0
+    assert main(["promote", "2", old2.name, *epoch1_config]) == 0 and r.chosen_update(2)[0] == old2
 
 
 def test_update_says_its_own_variants_figures_beside_a_promoted_policy(epoch1_config, capsys):

@@ -116,6 +116,7 @@ def cmd_promote(cfg: Config, a) -> int:
     r = existing_run(cfg, a)
     r.lock()   # not while an epoch of the run reads its policies
     try:
+        refuse_another_line(r, a.n, r.find_variant(a.n, a.variant))
         p = r.promote(a.n, a.variant)
     finally:
         r.unlock()
@@ -126,6 +127,25 @@ def cmd_promote(cfg: Config, a) -> int:
         + (f"; it has no eval (killed, or made without one): `rlaif eval {a.n}` scores it"
            if unmeasured else ""))
     return 0
+
+
+def refuse_another_line(r, n: int, d) -> None:
+    """A variant of epoch n trained from another policy of epoch n-1 than the one epoch n's answers now come
+    from (epoch n-1's choice changed and epoch n was sampled again): its rows are gone, and chosen it would
+    make the run's chosen policies a line no run trained. Refused, naming the way back to its line."""
+    from pipeline.config.errors import RunError
+    parent = ((read_manifest(d) or {}).get("inputs") or {}).get(POLICY)
+    sampled = ((read_manifest(r.epoch_dir(n) / "sample") or {}).get("inputs") or {}).get(POLICY)
+    if n < 1 or not parent or not sampled or parent == sampled:
+        return
+    named = next((p.name for p, m in r.update_variants(n - 1) if m.get("fingerprint") == parent), None)
+    raise RunError(f"epoch {n}: {d.name} was trained from another policy of epoch {n - 1} ("
+                   + (named or "one no longer there") + f") than the one epoch {n}'s answers were sampled from since, "
+                   f"on answers that are gone (`rlaif compare {n}` marks it ~): chosen, it would make the run's line of "
+                   f"policies one no run trained; " + (f"`rlaif promote {n - 1} {named}` then `rlaif epoch {n}` samples "
+                                                       f"epoch {n} from its parent again (the judge cache answers), "
+                                                       f"and it can be chosen" if named else
+                                                       f"choose among epoch {n}'s variants of its current answers"))
 
 
 def later_epochs_note(r, n: int) -> str | None:
