@@ -50,3 +50,24 @@ def test_rlaif_judge_scores_a_raw_body_as_the_function(tmp_path, capsys, monkeyp
     assert main(args) == 0
     chat = json.loads(capsys.readouterr().out)
     assert chat["value"] == 0.0 and "no code found" in chat["breakdown"]["error"], chat
+
+
+def test_the_guides_stop_sequences_end_a_body_where_the_judge_reads_it(tmp_path, tiny_model):
+    """docs/guides/datasets.md's `sample.stop` for raw prompts, loaded as written: a body the model writes on
+    past ends at the next def (finish_reason stop, no truncation penalty), and is judged as the function."""
+    import re
+    from pathlib import Path
+
+    from transformers import AutoTokenizer
+
+    from pipeline.config.file import load_config
+    from pipeline.engines.ends import finish
+    page = (Path(__file__).resolve().parents[1] / "docs" / "guides" / "datasets.md").read_text()
+    (tmp_path / "raw.yaml").write_text(re.search(r"HumanEval's stop sequences.*?```yaml\n(.*?)```", page, re.S).group(1))
+    stop = load_config(str(tmp_path / "raw.yaml"), []).sample.stop
+    assert stop == ["\nclass", "\ndef", "\n#", "\nif", "\nprint"]
+    tok = AutoTokenizer.from_pretrained(tiny_model)
+    ids = tok.encode("    return a + b\n\ndef test():\n    assert add(1, 2) == 3\n", add_special_tokens=False)
+    kept, text, reason = finish(tok, ids, stop, max_new=len(ids) + 5)
+    assert reason == "stop" and text.startswith("    return a + b\n") and "assert" not in text
+    assert extract_code(continue_prompt(PROMPT, "add", text), "add")[0].endswith("    return a + b\n")
