@@ -284,9 +284,10 @@ def _top_level_names(tree: ast.Module) -> set[str]:
 
 
 def _idlike(column: str) -> bool:
-    """A column named as an id is (qid, task_id, problemId, uid)."""
+    """A column named as an id is (qid, task_id, problemId, ID-less words such as paid or grid not)."""
     low = column.lower()
-    return low.endswith("id") and low != "id" and (len(low) <= 4 or low[-3] in "_-" or column.endswith("Id"))
+    return column != "id" and (low in ("id", "qid", "uid", "pid", "sid", "rid", "tid", "nid", "cid") or low.endswith(("_id", "-id"))
+                            or column.endswith(("Id", "ID")))
 
 
 def _conversation(turns: list, bad) -> tuple[str, str | None]:
