@@ -212,43 +212,55 @@ class JudgeCache:
                 n += 1
         return n
 
-    def import_(self, path: str | Path) -> tuple[int, int]:
-        """Merge a file written by `export` without overwriting: (added, already present)."""
-        path = Path(path)
-        if path.suffix == ".parquet":
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-            try:
-                items = [(r["key"], json.loads(r["value"])) for r in pq.read_table(path).to_pylist()]
-            except (pa.ArrowException, OSError, KeyError, TypeError, ValueError) as e:
-                raise CacheCorrupted(f"{path}: not a cache export (a parquet file of key and value columns, the "
-                                     f"value JSON): {type(e).__name__}: {str(e)[:200]}") from None
-        else:
-            items = []
-            try:
-                text = path.read_text()
-            except UnicodeDecodeError:
-                raise CacheCorrupted(f"{path}: not text (compressed?); import the .jsonl or .parquet file "
-                                     "`rlaif cache export` wrote, uncompressed") from None
-            for i, line in enumerate(text.splitlines(), 1):
-                if not line.strip():
-                    continue
-                try:
-                    r = json.loads(line)
-                    items.append((r["key"], r["value"]))
-                except (ValueError, KeyError, TypeError):
-                    raise CacheCorrupted(f"{path}, line {i}: not a cache export row "
-                                         '({"key": ..., "value": {...}}); was it written by `rlaif cache export`?') from None
-        for k, v in items:   # every row checked before any is added: a bad file adds nothing
-            if not isinstance(k, str) or not isinstance(v, dict):
-                raise CacheCorrupted(f"{path}: entry {k!r} is not a key string with a JSON object value")
-            if why := _not_an_answer(v):   # added for good (import never overwrites): it must read as one
-                raise CacheCorrupted(f"{path}: entry {k[:16]!r} is no judgement or teacher answer ({why}); "
-                                     "nothing was imported")
+    def import_(self, path: str | Path, items: list[tuple[str, dict]] | None = None) -> tuple[int, int]:
+        """Merge a file written by `export` without overwriting: (added, already present). items: the file
+        read and checked before (`read_export`)."""
         added = 0
+        items = read_export(path) if items is None else items
         for k, v in items:
             added += self._cache.add(k, v)
         return added, len(items) - added
 
     def close(self) -> None:
         self._cache.close()
+
+
+def read_export(path: str | Path) -> list[tuple[str, dict]]:
+    """The (key, value) rows of a file written by `JudgeCache.export`, each checked: CacheCorrupted naming the
+    first bad one (a bad file adds nothing, so it is read whole before any cache is opened)."""
+    path = Path(path)
+    if path.suffix == ".parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        try:
+            items = [(r["key"], json.loads(r["value"])) for r in pq.read_table(path).to_pylist()]
+        except (pa.ArrowException, OSError, KeyError, TypeError, ValueError) as e:
+            raise CacheCorrupted(f"{path}: not a cache export (a parquet file of key and value columns, the "
+                                 f"value JSON): {type(e).__name__}: {str(e)[:200]}") from None
+    else:
+        items = []
+        try:
+            text = path.read_text()
+        except UnicodeDecodeError:
+            raise CacheCorrupted(f"{path}: not text (compressed?); import the .jsonl or .parquet file "
+                                 "`rlaif cache export` wrote, uncompressed") from None
+        lines = text.splitlines()
+        for i, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                r = json.loads(line)
+                items.append((r["key"], r["value"]))
+            except (ValueError, KeyError, TypeError):
+                if i == len(lines) and not text.endswith("\n"):   # cut inside its last row
+                    raise CacheCorrupted(f"{path}, line {i}: the file ends inside a row (a truncated copy?); copy "
+                                         "it again, or export it again with `rlaif cache export`") from None
+                raise CacheCorrupted(f"{path}, line {i}: not a cache export row "
+                                     '({"key": ..., "value": {...}}); was it written by `rlaif cache export`?') from None
+    for k, v in items:   # every row checked before any is added: a bad file adds nothing
+        if not isinstance(k, str) or not isinstance(v, dict):
+            raise CacheCorrupted(f"{path}: entry {k!r} is not a key string with a JSON object value")
+        if why := _not_an_answer(v):   # added for good (import never overwrites): it must read as one
+            raise CacheCorrupted(f"{path}: entry {k[:16]!r} is no judgement or teacher answer ({why}); "
+                                 "nothing was imported")
+    return items

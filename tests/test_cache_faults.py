@@ -197,3 +197,30 @@ def test_a_file_system_without_locks_calls_without_one(tmp_path, monkeypatch):
     results, stats = asyncio.run(run_cached(cache, [("k1", call), ("k2", call)]))
     assert [r["value"] for r in results] == [0.5, 0.5] and stats.api_calls == 2
     cache.close()
+
+
+def test_a_refused_import_leaves_what_others_wrote_meanwhile(tmp_path, monkeypatch, capsys):
+    """`rlaif cache import` of a bad file into a cache not there yet: another process (here, a write made while
+    the file's rows are checked) made the cache and wrote a judgement meanwhile; the refusal keeps it (it removed
+    the whole directory, and with it another import's entries or a paid judgement)."""
+    import judges.cache as cache_mod
+    from pipeline.cli.main import main
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({"key": "b" * 64, "value": {"value": "0.9"}}) + "\n")
+    real = cache_mod._not_an_answer
+
+    def meanwhile(v):
+        other = JudgeCache(tmp_path / "c")
+        other.set("k" * 64, {"value": 1.0, "breakdown": {}})
+        other.close()
+        return real(v)
+    monkeypatch.setattr(cache_mod, "_not_an_answer", meanwhile)
+    assert main(["cache", "import", str(path), f"judge.cache_dir={tmp_path / 'c'}", f"run.dir={tmp_path}"]) == 2
+    assert "nothing was imported" in capsys.readouterr().err
+    kept = JudgeCache(tmp_path / "c")
+    assert kept.get("k" * 64) == {"value": 1.0, "breakdown": {}}
+    kept.close()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(json.dumps({"key": "a" * 64, "value": {"value": 0.5}}) + "\n" + '{"key": "b')
+    with pytest.raises(CacheCorrupted, match=r"cut.jsonl, line 2: the file ends inside a row \(a truncated copy\?\)"):
+        cache_mod.read_export(cut)

@@ -157,7 +157,9 @@ def cmd_cache(cfg: Config, a) -> int:
         os.chmod(directory, 0o700)
         for f in directory.rglob("*"):
             os.chmod(f, 0o700 if f.is_dir() else 0o600)
-    made, done = a.what == "import" and not directory.exists(), False   # a refused import leaves no cache behind
+    if a.what == "import":   # read and checked whole before the cache is opened (or made): a bad file changes nothing
+        from judges.cache import read_export
+        items = read_export(Path(a.file).expanduser())
     c = JudgeCache(directory)
     try:
         if a.what == "stats":
@@ -166,16 +168,12 @@ def cmd_cache(cfg: Config, a) -> int:
             n = c.export(Path(a.file).expanduser(), force=a.force)
             print(f"exported {n} judgements from {cache_dir(cfg)} to {a.file}")
         else:
-            added, present = c.import_(Path(a.file).expanduser())
+            added, present = c.import_(Path(a.file).expanduser(), items)
             print(f"imported {added} judgements into {c.directory} ({present} were already there, kept as they were)")
-        done = True
     finally:
         c.close()
         if scratch is not None:
             scratch.cleanup()
-        if made and not done:
-            import shutil
-            shutil.rmtree(directory, ignore_errors=True)
     return 0
 
 
