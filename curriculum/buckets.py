@@ -31,9 +31,17 @@ def cut_points(difficulties: dict[str, float], cfg: CurriculumConfig) -> tuple[f
 
 
 def assign(difficulties: dict[str, float], cfg: CurriculumConfig) -> dict[str, Bucket]:
-    """Bucket of every prompt id, by `cfg.buckets` (thresholds or quantiles)."""
+    """Bucket of every prompt id, by `cfg.buckets` (thresholds or quantiles). Under quantiles the estimates tied
+    at a cut point go to the side that keeps each bucket nearest a third of the pool: tier priors put a whole
+    tier on one value (every easy problem at 0.25, which is then the lower tertile, and was medium)."""
     low, high = cut_points(difficulties, cfg)
-    return {pid: "easy" if d < low else "hard" if d > high else "medium" for pid, d in difficulties.items()}
+    easy_at_low = hard_at_high = False
+    if cfg.buckets == "quantiles":
+        values, third = list(difficulties.values()), len(difficulties) / 3
+        easy_at_low = abs(sum(v <= low for v in values) - third) < abs(sum(v < low for v in values) - third)
+        hard_at_high = abs(sum(v >= high for v in values) - third) < abs(sum(v > high for v in values) - third)
+    return {pid: "easy" if d < low or (easy_at_low and d == low) else
+            "hard" if d > high or (hard_at_high and d == high) else "medium" for pid, d in difficulties.items()}
 
 
 def counts(buckets: dict[str, Bucket], ids: Iterable[str] | None = None) -> dict[Bucket, int]:
