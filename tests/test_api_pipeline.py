@@ -112,9 +112,9 @@ def test_api_epoch_pays_once_and_replays_offline(tiny_config, api, capsys, monke
     assert main(["replay", "1", *over, "judge.show_teacher=false"]) == 2
     out, err = capsys.readouterr()
     assert "judge    running  epoch-001/judge (remade: judge.show_teacher True -> False)" in out  # why it asks again
-    assert "judge.mode=replay" in err and "9 of 12 answers are not in the cache" in err  # the teacher judgements never see a reference
+    assert "judge.mode=replay" in err and "9 of 24 judgements are not in the cache" in err  # the teacher judgements never see a reference
     import re
-    assert re.search(r"not in the cache \S+ \(of problems [^,()]+, [^,()]+, [^,()]+\); judge them live \(`rlaif epoch N` in place of `rlaif replay N`: judge.mode=live\)", err), err
+    assert re.search(r"not in the cache \S+ \(anthropic 9 of 12\), of problems [^,;]+, [^,;]+, [^,;]+; judge them live \(`rlaif epoch N` in place of `rlaif replay N`: judge.mode=live\)", err), err
     assert main(["replay", "1", *over, "judge.show_teacher=false", "judge.skip_missing=true",
                  "run.name=skipping"]) == 0
     # docs/guides/judges-and-cost.md: such an epoch lacks answers (a live run reusing it says so: test_cli_front.py),

@@ -64,7 +64,7 @@ def test_judge_scores_with_the_configured_llm_judge_through_the_cache(tmp_path, 
     over = [f"run.dir={tmp_path}", "judge.kind=anthropic", "judge.model=claude-haiku-4-5", "judge.mode=replay"]
     cmd = ["judge", "--problem", p.id, "--completion", str(tmp_path / "ref.md")]
     assert main([*cmd, *over]) == 2
-    assert "judge.mode=replay: 1 of 1 answers are not in the cache" in capsys.readouterr().err
+    assert "judge.mode=replay: 1 of 1 judgements are not in the cache" in capsys.readouterr().err
     cfg = load_config(None, over)
     key = make_model("anthropic", cfg.judge.model, cfg).key(p, answer, as_answer(p.reference, p.language))
     cache = JudgeCache(cache_dir(cfg))

@@ -12,6 +12,7 @@ from judges.mix import combine
 from pipeline.stages.judging import (PARTS, Judging, Sync, judged_text, batch_figures, batching, cache_dir, components, execution_parts,
                               full_credit_shares, judge_model, length_score, make_model, paid_for, run_items,
                               settle_stage, work_dir)
+from pipeline.config.errors import RunError
 from pipeline.stages import Ctx
 from pipeline.stages.judging_python import function_figures, score_python
 from pipeline.store.tables import load_table, save_table
@@ -106,6 +107,9 @@ def score_components(cfg, items: list[tuple], run_dir, journal=None,
     so one answer's judgement is the same cached one either way."""
     per: dict[str, list[Score]] = {}
     fig = {"judge/api_calls": 0, "judge/cache_hits": 0, "judge/cost_usd": 0.0, "judge/saved_usd": 0.0}
+    strict = cfg.judge.mode == "replay" and not cfg.judge.skip_missing   # every component's misses counted, then said
+    if strict:
+        cfg = cfg.model_copy(update={"judge": cfg.judge.model_copy(update={"skip_missing": True})})
     for kind in components(cfg):
         if kind == "length":
             per[kind] = [length_score(c) for _, c, _, _ in items]
@@ -149,4 +153,24 @@ def score_components(cfg, items: list[tuple], run_dir, journal=None,
             fig["judge/saved_usd"] += stats.saved_usd
             if stats.missing:
                 fig["judge/skipped"] = fig.get("judge/skipped", 0) + stats.missing
+    if strict and fig.get("judge/skipped"):
+        raise replay_misses(cfg, items, per)
     return per, fig
+
+
+def replay_misses(cfg, items: list[tuple], per: dict[str, list[Score]]) -> RunError:
+    """judge.mode=replay without skip_missing: how many judgements each component lacks, of which problems, and the
+    ways on (a teammate's cache answers only the answers their run drew: another sampling dtype or CPU draws others)."""
+    missed = {k: [i for i, sc in enumerate(v) if sc.value is None and "unanswered" in (sc.breakdown or {})]
+              for k, v in per.items()}
+    missed = {k: v for k, v in missed.items() if v}
+    which = list(dict.fromkeys(items[i][0].id for v in missed.values() for i in v))
+    parts = ", ".join(f"{k} {len(v)} of {len(items)}" for k, v in missed.items())
+    return RunError(
+        f"judge.mode=replay: {sum(map(len, missed.values()))} of {len(items) * len(per)} judgements are not in the cache "
+        f"{cache_dir(cfg)}" + (f" ({parts})" if len(per) > 1 else "") + f", of problem{'s' if len(which) > 1 else ''} "
+        f"{', '.join(which[:5])}{f' and {len(which) - 5} more' if len(which) > 5 else ''}; judge them live (`rlaif epoch "
+        "N` in place of `rlaif replay N`: judge.mode=live), import a teammate's cache (rlaif cache import FILE), or set "
+        "judge.skip_missing=true to skip and count them. A teammate's cache holds the answers their run drew: "
+        "replay draws them again, and another sample.dtype or CPU draws others (after changing a runtime setting, "
+        "`rlaif replay N --force` draws them anew)")
