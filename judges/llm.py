@@ -332,8 +332,10 @@ class APIJudge:
             raise self._final_error(e, attempts) from e
         raise AssertionError("unreachable")
 
+    role = "judge"   # "teacher" where it writes the teacher's answers (make_model): said in its errors
+
     def _where(self) -> str:
-        return f"{self.kind} judge {self.model} at {self.base_url}"
+        return f"{self.kind} {self.role} {self.model} at {self.base_url}"
 
     def _describe(self, e: BaseException) -> tuple[int | None, str]:
         return describe(e, self.timeout_s)

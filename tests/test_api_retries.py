@@ -249,3 +249,20 @@ def test_a_parser_change_reads_cached_answers_again_without_paying(kind, tmp_pat
         read = judge.fresh(v2)
         assert read["value"] == 0.9 and read["cost_usd"] == v["cost_usd"] and read["parser"] == "parser-2"
         assert api.total == 1 and stats.cache_hits == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_teachers_error_calls_it_the_teacher(api, kind, tmp_path, monkeypatch):
+    """The same client writes the teacher's answers: its errors name it so (they said 'openai judge')."""
+    from pipeline.config.file import load_config
+    from pipeline.stages.judging import make_model
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    url = api.anthropic_url if kind == "anthropic" else api.openai_url
+    cfg = load_config(None, [f"run.dir={tmp_path}", f"teacher.kind={kind}", "teacher.model=fake-model",
+                             f"teacher.base_url={url}", f"judge.base_url={url}", "judge.attempts=1", "judge.prices={fake-model: {input: 1, output: 1}}"])
+    api.fail(404, times=2)
+    for teacher, said in ((True, f"{kind} teacher fake-model at"), (False, f"{kind} judge fake-model at")):
+        model = make_model(kind, "fake-model", cfg, teacher=teacher)
+        with pytest.raises(JudgeAPIError, match=said):
+            asyncio.run(model.agenerate(PROBLEM) if teacher else model.ascore(PROBLEM, answer(1), REF))

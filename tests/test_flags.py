@@ -158,7 +158,9 @@ def test_a_run_that_cannot_learn_is_told_so_at_its_first_epoch():
     assert [(f.name, f.epoch) for f in flags] == [("no_signal", 1), ("mode_collapse", 2), ("mode_collapse", 3)]
     advice = flags[0].advice
     assert "update.warm_start" not in advice and "teacher_sft_coef" not in advice
-    assert "(47% at p=0.10, G=6; 72% at G=12)" in advice
+    assert "(47% at p=0.10, G=6; 72% at G=12)" in advice and "or curriculum.strategy=adaptive" in advice
+    adaptive = analyse(ms, CFG, {"update.warm_start": True, "curriculum.strategy": "adaptive"})[0].advice
+    assert "data.difficulties=[easy]" in adaptive and "curriculum.strategy=adaptive" not in adaptive   # already so
 
 
 def test_the_warm_starts_epoch_0_is_no_rl_epoch_for_the_entropy_and_loss_rules():
@@ -348,5 +350,11 @@ def test_teacher_answers_the_judge_could_not_read_are_flagged_too():
     ms[2].update({"reward/no_teacher_score": 2, "teacher/missing": 0})
     flags = analyse(ms, CFG)
     assert [(f.name, f.epoch) for f in flags] == [("teacher_missing", 3)]
-    assert "2 teacher answers the judge could not read" in flags[0].evidence and "parse failures" in flags[0].advice
+    assert "2 teacher answers unscored, the judge could not read them" in flags[0].evidence
+    assert "parse failures" in flags[0].advice and "cache import" not in flags[0].advice
+    ms[2]["judge/skipped"] = 2   # a replay with judge.skip_missing: their judgements were not in the cache
+    flags = [f for f in analyse(ms, CFG) if f.name == "teacher_missing"]
+    assert "2 teacher answers unscored: judge/skipped 2, judgements not in the cache a replay skipped" in flags[0].evidence
+    assert flags[0].advice.startswith("import the rest of the cache (rlaif cache import FILE) or judge them live "
+                                      "(`rlaif epoch 3 --force`)")
 

@@ -111,7 +111,9 @@ def no_signal_flag(m: dict, first: bool, cfg: ReportConfig, s: dict[str, Any]) -
                       f" ({share(p, g):.0%} at p={p:.2f}, G={g}; {share(p, 2 * g):.0%} at G={2 * g})" if p else
                       f" (no answer passes yet; at p=0.05: {share(0.05, g):.0%} at G={g}, {share(0.05, 2 * g):.0%} at "
                       f"G={2 * g})"))
-    levers.append("easier problems: data.difficulties=[easy], or curriculum.strategy=adaptive")
+    levers.append("easier problems: data.difficulties=[easy]" + (
+        "" if s.get("curriculum.strategy") == "adaptive" else ", or curriculum.strategy=adaptive (it draws the "
+        "problems the student's own pass rate puts in its band)"))
     tr = get("completion/truncated_frac")
     if tr is not None and tr > 0.1:
         levers.append(f"{key_change('sample.max_new_tokens', 'raise', s)} ({tr:.0%} of answers are cut off and score x "

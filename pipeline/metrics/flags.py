@@ -260,13 +260,17 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         # runs before reward/no_teacher_score counted only the answers that never came
         tm = get("reward/no_teacher_score") if get("reward/no_teacher_score") is not None else get("teacher/missing")
         if tm and s.get("reward.kind", "ratio") == "ratio" and s.get("teacher.kind") != "none":
-            unread = tm - (get("teacher/missing") or 0)
+            unread, skipped = tm - (get("teacher/missing") or 0), get("judge/skipped") or 0
             flag("teacher_missing", e,
                  f"{tm:.0f} prompts without a teacher score (teacher/missing {get('teacher/missing') or 0:.0f}"
-                 + (f", {unread:.0f} teacher answers the judge could not read" if unread > 0 else "")
+                 + (f", {unread:.0f} teacher answers unscored" + (f": judge/skipped {skipped:.0f}, judgements not in "
+                                                                  "the cache a replay skipped" if skipped else
+                                                                  ", the judge could not read them") if unread > 0 else "")
                  + "): their students' ratio is taken against a perfect teacher, score / (1 + reward.eps), "
                  "so the teacher-relative part of the reward is lost there",
-                 "look at the teacher stage's warnings (an API teacher's refused or cut-off answers: raise "
+                 (f"import the rest of the cache (rlaif cache import FILE) or judge them live (`rlaif epoch {e} "
+                  "--force`); " if skipped and unread > 0 else "")
+                 + "look at the teacher stage's warnings (an API teacher's refused or cut-off answers: raise "
                  "teacher.max_tokens, which asks again; an answer given empty is cached as given) and the judge's "
                  "parse failures, or use reward.kind=direct")
         unscored, skipped, answers = get("score/student_unscored"), get("judge/skipped"), get("judge/judgements")

@@ -77,9 +77,10 @@ def make_model(kind: str, model: str, cfg: Config, teacher: bool = False):
     if jc.mode == "replay":  # answers come from the cache only: no key needed, none is sent
         opts["api_key"] = "replay-needs-no-key"
     temperature = cfg.teacher.temperature if teacher else jc.temperature
-    if kind == "anthropic":   # the config refuses a temperature for it (the Messages API takes none)
-        return AnthropicJudge(model, **opts)
-    return OpenAIJudge(model, temperature=temperature, **opts)
+    # (the Messages API takes no temperature: the config refuses one for anthropic)
+    api = AnthropicJudge(model, **opts) if kind == "anthropic" else OpenAIJudge(model, temperature=temperature, **opts)
+    api.role = "teacher" if teacher else "judge"
+    return api
 
 
 def load_local_model(model_id: str, device: str):
