@@ -55,3 +55,17 @@ def test_a_reward_function_trains_on_rows_without_an_entry_point(tmp_path, tiny_
     capsys.readouterr()
     assert main(["epoch", "1", "--dry-run", *execution]) != 0
     assert "4 of 4 training problems have no tests (0, 1, 2, 3)" in capsys.readouterr().err
+
+
+def test_a_linear_curriculum_over_one_tier_is_said(tmp_path, tiny_config, caplog, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    source = _write(tmp_path / "nodiff.jsonl", [{"id": str(i), "prompt": f"Write f{i}.", "entry_point": f"f{i}",
+                                                 "tests": [{"input": [1], "output": 1}]} for i in range(4)])
+    args = [*tiny_config, f"data.source={source}", "data.validation_size=0", "eval.sources=[]"]
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert main(["epoch", "1", "--dry-run", *args, "curriculum.strategy=linear"]) == 0
+    assert "curriculum.strategy=linear: all 4 training problems are medium" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert main(["epoch", "1", "--dry-run", *args]) == 0
+    assert "curriculum.strategy=linear" not in caplog.text

@@ -172,6 +172,12 @@ def check_data(cfg: Config) -> None:
     check_early_stop(cfg)
     check_scorable(cfg, rl)
     check_system_turns(cfg, [*rl, *warm])
+    if cfg.curriculum.strategy == "linear" and len(tiers := {p.difficulty for p in rl}) == 1:
+        import logging
+        logging.getLogger("rlaif").warning(
+            "curriculum.strategy=linear: all %d training problems are %s (a row without `difficulty` is medium), so its "
+            "schedule has one bucket to draw from; give the rows a difficulty, or curriculum.buckets=quantiles buckets "
+            "them by the student's own pass rates once it has some", len(rl), tiers.pop())
     both = list(dict.fromkeys(p.id for p in [*rl, *warm, *(p for _, p in eval_problems(cfg, sample=False))]
                               if p.tests and p.test_code))
     if both:   # judges/execution.run_tests runs one of the two
