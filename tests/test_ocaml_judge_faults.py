@@ -48,3 +48,10 @@ def test_an_int_past_63_bits_and_a_type_of_two_parameters_are_refused_when_the_r
             load_source(str(tmp_path / "ml.jsonl"))
     with pytest.raises(TypeSpecError, match=r"',' inside parentheses: a type of several parameters"):
         parse_type("(int, int) Hashtbl.t -> int")
+
+
+def test_a_failed_test_code_assertion_names_the_rows_line():
+    p = Problem(id="t", prompt="", entry_point="neg", language="ocaml",
+                test_code="let () =\n  assert (neg 1 = -1);\n  assert (neg 2 = 5)\n")
+    s = JUDGE.score(p, fenced("let neg x = -x\n"))
+    assert s.breakdown["passed"] == 0 and "Assert_failure (test_code line 3, character 2)" in s.breakdown["error"], s
