@@ -152,6 +152,13 @@ def to_problems(rows, source: str, unit: str, mapping: dict[str, str] | None, la
         if isinstance(row, dict) and (mapping or {}).get("id", "id") not in row:
             unnamed.append(places[-1])   # its id made from its prompt: fine for a whole source without ids
     check_mapped_columns(mapping, columns, source)
+    if unnamed and len(unnamed) == len(problems):   # ids made from the prompts: a prompt twice is a row twice
+        first: dict[str, str] = {}
+        for p, place in zip(problems, places):
+            if p.id in first:
+                raise DataError(f"{source}: {first[p.id]} and {place} have the same prompt (a source without ids takes "
+                                "each row's id from its prompt); drop one of them, or give every row an id")
+            first[p.id] = place
     if unnamed and len(unnamed) < len(problems):
         raise DataError(f"{source}, {unnamed[0]}: field 'id' is missing, and other rows have one "
                         f"({len(unnamed)} of {len(problems)} rows have none); give every row an id, or none "

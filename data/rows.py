@@ -175,7 +175,7 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
     idlike = [str(c) for c in row if c not in claimed and _idlike(str(c))]   # an id under another name: map it
     if ("id" not in values and mapping.get("id", "id") not in row and not idlike
             and isinstance(values.get("prompt"), str)):
-        values["id"] = "p-" + hashlib.sha256(values["prompt"].encode()).hexdigest()[:10]   # stable as rows move
+        values["id"] = "p-" + hashlib.sha256(values["prompt"].encode("utf-8", "surrogatepass")).hexdigest()[:10]
     # a row nothing runs (no tests: a reward function or an LLM judge scores it) needs no function name
     unnamed = "entry_point" not in values and "tests" not in values and "test_code" not in values
     if unnamed:
@@ -286,8 +286,8 @@ def _top_level_names(tree: ast.Module) -> set[str]:
 def _idlike(column: str) -> bool:
     """A column named as an id is (qid, task_id, problemId, ID-less words such as paid or grid not)."""
     low = column.lower()
-    return column != "id" and (low in ("id", "qid", "uid", "pid", "sid", "rid", "tid", "nid", "cid") or low.endswith(("_id", "-id"))
-                            or column.endswith(("Id", "ID")))
+    return column != "id" and (low in ("id", "qid", "uid", "pid", "sid", "rid", "tid", "nid", "cid")
+                               or low.endswith(("_id", "-id")) or (column.endswith(("Id", "ID")) and column[-3:-2].islower()))
 
 
 def _conversation(turns: list, bad) -> tuple[str, str | None]:

@@ -320,7 +320,7 @@ class OcamlJudge:
                                   limits=sandbox.Limits(timeout_s=s.timeout_s, memory_mb=s.memory_mb,
                                                         max_output_bytes=s.max_output_bytes),
                                   hide=[*_answer_dirs(), *s.hide])
-        outs = read_results(problem, run, nonce, bd)
+        outs = read_results(problem, run, nonce, bd, s.max_output_bytes)
         return (tc_out + run.stderr.decode("utf-8", "replace"))[-2000:], outs
 
     def score_many(self, items: Iterable[Sequence], workers: int | None = None) -> list[Score]:

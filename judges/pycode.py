@@ -49,7 +49,7 @@ def extract_code(completion: str, entry_point: str | None = None) -> tuple[str |
         if m:
             end = _END.search(completion, m.start())
             blocks.append((completion[m.start():end.start()], True) if end
-                          else (_bare(completion[m.start():]), False))
+                          else (_bare(completion[m.start():], entry_point), False))
     if not blocks:
         return None, False
     if entry_point:
@@ -65,38 +65,44 @@ def _compiles(code: str) -> bool:
     try:
         compile(code, "<answer>", "exec", dont_inherit=True)
         return True
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):   # (as the static check reads them)
         return False
 
 
-def _bare(code: str) -> str:
+def _bare(code: str, entry_point: str | None = None) -> str:
     """Bare code (no fence, no END marker) runs to the end of the completion, a closing sentence of prose
     included: when the whole does not compile, the code up to the last top-level line after which what
-    is left does (at most 200 such lines tried), else the whole, to fail as it is."""
+    is left does and still defines the entry point (at most 200 such lines tried: a broken entry point is
+    never cut away to leave its helpers), else the whole, to fail as it is."""
     if _compiles(code):
         return code
     lines = code.splitlines(keepends=True)
     cuts = [i for i, line in enumerate(lines) if i and line.strip() and not line[0].isspace()]
+    defines = re.compile(rf"^(?:async[ \t]+)?def[ \t]+{re.escape(entry_point)}[ \t]*\(", re.M) if entry_point else None
     for i in reversed(cuts[-200:]):
         if _compiles(head := "".join(lines[:i])):
-            return head
+            return head if defines is None or defines.search(head) else code
     return code
 
 
 def continue_prompt(prompt: str, entry_point: str, completion: str) -> str:
     """A completion that continues its raw prompt's own `def <entry_point>(...):` (the function's body, as
-    a base model writes after a signature and docstring) as the whole function, fenced: the prompt from
+    a base model writes after a signature and docstring) as the whole function, unfenced: the prompt from
     that def on, then the completion up to its first line back at column 0 (where HumanEval's stop
     sequences end a body: the next def, class, if, print or comment). HumanEval's harness scores prompt +
-    completion the same way. Any other completion (one defining the function itself, or fenced) as it is."""
-    head = re.compile(rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(entry_point)}[ \t]*\(", re.M) if entry_point else None
-    starts = list(head.finditer(prompt)) if head else []
-    if not starts or head.search(completion) or "```" in completion:
+    completion the same way. Any other completion (one defining the function itself, fenced, or adding no
+    line of its own to the body: empty, or prose) as it is."""
+    defn = re.compile(rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(entry_point)}[ \t]*\(", re.M) if entry_point else None
+    starts = list(defn.finditer(prompt)) if defn else []
+    if not starts or defn.search(completion) or "```" in completion:
         return completion
-    lines = (prompt[starts[-1].start():] + completion).splitlines(keepends=True)
+    head = prompt[starts[-1].start():]
+    lines = (head + completion).splitlines(keepends=True)
     body = next((i for i, line in enumerate(lines) if line.rstrip().endswith(":")), 0) + 1   # past the signature
     end = next((i for i in range(body, len(lines)) if lines[i].strip() and not lines[i][0].isspace()), len(lines))
-    return "```python\n" + "".join(lines[:end]).rstrip() + "\n```\n"
+    if not "".join(lines[:end])[len(head):].strip():   # nothing of the answer's own in the body (empty, or prose)
+        return completion
+    return "".join(lines[:end]).rstrip() + "\n"   # bare code: no fence, so no structure credit it did not write
 
 
 # ---------------------------------------------------------------------------- static check

@@ -34,5 +34,7 @@ def test_lr_last_is_the_rate_the_last_step_ran_at_across_a_carried_schedule():
 def test_an_epoch_at_lr_0_is_not_told_to_lower_its_learning_rate():
     ms = recorded()   # loss rising over epochs 2..4
     assert "loss_rising" in {f.name for f in analyse(ms, CFG)}
-    ms[3]["optim/lr_last"] = 0.0
+    ms[3]["optim/lr_last"] = 0.0   # an older record: the next step's rate, 0 at a schedule's end: no evidence
+    assert "loss_rising" in {f.name for f in analyse(ms, CFG)}
+    ms[3]["optim/lr_next"] = 0.0
     assert "loss_rising" not in {f.name for f in analyse(ms, CFG)}

@@ -55,3 +55,10 @@ def test_a_failed_test_code_assertion_names_the_rows_line():
                 test_code="let () =\n  assert (neg 1 = -1);\n  assert (neg 2 = 5)\n")
     s = JUDGE.score(p, fenced("let neg x = -x\n"))
     assert s.breakdown["passed"] == 0 and "Assert_failure (test_code line 3, character 2)" in s.breakdown["error"], s
+
+
+def test_an_answer_that_exits_after_printing_past_the_cap_is_said_to_have_exited():
+    """The cap on stdout (what the answer prints) cut, the results' stderr not: the program exited, said so."""
+    judge = OcamlJudge(OcamlSettings(timeout_s=5, max_output_bytes=10_000))
+    s = judge.score(NEG, fenced("let neg x = print_string (String.make 50_000 'x'); exit 3\n"))
+    assert s.breakdown["error"] == "no result: the program exited (status 3) before reporting", s.breakdown

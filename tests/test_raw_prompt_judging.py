@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from judges.pycode import continue_prompt, extract_code
 from pipeline.cli.main import main
 
@@ -14,16 +16,16 @@ PROMPT = 'Some text first.\n\ndef add(a: int, b: int) -> int:\n    """Return the
 def test_a_body_is_scored_with_its_prompts_def_and_ends_where_the_body_does():
     body = "    return a + b\n\n\ndef unrelated():\n    pass\nprint(add(1, 2))\n"
     joined = continue_prompt(PROMPT, "add", body)
-    assert joined == ('```python\ndef add(a: int, b: int) -> int:\n    """Return the sum of a and b."""\n'
-                      "    return a + b\n```\n")
-    assert extract_code(joined, "add") == ('def add(a: int, b: int) -> int:\n    """Return the sum of a and b."""\n'
-                                           "    return a + b\n", True)
+    function = 'def add(a: int, b: int) -> int:\n    """Return the sum of a and b."""\n    return a + b\n'
+    assert joined == function and extract_code(joined, "add") == (function, False)   # no structure credit unwritten
+    for nothing in ("", "\n\n", "I'm sorry, I can't help with that.\n"):   # no body of its own: scored as it is
+        assert continue_prompt(PROMPT, "add", nothing) == nothing
     for whole in ("```python\ndef add(a, b):\n    return a + b\n```\n", "def add(a, b):\n    return a + b\n",
                   "```python\n    return a + b\n```\n"):   # an answer writing its own code: as it is
         assert continue_prompt(PROMPT, "add", whole) == whole
     assert continue_prompt("Write add(a, b).", "add", body) == body   # a prompt without the def: as it is
     wrapped = "def add(a: int,\n        b: int) -> int:\n"   # a signature over two lines
-    assert continue_prompt(wrapped, "add", "    return a + b\nx = 1\n") == f"```python\n{wrapped}    return a + b\n```\n"
+    assert continue_prompt(wrapped, "add", "    return a + b\nx = 1\n") == f"{wrapped}    return a + b\n"
 
 
 def test_bare_code_followed_by_prose_is_cut_where_it_compiles():
@@ -32,6 +34,10 @@ def test_bare_code_followed_by_prose_is_cut_where_it_compiles():
     assert extract_code(f"{code}\nimport os\nThe end.\n") == (code + "\nimport os\n", False)
     broken = "def add(a, b):\n    return a +\n"
     assert extract_code(broken + "\nThe end.\n") == (broken + "\nThe end.\n", False)   # nothing compiles: as it is
+    helper = "import math\n\ndef helper(x):\n    return x\n\n"   # a cut that drops the broken entry point: none
+    assert extract_code(helper + broken, "add") == (helper + broken, False)
+    deep = "def add(a, b):\n    return " + "-" * 200000 + "1\n"   # too deep to compile: fails, no judge error
+    assert extract_code(deep + "Done.\n", "add")[0].startswith("def add")
 
 
 def test_rlaif_judge_scores_a_raw_body_as_the_function(tmp_path, capsys, monkeypatch):
@@ -46,7 +52,10 @@ def test_rlaif_judge_scores_a_raw_body_as_the_function(tmp_path, capsys, monkeyp
             f"run.dir={tmp_path / 'runs'}", f"judge.cache_dir={tmp_path / 'cache'}"]
     assert main([*args, "student.prompt_format=raw"]) == 0
     raw = json.loads(capsys.readouterr().out)
-    assert raw["value"] == 1.0 and raw["breakdown"]["passed"] == 2, raw
+    assert raw["value"] == pytest.approx(0.95) and raw["breakdown"]["passed"] == 2 and raw["breakdown"]["structure"] == 0, raw
+    (tmp_path / "empty.md").write_text("I cannot help with that.\n")   # no body: nothing of the prompt's stub paid
+    assert main([*args[:4], "empty.md", *args[5:], "student.prompt_format=raw"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == 0.0
     assert main(args) == 0
     chat = json.loads(capsys.readouterr().out)
     assert chat["value"] == 0.0 and "no code found" in chat["breakdown"]["error"], chat

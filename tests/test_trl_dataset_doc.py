@@ -57,8 +57,13 @@ def test_a_source_where_only_some_rows_have_an_id_is_refused(tmp_path):
     with pytest.raises(DataError, match=r"line 1: field 'id' is missing .*e.g. data.mapping=\{id: task_id\}"):
         load_source(_write(tmp_path / "named.jsonl", named))
     assert [p.id for p in load_source(str(tmp_path / "named.jsonl"), {"id": "task_id"})] == ["t0", "t1"]
-    words = [{"prompt": f"Say {i}.", "paid": True, "grid": [i]} for i in range(2)]   # words ending in 'id' are no ids
+    words = [{"prompt": f"Say {i}.", "paid": True, "GRID": [i], "ANDROID": 1} for i in range(2)]   # words, no ids
     assert all(p.id.startswith("p-") for p in load_source(_write(tmp_path / "words.jsonl", words)))
+    with pytest.raises(DataError, match=r"twice.jsonl: line 1 and line 3 have the same prompt .*drop one of them"):
+        load_source(_write(tmp_path / "twice.jsonl", [{"prompt": "a"}, {"prompt": "b"}, {"prompt": "a"}]))
+    odd = tmp_path / "odd.jsonl"   # a lone surrogate, valid JSON: an id all the same
+    odd.write_text('{"prompt": "x\\ud800"}\n')
+    assert load_source(str(odd))[0].id.startswith("p-")
 
 
 def test_the_dry_run_says_when_their_system_turn_is_not_student_system_prompt(tmp_path, tiny_config, caplog,

@@ -126,7 +126,8 @@ def loss_rising(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
     k = cfg.loss_rising_epochs
     rl_epochs = [m for m in ms if int(m["epoch"]) >= 1]   # epoch 0: the warm-start's supervised loss and entropy
     loss = series(rl_epochs, "loss/total")
-    idle = {int(m["epoch"]) for m in rl_epochs if as_number(m.get("optim/lr_last")) == 0}   # trained at lr 0: schedule_ended's
+    # trained at lr 0 (schedule_ended's): read where lr_next is recorded too (before, lr_last was the next step's rate)
+    idle = {int(m["epoch"]) for m in rl_epochs if "optim/lr_next" in m and as_number(m.get("optim/lr_last")) == 0}
     for i in range(k, len(loss)):
         if loss[i][0] in idle:   # its loss moves with its prompts alone: no learning rate to lower
             continue

@@ -17,7 +17,7 @@ from pathlib import Path
 from data.schema import Problem
 from judges.cache import JudgeCache
 from pipeline.store.artifacts import load_complete
-from pipeline.stages.judging import LLM, Judging, as_answer, batching, cache_dir, components, judge_model, make_model
+from pipeline.stages.judging import LLM, Judging, as_answer, batching, cache_dir, components, judge_model, judged_text, make_model
 from pipeline.stages.problems import choose_prompts, warm_start_problems
 from pipeline.store.tables import load_table
 from pipeline.stages.spend import spent_usd
@@ -188,7 +188,7 @@ def _judge(runner, n, problems, teacher_text, done, cache, cached: bool, plan: _
             who = "judge (execution)"
             if cached:
                 j = Judging(cfg)
-                missing = sum(j.cache.get(j.key(p, c, tr)) is None for p, c, tr, _ in items)
+                missing = sum(j.cache.get(j.key(p, judged_text(cfg, p, c), tr)) is None for p, c, tr, _ in items)
                 j.cache.close()
             else:
                 missing = len(items)
@@ -204,7 +204,7 @@ def _judge(runner, n, problems, teacher_text, done, cache, cached: bool, plan: _
         elif kind in LLM:
             m = make_model(kind, judge_model(cfg, kind), cfg)
             # one call per distinct answer; a filler (samples not drawn) stands for an answer of its own
-            keys = [(m.key(it[0], it[1], it[3]), i if not exact and i < len(answers) else -1)
+            keys = [(m.key(it[0], judged_text(cfg, it[0], it[1]), it[3]), i if not exact and i < len(answers) else -1)
                     for i, it in enumerate(items)]
             miss = {k: it for k, it in zip(keys, items) if cache.get(k[0]) is None}
             missing, used = sum(k in miss for k in keys), batching(cfg)

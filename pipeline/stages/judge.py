@@ -166,9 +166,10 @@ def replay_misses(cfg, items: list[tuple], per: dict[str, list[Score]]) -> RunEr
     missed = {k: v for k, v in missed.items() if v}
     which = list(dict.fromkeys(items[i][0].id for v in missed.values() for i in v))
     parts = ", ".join(f"{k} {len(v)} of {len(items)}" for k, v in missed.items())
+    cached = [k for k in per if k != "length"]   # (the length score is computed, never cached)
     return RunError(
-        f"judge.mode=replay: {sum(map(len, missed.values()))} of {len(items) * len(per)} judgements are not in the cache "
-        f"{cache_dir(cfg)}" + (f" ({parts})" if len(per) > 1 else "") + f", of problem{'s' if len(which) > 1 else ''} "
+        f"judge.mode=replay: {sum(map(len, missed.values()))} of {len(items) * len(cached)} judgements are not in the "
+        f"cache {cache_dir(cfg)}" + (f" ({parts})" if len(cached) > 1 else "") + f", of problem{'s' if len(which) > 1 else ''} "
         f"{', '.join(which[:5])}{f' and {len(which) - 5} more' if len(which) > 5 else ''}; judge them live (`rlaif epoch "
         "N` in place of `rlaif replay N`: judge.mode=live), import a teammate's cache (rlaif cache import FILE), or set "
         "judge.skip_missing=true to skip and count them. A teammate's cache holds the answers their run drew: "
