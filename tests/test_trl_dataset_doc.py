@@ -82,3 +82,18 @@ def test_the_dry_run_says_when_their_system_turn_is_not_student_system_prompt(tm
     with caplog.at_level("WARNING", logger="rlaif"):   # the setting it names, pasted: nothing to say
         assert main(["epoch", "1", "--dry-run", *args, "student.system_prompt=Answer with the number."]) == 0
     assert "system turn" not in caplog.text
+
+
+def test_the_guides_command_over_a_trl_dataset_as_typed(tmp_path, monkeypatch, capsys):
+    """from-trl.md's one command over a TRL dataset as it is (conversational prompts, no ids, a solution column),
+    its dry run as typed from the page in a directory holding trl.jsonl and my_rewards.py."""
+    import shlex
+    page = (ROOT / "docs" / "guides" / "from-trl.md").read_text()
+    cmd = re.search(r"\n(rlaif epoch 1 data.source=trl.jsonl [^\n]*)\n", page).group(1)
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "trl.jsonl", _trl_rows())
+    (tmp_path / "my_rewards.py").write_text("def accuracy(completions, solution, **kw):\n"
+                                            "    return [float(s in c) for c, s in zip(completions, solution)]\n")
+    assert main([*shlex.split(cmd)[1:], "--dry-run", f"run.dir={tmp_path / 'runs'}"]) == 0
+    out = capsys.readouterr().out
+    assert "judge (python my_rewards.py:accuracy)" in out and "3 problems in trl.jsonl" in out, out
