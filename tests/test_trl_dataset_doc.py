@@ -95,5 +95,6 @@ def test_the_guides_command_over_a_trl_dataset_as_typed(tmp_path, monkeypatch, c
     (tmp_path / "my_rewards.py").write_text("def accuracy(completions, solution, **kw):\n"
                                             "    return [float(s in c) for c, s in zip(completions, solution)]\n")
     assert main([*shlex.split(cmd)[1:], "--dry-run", f"run.dir={tmp_path / 'runs'}"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "judge (python my_rewards.py:accuracy)" in out and "3 problems in trl.jsonl" in out, out
+    assert "have no tests" not in err and "eval: none" in out, (out, err)   # no eval the rows cannot feed
