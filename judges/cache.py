@@ -210,6 +210,7 @@ class JudgeCache:
             for r in rows:
                 f.write(json.dumps(r, sort_keys=True) + "\n")
                 n += 1
+            f.write(json.dumps({"rows": n}) + "\n")   # the count: a copy cut at a row's end is found short
         return n
 
     def import_(self, path: str | Path, items: list[tuple[str, dict]] | None = None) -> tuple[int, int]:
@@ -250,6 +251,11 @@ def read_export(path: str | Path) -> list[tuple[str, dict]]:
                 continue
             try:
                 r = json.loads(line)
+                if isinstance(r, dict) and set(r) == {"rows"} and i == len(lines):   # the writer's count, last
+                    if r["rows"] != len(items):
+                        raise CacheCorrupted(f"{path}: {len(items)} rows, but it was written with {r['rows']} (a copy "
+                                             "cut short?); copy it again, or export it again; nothing was imported")
+                    break
                 items.append((r["key"], r["value"]))
             except (ValueError, KeyError, TypeError):
                 if i == len(lines) and not text.endswith("\n"):   # cut inside its last row

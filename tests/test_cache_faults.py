@@ -224,3 +224,23 @@ def test_a_refused_import_leaves_what_others_wrote_meanwhile(tmp_path, monkeypat
     cut.write_text(json.dumps({"key": "a" * 64, "value": {"value": 0.5}}) + "\n" + '{"key": "b')
     with pytest.raises(CacheCorrupted, match=r"cut.jsonl, line 2: the file ends inside a row \(a truncated copy\?\)"):
         cache_mod.read_export(cut)
+
+
+def test_an_export_cut_at_a_rows_end_is_found_short(tmp_path):
+    """A .jsonl export ends with its row count: a copy cut exactly at a row's end (which reads as rows) imported
+    as a partial cache without a word."""
+    c = JudgeCache(tmp_path / "c")
+    for k in "abc":
+        c.set(k * 64, {"value": 0.5, "breakdown": {}})
+    assert c.export(tmp_path / "all.jsonl") == 3
+    c.close()
+    lines = (tmp_path / "all.jsonl").read_text().splitlines(keepends=True)
+    assert json.loads(lines[-1]) == {"rows": 3}
+    (tmp_path / "cut.jsonl").write_text("".join(lines[:2] + lines[-1:]))
+    fresh = JudgeCache(tmp_path / "d")
+    with pytest.raises(CacheCorrupted, match=r"cut.jsonl: 2 rows, but it was written with 3 \(a copy cut short\?\)"):
+        fresh.import_(tmp_path / "cut.jsonl")
+    assert len(fresh) == 0 and fresh.import_(tmp_path / "all.jsonl") == (3, 0)
+    (tmp_path / "old.jsonl").write_text("".join(lines[:-1]))   # an export written before the count: as it was
+    assert fresh.import_(tmp_path / "old.jsonl") == (0, 3)
+    fresh.close()
