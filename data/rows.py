@@ -177,8 +177,8 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
             and isinstance(values.get("prompt"), str)):
         values["id"] = "p-" + hashlib.sha256(values["prompt"].encode("utf-8", "surrogatepass")).hexdigest()[:10]
     # a row nothing runs (no tests: a reward function or an LLM judge scores it) needs no function name
-    unnamed = "entry_point" not in values and "tests" not in values and "test_code" not in values
-    if unnamed:
+    no_entry = "entry_point" not in values and "tests" not in values and "test_code" not in values
+    if no_entry:
         values["entry_point"] = ""
     for f in REQUIRED:
         if f not in values:
@@ -197,7 +197,7 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
 
     if isinstance(values["id"], int) and not isinstance(values["id"], bool):
         values["id"] = str(values["id"])
-    for f in ("id", "prompt") + (() if unnamed else ("entry_point",)):
+    for f in ("id", "prompt") + (() if no_entry else ("entry_point",)):
         if not isinstance(values[f], str) or not values[f].strip():
             raise bad(f, f"must be a non-empty string, got {values[f]!r:.60}")
     values.setdefault("language", language or "python")
@@ -205,9 +205,9 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
         raise bad("language", f"must be one of {', '.join(LANGUAGES)}, got {values['language']!r:.60}",
                   "fix that row, or leave it out and set data.language")
     ocaml = values["language"] == "ocaml"
-    if not unnamed and not ocaml and (not values["entry_point"].isidentifier() or keyword.iskeyword(values["entry_point"])):
+    if not no_entry and not ocaml and (not values["entry_point"].isidentifier() or keyword.iskeyword(values["entry_point"])):
         raise bad("entry_point", f"must be a Python function name, got {values['entry_point']!r}")
-    if not unnamed and ocaml and not re.fullmatch(r"[a-z_][A-Za-z0-9_']*", values["entry_point"]):
+    if not no_entry and ocaml and not re.fullmatch(r"[a-z_][A-Za-z0-9_']*", values["entry_point"]):
         raise bad("entry_point", f"must be an OCaml value name (lowercase first), got {values['entry_point']!r}")
     for f, allowed in (("difficulty", DIFFICULTIES), ("split", SPLITS)):
         if f in values and values[f] not in allowed:

@@ -58,8 +58,8 @@ a set's order gets the same verdict on every judging.
 exec-4: the answer is a module in sys.modules (a dataclass under `from __future__ import annotations`
 loads); comment lines do not count toward min_lines; code too deeply nested for pyflakes gets no static
 credit.
-exec-5: bare code (no fence) followed by prose is cut where what is left compiles (a closing sentence
-failed the whole answer).
+exec-5: bare code (no fence) followed by prose is cut where what is left compiles and still defines the
+entry point (a closing sentence failed the whole answer).
 """
 
 

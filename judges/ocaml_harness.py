@@ -59,10 +59,9 @@ def check_problem(problem: Problem) -> None:
         raise TypeSpecError(f"problem {problem.id!r}: {e}") from None
 
 
-def read_results(problem: Problem, run: sandbox.SandboxResult, nonce: str, bd: dict,
-                 cap: int | None = None) -> dict[int, dict]:
-    """The harness's result lines in the program's output (only those tagged with `nonce`): fills
-    `bd`'s passed, tests, error and timed_out; returns the result line per test index."""
+def read_results(problem: Problem, run: sandbox.SandboxResult, nonce: str, bd: dict, cap: int) -> dict[int, dict]:
+    """The harness's result lines in the program's stderr (only those tagged with `nonce`; `cap`: the bytes kept
+    of each stream): fills `bd`'s passed, tests, error and timed_out; returns the result line per test index."""
     msgs, other = [], []
     # lines end at "\n" only: splitlines() also breaks at U+2028, U+2029 and U+0085, which a
     # string result carries unescaped (json_string escapes only control characters)
@@ -76,8 +75,9 @@ def read_results(problem: Problem, run: sandbox.SandboxResult, nonce: str, bd: d
         elif line.strip():
             other.append(line)
     bd["timed_out"] = run.timed_out
-    died = ("timed out" if run.timed_out else "no result: the program's output passed judge.ocaml.max_output_bytes and "
-            "was cut" if run.truncated and cap is not None and len(run.stderr) >= cap else f"no result: the program exited (status {run.returncode}) before reporting")
+    died = ("timed out" if run.timed_out else
+            "no result: the program's output passed judge.ocaml.max_output_bytes and was cut" if len(run.stderr) >= cap
+            else f"no result: the program exited (status {run.returncode}) before reporting")
     if not problem.tests:
         ok = any(m.get("event") == "check" and m.get("ok") is True for m in msgs)
         bd["passed"], bd["tests"] = int(ok), float(ok)

@@ -53,12 +53,17 @@ def extract_code(completion: str, entry_point: str | None = None) -> tuple[str |
     if not blocks:
         return None, False
     if entry_point:
-        # [ \t], not \s: \s crosses lines, and over a run of blank lines each start rescans the rest
-        # (20,000 newlines took 6.8 s, in the judge's process, outside any sandbox timeout)
-        defines = re.compile(rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(entry_point)}[ \t]*\(", re.M)
+        defines = _defines(entry_point)
         blocks = [b for b in blocks if defines.search(b[0])] or blocks
     code, closed = blocks[0]
     return code.strip("\n") + "\n", closed
+
+
+def _defines(entry_point: str) -> re.Pattern:
+    """A line defining `entry_point` (`def name(` or `async def name(`, at any indent). [ \t], not \s: \s crosses
+    lines, and over a run of blank lines each start rescans the rest (20,000 newlines took 6.8 s, in the
+    judge's process, outside any sandbox timeout)."""
+    return re.compile(rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(entry_point)}[ \t]*\(", re.M)
 
 
 def _compiles(code: str) -> bool:
@@ -78,7 +83,7 @@ def _bare(code: str, entry_point: str | None = None) -> str:
         return code
     lines = code.splitlines(keepends=True)
     cuts = [i for i, line in enumerate(lines) if i and line.strip() and not line[0].isspace()]
-    defines = re.compile(rf"^(?:async[ \t]+)?def[ \t]+{re.escape(entry_point)}[ \t]*\(", re.M) if entry_point else None
+    defines = _defines(entry_point) if entry_point else None
     for i in reversed(cuts[-200:]):
         if _compiles(head := "".join(lines[:i])):
             return head if defines is None or defines.search(head) else code
@@ -92,7 +97,7 @@ def continue_prompt(prompt: str, entry_point: str, completion: str) -> str:
     sequences end a body: the next def, class, if, print or comment). HumanEval's harness scores prompt +
     completion the same way. Any other completion (one defining the function itself, fenced, or adding no
     line of its own to the body: empty, or prose) as it is."""
-    defn = re.compile(rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(entry_point)}[ \t]*\(", re.M) if entry_point else None
+    defn = _defines(entry_point) if entry_point else None
     starts = list(defn.finditer(prompt)) if defn else []
     if not starts or defn.search(completion) or "```" in completion:
         return completion

@@ -9,9 +9,9 @@ from data.schema import Problem
 from judges.base import Score
 from judges.cache import JudgeCache
 from judges.mix import combine
-from pipeline.stages.judging import (PARTS, Judging, Sync, judged_text, batch_figures, batching, cache_dir, components, execution_parts,
-                              full_credit_shares, judge_model, length_score, make_model, paid_for, run_items,
-                              settle_stage, work_dir)
+from pipeline.stages.judging import (PARTS, Judging, Sync, batch_figures, batching, cache_dir, components, execution_parts,
+                              full_credit_shares, judge_model, judged_text, length_score, make_model, paid_for,
+                              run_items, settle_stage, work_dir)
 from pipeline.config.errors import RunError
 from pipeline.stages import Ctx
 from pipeline.stages.judging_python import function_figures, score_python

@@ -75,8 +75,9 @@ def run(ctx: Ctx) -> None:
     carried = carried_optimizer(ctx.inputs[POLICY], cfg.update)
     start = carried_schedule(ctx.inputs[POLICY], cfg.update)
     if carry and ctx.epoch > cfg.update.planned_epochs and cfg.update.scheduler != "constant":
-        log.info("update: epoch %d is past update.planned_epochs=%d: the LR schedule has ended (%s: lr 0, "   # (the
-                    "nothing is learned); set update.planned_epochs to the epochs you mean to run",   # command said it)
+        # (info: `rlaif epoch` and `rlaif update` warned before any work)
+        log.info("update: epoch %d is past update.planned_epochs=%d: the LR schedule has ended (%s: lr 0, "
+                 "nothing is learned); set update.planned_epochs to the epochs you mean to run",
                     ctx.epoch, cfg.update.planned_epochs, cfg.update.scheduler)
     if rows:
         logprobs = load_logprobs(ctx.inputs["logprobs"], len(rows)) if ctx.inputs.get("logprobs") else None
