@@ -60,7 +60,7 @@ def extract_code(completion: str, entry_point: str | None = None) -> tuple[str |
 
 
 def _defines(entry_point: str) -> re.Pattern:
-    """A line defining `entry_point` (`def name(` or `async def name(`, at any indent). [ \t], not \s: \s crosses
+    r"""A line defining `entry_point` (`def name(` or `async def name(`, at any indent). [ \t], not \s: \s crosses
     lines, and over a run of blank lines each start rescans the rest (20,000 newlines took 6.8 s, in the
     judge's process, outside any sandbox timeout)."""
     return re.compile(rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(entry_point)}[ \t]*\(", re.M)

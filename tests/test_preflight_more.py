@@ -1,5 +1,6 @@
 """What the dry run refuses or says before any work, which a new user once met only after an epoch had
-run: rows without tests under a mix with the execution judge, an eval whose problems have no tests,
+run: rows without tests under a mix with the execution judge, an eval whose problems have no tests (and who
+scores them),
 prompts too long for data.max_prompt_tokens or the model's context, a tracker whose package is not
 installed, a reward function that cannot take the arguments it is given."""
 from __future__ import annotations
@@ -53,22 +54,30 @@ def test_a_mix_with_the_execution_judge_refuses_rows_without_tests_naming_judge_
     assert dry(tiny_config, f"data.source={rows(tmp_path / 'ok.jsonl', ROW)}", *mix) == 0
 
 
-# 2. the eval scores with the execution judge whatever judge.kind
+# 2. the eval's problems without tests: the run's judge scores them where it needs no tests, else said
 
 def test_eval_problems_without_tests_are_said_with_what_to_do(tmp_path, tiny_config, caplog):
     src = rows(tmp_path / "bare.jsonl", BARE, n=12)
     fn = reward_file(tmp_path, "def rw(completions, **kw):\n    return [1.0] * len(completions)\n")
     judge = ["judge.kind=python", f"judge.python.function={fn}:rw"]
-    with caplog.at_level("WARNING", logger="rlaif"):
+    with caplog.at_level("INFO", logger="rlaif"):   # the reward function scores them: said, no warning
         assert dry(tiny_config, f"data.source={src}", "data.validation_size=2", *judge) == 0
+    said = [r for r in caplog.records if "have no tests" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelname == "INFO", caplog.text
+    assert "2 of the eval's 2 problems have no tests (2 of validation" in said[0].getMessage()
+    assert "with judge.kind=python (eval/score; eval/pass@1 counts only problems with tests)" in said[0].getMessage()
+    caplog.clear()
+    # the execution judge has nothing to run on a held-out file without tests: warned, with what to do
+    tested, heldout = rows(tmp_path / "ok.jsonl", ROW, n=12), rows(tmp_path / "heldout.jsonl", {**BARE, "prompt": "held out"}, n=2)
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert dry(tiny_config, f"data.source={tested}", "data.validation_size=0", f"eval.sources=[{heldout}]") == 0
     said = [r.getMessage() for r in caplog.records if "have no tests" in r.getMessage()]
-    assert len(said) == 1, caplog.text
-    assert "2 of the eval's 2 problems have no tests (2 of validation" in said[0]
+    assert len(said) == 1 and "2 of the eval's 2 problems have no tests" in said[0], caplog.text
     assert "execution judge" in said[0] and "eval.sources=[]" in said[0] and "tests (or test_code)" in said[0]
     caplog.clear()
-    with caplog.at_level("WARNING", logger="rlaif"):   # the eval off on purpose, or held-out problems with tests
+    with caplog.at_level("INFO", logger="rlaif"):   # the eval off on purpose, or held-out problems with tests
         assert dry(tiny_config, f"data.source={src}", "data.validation_size=2", "eval.sources=[]", *judge) == 0
-        heldout = rows(tmp_path / "heldout.jsonl", {**ROW, "prompt": ROW["prompt"] + " (held out)"}, n=2)
+        heldout = rows(tmp_path / "heldout2.jsonl", {**ROW, "prompt": ROW["prompt"] + " (held out)"}, n=2)
         assert dry(tiny_config, f"data.source={src}", "data.validation_size=0", f"eval.sources=[{heldout}]", *judge) == 0
     assert "have no tests" not in caplog.text
 

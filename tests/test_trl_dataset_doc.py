@@ -21,9 +21,9 @@ def _write(path: Path, rows: list) -> str:
     return str(path)
 
 
-def _trl_rows(system: str | None = "Answer with the number.") -> list[dict]:
+def _trl_rows(system: str | None = "Answer with the number.", n: int = 3) -> list[dict]:
     turn = [{"role": "system", "content": system}] if system else []
-    return [{"prompt": [*turn, {"role": "user", "content": f"What is {i} + 1?"}], "solution": str(i + 1)} for i in range(3)]
+    return [{"prompt": [*turn, {"role": "user", "content": f"What is {i} + 1?"}], "solution": str(i + 1)} for i in range(n)]
 
 
 def test_trl_rows_load_as_they_are(tmp_path):
@@ -84,17 +84,20 @@ def test_the_dry_run_says_when_their_system_turn_is_not_student_system_prompt(tm
     assert "system turn" not in caplog.text
 
 
-def test_the_guides_command_over_a_trl_dataset_as_typed(tmp_path, monkeypatch, capsys):
+def test_the_guides_command_over_a_trl_dataset_as_typed(tmp_path, monkeypatch, capsys, caplog):
     """from-trl.md's one command over a TRL dataset as it is (conversational prompts, no ids, a solution column),
     its dry run as typed from the page in a directory holding trl.jsonl and my_rewards.py."""
     import shlex
     page = (ROOT / "docs" / "guides" / "from-trl.md").read_text()
     cmd = re.search(r"\n(rlaif epoch 1 data.source=trl.jsonl [^\n]*)\n", page).group(1)
     monkeypatch.chdir(tmp_path)
-    _write(tmp_path / "trl.jsonl", _trl_rows())
+    _write(tmp_path / "trl.jsonl", _trl_rows(n=40))
     (tmp_path / "my_rewards.py").write_text("def accuracy(completions, solution, **kw):\n"
                                             "    return [float(s in c) for c, s in zip(completions, solution)]\n")
-    assert main([*shlex.split(cmd)[1:], "--dry-run", f"run.dir={tmp_path / 'runs'}"]) == 0
+    with caplog.at_level("INFO", logger="rlaif"):
+        assert main([*shlex.split(cmd)[1:], "--dry-run", f"run.dir={tmp_path / 'runs'}"]) == 0
     out, err = capsys.readouterr()
-    assert "judge (python my_rewards.py:accuracy)" in out and "3 problems in trl.jsonl" in out, out
-    assert "have no tests" not in err and "eval: none" in out, (out, err)   # no eval the rows cannot feed
+    assert "judge (python my_rewards.py:accuracy)" in out and "40 problems in trl.jsonl" in out, out
+    assert "eval: 8 problems (validation)" in out, out   # the page's 10%, at least min(10, a fifth)
+    said = [r for r in caplog.records if "have no tests" in r.getMessage()]   # scored by the reward function
+    assert [r.levelname for r in said] == ["INFO"] and "with judge.kind=python" in said[0].getMessage(), caplog.text

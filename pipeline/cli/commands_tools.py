@@ -57,12 +57,12 @@ def find_problem(cfg: Config, problem_id: str):
 def judge_one(cfg: Config, problem, completion: str, truncated: bool) -> tuple:
     """(score, whether every judgement came from the cache) of one answer, with the configured judge
     (judge.kind; judge.mix's components each cached on its own) through the judge stage's own code
-    and cache (pipeline/stages/judge.score_components), so a judgement is paid for once. An LLM judge
+    and cache (pipeline/stages/scoring.score_components), so a judgement is paid for once. An LLM judge
     is shown the reference the judge stage shows a student answer when the teacher is the dataset's
     reference (judge.show_teacher, teacher.kind=reference), none otherwise. One answer goes out live
     even with judge.batch=true; a paid call is added to the run's spend (judge.budget_usd)."""
     from judges.mix import combine
-    from pipeline.stages.judge import score_components
+    from pipeline.stages.scoring import score_components
     from pipeline.stages.judging import as_answer, check_api, components
     check_api(cfg, teacher=False, judge=True)
     reference = (as_answer(problem.reference, problem.language)

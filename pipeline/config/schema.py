@@ -26,7 +26,7 @@ NEUTRAL: dict[str, Any] = {"student.prompt_format": "chat", "data.validation_siz
                            "data.rl_sources": [], "update.weight_decay": 0.0, "eval_reading": None,
                            "student.chat_template_kwargs": {}, "judge_panel": None,
                            "teacher_endpoint": None, "judge_endpoints": None,
-                           "judge.python": {"function": "", "version": "", "format": "standard"}}
+                           "judge.python": {"function": "", "version": "", "format": "standard"}, "eval_judge": None}
 """Stage fields added after runs existed, with the value every earlier run had: a fingerprint leaves
 such a field out while it holds that value (`Config.stage_config`), so adding it recomputes nothing."""
 
@@ -36,6 +36,11 @@ NEUTRAL_IN_SECTION: dict[str, Any] = {"update.delta": None, "update.sapo_tempera
 """The same for fields added to a section that a stage reads whole (the update reads `update`): left
 out of the section's dict while at these values (`Config.fingerprinted`). Fields added before this
 existed stay in (moving them out would move those fingerprints)."""
+
+
+JUDGE_FIELDS = ("judge.kind", "judge.model", "judge_panel", "judge.base_url", "judge_endpoints", "judge.max_tokens",
+                "judge.temperature", "judge.show_teacher", "judge.mix", "judge.execution", "judge.ocaml", "judge.python")
+"""What changes a judgement (runtime knobs such as judge.max_in_flight are left out): the judge stage's fingerprint."""
 
 
 SDK_ENDPOINTS = {"anthropic": ("ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
@@ -95,6 +100,21 @@ class Config(Section):
         if not own or (not self.data.mapping and self.data.language == "python"):
             return None
         return {"mapping": self.data.mapping, "language": self.data.language}
+
+    @property
+    def eval_judge(self) -> dict | None:
+        """The run's judge as the eval's fingerprint sees it where the eval may score with it: problems
+        without tests (your own sources or validation; the shipped sets all have tests) under a judge that
+        needs none (no execution component). None where the eval scores with the execution judge alone."""
+        from data.loaders import FIXED
+        if self.uses_execution or all(s in FIXED for s in self.eval.sources or []):
+            return None
+        return {f: self.fingerprinted(f) for f in JUDGE_FIELDS if f not in ("judge.execution", "judge.ocaml")}
+
+    @property
+    def uses_execution(self) -> bool:
+        """Whether the execution judge is the judge (judge.kind) or a component of judge.mix."""
+        return "execution" in (self.judge.mix if self.judge.kind == "mix" else {self.judge.kind})
 
     @model_validator(mode="after")
     def _consistent(self) -> "Config":

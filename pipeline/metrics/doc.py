@@ -84,8 +84,8 @@ METRICS: dict[str, Metric] = {
     "select/groups_dropped_zero_std": Metric("prompt groups dropped because their rewards were all equal", "lower", "select"),
     "select/teacher_rows": Metric("teacher answers added to the update's batch (update.teacher_sft_coef > 0: one per prompt whose best student answer scores below the teacher's)", "", "select"),
     # eval and curriculum
-    "eval/score": Metric("mean judge score on held-out problems (of each problem's eval.num_samples answers; greedy by default)", "higher", "eval"),
-    "eval/pass@1": Metric("share of held-out problems whose answer passes every test; with eval.num_samples=n the unbiased pass@1, the mean of c/n (eval/pass@k for k <= n likewise); `rlaif report` says whether a change is beyond noise", "higher", "eval"),
+    "eval/score": Metric("mean judge score on held-out problems (of each problem's eval.num_samples answers; greedy by default): the execution judge's, and for a problem without tests the run's own judge's (judge.kind: an LLM judge, your reward functions) where it needs no tests", "higher", "eval"),
+    "eval/pass@1": Metric("share of held-out problems whose answer passes every test, over the problems with tests (absent when none has); with eval.num_samples=n the unbiased pass@1, the mean of c/n (eval/pass@k for k <= n likewise); `rlaif report` says whether a change is beyond noise", "higher", "eval"),
     "eval/ref_nll": Metric("mean per-token NLL (nats) of the held-out problems' reference answers (the data's `reference` field, whatever the teacher) under the policy: distillation that moves before pass@1 does; over the problems that have a reference, absent when none has", "lower", "eval"),
     "eval/pass@k": Metric("with eval.num_samples=n, the unbiased pass@k for each k <= n among 1, 5, 10, ... (Chen et al. 2021): the chance that one of k answers passes", "higher", "eval"),
     "eval/<source>/<figure>": Metric("eval/score, eval/pass@1 and eval/ref_nll of one source of eval.sources alone (e.g. eval/builtin:heldout/pass@1), when the eval reads a source by name; good as its figure is (ref_nll: lower)", "", "eval"),
@@ -93,6 +93,10 @@ METRICS: dict[str, Metric] = {
     "eval/samples": Metric("answers per held-out problem (eval.num_samples)", "", "eval"),
     "eval/unscored": Metric("held-out answers the judge could not score (a sandbox or judge fault): counted as failed "
                             "in eval/score and eval/pass@*; `rlaif eval N --force` judges them again", "lower", "eval"),
+    "eval/untested": Metric("held-out problems without tests, scored by the run's own judge (judge.kind, when it needs no tests): in eval/score, not in eval/pass@k", "", "eval"),
+    "eval/judge_api_calls": Metric("calls the eval made to the run's own judge for problems without tests (eval/untested); the rest from the judge cache", "lower", "eval"),
+    "eval/judge_cache_hits": Metric("the eval's judgements of problems without tests answered by the judge cache", "", "eval"),
+    "eval/judge_cost_usd": Metric("dollars the eval paid an API judge for problems without tests (counted in the run's judge spend and judge.budget_usd)", "lower", "eval"),
     "eval/reference_failures": Metric("held-out problems whose reference answer (the data's `reference` field) fails their "
                                       "own tests (a warning names them): a wrong test or reference, which every policy "
                                       "fails too; over the problems with a reference, absent when none has; 0 is the "

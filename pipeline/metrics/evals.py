@@ -86,7 +86,7 @@ def per_problem(rows: list[dict], metric: str, source: str | None = None) -> dic
         from pipeline.metrics.significance import pass_at_k
         k = int(metric.removeprefix("pass@"))
         return {f"{r['source']}:{r['problem_id']}": pass_at_k(r["n"], r["correct"], k) for r in rows
-                if r.get("n", 0) >= k and (source is None or r["source"] == source)}
+                if r.get("n", 0) >= k and r.get("correct") is not None and (source is None or r["source"] == source)}
     # a value that is no number (None, NaN) leaves its problem out: one NaN made the mean and interval NaN
     return {f"{r['source']}:{r['problem_id']}": float(r[metric]) for r in rows
             if r.get(metric) is not None and float(r[metric]) == float(r[metric])

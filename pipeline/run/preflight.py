@@ -150,7 +150,8 @@ def check_data(cfg: Config) -> None:
             "builtin:heldout); eval.sources=[] turns the eval off, and this warning", cfg.eval.sources,
             f"; data.validation_size={cfg.data.validation_size} holds none of data.source's "
             f"{len(source_problems(cfg, cfg.data.source))} problems out" if "validation" in (cfg.eval.sources or ["validation"]) else "")
-    check_eval_tests(cfg)
+    from pipeline.stages.eval import check_tests
+    check_tests(cfg)
     both = [] if cfg.eval.allow_trained else [(p.id, p.prompt) for p in train if (p.id, p.prompt) in scored]
     if both:   # (the validation split is carved out of the training problems: never both)
         raise RunError(f"data.source={cfg.data.source} trains on {len(both)} problem(s) the eval scores "
@@ -280,29 +281,6 @@ def check_scorable(cfg: Config, problems: list) -> None:
                 "teacher.kind=reference: %d of %d training problems have no reference answer (%s%s): their teacher "
                 "score is None and the warm-start leaves them out; add a reference field, or use a model teacher",
                 len(missing), len(problems), ", ".join(missing[:5]), ", ..." if len(missing) > 5 else "")
-
-
-def check_eval_tests(cfg: Config) -> None:
-    """The eval scores every answer with the execution judge, whatever judge.kind: its problems without
-    tests (e.g. a validation split carved out of a file without them) score 0 every epoch, and that is
-    said here."""
-    import logging
-    from pipeline.stages.problems import eval_problems
-    probs = eval_problems(cfg)
-    bare: dict[str, list[str]] = {}
-    for src, p in probs:
-        if not p.tests and not p.test_code:
-            bare.setdefault(src, []).append(p.id)
-    if bare:
-        where = "; ".join(f"{len(ids)} of {src}" + (f" (data.validation_size of data.source={cfg.data.source})"
-                                                     if src == "validation" else "")
-                          + f": {', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}" for src, ids in bare.items())
-        logging.getLogger("rlaif").warning(
-            "%d of the eval's %d problems have no tests (%s): the eval scores every answer with the execution judge "
-            "(whatever judge.kind), so theirs score 0 and every epoch's eval/pass@1 and eval/score count them as "
-            "failed, whatever the policy learns; give those rows tests (or test_code), name an eval source with "
-            "tests (eval.sources=[my.jsonl:heldout], builtin:heldout), or turn the eval off with eval.sources=[]",
-            sum(map(len, bare.values())), len(probs), where)
 
 
 def check_paths(cfg: Config) -> None:

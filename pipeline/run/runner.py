@@ -132,6 +132,10 @@ class Runner(Lineage, RunLock):
                 echo(f"  eval     done     {m.get('wall_s', 0):.1f}s ({m.get('rows', 0)} rows)")
             else:
                 echo(f"  eval     reused   {d.relative_to(self.run_dir)}")
+                if changed := older_code(self.cfg, st, m):   # the harnesses, or the run's judge (eval_code)
+                    log.warning("epoch %d eval: reused, but made by other code than this version's (%s); `rlaif eval "
+                                "%d%s --force` remakes it", n, ", ".join(f"{k} {a} -> {b}" for k, (a, b) in changed.items()),
+                                n, " --warm-start" if warm_start else "")
             if (side := self.side_eval(n, fp_in, d, m)) is None:
                 dist.on_main(lambda: self.write_metrics(n))
             else:   # (a sampled eval beside the loop's greedy one: the epoch's figures stay the loop's)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from judges.hashing import canonical, sha256_text
-from pipeline.config.schema import Config
+from pipeline.config.schema import JUDGE_FIELDS, Config
 from pipeline.store.artifacts import input_digests
 
 POLICY = "policy"  # the input name for the previous epoch's chosen policy
@@ -67,8 +67,7 @@ STUDENT = ("student.model", "student.system_prompt", "student.chat_template_kwar
 # what changes a teacher answer or a judgement (runtime knobs such as judge.max_in_flight are left out)
 TEACHER = ("teacher.kind", "teacher.model", "teacher.base_url", "teacher_endpoint", "teacher.max_tokens",
            "teacher.temperature")
-JUDGE = ("judge.kind", "judge.model", "judge_panel", "judge.base_url", "judge_endpoints", "judge.max_tokens", "judge.temperature", "judge.show_teacher",
-         "judge.mix", "judge.execution", "judge.ocaml", "judge.python")
+JUDGE = JUDGE_FIELDS
 SAMPLING = ("sample.num_samples", "sample.temperature", "sample.top_p", "sample.top_k",
             "sample.max_new_tokens", "sample.stop", "sample.share_prompt", "sample.seed_per_epoch", "sample.stop_after_code")
 
@@ -104,8 +103,8 @@ STAGES = [
     # v2: one row per problem (n answers, c correct, pass@1, mean score, the reference's NLL)
     Stage("eval", "2", (*STUDENT, "eval.sources", "eval.max_problems", "eval.max_new_tokens", "eval.num_samples",
                         "eval.temperature", "eval.seed_per_epoch", "eval.reference_nll", "run.seed",
-                        "judge.execution", "judge.ocaml", "data.validation", "eval_reading"),
-          ("update",), "pipeline.stages.eval:run", variant=True, every_rank=True, code="pipeline.stages.judging:harness_code"),
+                        "judge.execution", "judge.ocaml", "data.validation", "eval_reading", "eval_judge"),
+          ("update",), "pipeline.stages.eval:run", variant=True, every_rank=True, code="pipeline.stages.judging:eval_code"),
 ]
 
 # `rlaif epoch 0`: fine-tune the adapter on the teacher's answers before any RL (optional).

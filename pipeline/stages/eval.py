@@ -1,4 +1,5 @@
-"""eval: the policy on held-out problems, scored by the execution judge, one row per problem.
+"""eval: the policy on held-out problems, scored by the execution judge, one row per problem (a problem
+without tests by the run's own judge where it needs none: a score, no pass/fail).
 
 Greedy by default (eval.num_samples=1, eval.temperature=0: the epoch loop's cheap check). With
 eval.num_samples=n at eval.temperature>0, each problem gets n sampled answers, each from its own
@@ -27,7 +28,8 @@ from pipeline.config.schema import Config
 from pipeline.engines.hf import (batch_size, cache_kwargs, chat_prompt, check_prompts, context_length, generate,
                                 greedy, reference_greedy, template_prefix)
 from pipeline.engines.forward import collate, to_device, token_logprobs
-from pipeline.stages.judging import PARTS, Judging, as_answer, execution_parts, full_credit_shares, language_judges
+from pipeline.stages.judging import (PARTS, Judging, as_answer, components, execution_parts, full_credit_shares,
+                                     language_judges, paid_for, settle_stage)
 from pipeline.engines.model import load_tokenizer, student_model
 from pipeline.stages.problems import eval_problems
 from pipeline.engines.sampling_weights import sampling_model
@@ -139,27 +141,25 @@ def run(ctx: Ctx) -> None:
     if not dist.is_main():
         return
     items = [(p, text, reason == "length") for (_, p), (answers, _) in zip(probs, parts) for text, reason in answers]
-    j = Judging(cfg)
-    try:
-        scores = j.score_all(items, desc="eval judge")
-    finally:
-        j.cache.close()
+    scores, paid = score(ctx, items)
     checked = reference_checks(cfg, [p for _, p in probs])
     rows, at = [], 0
     for (src, p), (answers, ref_nll), (ref_ok, _) in zip(probs, parts, checked):
         mine_scores, at = scores[at: at + len(answers)], at + len(answers)
+        tested = not by_run_judge(cfg, p)   # else no pass/fail: the run's judge gives a score alone
         passed = [bool((s.breakdown or {}).get("total")) and s.breakdown.get("passed") == s.breakdown.get("total")
-                  for s in mine_scores]
+                  if tested else None for s in mine_scores]
         values = [s.value for s in mine_scores]
-        rows.append({"source": src, "problem_id": p.id, "n": len(answers), "correct": sum(passed),
-                     "pass@1": sum(passed) / len(answers), "score": statistics.fmean(v or 0.0 for v in values),
+        rows.append({"source": src, "problem_id": p.id, "n": len(answers), "correct": sum(passed) if tested else None,
+                     "pass@1": sum(passed) / len(answers) if tested else None,
+                     "score": statistics.fmean(v or 0.0 for v in values),
                      "ref_nll": ref_nll, "texts": [t for t, _ in answers], "finish_reasons": [r for _, r in answers],
                      "values": values, "passed": passed, "reference_passed": ref_ok,
                      **part_shares(p.language, mine_scores)})
     rows = every_part(rows)
     save_table(rows, ctx.out)
     ctx.rows = len(rows)
-    ctx.figures = figures(rows, cfg.eval.sources)
+    ctx.figures = {**figures(rows, cfg.eval.sources), **paid}
     wrong = say_reference_failures(probs, checked)
     if any(ok is not None for ok, _ in checked):
         ctx.figures["eval/reference_failures"] = wrong
@@ -171,6 +171,76 @@ def run(ctx: Ctx) -> None:
                     "judges them again", len(unscored), len(items), unscored[0],
                     str((first.breakdown or {}).get("error") or first.raw or "no reason given")[:200], ctx.epoch,
                     " --warm-start" if ctx.epoch == 0 and ctx.inputs.get("update") is not None else "")
+
+
+def by_run_judge(cfg: Config, problem) -> bool:
+    """Whether the eval scores this problem's answers with the run's own judge (judge.kind: an LLM judge, your
+    reward functions): it has no tests to run, and that judge needs none (Config.eval_judge). Such a problem has
+    a score and no pass/fail: it is left out of eval/pass@k. Every other answer is the execution judge's."""
+    return not problem.tests and not problem.test_code and not cfg.uses_execution
+
+
+def score(ctx: Ctx, items: list[tuple]) -> tuple[list, dict[str, float]]:
+    """Each (problem, answer, truncated)'s Score through the judge cache: the execution judge's, or the run's
+    judge's for a problem without tests (`by_run_judge`; an LLM judge shown the problem's reference where
+    judge.show_teacher says so, its calls paid for as the judge stage's are); and what those calls cost
+    (eval/judge_api_calls, eval/judge_cache_hits, eval/judge_cost_usd)."""
+    from judges.mix import combine
+    from pipeline.stages.scoring import score_components
+    cfg = ctx.cfg
+    own = [i for i, (p, _, _) in enumerate(items) if by_run_judge(cfg, p)]
+    rest = sorted(set(range(len(items))) - set(own))
+    out: list = [None] * len(items)
+    if rest:
+        j = Judging(cfg)
+        try:
+            for i, s in zip(rest, j.score_all([items[i] for i in rest], desc="eval judge")):
+                out[i] = s
+        finally:
+            j.cache.close()
+    if not own:
+        return out, {}
+    shown = [as_answer(p.reference, p.language) if cfg.judge.show_teacher and p.reference else None
+             for p, _, _ in (items[i] for i in own)]
+    paid = paid_for(ctx, "eval")
+    per, fig = score_components(cfg, [(*items[i], r) for i, r in zip(own, shown)], ctx.run_dir, None, paid)
+    weights = components(cfg)
+    for n, i in enumerate(own):
+        out[i] = combine({k: per[k][n] for k in weights}, weights)
+    cost, _ = settle_stage(ctx, paid, fig["judge/cost_usd"], fig["judge/saved_usd"])
+    return out, {"eval/judge_api_calls": fig["judge/api_calls"], "eval/judge_cache_hits": fig["judge/cache_hits"],
+                 "eval/judge_cost_usd": cost}
+
+
+def check_tests(cfg: Config) -> None:
+    """The eval's problems without tests (e.g. a validation split carved out of a file without them): scored
+    by the run's own judge where it needs no tests (an LLM judge, reward functions: a score, no pass@1, an
+    API judge's calls paid every epoch), else by the execution judge, which has nothing to run (0 every epoch)."""
+    probs = eval_problems(cfg)
+    bare: dict[str, list[str]] = {}
+    for src, p in probs:
+        if not p.tests and not p.test_code:
+            bare.setdefault(src, []).append(p.id)
+    if not bare:
+        return
+    count = sum(map(len, bare.values()))
+    where = "; ".join(f"{len(ids)} of {src}" + (f" (data.validation_size of data.source={cfg.data.source})"
+                                                 if src == "validation" else "")
+                      + f": {', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}" for src, ids in bare.items())
+    if not cfg.uses_execution:
+        api = {"anthropic", "openai"} & set(cfg.judge.mix if cfg.judge.kind == "mix" else {cfg.judge.kind})
+        log.info(
+            "%d of the eval's %d problems have no tests (%s): the eval scores their answers with judge.kind=%s "
+            "(eval/score; eval/pass@1 counts only problems with tests)%s", count, len(probs), where, cfg.judge.kind,
+            f", each epoch's new answers paid to the API judge ({'/'.join(sorted(api))}; eval/judge_cost_usd) like "
+            "the judge stage's" if api else "")
+        return
+    log.warning(
+        "%d of the eval's %d problems have no tests (%s): the eval scores them with the execution judge, as "
+        "judge.kind=%s does, so theirs score 0 and every epoch's eval/pass@1 and eval/score count them as "
+        "failed, whatever the policy learns; give those rows tests (or test_code), name an eval source with "
+        "tests (eval.sources=[my.jsonl:heldout], builtin:heldout), or turn the eval off with eval.sources=[]",
+        count, len(probs), where, cfg.judge.kind)
 
 
 def reference_checks(cfg: Config, problems: list, cached: bool = True) -> list[tuple[bool | None, str | None]]:
@@ -247,12 +317,14 @@ def figures(rows: list[dict], sources: list[str]) -> dict[str, float]:
             continue
         prefix = "eval" if src is None else f"eval/{src}"
         out[f"{prefix}/score"] = statistics.fmean(r["score"] for r in sel)
-        for k in ks_for(n):
-            out[f"{prefix}/pass@{k}"] = statistics.fmean(pass_at_k(r["n"], r["correct"], k) for r in sel)
+        tested = [r for r in sel if r["correct"] is not None]   # (not those the run's judge scored: by_run_judge)
+        for k in ks_for(n) if tested else ():
+            out[f"{prefix}/pass@{k}"] = statistics.fmean(pass_at_k(r["n"], r["correct"], k) for r in tested)
         nlls = [r["ref_nll"] for r in sel if r["ref_nll"] is not None]
         if nlls:
             out[f"{prefix}/ref_nll"] = statistics.fmean(nlls)
     out["eval/problems"] = len(rows)
     out["eval/samples"] = n
     out["eval/unscored"] = sum(v is None for r in rows for v in r["values"])
+    out["eval/untested"] = sum(r["correct"] is None for r in rows)
     return out

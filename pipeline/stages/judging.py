@@ -219,6 +219,11 @@ def judge_code(cfg: Config) -> dict[str, str]:
     return out
 
 
+def eval_code(cfg: Config) -> dict[str, str]:
+    """The eval's: the harnesses', and the run's judge's where the eval scores with it (Config.eval_judge)."""
+    return {**harness_code(cfg), **(judge_code(cfg) if cfg.eval_judge else {})}
+
+
 def teacher_code(cfg: Config) -> dict[str, str]:
     """A model teacher's prompt version (a reference teacher's answers are the data's)."""
     if cfg.teacher.kind in ("reference", "none"):

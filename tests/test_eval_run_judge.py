@@ -1,0 +1,94 @@
+"""The eval of problems without tests (a validation split carved out of a dataset trained with reward functions or
+an LLM judge): scored by the run's own judge, through the judge cache, with no pass/fail; an API judge's calls paid
+once and counted in the run's spend. Problems with tests stay the execution judge's."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pipeline.cli.main import main
+from pipeline.config.file import load_config
+from pipeline.metrics.evals import load_eval, per_problem
+from pipeline.run.runner import Runner
+from pipeline.stages.spend import run_spend
+from tests.fakeapi import FakeAPI
+
+TESTED = {"prompt": "Write a Python function `def f(x: int) -> int:` that returns x.", "entry_point": "f",
+          "reference": "def f(x):\n    return x\n", "tests": [{"input": [1], "output": 1}]}
+
+REWARD = '''import pathlib
+def rw(completions, **kw):
+    with open(pathlib.Path(__file__).with_name("calls.txt"), "a") as f:
+        f.write("x" * len(completions))
+    return [(len(c) % 7) / 7 for c in completions]
+'''
+
+
+def _rows(path: Path, n: int, tests: bool = False) -> Path:
+    row, tag = (TESTED, "t") if tests else ({k: v for k, v in TESTED.items() if k != "tests"}, "p")
+    path.write_text("".join(json.dumps({**row, "id": f"{tag}{i}", "prompt": f"{row['prompt']} ({tag}{i})"}) + "\n"
+                            for i in range(n)))
+    return path
+
+
+def _eval(over: list[str], force: bool = False) -> tuple[list[dict], dict]:
+    assert main(["eval", "0", *over, *(["--force"] if force else [])]) == 0
+    r = Runner(load_config(None, over))
+    d = max(r.epoch_dir(0).glob("eval-*"), key=lambda p: p.stat().st_mtime)
+    return load_eval(d), json.loads((d / "manifest.json").read_text())["figures"]
+
+
+def test_a_reward_function_scores_the_eval_of_problems_without_tests(tmp_path, tiny_config, monkeypatch, caplog):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rw.py").write_text(REWARD)
+    bare, tested = _rows(tmp_path / "bare.jsonl", 12), _rows(tmp_path / "tested.jsonl", 2, tests=True)
+    over = [*tiny_config, f"data.source={bare}", "data.validation_size=3", "judge.kind=python",
+            "judge.python.function=rw.py:rw", f"eval.sources=[validation, {tested}]", "eval.max_problems=0"]
+    rows, fig = _eval(over)
+    calls = len((tmp_path / "calls.txt").read_text())
+    assert calls == 3   # the three validation answers; the tested file's are the execution judge's
+    own = [r for r in rows if r["source"] == "validation"]
+    assert len(own) == 3 and all(r["pass@1"] is None and r["correct"] is None for r in own)
+    for r in own:   # the reward function's score of the answer the eval drew
+        assert r["score"] == pytest.approx((len(r["texts"][0]) % 7) / 7, abs=1e-12), r
+    other = [r for r in rows if r["source"] != "validation"]
+    assert len(other) == 2 and all(r["pass@1"] in (0.0, 1.0) and "tests_ok" in r for r in other)
+    assert fig["eval/untested"] == 3 and fig["eval/judge_api_calls"] == 3 and fig["eval/judge_cache_hits"] == 0
+    assert "eval/validation/pass@1" not in fig and fig["eval/validation/score"] == pytest.approx(
+        sum(r["score"] for r in own) / 3)
+    assert fig["eval/pass@1"] == pytest.approx(sum(r["pass@1"] for r in other) / 2)   # the tested problems' alone
+    assert set(per_problem(rows, "pass@1")) == {f"{r['source']}:{r['problem_id']}" for r in other}
+    # judged again: from the cache, the function not called
+    rows2, fig2 = _eval(over, force=True)
+    assert len((tmp_path / "calls.txt").read_text()) == calls
+    assert fig2["eval/judge_cache_hits"] == 3 and fig2["eval/judge_api_calls"] == 0
+    assert [r["score"] for r in rows2] == [r["score"] for r in rows]
+    # an edit of the reward function: the finished eval is said to be older, and --force scores it anew
+    (tmp_path / "rw.py").write_text(REWARD.replace("% 7) / 7", "% 5) / 5"))
+    with caplog.at_level("WARNING", logger="rlaif"):
+        _eval(over)
+    assert "epoch 0 eval: reused, but made by other code than this version's (reward function" in caplog.text
+    assert "`rlaif eval 0 --force` remakes it" in caplog.text, caplog.text
+    rows3, _ = _eval(over, force=True)
+    assert [r["score"] for r in rows3 if r["source"] == "validation"] == [
+        (len(r["texts"][0]) % 5) / 5 for r in rows3 if r["source"] == "validation"]
+
+
+def test_an_api_judge_scores_the_eval_of_problems_without_tests_paid_once(tmp_path, tiny_config, monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.chdir(tmp_path)
+    bare = _rows(tmp_path / "bare.jsonl", 12)
+    with FakeAPI(scores=lambda body: 7) as api:
+        over = [*tiny_config, f"data.source={bare}", "data.validation_size=3", "judge.kind=anthropic",
+                "judge.model=fake-model", f"judge.base_url={api.anthropic_url}",
+                "judge.prices={fake-model: {input: 3.0, output: 15.0}}"]
+        rows, fig = _eval(over)
+        assert api.total == 3 and fig["eval/judge_api_calls"] == 3 and fig["eval/judge_cost_usd"] > 0
+        assert all(r["pass@1"] is None and r["values"][0] is not None for r in rows)
+        assert "eval/pass@1" not in fig and fig["eval/score"] == pytest.approx(rows[0]["score"])
+        run = Runner(load_config(None, over)).run_dir
+        assert run_spend(run)["judge"] == pytest.approx(fig["eval/judge_cost_usd"])   # in the run's judge spend
+        _, fig2 = _eval(over, force=True)
+        assert api.total == 3 and fig2["eval/judge_cache_hits"] == 3   # paid once
