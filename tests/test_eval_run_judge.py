@@ -92,3 +92,11 @@ def test_an_api_judge_scores_the_eval_of_problems_without_tests_paid_once(tmp_pa
         assert run_spend(run)["judge"] == pytest.approx(fig["eval/judge_cost_usd"])   # in the run's judge spend
         _, fig2 = _eval(over, force=True)
         assert api.total == 3 and fig2["eval/judge_cache_hits"] == 3   # paid once
+
+
+def test_the_epoch_line_shows_the_eval_score_where_no_problem_has_tests():
+    from pipeline.cli.commands_train import epoch_line
+    line = epoch_line(None, 1, figures={"reward/mean": 0.5, "eval/score": 0.25, "eval/untested": 3})
+    assert "reward/mean=0.5" in line and "eval/score=0.25" in line, line
+    line = epoch_line(None, 1, figures={"reward/mean": 0.5, "eval/score": 0.25, "eval/pass@1": 0.125})
+    assert "eval/pass@1=0.125" in line and "eval/score" not in line, line

@@ -137,3 +137,15 @@ def test_a_reward_functions_low_mean_is_not_no_signal():
     assert "no_signal" not in [f.name for f in analyse(ms, CFG, {"judge.kind": "mix", "judge.mix.python": 0.5})]
     ms[1].update({"score/student_mean": 0.01, "reward/mean": 0.01})
     assert "< report.min_student_score" in _one(ms, "no_signal", {"judge.kind": "execution"}).evidence
+
+
+def test_a_run_without_a_teacher_is_not_told_to_learn_its_answers():
+    """teacher.kind=none (a TRL-style run on reward functions): no answers for the warm-start or
+    update.teacher_sft_coef to learn, so no_signal offers a teacher, not those two alone."""
+    ms = healthy(2)
+    ms[0].update({"reward/frac_zero_std": 1.0, "score/student_mean": 0.0, "reward/mean": 0.0})
+    advice = _one(ms, "no_signal", {"judge.kind": "python", "teacher.kind": "none"}).advice
+    assert "a teacher (teacher.kind=reference where your rows have a reference, or anthropic/openai)" in advice
+    assert "update.warm_start=true: a supervised" not in advice and "update.teacher_sft_coef=4.0: each" not in advice
+    advice = _one(ms, "no_signal", {"judge.kind": "python", "teacher.kind": "reference"}).advice
+    assert "update.warm_start=true: a supervised" in advice and "a teacher (" not in advice

@@ -204,12 +204,12 @@ def health_lines(r, cfg: Config, epochs: list[int]) -> list[str]:
 
 def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float | None = None,
                name: str | None = None, judge_reused: bool = False, figures: dict | None = None) -> str:
-    """One epoch's line: its headline metrics (and, looping over epochs, what ran, in how long);
-    judge_reused: this command reused the judge stage, so its call counts are said as that stage's; figures:
-    these instead of the epoch's metrics.json (an update variant that is not the epoch's policy)."""
+    """One epoch's line: its headline metrics (and, looping over epochs, what ran, in how long); judge_reused: this
+    command reused the judge stage, so its calls are said as that stage's; figures: these, not metrics.json's."""
     m = figures if figures is not None else (r.read_metrics(n) or {})
     keys = ["reward/mean", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean", "score/teacher_mean",
-            "loss/total", "kl/k3", "eval/pass@1"] + ([] if judge_reused else ["judge/api_calls", "judge/cache_hits"])
+            "loss/total", "kl/k3", "eval/pass@1" if "eval/pass@1" in m else "eval/score"] + (   # (untested: a score)
+        [] if judge_reused else ["judge/api_calls", "judge/cache_hits"])
     figures = "  ".join(f"{k}={m[k]:.4g}" for k in keys if isinstance(m.get(k), (int, float)))
     if judge_reused and isinstance(m.get("judge/api_calls"), (int, float)):
         figures += f"  (judge: no call now; {m['judge/api_calls']:.0f} calls when it ran)"

@@ -98,12 +98,17 @@ def no_signal_flag(m: dict, first: bool, cfg: ReportConfig, s: dict[str, Any]) -
     p = get("breakdown/tests_ok")
     share = lambda p, g: 1 - p ** g - (1 - p) ** g  # noqa: E731  a group of g pass/fail answers with spread
     levers = []
-    if not s.get("update.warm_start"):
+    if s.get("teacher.kind") == "none":   # no teacher's answers for a warm-start or teacher_sft_coef to learn
+        levers.append("a teacher (teacher.kind=reference where your rows have a reference, or anthropic/openai): then "
+                      "update.warm_start=true (a supervised pass over its answers before RL) and "
+                      "update.teacher_sft_coef=4.0 (imitating it inside each update) teach the answer's form, a "
+                      "gradient that needs no spread in the group")
+    elif not s.get("update.warm_start"):
         levers.append("update.warm_start=true: a supervised pass over the teacher's answers before RL teaches the "
                       "answer's form, which the judge's partial credit then grades"
                       + WARM_START_MEASURED.get("ocaml" if s.get("data.language") == "ocaml" or str(
                           s.get("data.source", "")).startswith("ocaml:") else "python", ""))
-    if not as_number(s.get("update.teacher_sft_coef")):
+    if not as_number(s.get("update.teacher_sft_coef")) and s.get("teacher.kind") != "none":
         levers.append("update.teacher_sft_coef=4.0: each update also imitates the teacher's answer where the "
                       "student's best scores below it, a gradient that needs no spread in the group")
     levers.append(f"{key_change('sample.num_samples', 'raise', s)}: at a pass rate p a group of G pass/fail answers has "
