@@ -100,3 +100,23 @@ def test_the_epoch_line_shows_the_eval_score_where_no_problem_has_tests():
     assert "reward/mean=0.5" in line and "eval/score=0.25" in line, line
     line = epoch_line(None, 1, figures={"reward/mean": 0.5, "eval/score": 0.25, "eval/pass@1": 0.125})
     assert "eval/pass@1=0.125" in line and "eval/score" not in line, line
+
+
+def test_the_dry_run_prices_the_evals_api_judgements(tmp_path, tiny_config, monkeypatch, capsys):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.chdir(tmp_path)
+    bare = _rows(tmp_path / "bare.jsonl", 12)
+    over = [*tiny_config, f"data.source={bare}", "data.validation_size=3", "judge.kind=anthropic",
+            "judge.model=fake-model", "judge.prices={fake-model: {input: 3.0, output: 15.0}}", "teacher.kind=none",
+            "reward.kind=direct",
+            "eval.num_samples=2", "eval.temperature=0.6"]
+    assert main(["epoch", "2", "--dry-run", *over]) == 0
+    out = capsys.readouterr().out
+    said = [x.strip() for x in out.splitlines() if x.strip().startswith("eval judge (anthropic fake-model)")]
+    assert len(said) == 2, out   # each epoch's eval: 3 problems x 2 answers
+    assert said[0].startswith("eval judge (anthropic fake-model): 6 judgements of the eval's 3 problems without "
+                              "tests, at most (answers not drawn yet), ~$") and said[0].endswith(
+        " live (the eval calls live, never a batch)"), said[0]
+    assert "eval judge (anthropic fake-model) 12 judgements" in out, out   # in the sum over the epochs
+    assert main(["epoch", "2", "--dry-run", *over, "eval.sources=[]"]) == 0   # no eval: no such line
+    assert "eval judge" not in capsys.readouterr().out

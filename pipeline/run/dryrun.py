@@ -16,6 +16,7 @@ from pathlib import Path
 
 from data.schema import Problem
 from judges.cache import JudgeCache
+from pipeline.run.dryrun_eval import eval_lines
 from pipeline.store.artifacts import load_complete
 from pipeline.stages.judging import LLM, Judging, as_answer, batching, cache_dir, components, judge_model, judged_text, make_model
 from pipeline.stages.problems import choose_prompts, warm_start_problems
@@ -251,6 +252,8 @@ def estimate(runner, epochs: list[int], force: bool = False, only: str | None = 
                 said = []
             if n > 0 and only in (None, "judge"):   # epoch 0, the warm-start, judges nothing
                 said += _judge(runner, n, problems, text, done, cache, cached, plan)
+            if n > 0 and only in (None, "eval"):   # its problems without tests, by an API judge
+                said += eval_lines(runner, n, done, plan, _tail)
             lines += ["  " + header] + ["    " + s for s in said]
             if n > 0:   # the schedule's warnings (prompts_per_epoch above the problems left) once, not per epoch
                 quiet.setLevel(logging.ERROR)
@@ -267,7 +270,7 @@ def estimate(runner, epochs: list[int], force: bool = False, only: str | None = 
     if cfg.judge.budget_usd and cfg.judge.mode != "replay" and (spent := spent_usd(runner.run_dir)) + cost > cfg.judge.budget_usd:
         lines.append(f"  judge.budget_usd=${cfg.judge.budget_usd:g} is less than this run has spent (${spent:.4f}) and "
                      f"this estimate (~${cost:.4f}{', an upper bound' if plan.bound or plan.guessed else ''}) together: "
-                     "the teacher and judge stages stop where the next call's worst case does not fit (what was paid "
+                     "the teacher and judge stages (and the eval's judge calls) stop where the next call's worst case does not fit (what was paid "
                      "stays in the cache); raise judge.budget_usd to run it whole")
     return lines
 
