@@ -44,7 +44,8 @@ def test_the_quickstarts_dry_run_as_typed(tmp_path, monkeypatch, capsys, caplog)
     (tmp_path / "my_problems.jsonl").write_text(row + "\n")
     student = re.search(r"model: (\S+/\S+)", yaml_text).group(1)
     _hub_cache(tmp_path / "hub", student)
-    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))   # (read when huggingface_hub is imported: and now)
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path / "hub"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("RLAIF_CACHE", str(tmp_path / "cache"))   # no judge cache but this test's
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")           # export ANTHROPIC_API_KEY=...
