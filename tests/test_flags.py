@@ -50,8 +50,9 @@ def test_recorded_run_flags_regression_rising_loss_and_best_of_n():
         m.update({"select/teacher_rows": rows, "loss/sft": 0.6, "loss/kl": 0.005})
     # the teacher rows carry the rise (more of them, each at update.teacher_sft_coef x its NLL): nothing wrong
     assert "loss_rising" not in {f.name for f in analyse(ms, CFG)}
-    for m, kl in zip(ms, (0.005, 0.005, 0.004, 0.02)):   # the RL loss rises too
+    for m, kl in zip(ms, (0.005, 0.005, 0.004, 0.02)):   # the RL loss rises too, its KL past budget
         m["loss/kl"] = kl
+    ms[-1]["kl/k3"] = 0.2
     loss = next(f for f in analyse(ms, CFG) if f.name == "loss_rising")
     assert "select/teacher_rows 5 -> 4 -> 9" in loss.evidence and "loss/kl 0.005 -> 0.004 -> 0.02" in loss.evidence
     assert "whose number alone moves it" in loss.advice

@@ -24,8 +24,11 @@ FLAGS: dict[str, str] = {
                    "(at least 0.001) above its value report.loss_rising_epochs epochs before (the warm-start, epoch 0, "
                    "trains another loss and is left out) and by more than loss/policy's spread over the window (its "
                    "noise, near 0 by construction); with teacher rows in the update, loss/policy + loss/kl or "
-                   "loss/sft must rise by the same rule (their number alone moves loss/total)",
-    "best_of_n_vs_mean": "reward/best_of_n rose while reward/mean fell by more than report.regression_drop",
+                   "loss/sft must rise by the same rule (their number alone moves loss/total); while kl/k3 stays "
+                   "within report.kl_high x the KL target, loss/total less loss/kl must rise (the policy moving from "
+                   "its reference as it learns raises loss/kl with nothing wrong)",
+    "best_of_n_vs_mean": "reward/best_of_n rose, by more than report.regression_drop and a quarter of the mean's fall, "
+                         "while reward/mean fell by more than report.regression_drop",
     "eval_regression": "eval/pass@1 or eval/score fell from the previous eval, or from the run's first, with the 95% "
                        "interval of the change, paired by problem (a plain paired t interval below 5 problems), below "
                        "0: the held-out score fell beyond noise",

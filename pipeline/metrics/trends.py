@@ -37,7 +37,10 @@ def recovered(e: int) -> str:
 def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Callable[..., None]) -> None:
     """Raise the across-epoch flags of `ms` (sorted by epoch) through `flag(name, epoch, evidence, advice,
     severity)`; `s` the run's flat settings, as `analyse` takes them."""
-    lower_lr, raise_kl = key_change("update.lr", "lower", s), key_change("update.kl_coef", "raise", s, default=0.05)
+    lower_lr = key_change("update.lr", "lower", s)
+    # adaptive KL steers kl_coef itself: the lever is its target
+    raise_kl = (key_change("update.kl_target", "lower", s) if s.get("update.kl_mode") == "adaptive"
+                else key_change("update.kl_coef", "raise", s, default=0.05))
     epochs = [m["epoch"] for m in ms]
     rewards = series(ms, "reward/mean")
     bon = dict(series(ms, "reward/best_of_n"))
@@ -73,7 +76,9 @@ def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
                 "if the update is the cause, " if still or harder else "")
              + f"{lower_lr} or {raise_kl}; {variant_advice(e1)}",
              "recovered" if back else "critical" if worst and not still else "warning")
-        if e0 in bon and e1 in bon and bon[e1] > bon[e0]:
+        # the best completions up by more than the threshold and a quarter of the mean's fall: a smaller rise
+        # beside a large fall is the prompts' and the sampling's wobble, not the best pulling away
+        if e0 in bon and e1 in bon and bon[e1] - bon[e0] > max(cfg.regression_drop, (r0 - r1) / 4):
             k = int(as_number(s.get("sample.num_samples")) or 4)
             cur = int(as_number(s.get("select.top_k")) or 0)
             top_k = max(2, (cur or k) // 2)
@@ -105,6 +110,15 @@ def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
     loss_rising(ms, cfg, s, flag, lower_lr, raise_kl)
 
 
+def within_kl(m: dict, cfg: ReportConfig, s: dict[str, Any]) -> bool:
+    """Epoch m's kl/k3 at most report.kl_high x the KL target (update.kl_target under adaptive KL, else
+    report.kl_target): the policy's distance from its reference is in budget."""
+    k3 = as_number(m.get("kl/k3"))
+    adaptive = s.get("update.kl_mode") == "adaptive" and as_number(s.get("update.kl_target"))
+    target = as_number(s["update.kl_target"]) if adaptive else cfg.kl_target
+    return k3 is not None and k3 <= cfg.kl_high * target
+
+
 def _rises(window: list[float], noise: float = 0.0) -> bool:
     """The window's last value is its highest and more than 5% (at least 0.001, and more than `noise`)
     above its first."""
@@ -122,7 +136,8 @@ def loss_rising(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
     (max - min) is that noise, not a rise. With teacher rows in the update, loss/total also holds their
     NLL x update.teacher_sft_coef, whose number alone moves it: then loss/policy + loss/kl, or loss/sft,
     must rise by the same rule, each judged where it was recorded at the window's ends (an epoch trained
-    on teacher rows alone has no RL part)."""
+    on teacher rows alone has no RL part). While kl/k3 stays in budget (`within_kl`), loss/kl rising is the
+    policy moving from its reference as it learns: loss/total less loss/kl must rise."""
     k = cfg.loss_rising_epochs
     rl_epochs = [m for m in ms if int(m["epoch"]) >= 1]   # epoch 0: the warm-start's supervised loss and entropy
     loss = series(rl_epochs, "loss/total")
@@ -140,11 +155,20 @@ def loss_rising(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
         noise = max(pol) - min(pol) if len(pol) > 1 else 0.0
         if not _rises(window, noise):
             continue
+        # the policy moving from its reference while its KL stays in budget (at most report.kl_high x the target)
+        # raises loss/kl as it learns: that part of the rise is no fault, so the rest must rise on its own
+        drift = within_kl(span[-1], cfg, s)
+        kl_at = {int(m["epoch"]): as_number(m.get("loss/kl")) for m in span}
+        if drift and all(kl_at.get(e) is not None for e, _ in loss[i - k: i + 1]) and not _rises(
+                [v - kl_at[e] for e, v in loss[i - k: i + 1]], noise):
+            continue
         teacher = cols["select/teacher_rows"]
         rising: list[str] = []   # with teacher rows: which part of loss/total rose
         if any(teacher):
-            rl = [None if p is None or q is None else p + q for p, q in zip(cols["loss/policy"], cols["loss/kl"])]
-            rising = [name for name, vals, nz in (("loss/policy + loss/kl", rl, noise), ("loss/sft", cols["loss/sft"], 0.0))
+            rl = [None if p is None or q is None else p + (0.0 if drift else q)
+                  for p, q in zip(cols["loss/policy"], cols["loss/kl"])]
+            rising = [name for name, vals, nz in (("loss/policy" + ("" if drift else " + loss/kl"), rl, noise),
+                                                  ("loss/sft", cols["loss/sft"], 0.0))
                       if vals[0] is not None and vals[-1] is not None and _rises([v for v in vals if v is not None], nz)]
             if not rising:
                 continue
@@ -153,7 +177,9 @@ def loss_rising(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
         back = next(((e, v) for e, v in loss[i + 1:] if v <= start), None)   # the loss came down to the window's start
         flag("loss_rising", loss[i][0],
              f"loss/total over epochs {loss[i - k][0]}..{loss[i][0]}: "
-             f"{' -> '.join(f'{v:.4f}' for v in window)} ({end - start:+.4f}, {100 * (end - start) / abs(start or 1):+.0f}%)"
+             f"{' -> '.join(f'{v:.4f}' for v in window)} ({end - start:+.4f}"
+             # (no percentage of a start near 0: +152874329% says nothing)
+             + (f", {100 * (end - start) / abs(start):+.0f}%)" if abs(start) >= 0.1 * abs(end - start) else ")")
              + (f" ({parts})" if parts else "") + (f"; back to {back[1]:.4f} at epoch {back[0]}" if back else ""),
              (recovered(back[0]) if back else "") + f"{lower_lr}; if loss/kl carries the rise, the policy is drifting from the reference: {raise_kl}"
              + ("; loss/total also holds update.teacher_sft_coef x the teacher rows' NLL (select/teacher_rows: "
