@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from pipeline.metrics.doc import as_number
 from pipeline.store.artifacts import read_manifest
-from pipeline.metrics.significance import Paired, compare, resolution_advice
+from pipeline.metrics.significance import MIN_VALUES, Paired, compare, resolution_advice
 from pipeline.metrics.evals import METRICS as EVAL_FIGURES, eval_mode as made_with, load_eval, per_problem, wider_ks
 
 if TYPE_CHECKING:
@@ -27,6 +27,12 @@ REWARD_CI = "_reward/change_ci"  # (low, high) of reward/mean's change from the 
 SAMPLED_WITH = "_sample/settings"  # {sample.top_p, sample.top_k} as the epoch's sample stage recorded them
 REWARD_FROM_BEST = "_reward/from_best"  # {from: the best earlier epoch, ci: reward/mean's change from it}
 EVAL_CHANGE = "_eval/change"  # eval pass@1 and score against the previous and the first eval: [{metric, from, a, b, ci, problems}]; not shown
+NO_VERDICT = "no verdict: too few problems"   # a change with no interval (under MIN_VALUES problems) is not 'within noise'
+
+
+def verdict(p: Paired) -> str:
+    """p's words (better, within noise, worse), or NO_VERDICT where it has no interval to read."""
+    return p.words() if all(map(math.isfinite, p.ci)) else NO_VERDICT
 
 
 def eval_dir(runner: "Runner", n: int) -> Path | None:
@@ -110,8 +116,10 @@ def eval_changes(runner: "Runner") -> tuple[list[str], dict[str, str]]:
             if n == evals[-1][0]:
                 last["_baseline"] = what   # (not metrics: the report's glance names the baseline and the epoch)
                 last["_epoch"] = n
-                last[p.metric] = p.words()
-                last.update({k: q.words() for k, q in per.items()})
+                last[p.metric] = verdict(p)
+                last.update({k: verdict(q) for k, q in per.items()})
+                last.setdefault("_problems", str(p.problems))   # (the glance's reason where no figure has an interval)
+                last["_needs"] = str(MIN_VALUES)
                 if metric == "pass@1":
                     keys = sorted(set(a) & set(b))
                     advice = resolution_advice(p, [b[k] - a[k] for k in keys], min(r["n"] for r in base),
@@ -139,13 +147,13 @@ def _wider_pass(base: list[dict], last_eval: tuple[int, list[dict]], what: str, 
         except ValueError:
             continue
         lines.append(f"- epoch {n} vs {what}: {_describe(p)}")
-        last[p.metric] = p.words()
+        last[p.metric] = verdict(p)
         for src in sources:
             try:
                 q = compare([per_problem(base, metric, src)], [per_problem(rows, metric, src)], f"eval/{src}/{metric}")
             except ValueError:
                 continue
-            last[q.metric] = q.words()
+            last[q.metric] = verdict(q)
             if len(sources) > 1:
                 lines.append(f"  - {_describe(q)}")
     return lines
@@ -154,7 +162,7 @@ def _wider_pass(base: list[dict], last_eval: tuple[int, list[dict]], what: str, 
 def _describe(p: Paired) -> str:
     return (f"`{p.metric}` {p.mean_a:.4f} -> {p.mean_b:.4f}, paired {p.diff:+.4f} "
             f"{p.interval()} over {p.problems} problems (won/lost/tied {p.won}/{p.lost}/{p.tied}): "
-            f"**{p.words()}**")
+            f"**{verdict(p)}**")
 
 
 def change_intervals(runner: "Runner", ms: list[dict]) -> None:
@@ -243,12 +251,14 @@ TREND_FIGURES = (("reward/mean", "reward", None), ("score/student_mean", "studen
                  ("reward/best_of_n", "reward", max))
 
 
-def reward_trend(runner: "Runner", ms: list[dict]) -> tuple[list[str], dict[str, str]]:
+def reward_trend(runner: "Runner", ms: list[dict], pool_size: int = 0) -> tuple[list[str], dict[str, str]]:
     """The training reward's first -> last change over the RL epochs (the metrics table's trend), with
     its interval: (a line for the report, {metric key: words} for the table). The epochs compared draw
     other prompts unless data.pool_size holds them: then Welch's interval over the prompt means (most of
     the change is which prompts were drawn); score/student_mean and reward/best_of_n likewise, and the
-    score breakdown rows, with no interval of their own, say so instead of better/worse."""
+    score breakdown rows, with no interval of their own, say so instead of better/worse. pool_size: the run's
+    data.pool_size, named as the reason the prompts are the same only where set (else an epoch's prompts
+    cycling through a small training set)."""
     rl = [int(m["epoch"]) for m in ms if int(m["epoch"]) >= 1 and as_number(m.get("reward/mean")) is not None]
     if len(rl) < 2:
         return [], {}
@@ -275,7 +285,8 @@ def reward_trend(runner: "Runner", ms: list[dict]) -> tuple[list[str], dict[str,
             words[key] = "other prompts"
         elif reward_sign == 0:
             words[key] = "no interval (reward/mean within noise)"
-    how = (f"epochs {e0} and {e1} scored the same prompts (data.pool_size), so each change is paired by prompt"
+    how = (f"epochs {e0} and {e1} scored the same prompts{' (data.pool_size)' if pool_size else ''}, so each change "
+           "is paired by prompt"
            if paired else f"epochs {e0} and {e1} scored different prompts (each epoch draws its own), so each "
            "change is read against the spread of the prompts' means (Welch's interval; most of it is which "
            "prompts were drawn)")

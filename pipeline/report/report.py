@@ -178,18 +178,64 @@ def samples(runner: "Runner", n: int, worst: int | None = None, best: int | None
 
 
 # -- the report ---------------------------------------------------------------------------
-def glance(runner: "Runner", flags: list, words: dict[str, str], last: int) -> list[str]:
-    """The report's first lines, printed by `rlaif report` too: the flags, the last epoch's eval against
-    its baseline, and what to do with the policy."""
-    names = sorted({f"{f.name} (epoch {f.epoch})" for f in flags if f.severity != "recovered"})
-    past = sorted({f"{f.name} (epoch {f.epoch})" for f in flags if f.severity == "recovered"})
-    out = [(f"health: {len(names)} flag(s): {', '.join(names)}" if names else "health: no flags")
-           + (f"; {len(past)} recovered since: {', '.join(past)}" if past else "")]
+def _epochs(es: list[int]) -> str:
+    """[1, 2, 3, 4, 7] -> 'epochs 1-4, 7'; [3] -> 'epoch 3'."""
+    spans: list[list[int]] = []
+    for e in sorted(set(es)):
+        if spans and e == spans[-1][1] + 1:
+            spans[-1][1] = e
+        else:
+            spans.append([e, e])
+    return ("epochs " if len(set(es)) > 1 else "epoch ") + ", ".join(
+        str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def _grouped(flags: list) -> str:
+    """'mode_collapse (epochs 1-4), loss_rising (epoch 3)': each flag once, with its epochs, first raised first."""
+    by: dict[str, list[int]] = {}
+    for f in sorted(flags, key=lambda f: f.epoch):
+        by.setdefault(f.name, []).append(f.epoch)
+    return ", ".join(f"{name} ({_epochs(es)})" for name, es in by.items())
+
+
+def standing(flags: list, last: int) -> set[str]:
+    """The names of the flags the last epoch raises (not as recovered): the others were seen earlier only."""
+    return {f.name for f in flags if f.severity != "recovered" and f.epoch >= last}
+
+
+def unfinished(runner: "Runner") -> list[int]:
+    """Epochs with a directory but no metrics.json (stopped, or still running); not an epoch 0 that holds
+    only `rlaif eval 0`'s eval of the base model (as `rlaif status` reads it)."""
+    return [n for n in runner.epochs() if not (runner.epoch_dir(n) / "metrics.json").exists()
+            and (n or any(runner.epoch_manifests(0).get(st.name) for st in runner.stages_for(0)))]
+
+
+def glance(runner: "Runner", flags: list, words: dict[str, str], last: int,
+           settings: dict[str, Any] | None = None) -> list[str]:
+    """The report's first lines, printed by `rlaif report` too: the flags the last epoch raises apart from
+    those seen earlier only (each flag once, its epochs grouped: 'epochs 1-4'), the epochs left unfinished,
+    the last epoch's eval against its baseline, and what to do with the policy."""
+    now = standing(flags, last)
+    held = [f for f in flags if f.severity != "recovered" and f.name in now]
+    gone = [f for f in flags if f.severity != "recovered" and f.name not in now]
+    past = [f for f in flags if f.severity == "recovered"]
+    out = [(f"health: {len(now)} flag(s): {_grouped(held)}" if now else
+            "health: no flags" + (f" at epoch {last}" if gone else ""))
+           + (f"; earlier, not at epoch {last}: {_grouped(gone)}" if gone else "")
+           + (f"; {len({(f.name, f.epoch) for f in past})} recovered since: {_grouped(past)}" if past else "")]
+    if left := unfinished(runner):
+        out.append(f"{_epochs(left)}: unfinished (no metrics.json: stopped, or still running); "
+                   f"`rlaif epoch {max(left)}` resumes {'it' if len(left) == 1 else 'them'}")
     e = words.get("_epoch", last)
     said = [f"{k.removeprefix('eval/')} {w}" for k in ("eval/pass@1", "eval/score", "eval/ref_nll") if (w := words.get(k))]
+    from pipeline.report.noise import NO_VERDICT
+    if said and all(w.endswith(NO_VERDICT) for w in said):   # one reason for them all: said once
+        said = [f"{NO_VERDICT} ({words.get('_problems', '?')} in common; an interval needs {words.get('_needs', '?')})"]
+    off = (run_settings(runner) if settings is None else settings).get("eval.sources") == []
     out.append(f"eval, epoch {e} against {words.get('_baseline', 'the first eval')}: " + ", ".join(said) if said else
                f"eval: epoch {e}'s is the only eval made this way; epoch(s) {words['_other']}'s, made otherwise, are "
                "not compared (the eval section says how to make one that is)" if "_other" in words else
+               "eval: off (eval.sources=[])" if off else
                "eval: fewer than two epochs evaluated, nothing to compare (`rlaif eval 0` scores the base model)")
     chosen = runner.chosen_update(last)
     if chosen:
@@ -234,8 +280,10 @@ def write_report(runner: "Runner", summary: list[str] | None = None) -> Path:
     out += ["## Health", ""]
     if not flags:
         out += ["No flags: every check passed (thresholds: `report.*` in the config).", ""]
-    for f in flags:
-        out += [f"- **{f.severity}**, epoch {f.epoch}, `{f.name}`: {f.evidence}.  ", f"  Advice: {f.advice}.", ""]
+    now = standing(flags, ms[-1]["epoch"])
+    for f in flags:   # (each epoch's entry; one the last epoch no longer raises says so)
+        gone = "" if f.severity == "recovered" or f.name in now else f" (not raised at epoch {ms[-1]['epoch']}, the last)"
+        out += [f"- **{f.severity}**, epoch {f.epoch}, `{f.name}`{gone}: {f.evidence}.  ", f"  Advice: {f.advice}.", ""]
 
     changes, words = eval_changes(runner)
     if changes:
@@ -243,11 +291,11 @@ def write_report(runner: "Runner", summary: list[str] | None = None) -> Path:
                 "one), problem by problem, with "
                 "the 95% interval of the paired difference (`rlaif compare-evals`): a change whose "
                 "interval holds 0 is within noise, whichever way it points.", "", *changes, ""]
-    at = glance(runner, flags, words, ms[-1]["epoch"])
+    at = glance(runner, flags, words, ms[-1]["epoch"], settings)
     if summary is not None:
         summary += at
     out[out.index("## Health"):out.index("## Health")] = ["## At a glance", "", *[f"- {x}" for x in at], ""]
-    reward_lines, reward_words = reward_trend(runner, ms)
+    reward_lines, reward_words = reward_trend(runner, ms, settings.get("data.pool_size") or 0)
     out += ["## Metrics per epoch", "", legend(ms), "", *[x for line in reward_lines for x in (line, "")],
             metrics_table(ms, stage_order=order, words={**reward_words, **words}), ""]
 
