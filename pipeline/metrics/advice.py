@@ -74,6 +74,25 @@ def bounded_judge(s: dict[str, Any]) -> bool:
         s.get("judge.kind") == "mix" and "judge.mix.python" in s)
 
 
+def code_judge(s: dict[str, Any]) -> bool:
+    """The run's judge reads code (execution, an LLM rubric, a mix with either); a reward function
+    (judge.kind=python) or the toy length score reads no code block."""
+    kind = s.get("judge.kind", "execution")
+    if kind == "mix":   # judge.mix, flattened: judge.mix.execution -> weight (none given: the default mix)
+        parts = [k.rsplit(".", 1)[1] for k, v in s.items() if k.startswith("judge.mix.") and as_number(v)]
+        return not parts or any(p in ("execution", "anthropic", "openai", "hf") for p in parts)
+    return kind in ("execution", "anthropic", "openai", "hf")
+
+
+def stop_advice(s: dict[str, Any]) -> str:
+    """', or ...': how to end answers before sample.max_new_tokens cuts them, for the run's judge."""
+    if not code_judge(s):
+        return ", or sample.stop (a string your answers end with)"
+    return "" if s.get("sample.stop_after_code") else (
+        ", or sample.stop_after_code=true so answers end when their first code block closes (no prose after it "
+        "left to cut off)")
+
+
 def no_signal_flag(m: dict, first: bool, cfg: ReportConfig, s: dict[str, Any]) -> tuple[str, str] | None:
     """(evidence, advice) when an epoch's student earns almost nothing (on a judge scoring in [0, 1]), or most
     of the first epoch's groups have no spread: GRPO then has (almost) no gradient, and more epochs will not

@@ -35,10 +35,14 @@ FLAGS: dict[str, str] = {
     "no_signal": "score/student_mean below report.min_student_score, or more than half of the first epoch's groups "
                  "at zero spread while the student scores below 0.5 (unsolved, not solved): the run cannot learn as "
                  "configured (replaces mode_collapse at that epoch)",
-    "mode_collapse": "reward/frac_zero_std above report.max_frac_zero_std",
+    "mode_collapse": "reward/frac_zero_std above report.max_frac_zero_std (its cause read from the answers: most cut "
+                     "off, completion/truncated_frac; the same text, completion/diversity; the student's score)",
     "entropy_collapse": "policy/entropy below report.min_entropy, or fallen report.entropy_falls epochs running to more than "
                         "report.entropy_drop below its highest earlier value (swings that recover are not flagged); RL "
-                        "epochs only (the warm-start's entropy, epoch 0, is over the teacher's answers at T=1)",
+                        "epochs only (the warm-start's entropy, epoch 0, is over the teacher's answers at T=1). An epoch "
+                        "whose update diverged (its kl/k3, or the next epoch's kl/k3_start, above report.kl_explode x "
+                        "the KL target), or whose entropy rose to 1 / (1 - report.entropy_drop) x the first RL epoch's, "
+                        "is no value to fall from: a diverged policy's entropy is noise",
     "kl_high": "kl/k3 above report.kl_high x the KL target (report.kl_target; update.kl_target with "
                "update.kl_mode=adaptive)",
     "kl_exploding": "kl/k3 above report.kl_explode x the KL target (both KL flags recovered when the next epoch's "
@@ -60,14 +64,17 @@ FLAGS: dict[str, str] = {
                        "the policy did not change",
     "schedule_ended": "an RL epoch past update.planned_epochs whose learning rate ended at 0 (optim/lr_last): the LR "
                       "schedule spans the planned epochs, and an epoch after them learns nothing",
-    "truncation_high": "completion/truncated_frac above report.max_truncated_frac",
+    "truncation_high": "completion/truncated_frac above report.max_truncated_frac (risen from below it as the policy "
+                       "that sampled diverged, kl/k3_start or the previous update's kl/k3 above report.kl_explode x the "
+                       "KL target: said to be the divergence's symptom)",
     "judge_parse_failures": "judge/parse_failures above report.max_parse_failure_frac of the epoch's judgements "
                             "(judge/judgements)",
     "judge_cost": "judge/cost_usd above report.max_cost_per_epoch_usd",
     "teacher_weak": "with reward.kind=ratio, score/teacher_mean below report.min_teacher_score",
     "teacher_missing": "with reward.kind=ratio, prompts without a teacher score (reward/no_teacher_score: no teacher "
                        "answer, or one the judge could not read): their students' ratio is taken against a perfect "
-                       "teacher, score / (1 + reward.eps), so the teacher-relative part is lost there",
+                       "teacher, score / (1 + reward.eps), so the teacher-relative part is lost there. Critical when "
+                       "no prompt of the epoch (data/prompts) has one",
     "unscored": "no answer of the epoch scored (no reward figures at all), or judge/skipped (answers left out: "
                 "judge.skip_missing, refused requests) above report.max_parse_failure_frac of its judgements",
     "teacher_below_student": "with reward.kind=ratio, score/teacher_mean below score/student_mean by more than "

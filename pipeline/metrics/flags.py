@@ -12,10 +12,14 @@ import math
 from typing import Any
 
 from pipeline.config.epoch import ReportConfig
-from pipeline.metrics.advice import bounded_judge, key_change, no_signal_flag, passes_advice
+from pipeline.metrics.advice import bounded_judge, key_change, no_signal_flag, passes_advice, stop_advice
 from pipeline.metrics.doc import as_number, series
 from pipeline.metrics.flag_kinds import FLAGS, SEVERITIES, Flag
 from pipeline.metrics.trends import trend_flags
+
+TIED_BY_TRUNCATION = 0.5
+"""completion/truncated_frac above which mode_collapse blames the length limit: with most answers cut off a
+group's rewards tie (sample.max_new_tokens=4 cut 86% off, the length judge then scored them alike)."""
 
 
 def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | None = None) -> list[Flag]:
@@ -39,13 +43,18 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
     rl_epochs = [m for m in ms if int(m["epoch"]) >= 1]   # epoch 0: the warm-start's supervised loss and entropy
     # an epoch whose update trained the teacher's rows alone measured their entropy (at T = 1), not the policy's
     entropy = series([m for m in rl_epochs if as_number(m.get("select/kept_frac")) != 0], "policy/entropy")
+    adaptive = s.get("update.kl_mode") == "adaptive" and as_number(s.get("update.kl_target"))
+    target, target_key = ((as_number(s["update.kl_target"]), "update.kl_target") if adaptive
+                          else (cfg.kl_target, "report.kl_target"))
+    levels = _entropy_levels(entropy, ms, cfg, cfg.kl_explode * target)
     collapsing = set()  # epochs where entropy fell `entropy_falls` times running, far below its earlier peak
     for i in range(cfg.entropy_falls, len(entropy)):
         run = [v for _, v in entropy[i - cfg.entropy_falls: i + 1]]
-        peak = max(v for _, v in entropy[:i])
-        if all(b < a for a, b in zip(run, run[1:])) and run[-1] < (1 - cfg.entropy_drop) * peak:
+        peak = max((v for ep, v in levels if ep < entropy[i][0]), default=None)
+        if all(b < a for a, b in zip(run, run[1:])) and peak is not None and run[-1] < (1 - cfg.entropy_drop) * peak:
             collapsing.add(entropy[i][0])
     raise_t, raise_k = key_change("sample.temperature", "raise", s, factor=1.2), key_change("sample.num_samples", "raise", s)
+    by_epoch = {int(m["epoch"]): m for m in ms}
     first_rl = min((int(m["epoch"]) for m in ms if as_number(m.get("reward/frac_zero_std")) is not None), default=None)
     for m in ms:
         e = int(m["epoch"])
@@ -68,9 +77,13 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         if blind:
             flag("no_signal", e, *blind, "critical")
         elif fz is not None and fz > cfg.max_frac_zero_std:
-            st, div = get("score/student_mean"), get("completion/diversity")
+            st, div, cut_off = get("score/student_mean"), get("completion/diversity"), get("completion/truncated_frac")
             bounded = bounded_judge(s)   # a reward function: any range
-            why = ("a group's answers are (nearly) the same text (completion/diversity "
+            why = (f"{cut_off:.0%} of the answers are cut off (completion/truncated_frac {cut_off:.3f}) and tie at what "
+                   f"the judge gives a cut-off answer: the length limit, not the judge, makes the groups equal; "
+                   + key_change("sample.max_new_tokens", "raise", s)
+                   if cut_off is not None and cut_off > TIED_BY_TRUNCATION else
+                   "a group's answers are (nearly) the same text (completion/diversity "
                    f"{div:.3f}): sampling is too sharp" if div is not None and div < 0.05 else
                    "the answers differ (completion/diversity "
                    f"{div:.3f}) yet score the same: the judge does not tell them apart (a constant or coarse reward)"
@@ -87,17 +100,16 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
 
         ent = get("policy/entropy") if get("select/kept_frac") != 0 else None
         if e >= 1 and ent is not None and (ent < cfg.min_entropy or e in collapsing):
-            peak = max((v for ep, v in entropy if ep < e), default=ent)
+            peak = max((v for ep, v in levels if ep < e), default=ent)
+            left = [str(ep) for ep, _ in entropy if ep < e and not any(ep == x for x, _ in levels)]
             flag("entropy_collapse", e,
-                 f"policy/entropy {ent:.4f} nats (highest earlier {peak:.4f}; floor {cfg.min_entropy}; "
+                 f"policy/entropy {ent:.4f} nats (highest earlier {peak:.4f}"
+                 + (f", epoch{'s' * (len(left) > 1)} {', '.join(left)} left out: diverged" if left else "") + f"; floor {cfg.min_entropy}; "
                  f"fell {cfg.entropy_falls} epochs running by more than {cfg.entropy_drop:.0%}: {e in collapsing})",
                  f"the policy is becoming deterministic: {raise_t}, {raise_k}, {lower_lr}, {raise_kl}",
                  "critical" if ent < cfg.min_entropy else "warning")
 
         k3 = get("kl/k3")
-        adaptive = s.get("update.kl_mode") == "adaptive" and as_number(s.get("update.kl_target"))
-        target, target_key = ((as_number(s["update.kl_target"]), "update.kl_target") if adaptive
-                              else (cfg.kl_target, "report.kl_target"))
         if k3 is not None and k3 > cfg.kl_high * target:
             explode = k3 > cfg.kl_explode * target
             # the policy this update made, read where it sampled the next epoch: back near its reference, the
@@ -133,11 +145,11 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"{k1_key} {k1:.4f} < {cfg.negative_k1}" + (f" (kl/k3 {k3:.4f})" if k3 is not None else "")
                  + (f"; this run samples with {', '.join(cut)}" if cut else ""),
                  "k1 = mean(log pi - log ref) estimates a KL only when the tokens were drawn from pi; a KL cannot be "
-                 "negative, so the sampled tokens did not come from the distribution the KL is computed on: "
-                 "sampling with top_p/top_k truncation, or at a temperature other than the update's recompute "
-                 "(or LoRA dropout changing the update's logprobs). k3 stays >= 0 and hides this. "
-                 "Set sample.top_p=1 and sample.top_k=0, keep one sample.temperature for sampling and update, "
-                 "student.lora.dropout=0")
+                 "negative, so the sampled tokens did not come from the distribution the KL is computed on (pi at "
+                 "sample.temperature, without dropout); k3 stays >= 0 and hides this. " + _mismatch_first(own)
+                 + "Likely causes: a truncation the KL does not apply (sample.top_p=1 and sample.top_k=0); sampling "
+                 "in another dtype (sample.dtype other than student.dtype: sample.dtype=float32); the engine's kernels "
+                 "(sample.engine=vllm: compare with sample.engine=hf on the same epoch)")
 
         gap, outside = get("logprobs/sampler_gap"), get("logprobs/sampler_outside")
         # a truncation in the settings mismatches by construction, where the figures may not show it: the
@@ -207,11 +219,24 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
 
         tr = get("completion/truncated_frac")
         if tr is not None and tr > cfg.max_truncated_frac:
+            # risen from a low level as the policy that sampled blew up (its kl/k3_start, the kl/k3 of the update
+            # that made it; this update's where kl/k3_start is not recorded): a diverged policy runs on to the limit
+            # (update.lr=0.5: 0 -> 0.97 at the epoch kl/k3_start reached 13)
+            was = as_number(by_epoch.get(e - 1, {}).get("completion/truncated_frac"))
+            start = get("kl/k3_start")
+            blown = next(((k, v) for k, v in (("kl/k3_start", start), (f"epoch {e - 1}'s kl/k3", as_number(
+                by_epoch.get(e - 1, {}).get("kl/k3"))), ("kl/k3", k3 if start is None else None))
+                          if v is not None and v > cfg.kl_explode * target), None)
+            symptom = blown if e >= 2 and was is not None and was <= cfg.max_truncated_frac else None
             flag("truncation_high", e,
                  f"completion/truncated_frac {tr:.3f} > {cfg.max_truncated_frac}"
-                 + (f" (completion/length_mean {get('completion/length_mean'):.0f} tokens)" if get("completion/length_mean") is not None else ""),
-                 f"{key_change('sample.max_new_tokens', 'raise', s)}, or add sample.stop (e.g. the closing code fence) "
-                 f"so answers end after the code block"
+                 + (f" (completion/length_mean {get('completion/length_mean'):.0f} tokens)" if get("completion/length_mean") is not None else "")
+                 + (f"; up from {was:.3f} at epoch {e - 1} as {symptom[0]} reached {symptom[1]:.4g} = "
+                    f"{symptom[1] / target:.3g} x {target_key} {target:g}" if symptom else ""),
+                 (f"likely a symptom of the divergence, not a short limit: the policy that sampled epoch {e} moved "
+                  f"far from its reference and its answers run on. {lower_lr} and roll back (`rlaif update {e - 1} "
+                  f"update.lr=...`) before a longer limit; if it persists, " if symptom else "")
+                 + key_change("sample.max_new_tokens", "raise", s) + stop_advice(s)
                  + ("; truncated answers score x judge.execution.truncation_factor (judge.ocaml.truncation_factor for "
                     "OCaml)" if s.get("judge.kind", "execution") in ("execution", "mix") else ""))
 
@@ -260,19 +285,27 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         # runs before reward/no_teacher_score counted only the answers that never came
         tm = get("reward/no_teacher_score") if get("reward/no_teacher_score") is not None else get("teacher/missing")
         if tm and s.get("reward.kind", "ratio") == "ratio" and s.get("teacher.kind") != "none":
-            unread, skipped = tm - (get("teacher/missing") or 0), get("judge/skipped") or 0
+            absent, n = get("teacher/missing") or 0, get("data/prompts")
+            unread, skipped, every = tm - absent, get("judge/skipped") or 0, bool(n) and tm >= n
             flag("teacher_missing", e,
-                 f"{tm:.0f} prompts without a teacher score (teacher/missing {get('teacher/missing') or 0:.0f}"
-                 + (f", {unread:.0f} teacher answers unscored" + (f": judge/skipped {skipped:.0f}, judgements not in "
-                                                                  "the cache a replay skipped" if skipped else
-                                                                  ", the judge could not read them") if unread > 0 else "")
+                 (f"{tm:.0f} of {n:.0f}" if n else f"{tm:.0f}") + f" prompts without a teacher score (teacher/missing "
+                 f"{absent:.0f}" + (f", {unread:.0f} teacher answers unscored" + (
+                     f": judge/skipped {skipped:.0f}, judgements not in the cache a replay skipped" if skipped else
+                     ", the judge could not read them") if unread > 0 else "")
                  + "): their students' ratio is taken against a perfect teacher, score / (1 + reward.eps), "
-                 "so the teacher-relative part of the reward is lost there",
+                 + ("so the reward has no teacher at all: the student's own score, scaled" if every else
+                    "so the teacher-relative part of the reward is lost there"),
                  (f"import the rest of the cache (rlaif cache import FILE) or judge them live (`rlaif epoch {e} "
                   "--force`); " if skipped and unread > 0 else "")
-                 + "look at the teacher stage's warnings (an API teacher's refused or cut-off answers: raise "
-                 "teacher.max_tokens, which asks again; an answer given empty is cached as given) and the judge's "
-                 "parse failures, or use reward.kind=direct")
+                 + ("teacher.kind=reference takes each row's `reference` field as the teacher's answer, and "
+                    f"{absent:.0f} rows have none: add a `reference` to the data, use a model teacher "
+                    "(teacher.kind=anthropic|openai|hf with teacher.model), or reward.kind=direct"
+                    + ("; for the rest, the judge's parse failures" if unread > 0 else "")
+                    if s.get("teacher.kind") == "reference" and absent else
+                    "look at the teacher stage's warnings (an API teacher's refused or cut-off answers: raise "
+                    "teacher.max_tokens, which asks again; an answer given empty is cached as given) and the judge's "
+                    "parse failures, or use reward.kind=direct"),
+                 "critical" if every else "warning")
         unscored, skipped, answers = get("score/student_unscored"), get("judge/skipped"), get("judge/judgements")
         nothing = bool(unscored) and get("reward/mean") is None
         if nothing or (skipped and (not answers or skipped / answers > cfg.max_parse_failure_frac)):
@@ -315,3 +348,18 @@ def _mismatch_first(s: dict[str, Any]) -> str:
                 f"samples the trained weights themselves. ")
     return ""
 
+
+
+def _entropy_levels(entropy: list[tuple[int, float]], ms: list[dict], cfg: ReportConfig,
+                    explode_at: float) -> list[tuple[int, float]]:
+    """The epochs' entropies a collapse is measured from. Not an epoch whose update diverged (its kl/k3, or
+    the next epoch's kl/k3_start, the policy it made, above `explode_at` or not finite), nor one whose entropy
+    rose to 1 / (1 - report.entropy_drop) x the first calm epoch's: a diverging policy's entropy is no level to
+    fall from (update.lr=0.5: 6.61 nats at epoch 1, then 2.37, a healthy run's level, read as a collapse)."""
+    by_epoch = {int(m["epoch"]): m for m in ms}
+
+    def blown(m: dict, key: str) -> bool:
+        v = m.get(key)
+        return (isinstance(v, float) and not math.isfinite(v)) or (as_number(v) or 0.0) > explode_at
+    calm = [(e, v) for e, v in entropy if not blown(by_epoch[e], "kl/k3") and not blown(by_epoch.get(e + 1, {}), "kl/k3_start")]
+    return [(e, v) for e, v in calm if v * (1 - cfg.entropy_drop) <= calm[0][1]]
