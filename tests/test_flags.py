@@ -99,7 +99,7 @@ CASES = {
     "kl_high": ({"kl/k3": 0.2}, None, ("raise update.kl_coef", "lower update.lr")),
     "kl_exploding": ({"kl/k3": 0.9}, None, ("raise update.kl_coef",)),
     "negative_k1": ({"kl/k1_start": -0.05}, {"sample.top_p": 1.0, "sample.top_k": 0},   # (top_p<1: sampler_mismatch too)
-                    ("sample.top_p=1", "sample.top_k=0", "temperature", "not come from the distribution")),
+                    ("sample.top_p=1", "sample.top_k=0", "sample.dtype", "not come from the distribution")),
     "reward_cv_high": ({"reward/cv": 2.5}, {"select.advantage": "raw"}, ("select.advantage=grpo", "reward.clip_max")),
     "sampler_mismatch": ({"logprobs/sampler_gap": 0.5}, None, ("sample.engine", "sample.top_p=1")),
     "truncation_high": ({"completion/truncated_frac": 0.5}, None, ("raise sample.max_new_tokens", "sample.stop")),

@@ -41,8 +41,7 @@ FLAGS: dict[str, str] = {
                         "report.entropy_drop below its highest earlier value (swings that recover are not flagged); RL "
                         "epochs only (the warm-start's entropy, epoch 0, is over the teacher's answers at T=1). An epoch "
                         "whose update diverged (its kl/k3, or the next epoch's kl/k3_start, above report.kl_explode x "
-                        "the KL target), or whose entropy rose to 1 / (1 - report.entropy_drop) x the first RL epoch's, "
-                        "is no value to fall from: a diverged policy's entropy is noise",
+                        "the KL target) is no value to fall from: a diverged policy's entropy is noise",
     "kl_high": "kl/k3 above report.kl_high x the KL target (report.kl_target; update.kl_target with "
                "update.kl_mode=adaptive)",
     "kl_exploding": "kl/k3 above report.kl_explode x the KL target (both KL flags recovered when the next epoch's "

@@ -27,7 +27,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
 
     `settings` (flat "section.key" -> value, the run's config) sharpens the advice ("2e-05 -> 1e-05"
     instead of "lower update.lr") and turns on the checks a setting calls for (select.advantage=raw, a
-    truncated sampler); an epoch's own `_sample/settings` (its sample stage's top_p and top_k, put there
+    truncated sampler); an epoch's own `_sample/settings` (its sample, judge and reward stages' settings, put there
     by the report) comes before it. Missing metrics skip their checks.
     """
     s = settings or {}
@@ -46,23 +46,25 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
     adaptive = s.get("update.kl_mode") == "adaptive" and as_number(s.get("update.kl_target"))
     target, target_key = ((as_number(s["update.kl_target"]), "update.kl_target") if adaptive
                           else (cfg.kl_target, "report.kl_target"))
-    levels = _entropy_levels(entropy, ms, cfg, cfg.kl_explode * target)
+    levels = _entropy_levels(entropy, ms, cfg.kl_explode * target)
     collapsing = set()  # epochs where entropy fell `entropy_falls` times running, far below its earlier peak
     for i in range(cfg.entropy_falls, len(entropy)):
         run = [v for _, v in entropy[i - cfg.entropy_falls: i + 1]]
         peak = max((v for ep, v in levels if ep < entropy[i][0]), default=None)
         if all(b < a for a, b in zip(run, run[1:])) and peak is not None and run[-1] < (1 - cfg.entropy_drop) * peak:
             collapsing.add(entropy[i][0])
-    raise_t, raise_k = key_change("sample.temperature", "raise", s, factor=1.2), key_change("sample.num_samples", "raise", s)
     by_epoch = {int(m["epoch"]): m for m in ms}
+    rollback: dict[int, int] = {}   # truncation_high, a divergence's symptom -> the epoch whose update to redo
     first_rl = min((int(m["epoch"]) for m in ms if as_number(m.get("reward/frac_zero_std")) is not None), default=None)
     for m in ms:
         e = int(m["epoch"])
         get = lambda key: as_number(m.get(key))  # noqa: E731
-        # the sampling truncation this epoch was made with, where the report recorded it (a run may change
-        # top_p between epochs), else the run's settings
+        # the settings this epoch sampled, judged and rewarded with, where the report recorded them (a run may
+        # change them between epochs), else the run's
         own = {**s, **(m.get("_sample/settings") or {})}
         cut = _truncation(own)
+        raise_t = key_change("sample.temperature", "raise", own, factor=1.2)
+        raise_k = key_change("sample.num_samples", "raise", own)
 
         bad = sorted(k for k, v in m.items() if isinstance(v, float) and not math.isfinite(v) and not k.startswith("_"))
         if bad:
@@ -73,7 +75,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"judgements (`rlaif samples {e} --worst K`)", "critical")
 
         fz = get("reward/frac_zero_std")
-        blind = no_signal_flag(m, e == first_rl, cfg, s)
+        blind = no_signal_flag(m, e == first_rl, cfg, own)
         if blind:
             flag("no_signal", e, *blind, "critical")
         elif fz is not None and fz > cfg.max_frac_zero_std:
@@ -81,7 +83,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
             bounded = bounded_judge(s)   # a reward function: any range
             why = (f"{cut_off:.0%} of the answers are cut off (completion/truncated_frac {cut_off:.3f}) and tie at what "
                    f"the judge gives a cut-off answer: the length limit, not the judge, makes the groups equal; "
-                   + key_change("sample.max_new_tokens", "raise", s)
+                   + key_change("sample.max_new_tokens", "raise", own)
                    if cut_off is not None and cut_off > TIED_BY_TRUNCATION else
                    "a group's answers are (nearly) the same text (completion/diversity "
                    f"{div:.3f}): sampling is too sharp" if div is not None and div < 0.05 else
@@ -101,11 +103,12 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
         ent = get("policy/entropy") if get("select/kept_frac") != 0 else None
         if e >= 1 and ent is not None and (ent < cfg.min_entropy or e in collapsing):
             peak = max((v for ep, v in levels if ep < e), default=ent)
-            left = [str(ep) for ep, _ in entropy if ep < e and not any(ep == x for x, _ in levels)]
+            left = [str(ep) for ep, _ in entropy if ep < e and ep not in dict(levels)]
             flag("entropy_collapse", e,
                  f"policy/entropy {ent:.4f} nats (highest earlier {peak:.4f}"
-                 + (f", epoch{'s' * (len(left) > 1)} {', '.join(left)} left out: diverged" if left else "") + f"; floor {cfg.min_entropy}; "
-                 f"fell {cfg.entropy_falls} epochs running by more than {cfg.entropy_drop:.0%}: {e in collapsing})",
+                 + (f", epoch{'s' * (len(left) > 1)} {', '.join(left)} left out: diverged" if left else "")
+                 + f"; floor {cfg.min_entropy}; fell {cfg.entropy_falls} epochs running by more than "
+                 f"{cfg.entropy_drop:.0%}: {e in collapsing})",
                  f"the policy is becoming deterministic: {raise_t}, {raise_k}, {lower_lr}, {raise_kl}",
                  "critical" if ent < cfg.min_entropy else "warning")
 
@@ -116,7 +119,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
             # update's average was a few steps' (or tokens') spike, not where the policy went
             after, before = (as_number(next((n for n in ms if int(n["epoch"]) == x), {}).get(k))
                              for x, k in ((e + 1, "kl/k3_start"), (e - 1, "kl/k3")))
-            back = (after is not None and after <= cfg.kl_high * target and s.get("update.kl_reference") != "previous"
+            back = (after is not None and after <= cfg.kl_high * target and own.get("update.kl_reference") != "previous"
                     and not (before is not None and before > cfg.kl_high * target))   # (a spike each epoch: it recurs)
             flag("kl_exploding" if explode else "kl_high", e,
                  f"kl/k3 {k3:.4g} = {k3 / target:.3g} x {target_key} {target:g} "
@@ -129,7 +132,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                   "reference), so no change is needed unless it recurs; if it does, " if back else
                   "the policy moves away from the reference too fast: ")
                  + f"{raise_kl}, {lower_lr}, "
-                 + (f"or {key_change('update.kl_horizon', 'lower', s)} so the adaptive coefficient reacts sooner"
+                 + (f"or {key_change('update.kl_horizon', 'lower', own)} so the adaptive coefficient reacts sooner"
                     if adaptive else "or let update.kl_mode=adaptive steer the coefficient toward update.kl_target")
                  + passes_advice(s)
                  + (f"; consider promoting an earlier variant (`rlaif compare {e}`)" if explode and not back else ""),
@@ -174,19 +177,19 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  "themselves); the engine (vLLM's kernels and merged LoRA: compare with sample.engine=hf on the same epoch)")
 
         cv = get("reward/cv")
-        if cv is not None and cv > cfg.max_reward_cv and s.get("select.advantage", "grpo") == "raw":
+        if cv is not None and cv > cfg.max_reward_cv and own.get("select.advantage", "grpo") == "raw":
             mean, std = get("reward/mean"), get("reward/std")
             flag("reward_cv_high", e,
                  f"reward/cv {cv:.3f} > {cfg.max_reward_cv}"
                  + (f" (reward/mean {mean:.4f}, std {std:.4f})" if mean is not None and std is not None else ""),
                  "with select.advantage=raw the reward itself is the advantage, so a few outliers carry the "
                  "gradient: set select.advantage=grpo (per-group normalisation)"
-                 + (f", or {key_change('reward.clip_max', 'lower', s)} or {key_change('reward.eps', 'raise', s)} (a weak "
-                    f"teacher answer inflates the ratio)" if s.get("reward.kind", "ratio") == "ratio" else "")
+                 + (f", or {key_change('reward.clip_max', 'lower', own)} or {key_change('reward.eps', 'raise', own)} (a weak "
+                    f"teacher answer inflates the ratio)" if own.get("reward.kind", "ratio") == "ratio" else "")
                  + "; if most rewards are 0, use easier prompts (data.difficulties)")
 
         clip = get("policy/clip_ratio")
-        clipped_surrogate = s.get("update.algorithm", "grpo") == "grpo" and s.get("update.loss_type") not in ("cispo", "sapo")
+        clipped_surrogate = own.get("update.algorithm", "grpo") == "grpo" and own.get("update.loss_type") not in ("cispo", "sapo")
         if clip is not None and clip > cfg.max_clip_ratio and clipped_surrogate:
             flag("clip_high", e,
                  f"policy/clip_ratio {clip:.3f} > report.max_clip_ratio {cfg.max_clip_ratio}"
@@ -208,11 +211,11 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  "sample.max_new_tokens)",
                  "critical")
 
-        planned, lr_last = as_number(s.get("update.planned_epochs")), get("optim/lr_last")
-        carried = s.get("update.optimizer_state", "carry") == "carry" and s.get("update.scheduler") != "constant"
+        planned, lr_last = as_number(own.get("update.planned_epochs")), get("optim/lr_last")
+        carried = own.get("update.optimizer_state", "carry") == "carry" and own.get("update.scheduler") != "constant"
         if e >= 1 and planned and e > planned and lr_last == 0 and get("optim/lr") and carried:   # reset: every epoch ends at 0
             flag("schedule_ended", e,
-                 f"epoch {e} > update.planned_epochs {planned:.0f}; optim/lr_last 0 ({s.get('update.scheduler', 'cosine')} "
+                 f"epoch {e} > update.planned_epochs {planned:.0f}; optim/lr_last 0 ({own.get('update.scheduler', 'cosine')} "
                  f"schedule over the planned epochs)",
                  f"set update.planned_epochs to the epochs you mean to run (e.g. {e}) and rerun from the first epoch "
                  f"past it (`rlaif epoch {int(planned) + 1} --force`), or update.scheduler=constant")
@@ -227,18 +230,23 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
             blown = next(((k, v) for k, v in (("kl/k3_start", start), (f"epoch {e - 1}'s kl/k3", as_number(
                 by_epoch.get(e - 1, {}).get("kl/k3"))), ("kl/k3", k3 if start is None else None))
                           if v is not None and v > cfg.kl_explode * target), None)
-            symptom = blown if e >= 2 and was is not None and was <= cfg.max_truncated_frac else None
+            # the epoch before was cut off little (or was this symptom already): redo the update that made its policy
+            since = rollback.get(e - 1, e - 1 if was is not None and was <= cfg.max_truncated_frac else None)
+            symptom = blown if e >= 2 and since else None
+            if symptom:
+                rollback[e] = since
             flag("truncation_high", e,
                  f"completion/truncated_frac {tr:.3f} > {cfg.max_truncated_frac}"
                  + (f" (completion/length_mean {get('completion/length_mean'):.0f} tokens)" if get("completion/length_mean") is not None else "")
-                 + (f"; up from {was:.3f} at epoch {e - 1} as {symptom[0]} reached {symptom[1]:.4g} = "
-                    f"{symptom[1] / target:.3g} x {target_key} {target:g}" if symptom else ""),
+                 + (f"; {f'up from {was:.3f} at epoch {e - 1}' if since == e - 1 else f'high since epoch {since + 1}'} "
+                    f"as {symptom[0]} reached {symptom[1]:.4g} = {symptom[1] / target:.3g} x {target_key} {target:g}"
+                    if symptom else ""),
                  (f"likely a symptom of the divergence, not a short limit: the policy that sampled epoch {e} moved "
-                  f"far from its reference and its answers run on. {lower_lr} and roll back (`rlaif update {e - 1} "
+                  f"far from its reference and its answers run on. {lower_lr} and roll back (`rlaif update {since} "
                   f"update.lr=...`) before a longer limit; if it persists, " if symptom else "")
-                 + key_change("sample.max_new_tokens", "raise", s) + stop_advice(s)
+                 + key_change("sample.max_new_tokens", "raise", own) + stop_advice(own)
                  + ("; truncated answers score x judge.execution.truncation_factor (judge.ocaml.truncation_factor for "
-                    "OCaml)" if s.get("judge.kind", "execution") in ("execution", "mix") else ""))
+                    "OCaml)" if own.get("judge.kind", "execution") in ("execution", "mix") else ""))
 
         pf = get("judge/parse_failures")
         if pf:
@@ -260,8 +268,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
             flag("judge_cost", e,
                  f"judge/cost_usd ${cost:.2f} > ${cfg.max_cost_per_epoch_usd:.2f} per epoch "
                  f"(api_calls {get('judge/api_calls') or 0:.0f}, cache_hits {get('judge/cache_hits') or 0:.0f})",
-                 f"cap it with judge.budget_usd; {key_change('sample.num_samples', 'lower', s)} or "
-                 f"{key_change('data.prompts_per_epoch', 'lower', s)}; use a cheaper judge.model or judge.kind=execution/mix; "
+                 f"cap it with judge.budget_usd; {key_change('sample.num_samples', 'lower', own)} or "
+                 f"{key_change('data.prompts_per_epoch', 'lower', own)}; use a cheaper judge.model or judge.kind=execution/mix; "
                  f"reruns and `rlaif replay` answer from the cache for free")
 
         ch = m.get("_eval/change")   # a list of changes (pass@1 and score, from the previous and the first eval)
@@ -275,16 +283,16 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"stops improving")
 
         ts = get("score/teacher_mean")
-        if ts is not None and ts < cfg.min_teacher_score and s.get("reward.kind", "ratio") == "ratio":
+        if ts is not None and ts < cfg.min_teacher_score and own.get("reward.kind", "ratio") == "ratio":
             flag("teacher_weak", e,
                  f"score/teacher_mean {ts:.3f} < {cfg.min_teacher_score}: reward = student / (teacher + reward.eps) "
                  f"then mostly measures reward.eps"
                  + (f"; teacher/missing {get('teacher/missing'):.0f}" if get("teacher/missing") else ""),
                  f"use a stronger teacher (teacher.kind=anthropic|openai with teacher.model) or check the references; "
-                 f"{key_change('reward.eps', 'raise', s, factor=5)} to damp the ratio")
+                 f"{key_change('reward.eps', 'raise', own, factor=5)} to damp the ratio")
         # runs before reward/no_teacher_score counted only the answers that never came
         tm = get("reward/no_teacher_score") if get("reward/no_teacher_score") is not None else get("teacher/missing")
-        if tm and s.get("reward.kind", "ratio") == "ratio" and s.get("teacher.kind") != "none":
+        if tm and own.get("reward.kind", "ratio") == "ratio" and own.get("teacher.kind") != "none":
             absent, n = get("teacher/missing") or 0, get("data/prompts")
             unread, skipped, every = tm - absent, get("judge/skipped") or 0, bool(n) and tm >= n
             flag("teacher_missing", e,
@@ -301,7 +309,7 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                     f"{absent:.0f} rows have none: add a `reference` to the data, use a model teacher "
                     "(teacher.kind=anthropic|openai|hf with teacher.model), or reward.kind=direct"
                     + ("; for the rest, the judge's parse failures" if unread > 0 else "")
-                    if s.get("teacher.kind") == "reference" and absent else
+                    if own.get("teacher.kind") == "reference" and absent else
                     "look at the teacher stage's warnings (an API teacher's refused or cut-off answers: raise "
                     "teacher.max_tokens, which asks again; an answer given empty is cached as given) and the judge's "
                     "parse failures, or use reward.kind=direct"),
@@ -318,8 +326,8 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
                  f"instead of dropping it", "critical" if nothing else "warning")
         st = get("score/student_mean")
         if (ts is not None and st is not None and ts >= cfg.min_teacher_score and ts < st - cfg.regression_drop
-                and s.get("reward.kind", "ratio") == "ratio"):
-            sft = as_number(s.get("update.teacher_sft_coef"))
+                and own.get("reward.kind", "ratio") == "ratio"):
+            sft = as_number(own.get("update.teacher_sft_coef"))
             flag("teacher_below_student", e,
                  f"score/teacher_mean {ts:.3f} < score/student_mean {st:.3f}: the student's answers score above the "
                  f"teacher's, so most ratios exceed 1 (capped at reward.clip_max)",
@@ -350,16 +358,15 @@ def _mismatch_first(s: dict[str, Any]) -> str:
 
 
 
-def _entropy_levels(entropy: list[tuple[int, float]], ms: list[dict], cfg: ReportConfig,
-                    explode_at: float) -> list[tuple[int, float]]:
-    """The epochs' entropies a collapse is measured from. Not an epoch whose update diverged (its kl/k3, or
-    the next epoch's kl/k3_start, the policy it made, above `explode_at` or not finite), nor one whose entropy
-    rose to 1 / (1 - report.entropy_drop) x the first calm epoch's: a diverging policy's entropy is no level to
-    fall from (update.lr=0.5: 6.61 nats at epoch 1, then 2.37, a healthy run's level, read as a collapse)."""
+def _entropy_levels(entropy: list[tuple[int, float]], ms: list[dict], explode_at: float) -> list[tuple[int, float]]:
+    """The epochs' entropies a collapse is measured from: not an epoch whose update diverged (its kl/k3, or the
+    next epoch's kl/k3_start, the policy it made, above `explode_at` or not finite). A diverging policy's entropy
+    is no level to fall from (update.lr=0.5: 6.61 nats at epoch 1, then 2.37, a healthy run's level, was read as
+    a collapse). An entropy that rose without a KL blow-up stays a peak: a policy can fall from it."""
     by_epoch = {int(m["epoch"]): m for m in ms}
 
     def blown(m: dict, key: str) -> bool:
         v = m.get(key)
         return (isinstance(v, float) and not math.isfinite(v)) or (as_number(v) or 0.0) > explode_at
-    calm = [(e, v) for e, v in entropy if not blown(by_epoch[e], "kl/k3") and not blown(by_epoch.get(e + 1, {}), "kl/k3_start")]
-    return [(e, v) for e, v in calm if v * (1 - cfg.entropy_drop) <= calm[0][1]]
+    return [(e, v) for e, v in entropy
+            if not blown(by_epoch[e], "kl/k3") and not blown(by_epoch.get(e + 1, {}), "kl/k3_start")]

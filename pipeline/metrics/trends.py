@@ -62,20 +62,35 @@ def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
         sure = ci is not None and math.isfinite(ci[1])
         # critical: the whole interval beyond 5 thresholds (the fall's point alone, where no interval was made)
         worst = (ci[1] if sure else r1 - r0) < -5 * cfg.regression_drop
+        changed = settings_moved(ms[epochs.index(e0)], ms[epochs.index(e1)])
+        other = ms[epochs.index(e1)].get("_reward/other_prompts")   # (the report's: None where it did not say)
+        same = (other or {}).get("same")
+        held = same is not None and same["ci"][1] >= 0   # these prompts did not fall since an earlier epoch drew them
         flag("reward_regression", e1,
              f"reward/mean {r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}"
              + (f", 95% [{ci[0]:+.4f}, {ci[1]:+.4f}]" if sure else "") + f"; threshold -{cfg.regression_drop}); "
              f"best so far {best_r:.4f} at epoch {best_e}" + (f"; kl/k3_start {moved:.3g}" if moved is not None else "")
              + (f"; curriculum/difficulty_mean {d0:.3g} -> {d1:.3g}" if harder else "")
+             + (f"; settings changed since epoch {e0}: {changed}" if changed else "")
+             + (f"; other prompts than epoch {e0}'s" + (
+                 f" (these prompts at epoch {same['from']}: {same['a']:.4f}, now {same['b']:.4f}, 95% "
+                 f"[{same['ci'][0]:+.4f}, {same['ci'][1]:+.4f}])" if same else "") if other is not None else "")
              + (f"; back to {back[1]:.4f} at epoch {back[0]}" if back else ""),
              (recovered(back[0]) if back else "")
-             + (("the policy that sampled has hardly moved from its reference (kl/k3_start below "
+             + (f"epoch {e1} sampled, judged or rewarded with other settings than epoch {e0} ({changed}): its reward "
+                "measures other answers or on another scale, so the fall is more likely the settings' than the "
+                "update's; read the reward between epochs of the same settings; if the update is the cause, "
+                if changed else
+                f"these prompts scored no worse than at epoch {same['from']}, so the fall is the prompts this epoch "
+                "drew, not the update: data.pool_size fixes the prompts every epoch, a larger data.prompts_per_epoch "
+                "averages over more; if it recurs, " if held else
+                ("the policy that sampled has hardly moved from its reference (kl/k3_start below "
                  f"{STILL_KL:g}), so the fall is more likely the prompts this epoch drew than the update: " if still else
                  "this epoch drew harder prompts (curriculum/difficulty_mean rose), which account for part of the fall: ")
                 + "data.pool_size fixes the prompts every epoch, a larger data.prompts_per_epoch averages over more; "
                 "if the update is the cause, " if still or harder else "")
              + f"{lower_lr} or {raise_kl}; {variant_advice(e1)}",
-             "recovered" if back else "critical" if worst and not still else "warning")
+             "recovered" if back else "critical" if worst and not (still or changed or held) else "warning")
         # the best completions up by more than the threshold and a quarter of the mean's fall: a smaller rise
         # beside a large fall is the prompts' and the sampling's wobble, not the best pulling away
         if e0 in bon and e1 in bon and bon[e1] - bon[e0] > max(cfg.regression_drop, (r0 - r1) / 4):
@@ -108,6 +123,14 @@ def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
                  f"say whether the held-out score fell too; eval.patience stops a run whose eval stops improving",
                  "recovered" if back else "warning")
     loss_rising(ms, cfg, s, flag, lower_lr, raise_kl)
+
+
+def settings_moved(m0: dict, m1: dict) -> str:
+    """The settings two epochs sampled, judged or rewarded with that differ ('sample.max_new_tokens 4 -> 8'), from
+    each epoch's own record (`_sample/settings`, the report's); '' where they agree or were not recorded."""
+    a, b = m0.get("_sample/settings") or {}, m1.get("_sample/settings") or {}
+    moved = [f"{k} {a[k]} -> {b[k]}" for k in sorted(a.keys() & b.keys()) if a[k] != b[k]]
+    return ", ".join(moved[:4]) + (f" and {len(moved) - 4} more" if len(moved) > 4 else "")
 
 
 def within_kl(m: dict, cfg: ReportConfig, s: dict[str, Any]) -> bool:

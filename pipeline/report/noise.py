@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from pipeline.run.runner import Runner
 
 REWARD_CI = "_reward/change_ci"  # (low, high) of reward/mean's change from the previous epoch; not shown
-SAMPLED_WITH = "_sample/settings"  # {sample.top_p, sample.top_k} as the epoch's sample stage recorded them
+SAMPLED_WITH = "_sample/settings"  # the sample, judge and reward stages' settings as the epoch recorded them (flat)
+REWARD_OTHER_PROMPTS = "_reward/other_prompts"  # the previous epoch drew other prompts: {same: the latest earlier
+# epoch with these prompts and reward/mean's change on them since ({from, a, b, ci}), or None}
 REWARD_FROM_BEST = "_reward/from_best"  # {from: the best earlier epoch, ci: reward/mean's change from it}
 EVAL_CHANGE = "_eval/change"  # eval pass@1 and score against the previous and the first eval: [{metric, from, a, b, ci, problems}]; not shown
 NO_VERDICT = "no verdict: too few problems"   # a change with no interval (under MIN_VALUES problems) is not 'within noise'
@@ -171,9 +173,10 @@ def change_intervals(runner: "Runner", ms: list[dict]) -> None:
     previous eval, paired by problem (EVAL_CHANGE)."""
     reward_intervals(runner, ms)
     by_epoch = {m["epoch"]: m for m in ms}
-    for n, m in by_epoch.items():   # the truncation each epoch sampled with (a run may change it between epochs)
-        made = ((runner.epoch_manifests(n).get("sample") or {}).get("config") or {})
-        m[SAMPLED_WITH] = {k: made[k] for k in ("sample.top_p", "sample.top_k") if k in made}
+    for n, m in by_epoch.items():   # the settings each epoch sampled, judged and rewarded with (a run may change them)
+        mans = runner.epoch_manifests(n)
+        m[SAMPLED_WITH] = {k: v for st in ("sample", "judge", "reward")
+                           for k, v in _flat((mans.get(st) or {}).get("config") or {}).items()}
     prev = first = None
     for n in runner.epochs():
         rows = _rows(eval_dir(runner, n))
@@ -223,11 +226,26 @@ def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
             ci = _change_ci(seen[-1][1], means)
             if ci is not None:
                 by_epoch[n][REWARD_CI] = ci
+            if not _same_prompts(seen[-1][1], means):   # whether these prompts fell where an earlier epoch drew them
+                same = next((x for x in reversed(seen[:-1]) if _same_prompts(x[1], means)), None)
+                keys = sorted(set(same[1]) & set(means)) if same else []
+                then = _change_ci(same[1], means) if same else None
+                by_epoch[n][REWARD_OTHER_PROMPTS] = {"same": {
+                    "from": same[0], "a": sum(same[1][k] for k in keys) / len(keys),
+                    "b": sum(means[k] for k in keys) / len(keys), "ci": list(then)} if then is not None else None}
             best = max((s for s in seen if math.isfinite(s[2])), key=lambda s: s[2], default=None)   # a NaN epoch is no best
             if best is not None and best is not seen[-1] and (ci := _change_ci(best[1], means)) is not None:
                 by_epoch[n][REWARD_FROM_BEST] = {"from": best[0], "ci": list(ci)}
         mean = by_epoch[n].get("reward/mean")
         seen.append((n, means, float(mean) if isinstance(mean, (int, float)) else sum(means.values()) / len(means)))
+
+
+def _flat(d: dict, prefix: str = "") -> dict:
+    """A stage manifest's config as flat keys ({"reward": {"kind": "ratio"}} -> {"reward.kind": "ratio"})."""
+    out = {}
+    for k, v in d.items():
+        out.update(_flat(v, f"{prefix}{k}.") if isinstance(v, dict) and k != "data.mapping" else {f"{prefix}{k}": v})
+    return out
 
 
 def prompt_means(runner: "Runner", n: int, column: str = "reward", agg=None) -> dict[str, float] | None:
@@ -263,6 +281,9 @@ def reward_trend(runner: "Runner", ms: list[dict], pool_size: int = 0) -> tuple[
     if len(rl) < 2:
         return [], {}
     e0, e1 = rl[0], rl[-1]
+    from pipeline.metrics.trends import settings_moved
+    by = {int(m["epoch"]): m for m in ms}
+    moved = settings_moved(by[e0], by[e1])   # another sampling, judge or reward: the change is not training's alone
     words: dict[str, str] = {}
     parts, paired, reward_sign = [], True, None
     for key, column, agg in TREND_FIGURES:
@@ -272,7 +293,8 @@ def reward_trend(runner: "Runner", ms: list[dict], pool_size: int = 0) -> tuple[
             continue
         paired = _same_prompts(a, b)
         sign = 0 if ci[0] <= 0 <= ci[1] else 1 if ci[0] > 0 else -1
-        words[key] = {1: "better", 0: "within noise", -1: "worse"}[sign] + ("" if paired else " (other prompts)")
+        words[key] = ({1: "better", 0: "within noise", -1: "worse"}[sign] + ("" if paired else " (other prompts)")
+                      + (" (other settings)" if moved else ""))
         reward_sign = sign if key == "reward/mean" else reward_sign
         keys = sorted(set(a) & set(b)) if paired else []
         diff = (sum(b[k] - a[k] for k in keys) / len(keys) if paired
@@ -291,7 +313,9 @@ def reward_trend(runner: "Runner", ms: list[dict], pool_size: int = 0) -> tuple[
            "change is read against the spread of the prompts' means (Welch's interval; most of it is which "
            "prompts were drawn)")
     line = (f"Training reward, epoch {e0} -> {e1}: {how}; 95% interval of the change: " + "; ".join(parts) + "."
-            + ("" if paired else " The `breakdown/*` rows compare other prompts too, with no interval of their own."))
+            + ("" if paired else " The `breakdown/*` rows compare other prompts too, with no interval of their own.")
+            + (f" Epoch {e1} sampled, judged or rewarded with other settings than epoch {e0} ({moved}): part of the "
+               "change, or all of it, is theirs, not training's." if moved else ""))
     return [line], words
 
 
