@@ -79,3 +79,16 @@ def test_a_fall_between_other_prompts_reads_the_same_prompts_earlier(tmp_path):
     f = next(f for f in analyse(ms, ReportConfig(), {}) if f.name == "reward_regression")
     assert "(these prompts at epoch 1: 1.6395, now 1.3392" in f.evidence and not f.advice.startswith("these prompts")
     assert f.severity == "critical"
+
+
+def test_a_fall_into_an_epoch_of_the_former_line_says_to_remake_it():
+    """Epoch 1's choice changed after epoch 2 ran (`rlaif update 1 update.lr=...`): epoch 2's
+    answers are of the former variant. A fall from 1 to 2 is no fault of the chosen line: said, a warning."""
+    ms = healthy(2)
+    ms[1].update({"reward/mean": 0.05, "_lineage/former": "update-1234abcd", "_reward/change_ci": [-0.3, -0.2]})
+    f = next(f for f in analyse(ms, ReportConfig(), {}) if f.name == "reward_regression")
+    assert "epoch 2 was sampled from epoch 1's update-1234abcd, not its chosen policy" in f.evidence
+    assert f.advice.startswith("epoch 2 continues the line epoch 1's choice left") and "`rlaif epoch 2` remakes it" \
+        in f.advice and f.severity == "warning", f
+    del ms[1]["_lineage/former"]
+    assert next(f for f in analyse(ms, ReportConfig(), {}) if f.name == "reward_regression").severity == "critical"

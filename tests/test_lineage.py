@@ -32,6 +32,10 @@ def test_an_epoch_sampled_from_a_former_choice_is_said_and_not_replayed_over(tin
     assert line in capsys.readouterr().out
     assert main(["report", *tiny_config]) == 0
     assert f"Lineage: {line}" in (r.run_dir / "report.md").read_text()
+    from pipeline.report.noise import change_intervals   # what the flags read: epoch 2's parent, not epoch 1's choice
+    ms = [r.read_metrics(n) for n in (1, 2)]
+    change_intervals(r, ms)
+    assert [m["_lineage/former"] for m in ms] == [None, former]
 
     sample = json.loads((r.epoch_dir(2) / "sample" / "manifest.json").read_text())
     capsys.readouterr()

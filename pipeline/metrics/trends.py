@@ -66,18 +66,23 @@ def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
         other = ms[epochs.index(e1)].get("_reward/other_prompts")   # (the report's: None where it did not say)
         same = (other or {}).get("same")
         held = same is not None and same["ci"][1] >= 0   # these prompts did not fall since an earlier epoch drew them
+        former = ms[epochs.index(e1)].get("_lineage/former")   # e1 sampled from a variant e0 did not choose
         flag("reward_regression", e1,
              f"reward/mean {r0:.4f} -> {r1:.4f} ({r1 - r0:+.4f}"
              + (f", 95% [{ci[0]:+.4f}, {ci[1]:+.4f}]" if sure else "") + f"; threshold -{cfg.regression_drop}); "
              f"best so far {best_r:.4f} at epoch {best_e}" + (f"; kl/k3_start {moved:.3g}" if moved is not None else "")
              + (f"; curriculum/difficulty_mean {d0:.3g} -> {d1:.3g}" if harder else "")
              + (f"; settings changed since epoch {e0}: {changed}" if changed else "")
+             + (f"; epoch {e1} was sampled from epoch {e0}'s {former}, not its chosen policy" if former else "")
              + (f"; other prompts than epoch {e0}'s" + (
                  f" (these prompts at epoch {same['from']}: {same['a']:.4f}, now {same['b']:.4f}, 95% "
                  f"[{same['ci'][0]:+.4f}, {same['ci'][1]:+.4f}])" if same else "") if other is not None else "")
              + (f"; back to {back[1]:.4f} at epoch {back[0]}" if back else ""),
              (recovered(back[0]) if back else "")
-             + (f"epoch {e1} sampled, judged or rewarded with other settings than epoch {e0} ({changed}): its reward "
+             + (f"epoch {e1} continues the line epoch {e0}'s choice left (its answers are of {former}, not of the "
+                f"policy epoch {e0}'s reward came from), so the two do not measure one line: `rlaif epoch {e1}` remakes "
+                "it from the chosen policy; read the reward then; if it recurs, " if former else
+                f"epoch {e1} sampled, judged or rewarded with other settings than epoch {e0} ({changed}): its reward "
                 "measures other answers or on another scale, so the fall is more likely the settings' than the "
                 "update's; read the reward between epochs of the same settings; if the update is the cause, "
                 if changed else
@@ -90,7 +95,7 @@ def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
                 + "data.pool_size fixes the prompts every epoch, a larger data.prompts_per_epoch averages over more; "
                 "if the update is the cause, " if still or harder else "")
              + f"{lower_lr} or {raise_kl}; {variant_advice(e1)}",
-             "recovered" if back else "critical" if worst and not (still or changed or held) else "warning")
+             "recovered" if back else "critical" if worst and not (still or changed or held or former) else "warning")
         # the best completions up by more than the threshold and a quarter of the mean's fall: a smaller rise
         # beside a large fall is the prompts' and the sampling's wobble, not the best pulling away
         if e0 in bon and e1 in bon and bon[e1] - bon[e0] > max(cfg.regression_drop, (r0 - r1) / 4):

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 REWARD_CI = "_reward/change_ci"  # (low, high) of reward/mean's change from the previous epoch; not shown
 SAMPLED_WITH = "_sample/settings"  # the sample, judge and reward stages' settings as the epoch recorded them (flat)
+FORMER_PARENT = "_lineage/former"  # the variant of epoch N-1 epoch N sampled from where not its chosen one, else None
 REWARD_OTHER_PROMPTS = "_reward/other_prompts"  # the previous epoch drew other prompts: {same: the latest earlier
 # epoch with these prompts and reward/mean's change on them since ({from, a, b, ci}), or None}
 REWARD_FROM_BEST = "_reward/from_best"  # {from: the best earlier epoch, ci: reward/mean's change from it}
@@ -177,6 +178,7 @@ def change_intervals(runner: "Runner", ms: list[dict]) -> None:
         mans = runner.epoch_manifests(n)
         m[SAMPLED_WITH] = {k: v for st in ("sample", "judge", "reward")
                            for k, v in _flat((mans.get(st) or {}).get("config") or {}).items()}
+        m[FORMER_PARENT] = runner.former_parent(n)
     prev = first = None
     for n in runner.epochs():
         rows = _rows(eval_dir(runner, n))

@@ -164,24 +164,22 @@ class Lineage:
         """A line for each epoch whose answers were sampled from another policy than the epoch before's chosen
         one (that epoch's choice changed after: `rlaif update` or `rlaif promote`): the run's later epochs
         continue the former line, and the report's chosen policies are not one chain."""
-        out = []
-        for n in self.epochs():
-            m = read_manifest(self.epoch_dir(n) / "sample") if n > 0 else None
-            had = ((m or {}).get("inputs") or {}).get(POLICY)
-            try:
-                now = self.policy(n - 1)[0]
-            except RunError:
-                continue
-            # only a finished variant of epoch n-1 other than its choice: a run read with another student.model
-            # moves the base policy's fingerprint, and that is no change of lineage
-            prev = n - 1
-            made = next((p.name for p, pm in self.update_variants(prev) if pm.get("fingerprint") == had), None)
-            chosen = self.chosen_update(prev)
-            if had and had != now and made and chosen:
-                out.append(f"epoch {n} was sampled from epoch {prev}'s {made}, not its chosen {chosen[0].name} "
-                           f"(chosen after epoch {n} ran): epoch {n} and the epochs after it continue the former line "
-                           f"(`rlaif epoch {n}` remakes it from the chosen one)")
-        return out
+        return [f"epoch {n} was sampled from epoch {n - 1}'s {made}, not its chosen {self.chosen_update(n - 1)[0].name} "
+                f"(chosen after epoch {n} ran): epoch {n} and the epochs after it continue the former line (`rlaif "
+                f"epoch {n}` remakes it from the chosen one)" for n in self.epochs()
+                if (made := self.former_parent(n)) is not None]
+
+    def former_parent(self, n: int) -> str | None:
+        """The variant of epoch n-1 (update-<fp8>) epoch n was sampled from, where not its chosen one; else None."""
+        m = read_manifest(self.epoch_dir(n) / "sample") if n > 0 else None
+        had = ((m or {}).get("inputs") or {}).get(POLICY)
+        try:
+            now = self.policy(n - 1)[0]
+        except RunError:
+            return None
+        # only a finished variant other than the choice (another student.model moves the base's fingerprint: no new line)
+        made = next((p.name for p, pm in self.update_variants(n - 1) if pm.get("fingerprint") == had), None)
+        return made if had and had != now and made and self.chosen_update(n - 1) else None
 
     def replay_refusal(self, n: int, plan: list) -> str | None:
         """Why `rlaif replay n` must not run as asked (None if it may): it would replace finished stages that
