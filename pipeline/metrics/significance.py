@@ -79,6 +79,10 @@ def mean_interval(samples: Sequence[Sequence[float]], confidence: float = CONFID
     return point, point - half, point + half
 
 
+NO_VERDICT = "no verdict: too few problems"
+"""A change with no interval (fewer problems than MIN_VALUES) is no verdict, whichever way it points."""
+
+
 @dataclass
 class Paired:
     """B against A over the same problems: B - A, problem by problem."""
@@ -110,6 +114,9 @@ class Paired:
         return 0
 
     def words(self, better: str = "better", same: str = "within noise", worse: str = "worse") -> str:
+        """The change in words; 'no verdict: too few problems' where there is no interval (not 'within noise')."""
+        if not all(map(math.isfinite, self.ci)):
+            return NO_VERDICT
         return {1: better, 0: same, -1: worse}[self.sign]
 
     def interval(self) -> str:

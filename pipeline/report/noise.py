@@ -30,14 +30,6 @@ REWARD_OTHER_PROMPTS = "_reward/other_prompts"  # the previous epoch drew other 
 # epoch with these prompts and reward/mean's change on them since ({from, a, b, ci}), or None}
 REWARD_FROM_BEST = "_reward/from_best"  # {from: the best earlier epoch, ci: reward/mean's change from it}
 EVAL_CHANGE = "_eval/change"  # eval pass@1 and score against the previous and the first eval: [{metric, from, a, b, ci, problems}]; not shown
-NO_VERDICT = "no verdict: too few problems"   # a change with no interval (under MIN_VALUES problems) is not 'within noise'
-
-
-def verdict(p: Paired) -> str:
-    """p's words (better, within noise, worse), or NO_VERDICT where it has no interval to read."""
-    return p.words() if all(map(math.isfinite, p.ci)) else NO_VERDICT
-
-
 def eval_dir(runner: "Runner", n: int) -> Path | None:
     """The directory of epoch n's eval (of its chosen policy; n = 0: the base model's)."""
     m = runner.epoch_manifests(n).get("eval")
@@ -119,8 +111,8 @@ def eval_changes(runner: "Runner") -> tuple[list[str], dict[str, str]]:
             if n == evals[-1][0]:
                 last["_baseline"] = what   # (not metrics: the report's glance names the baseline and the epoch)
                 last["_epoch"] = n
-                last[p.metric] = verdict(p)
-                last.update({k: verdict(q) for k, q in per.items()})
+                last[p.metric] = p.words()
+                last.update({k: q.words() for k, q in per.items()})
                 last.setdefault("_problems", str(p.problems))   # (the glance's reason where no figure has an interval)
                 last["_needs"] = str(MIN_VALUES)
                 if metric == "pass@1":
@@ -150,13 +142,13 @@ def _wider_pass(base: list[dict], last_eval: tuple[int, list[dict]], what: str, 
         except ValueError:
             continue
         lines.append(f"- epoch {n} vs {what}: {_describe(p)}")
-        last[p.metric] = verdict(p)
+        last[p.metric] = p.words()
         for src in sources:
             try:
                 q = compare([per_problem(base, metric, src)], [per_problem(rows, metric, src)], f"eval/{src}/{metric}")
             except ValueError:
                 continue
-            last[q.metric] = verdict(q)
+            last[q.metric] = q.words()
             if len(sources) > 1:
                 lines.append(f"  - {_describe(q)}")
     return lines
@@ -165,7 +157,7 @@ def _wider_pass(base: list[dict], last_eval: tuple[int, list[dict]], what: str, 
 def _describe(p: Paired) -> str:
     return (f"`{p.metric}` {p.mean_a:.4f} -> {p.mean_b:.4f}, paired {p.diff:+.4f} "
             f"{p.interval()} over {p.problems} problems (won/lost/tied {p.won}/{p.lost}/{p.tied}): "
-            f"**{verdict(p)}**")
+            f"**{p.words()}**")
 
 
 def change_intervals(runner: "Runner", ms: list[dict]) -> None:

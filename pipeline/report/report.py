@@ -228,7 +228,7 @@ def glance(runner: "Runner", flags: list, words: dict[str, str], last: int,
                    f"`rlaif epoch {max(left)}` resumes {'it' if len(left) == 1 else 'them'}")
     e = words.get("_epoch", last)
     said = [f"{k.removeprefix('eval/')} {w}" for k in ("eval/pass@1", "eval/score", "eval/ref_nll") if (w := words.get(k))]
-    from pipeline.report.noise import NO_VERDICT
+    from pipeline.metrics.significance import NO_VERDICT
     if said and all(w.endswith(NO_VERDICT) for w in said):   # one reason for them all: said once
         said = [f"{NO_VERDICT} ({words.get('_problems', '?')} in common; an interval needs {words.get('_needs', '?')})"]
     off = (run_settings(runner) if settings is None else settings).get("eval.sources") == []
