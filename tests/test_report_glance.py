@@ -99,3 +99,13 @@ def test_the_same_prompts_name_data_pool_size_only_where_it_is_set(tmp_path):
     build_fake_run(tmp_path)
     assert "epochs 1 and 4 scored the same prompts, so each change is paired by prompt" in line()
     assert "epochs 1 and 4 scored the same prompts (data.pool_size), so" in line("data.pool_size=8")
+
+
+def test_a_change_without_an_interval_is_no_verdict_not_within_noise():
+    """Three problems, all better: too few for an interval (MIN_VALUES), so no verdict either way."""
+    from pipeline.metrics.significance import MIN_VALUES, compare
+    few = compare([{"a": 0.0, "b": 0.0, "c": 0.0}], [{"a": 1.0, "b": 1.0, "c": 1.0}], "pass@1")
+    assert few.problems < MIN_VALUES and few.words() == "no verdict: too few problems" and few.line().endswith(
+        "no verdict: too few problems")
+    enough = compare([{k: 0.0 for k in "abcdefgh"}], [{k: 1.0 for k in "abcdefgh"}], "pass@1")
+    assert enough.words() == "better"
