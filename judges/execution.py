@@ -33,7 +33,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import logging
-import math
 import os
 import secrets
 import sys
@@ -46,6 +45,7 @@ from data.schema import Problem
 from judges import sandbox
 from judges.base import Score, check_weights
 from judges.pycode import extract_code, static_check
+from judges.verdicts import capped, output_cut, outputs_match, wrong_answer
 
 log = logging.getLogger(__name__)
 
@@ -199,20 +199,6 @@ class RunResult:
     """Tail of what the program itself printed (stdout and stderr)."""
 
 
-def outputs_match(expected: Any, got: Any) -> bool:
-    """Equal by value and JSON type (both sides already JSON round-tripped)."""
-    if type(expected) is not type(got):
-        return False
-    if isinstance(expected, float):
-        return (math.isnan(expected) and math.isnan(got)) or \
-            math.isclose(expected, got, rel_tol=1e-6, abs_tol=1e-9)
-    if isinstance(expected, list):
-        return len(expected) == len(got) and all(map(outputs_match, expected, got))
-    if isinstance(expected, dict):
-        return expected.keys() == got.keys() and all(outputs_match(v, got[k]) for k, v in expected.items())
-    return expected == got
-
-
 def _answer_dirs() -> list[str]:
     """Host directories holding expected outputs or reference solutions: never visible inside."""
     repo = Path(__file__).resolve().parents[1]  # data/ ships problem sets with their tests
@@ -262,21 +248,22 @@ def run_tests(code: str, problem: Problem, settings: ExecutionSettings) -> RunRe
     if not any(m.get("event") == "start" for m in msgs):
         raise sandbox.SandboxError(f"the {res.backend} sandbox did not start the harness "
                                    f"(exit {res.returncode}, timed out: {res.timed_out}): {output}")
+    died = _died(res, problem, settings.max_output_bytes)   # what a missing line reads as
     if problem.context is not None:  # the first such line is the harness's: the answer had not run yet
         ctx = next((m for m in msgs if m.get("event") == "context"), None)
         if not ctx or ctx.get("ok") is not True:
-            why = (ctx or {}).get("error") or _died(res)
+            why = (ctx or {}).get("error") or died
             raise ValueError(f"problem {problem.id!r}: its context failed in the sandbox: {why}")
     load = next((m for m in msgs if m.get("event") == "load"), None)
     result = RunResult(loaded=bool(load and load.get("ok") is True), passed=0, total=total,
                        timed_out=res.timed_out, output=output)
     if not result.loaded:
-        result.error = _capped((load or {}).get("error")) or _died(res)
+        result.error = capped((load or {}).get("error")) or died
         return result
     if not problem.tests:
         check = next((m for m in msgs if m.get("event") == "check"), {})
         result.passed = int(check.get("ok") is True)
-        result.error = None if result.passed else _capped(check.get("error")) or _died(res)
+        result.error = None if result.passed else capped(check.get("error")) or died
         result.details = [{"i": 0, "passed": bool(result.passed)}]
         return result
     outs: dict[int, dict] = {}
@@ -287,34 +274,20 @@ def run_tests(code: str, problem: Problem, settings: ExecutionSettings) -> RunRe
         m = outs.get(i)
         expected = json.loads(json.dumps(test["output"]))  # tuples -> lists, like the output's
         ok = bool(m and m.get("ok") is True and "out" in m and outputs_match(expected, m["out"]))
-        error = None if ok else _capped((m or {}).get("error")) or (wrong_answer(problem.entry_point, test["input"], m.get(
-            "out"), expected) if m else _died(res))
+        error = None if ok else capped((m or {}).get("error")) or (wrong_answer(problem.entry_point, test["input"], m.get(
+            "out"), expected, repr) if m else died)
         result.details.append({"i": i, "passed": ok, **({"error": error} if error else {})})
         result.passed += ok
         result.error = result.error or error
     return result
 
 
-def wrong_answer(entry_point: str, args: list, got: Any, expected: Any) -> str:
-    """'wrong answer: add(1, 2) gave -1, expected 3': the call, what it returned and what the test expects (JSON,
-    where 2 and 2.0 differ: outputs_match compares by value and type), each cut short."""
-    def short(v: Any) -> str:
-        text = json.dumps(v)
-        return text if len(text) <= 80 else text[:77] + "..."
-    call = f"{entry_point}({', '.join(short(a) for a in args)})"
-    return _capped(f"wrong answer: {call if len(call) <= 120 else call[:117] + '...'} gave {short(got)}, "
-                   f"expected {short(expected)}")
-
-
-def _capped(error: Any) -> str | None:
-    """A line's error as the harness writes it (a string of at most 300 characters): an answer that reached
-    the harness's `emit` could put megabytes, or a dict, there, and into the judge cache with them."""
-    return None if error is None else str(error)[:300]
-
-
-def _died(res: sandbox.SandboxResult) -> str:
+def _died(res: sandbox.SandboxResult, problem: Problem, cap: int) -> str:
+    """Why a result line is missing: the time limit, the results channel cut at `cap` bytes, or an early exit."""
     if res.timed_out:
         return "timed out"
+    if len(res.stdout) >= cap:
+        return output_cut(problem, cap)
     return f"no result: the program exited (status {res.returncode}) before reporting"
 
 

@@ -34,6 +34,7 @@ from pipeline.cli.commands_train import cmd_epoch, cmd_eval, cmd_sweep
 from pipeline.cli.common import count as _count, level as _level, positive as _positive, setup_logging
 from pipeline.config.base import ConfigError
 from pipeline.config.file import load_config
+from pipeline.config.schema import Config
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -341,7 +342,8 @@ def _main(argv: list[str] | None) -> int:
     if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
         sigterm = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        cfg = load_config(a.config, overrides)
+        # what lists the defaults reads no config file: it is what a broken one is fixed with
+        cfg = Config() if a.cmd == "metrics" or getattr(a, "doc", False) else load_config(a.config, overrides)
         setup_logging(cfg.run.log_level, _rank0_speaks if os.environ.get("RANK", "0") != "0" else None)
         if dist.world_size() > 1:
             from pipeline.engines.model import resolve_device
@@ -376,8 +378,7 @@ def path_error(e: OSError) -> str:
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM (a scheduler's stop, `kill`), raised as Ctrl-C is: the stage under way cleans up its temp
-    directory and the run says how to resume (it ended silently, status 143, its temp directory left)."""
+    """SIGTERM (a scheduler's stop, `kill`), raised as Ctrl-C is: the stage under way cleans up its temp dir."""
 
 
 def _on_sigterm(signum, frame):

@@ -22,6 +22,14 @@ class DataConfig(Section):
     warm_start_sources: list[str] = Field(default_factory=list, description="More problem sets whose teacher answers the supervised warm-start (epoch 0, update.warm_start) also learns, beside data.source's training problems: builtin:train, bank:train, ocaml:train, a path or hf:<name>[:split] (data.mapping and data.language apply to them too), of data.difficulties. RL never draws its prompts from them and no validation is carved from them. A problem that is also an eval source's (the held-out sets, validation) is refused before any work: the warm-start must not see what the eval scores. With an API teacher each of their problems costs one teacher answer.")
     rl_sources: list[str] = Field(default_factory=list, description="More problem sets RL draws its prompts from, beside data.source's training problems: builtin:train, bank:train, ocaml:train, a path or hf:<name>[:split] (data.mapping and data.language apply to them too), of data.difficulties; data.pool_size and the curriculum choose among them all. The warm-start never learns them (data.warm_start_sources does that) and no validation is carved from them, so RL can reach problems written like yours while the warm-start stays as it was. A problem that is also an eval source's (the held-out sets, validation) is refused before any work. With an API teacher each problem an epoch draws costs one teacher answer, as data.source's do.")
 
+    @field_validator("source")
+    @classmethod
+    def _named(cls, v: str) -> str:
+        if not v.strip():   # ('' read as the working directory)
+            raise ValueError("is empty: name the training problems (builtin:train, bank:train, my_problems.jsonl, "
+                             "hf:<name>)")
+        return v
+
     @property
     def validation(self) -> dict | None:
         """What the eval source `validation` is carved from (None without one): its fingerprint."""

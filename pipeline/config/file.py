@@ -137,7 +137,9 @@ def _format_error(err: ValidationError, source: str) -> str:
             quote = (f"; quote it to keep it text: {key}='{got}'" if e["type"] == "string_type" and (
                 isinstance(got, (int, float, bool)) or type(got).__name__ in ("date", "datetime")) else
                 f"; YAML reads 'a: b' as a mapping: quote it to keep it text, {key}='\"{_as_text(got)}\"'"
-                if e["type"] == "string_type" and isinstance(got, dict) and len(got) == 1 else "")
+                if e["type"] == "string_type" and isinstance(got, dict) and len(got) == 1 else
+                f"; YAML reads a bare ~ (or nothing) as null: give a value, quoted where it starts with ~ "
+                f"({key}='~/...')" if e["type"] == "string_type" and got is None else "")
             if isinstance(got, dict) and e["type"] in ("int_type", "int_parsing", "float_type", "float_parsing",
                                                         "bool_type", "bool_parsing"):
                 quote = f"; {key} takes one value, no keys under it: write {key}=<value>"

@@ -62,3 +62,11 @@ class StudentConfig(Section):
                     "chat_template_kwargs), e.g. {enable_thinking: false} for a Qwen3 student, whose answers otherwise "
                     "open with a thinking block that sample.max_new_tokens cuts off. Every prompt the student reads "
                     "(sampling, logprobs, the update, the warm-start, the eval) is built with them.")
+
+    @field_validator("model")
+    @classmethod
+    def _named(cls, v: str) -> str:
+        if not v.strip():   # ('' read as the working directory)
+            raise ValueError("is empty: name the student (smollm2-135m-instruct, a Hub id such as "
+                             "Qwen/Qwen2.5-Coder-1.5B-Instruct, or a local model directory)")
+        return v

@@ -156,8 +156,11 @@ def check_data(cfg: Config) -> None:
     if both:   # (the validation split is carved out of the training problems: never both)
         raise RunError(f"data.source={cfg.data.source} trains on {len(both)} problem(s) the eval scores "
                        f"(eval.sources: {scored[both[0]]}; e.g. {', '.join(i for i, _ in both[:3])}): a held-out score of problems "
-                       f"trained on measures memory; {_train_split(cfg.data.source)} or take them out of eval.sources "
-                       "(eval.allow_trained=true for a positive control)")
+                       f"trained on measures memory; " + (
+                           f"take {scored[both[0]]} out of eval.sources, or name its held-out split "
+                           f"({_file_of(scored[both[0]])}:heldout)" if cfg.data.source.endswith((":train", ":tune"))
+                           else f"{_train_split(cfg.data.source)} or take them out of eval.sources")
+                       + " (eval.allow_trained=true for a positive control)")
     # read whole here (a malformed row named with the key), and a problem the eval scores among them refused
     # now, not when the warm-start or RL reaches it
     warm = train + extra_problems(cfg, "data.warm_start_sources", "the warm-start", train)
@@ -172,6 +175,7 @@ def check_data(cfg: Config) -> None:
                        "or hf), or set update.warm_start=false")
     check_early_stop(cfg)
     check_scorable(cfg, rl)
+    check_entry_points([*rl, *(p for _, p in eval_problems(cfg))])
     check_system_turns(cfg, [*rl, *warm])
     if cfg.curriculum.strategy == "linear" and len(tiers := {p.difficulty for p in rl}) == 1:
         import logging
@@ -240,6 +244,21 @@ def check_system_turns(cfg: Config, problems: list) -> None:
             len(other), len(problems), next(iter(other)), first[:80], cfg.student.system_prompt[:80],
             f"set 'student.system_prompt={first}' to train on theirs" if len(set(turns.values())) == 1
             else "their system turns differ, and one system prompt serves every row")
+
+
+def check_entry_points(problems: list) -> None:
+    """A problem with tests whose prompt never names its entry_point (renamed in the data, not in the prompt):
+    an answer defining what the prompt asks fails every test (entry point not defined), said before any work."""
+    import logging
+    import re
+    odd = list({p.id: p for p in problems if (p.tests or p.test_code) and p.entry_point
+                and not re.search(rf"(?<!\w){re.escape(p.entry_point)}(?!\w)", p.prompt)}.values())
+    if odd:
+        logging.getLogger("rlaif").warning(
+            "%d problem(s) with tests never name their entry_point in the prompt (%s%s): the tests call that "
+            "function, so an answer defining the one the prompt asks for fails every test; name it in the prompt, "
+            "or set entry_point to the function the prompt names", len(odd),
+            ", ".join(f"{p.id}: {p.entry_point!r}" for p in odd[:3]), ", ..." if len(odd) > 3 else "")
 
 
 def check_scorable(cfg: Config, problems: list) -> None:

@@ -1,0 +1,73 @@
+"""What a new user bringing their own data and config meets: the key list readable beside a broken config.yaml,
+empty values refused by name, an entry_point the prompt never names said before any work, and an overlap of
+training and eval problems told the fix that applies."""
+from __future__ import annotations
+
+import json
+import re
+
+from pipeline.cli.main import main
+
+ROW = {"prompt": "Write a Python function `def add0(x: int) -> int:` that returns x.", "entry_point": "add0",
+       "reference": "def add0(x):\n    return x\n", "tests": [{"input": [1], "output": 1}]}
+
+
+def test_the_key_list_and_metrics_read_beside_a_broken_config_file(tmp_path, monkeypatch, capsys):
+    """The error of a typo'd config.yaml says to see `rlaif config show --doc`: that (and `rlaif metrics`) runs."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yaml").write_text("data:\n  sorce: my.jsonl\n")
+    assert main(["config", "show"]) == 2
+    assert "see `rlaif config show --doc` for valid keys" in capsys.readouterr().err
+    assert main(["config", "show", "--doc"]) == 0
+    assert "data.source " in capsys.readouterr().out
+    assert main(["metrics"]) == 0
+    assert "reward/mean" in capsys.readouterr().out
+    (tmp_path / "config.yaml").write_text("data: [unclosed\n")   # not even YAML
+    assert main(["config", "show", "--doc"]) == 0
+
+
+def test_empty_values_are_refused_by_name(tmp_path, monkeypatch, capsys):
+    """data.source= and student.model= read as the working directory ("is a directory", "has no config.json")."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["config", "show", "data.source="]) == 2
+    assert "data.source: is empty: name the training problems (builtin:train" in capsys.readouterr().err
+    assert main(["epoch", "1", "--dry-run", "student.model="]) == 2
+    assert "student.model: is empty: name the student" in capsys.readouterr().err
+    assert main(["config", "show", "data.source=~"]) == 2   # YAML's null
+    assert "YAML reads a bare ~ (or nothing) as null" in capsys.readouterr().err
+
+
+def test_an_entry_point_the_prompt_never_names_is_said(tmp_path, tiny_config, monkeypatch, caplog):
+    monkeypatch.chdir(tmp_path)
+    rows = [{**ROW, "id": f"p{i}", "prompt": ROW["prompt"].replace("add0", f"add{i}"), "entry_point": f"plus{i}",
+             "reference": f"def plus{i}(x):\n    return x\n"} for i in range(10)]
+    (tmp_path / "renamed.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert main(["epoch", "1", "--dry-run", *tiny_config, "data.source=renamed.jsonl"]) == 0
+    said = [r.getMessage() for r in caplog.records if "never name their entry_point" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("10 problem(s) with tests never name their entry_point in the prompt "
+                                                 "(p0: 'plus0', p1: 'plus1', p2: 'plus2', ...)"), caplog.text
+    caplog.clear()
+    fine = [{**ROW, "id": f"p{i}", "prompt": ROW["prompt"].replace("add0", f"add{i}"), "entry_point": f"add{i}"}
+            for i in range(10)]
+    (tmp_path / "fine.jsonl").write_text("".join(json.dumps(r) + "\n" for r in fine))
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert main(["epoch", "1", "--dry-run", *tiny_config, "data.source=fine.jsonl"]) == 0
+    assert "never name their entry_point" not in caplog.text
+
+
+def test_an_overlap_from_a_split_already_names_the_eval_source_to_drop(tmp_path, tiny_config, monkeypatch, capsys):
+    """Training on my.jsonl:train while eval.sources also holds base.jsonl, the same problems: the fix is the eval
+    source, not "train on a split" (it does)."""
+    monkeypatch.chdir(tmp_path)
+    rows = [{**ROW, "id": f"p{i}", "prompt": ROW["prompt"] + f" ({i})", "split": "train" if i < 8 else "heldout"}
+            for i in range(10)]
+    (tmp_path / "my.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "base.jsonl").write_text("".join(json.dumps({k: v for k, v in r.items() if k != "split"}) + "\n"
+                                                 for r in rows))
+    assert main(["epoch", "1", "--dry-run", *tiny_config, "data.source=my.jsonl:train",
+                 "eval.sources=[my.jsonl:heldout, base.jsonl]"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(r"trains on \d problem\(s\) the eval scores \(eval.sources: base.jsonl", err), err
+    assert "take base.jsonl out of eval.sources, or name its held-out split (base.jsonl:heldout)" in err, err
+    assert "train on a split" not in err
