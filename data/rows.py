@@ -252,16 +252,20 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
     if system is not None:
         values["meta"]["system_turn"] = system
     if ocaml and "tests" in values:  # the harness is generated from the signature: check it drives them
-        from data.ocaml_types import TypeSpecError, check_tests, parse_signature
+        from data.ocaml_types import SUPPORTED, TypeSpecError, check_tests, parse_signature
         fix = "write `val <entry_point> : <type>` with the supported types, one input per argument"
+        if not values.get("signature"):
+            raise bad("signature", "is missing: the OCaml test harness is built from it", f"add one to that row: "
+                      f"`val {values['entry_point']} : <type>`, one argument per test input; types: {SUPPORTED}")
         try:
             parse_signature(values.get("signature"))
         except TypeSpecError as e:
             raise bad("signature", f"does not fit the OCaml test harness: {e}", fix) from None
         try:
             check_tests(values.get("signature"), values["entry_point"], values["tests"])
-        except TypeSpecError as e:
-            raise bad("tests", f"does not fit the OCaml test harness: {e}", fix) from None
+        except TypeSpecError as e:   # a number no OCaml int holds: the test's fault, whatever the signature
+            raise bad("tests", f"does not fit the OCaml test harness: {e}", "change or drop that test" if
+                      "is not an OCaml int" in str(e) else f"fix that test, or the signature: {fix}") from None
         from data.ocaml_types import as_result
         result = parse_signature(values["signature"])[2]
         values["tests"] = [{**t, "output": as_result(result, t["output"])} if "output" in t else t

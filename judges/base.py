@@ -71,6 +71,23 @@ def check_weights(section: str, settings: Any) -> None:
                          f"{section}.tests_weight=1 and the other three 0 scores the tests alone)")
 
 
+_SHORT = re.compile(r"fewer than (\d+) lines of code(?: \((judge\.\w+\.min_lines)\))?$")
+
+
+def too_short(section: str, least: int) -> str:
+    """The error of an answer with fewer lines of code than a grading judge's min_lines: scored 0, never run."""
+    return f"fewer than {least} lines of code ({section}.min_lines)"
+
+
+def short_of(error: Any, language: str | None = "python") -> tuple[str, int] | None:
+    """(the min_lines key, its value) where `error` is too_short's (or one cached before it named the key, the
+    key then read from the answer's language); None for any other error."""
+    m = _SHORT.match(str(error or ""))
+    if not m:
+        return None
+    return m.group(2) or f"judge.{'ocaml' if language == 'ocaml' else 'execution'}.min_lines", int(m.group(1))
+
+
 def check_library_names(libraries) -> None:
     """judge.ocaml.libraries holds compiler library names (str, unix), nothing a command line could misread."""
     bad = [lib for lib in libraries if not re.fullmatch(r"[a-z][a-z0-9_]*", lib)]

@@ -43,7 +43,7 @@ from typing import Any, Iterable, Sequence
 
 from data.schema import Problem
 from judges import sandbox
-from judges.base import Score, check_weights
+from judges.base import Score, check_weights, too_short
 from judges.pycode import extract_code, static_check
 from judges.verdicts import capped, output_cut, outputs_match, wrong_answer
 
@@ -335,7 +335,7 @@ class ExecutionJudge:
                               "truncated": truncated, "lines": lines, "error": None,
                               "timed_out": False, "harness_version": HARNESS_VERSION}
         if code is None or lines < s.min_lines:
-            bd["error"] = "no code found" if code is None else f"fewer than {s.min_lines} lines of code"
+            bd["error"] = "no code found" if code is None else too_short("judge.execution", s.min_lines)
             return Score(value=0.0, breakdown=bd)
         bd["static"], bd["static_errors"], messages = static_check(code, problem.context)
         raw = "\n".join(messages)

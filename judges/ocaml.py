@@ -39,7 +39,7 @@ from typing import Any, Iterable, Literal, Sequence
 from data.ocaml_types import TypeSpecError
 from data.schema import Problem
 from judges import sandbox
-from judges.base import Score, check_library_names, check_weights
+from judges.base import Score, check_library_names, check_weights, too_short
 from judges.execution import _answer_dirs, unexpected_error
 from judges.ocaml_harness import check_problem, harness_source, read_results
 
@@ -239,7 +239,7 @@ class OcamlJudge:
         except (TypeSpecError, ValueError, CompilerMissing) as e:
             return Score(value=None, breakdown=bd, raw=f"judge error: {e}")
         if code is None or lines < s.min_lines:
-            bd["error"] = "no code found" if code is None else f"fewer than {s.min_lines} lines of code"
+            bd["error"] = "no code found" if code is None else too_short("judge.ocaml", s.min_lines)
             return Score(value=0.0, breakdown=bd)
         workdir = sandbox.make_workdir("rlaif-ocaml-")
         os.chmod(workdir, 0o755)

@@ -11,7 +11,7 @@ import re
 from data.ocaml_types import PRELUDE, TypeSpecError, check_tests, literal, parse_signature, printer
 from data.schema import Problem
 from judges import sandbox
-from judges.execution import outputs_match, wrong_answer
+from judges.verdicts import output_cut, outputs_match, wrong_answer
 
 
 def test_code_line(problem: Problem) -> int:
@@ -76,7 +76,7 @@ def read_results(problem: Problem, run: sandbox.SandboxResult, nonce: str, bd: d
             other.append(line)
     bd["timed_out"] = run.timed_out
     died = ("timed out" if run.timed_out else
-            "no result: the program's output passed judge.ocaml.max_output_bytes and was cut" if len(run.stderr) >= cap
+            output_cut(problem, cap) if len(run.stderr) >= cap
             else f"no result: the program exited (status {run.returncode}) before reporting")
     if not problem.tests:
         ok = any(m.get("event") == "check" and m.get("ok") is True for m in msgs)

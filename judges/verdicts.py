@@ -46,13 +46,17 @@ def output_cut(problem: Problem, cap: int) -> str:
     """The error of a test left without a result because the results stream passed the output cap (`cap` bytes
     kept of it), saying whose fault that is: the tests', when their own expected outputs, as result lines, come
     to the cap already (a correct answer cannot report them all), else the answer's (it returned far more)."""
+    def size(n: int) -> str:
+        return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n / 1024:.0f} KiB"
+    exact = f"{cap >> 20} MiB" if cap % (1 << 20) == 0 else f"{cap >> 10} KiB" if cap % 1024 == 0 else f"{cap:,} bytes"
+    said = f"no result: the results passed the judge's output cap of {exact} and were cut"
+    tests = problem.tests or []
+    if not tests:   # test_code: its one marker line is small
+        return said
     need = sum(len(json.dumps({"event": "test", "i": i, "ok": True, "out": t.get("output"), "nonce": "0" * 32})) + 1
-               for i, t in enumerate(problem.tests or []))
-    size = lambda n: f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n / 1024:.0f} KiB"  # noqa: E731
-    said = ("no result: the results passed the judge's output cap (max_output_bytes, "
-            f"{f'{cap >> 20} MiB' if cap % (1 << 20) == 0 else f'{cap:,} bytes'}) and were cut")
-    if need >= cap:
-        return capped(f"{said}; the expected outputs of this problem's {len(problem.tests or [])} tests alone come "
-                      f"to about {size(need)} of results, so no answer reports them all: give it fewer tests, or "
-                      "tests with smaller outputs")
-    return capped(f"{said} (its tests' expected outputs come to about {size(need)}: the answer returned far more)")
+               for i, t in enumerate(tests))
+    if need < cap:
+        return capped(f"{said} (its tests' expected outputs come to about {size(need)}: the answer returned far more)")
+    alone = f"outputs of its {len(tests)} tests alone come" if len(tests) > 1 else "output of its one test alone comes"
+    return capped(f"{said}; the expected {alone} to about {size(need)} of results, so no answer reports them all: "
+                  "give the problem fewer tests, or tests with smaller outputs")

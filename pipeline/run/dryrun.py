@@ -342,14 +342,15 @@ def _references(cfg, probs: list) -> str:
     stage will (a failure caps pass@1 there; warned), straight from the judge, writing nothing. The shipped
     sets' references are proven by the tests of this package, and are not run here."""
     from data.loaders import FIXED
-    from pipeline.stages.eval import reference_checks, say_reference_failures
+    from pipeline.stages.eval import failures_in_words, reference_checks, reference_verdicts, say_reference_failures
     own = [(s, p) for s, p in probs if s not in FIXED and not (s == "validation" and cfg.data.source in FIXED)]
     checked = reference_checks(cfg, [p for _, p in own], cached=False)
     known = sum(ok is not None for ok, _ in checked)
     if not known:
         return ""
     wrong = say_reference_failures(own, checked)
-    return (f" ({wrong} of {known} references fail their own tests: see the warning)" if wrong else
+    failing, short = reference_verdicts(own, checked)
+    return (f" ({wrong} of {known} references {failures_in_words(failing, short)}: see the warning)" if wrong else
             f" ({'its one reference passes its' if known == 1 else f'all {known} references pass their'} own tests)")
 
 
@@ -363,19 +364,24 @@ def _training_references(cfg, kept: list) -> str:
     score. Writing nothing; warned, and said on the line."""
     import logging
     import random
-    from pipeline.stages.eval import reference_checks
+    from pipeline.stages.eval import (failures_in_words, listed, reference_checks, reference_verdicts,
+                                      say_short_references)
     some = kept if len(kept) <= CHECKED else random.Random(0).sample(kept, CHECKED)
     checked = reference_checks(cfg, some, cached=False)
     known = sum(ok is not None for ok, _ in checked)
-    wrong = [f"{p.id}: {why}" for p, (ok, why) in zip(some, checked) if ok is False]
-    if wrong:
+    failing, short = reference_verdicts([(p.id, p) for p in some], checked)
+    where = f"data.source={cfg.data.source}"
+    if failing:
         logging.getLogger("rlaif").warning(
-            "data.source=%s: %d of %d training references fail their own tests (%s%s): the warm-start learns them as "
-            "they are, and the ratio reward divides the student's score by theirs; fix the tests or the reference "
-            "(`rlaif judge --problem ID --completion FILE` shows the breakdown)", cfg.data.source, len(wrong), known,
-            "; ".join(wrong[:3]), "; ..." if len(wrong) > 3 else "")
+            "%s: %d of %d training references fail their own tests (%s): the warm-start learns them as they are, and "
+            "the ratio reward divides the student's score by theirs; fix the tests or the reference (`rlaif judge "
+            "--problem ID --completion FILE` shows the breakdown)", where, len(failing), known,
+            listed(failing, f"{where}: the training references failing their own tests"))
+    say_short_references(where, short, known, "training references", "so the warm-start learns answers that score 0, "
+                         "and the ratio reward divides the student's score by their 0")
+    wrong = len(failing) + sum(map(len, short.values()))
     if not known:
         return ""
     of = f" of {known} checked (a fixed draw of the {len(kept)})" if len(some) < len(kept) else f" of {known}"
-    return (f" (training references: {len(wrong)}{of} fail their own tests: see the warning)" if wrong else
+    return (f" (training references: {wrong}{of} {failures_in_words(failing, short)}: see the warning)" if wrong else
             f" (training references: all {known}{' checked' if len(some) < len(kept) else ''} pass their own tests)")

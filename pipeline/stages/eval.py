@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 import torch
 from tqdm import tqdm
 
+from judges.base import short_of
 from pipeline.store import dist
 from pipeline.config.schema import Config
 from pipeline.engines.hf import (batch_size, cache_kwargs, chat_prompt, check_prompts, context_length, generate,
@@ -276,16 +277,62 @@ def reference_checks(cfg: Config, problems: list, cached: bool = True) -> list[t
     return out
 
 
+def reference_verdicts(named: list[tuple[str, object]], checked: list[tuple[bool | None, str | None]]
+                       ) -> tuple[list[str], dict[str, list[str]]]:
+    """Of (name, problem)s and their reference_checks: those whose reference fails its own tests ("name: why"), and
+    those scored 0 as shorter than a judge's min_lines, their tests never run: names per "<key>=<value>"."""
+    failing, short = [], {}
+    for (name, p), (ok, why) in zip(named, checked):
+        under = short_of(why, p.language) if ok is False else None
+        if under:
+            short.setdefault(f"{under[0]}={under[1]}", []).append(name)
+        elif ok is False:
+            failing.append(f"{name}: {why}")
+    return failing, short
+
+
+def failures_in_words(failing: list, short: dict[str, list]) -> str:
+    """What a count of failing references did: 'fail their own tests', 'have fewer lines of code than
+    judge.ocaml.min_lines=8', or both, counted."""
+    if not short:
+        return "fail their own tests"
+    if not failing and len(short) == 1:
+        return f"have fewer lines of code than {next(iter(short))}"
+    return "fail (" + ", ".join([f"{len(failing)} their own tests"] * bool(failing) +
+                                [f"{len(v)} under {k}" for k, v in short.items()]) + ")"
+
+
+def listed(names: list[str], what: str, n: int = 3) -> str:
+    """The first `n` names, then how many more, each of them logged at DEBUG."""
+    if len(names) <= n:
+        return "; ".join(names)
+    log.debug("%s, all %d: %s", what, len(names), "; ".join(names))
+    return "; ".join(names[:n]) + f"; ... {len(names) - n} more (run.log_level=DEBUG names them all)"
+
+
+def say_short_references(where: str, short: dict[str, list[str]], known: int, what: str, harm: str) -> None:
+    """Warn of the references scored 0 as shorter than a judge's min_lines (reference_verdicts): their tests
+    never ran, and the judge's rule, not the tests, is what to change."""
+    for key, names in short.items():
+        log.warning("%s: %d of %d %s have fewer lines of code than %s (%s): the judge scores an answer that short 0 "
+                    "without running its tests, %s; lower %s (0 scores answers of any length) if answers this short are "
+                    "right", where, len(names), known, what, key, listed(names, f"{where}: {what} under {key}"), harm,
+                    key.split("=")[0])
+
+
 def say_reference_failures(probs: list[tuple[str, object]], checked: list[tuple[bool | None, str | None]]) -> int:
-    """Warn of the (source, problem)s whose reference fails its own tests (reference_checks); their count."""
-    wrong = [f"{src}:{p.id}: {why}" for (src, p), (ok, why) in zip(probs, checked) if ok is False]
-    if wrong:   # the test (or the reference) is wrong: an answer like the reference fails, pass@1 capped there
-        log.warning("eval: %d of the %d reference answers of the eval's problems fail their own tests (%s%s): an "
+    """Warn of the (source, problem)s whose reference fails its own tests, or is shorter than the judge's
+    min_lines (reference_checks); their count."""
+    failing, short = reference_verdicts([(f"{src}:{p.id}", p) for src, p in probs], checked)
+    known = sum(ok is not None for ok, _ in checked)
+    if failing:   # the test (or the reference) is wrong: an answer like the reference fails, pass@1 capped there
+        log.warning("eval: %d of the %d reference answers of the eval's problems fail their own tests (%s): an "
                     "answer that does what the reference does fails them too, and eval/pass@1 counts it as failed; "
                     "fix the tests or the reference (`rlaif judge --problem ID --completion FILE` shows the breakdown)",
-                    len(wrong), sum(ok is not None for ok, _ in checked), "; ".join(wrong[:3]),
-                    "; ..." if len(wrong) > 3 else "")
-    return len(wrong)
+                    len(failing), known, listed(failing, "eval: the references failing their own tests"))
+    say_short_references("eval", short, known, "reference answers of the eval's problems",
+                         "so an answer as short as the reference fails, and eval/pass@1 counts it as failed")
+    return len(failing) + sum(map(len, short.values()))
 
 
 def part_shares(language: str, scores) -> dict[str, float]:

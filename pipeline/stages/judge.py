@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 from data.schema import Problem
-from judges.base import Score
+from judges.base import Score, short_of
 from judges.mix import combine
 from pipeline.stages.judging import (PARTS, batching, components, execution_parts, full_credit_shares, paid_for,
                                      settle_stage, work_dir)
@@ -85,11 +85,32 @@ def run(ctx: Ctx) -> None:
 def reference_failures(teacher: list[dict], scores: list[Score]) -> int:
     """How many reference answers fail their own problem's tests (an execution score below 1), said in a
     warning with their ids: the ratio reward divides each of those problems' student scores by it, so a
-    wrong reference (or a wrong test) inflates their rewards without a word."""
-    bad = [(t["problem_id"], s.value) for t, s in zip(teacher, scores) if s.value is not None and s.value < 1]
-    if bad:
-        log.warning("teacher.kind=reference: %d of %d reference answers fail their own tests (%s%s): the reward divides "
+    wrong reference (or a wrong test) inflates their rewards without a word. Those scored 0 as shorter than
+    the judge's min_lines (their tests never ran) are warned of apart: the key to lower is the fix."""
+    bad = [(t["problem_id"], s) for t, s in zip(teacher, scores) if s.value is not None and s.value < 1]
+    short: dict[str, list[str]] = {}
+    failing = []
+    for i, s in bad:
+        under = short_of((s.breakdown or {}).get("error"), (s.breakdown or {}).get("language"))
+        if under:
+            short.setdefault(f"{under[0]}={under[1]}", []).append(i)
+        else:
+            failing.append(f"{i}: {s.value:.2f}")
+    if failing:
+        log.warning("teacher.kind=reference: %d of %d reference answers fail their own tests (%s): the reward divides "
                     "by those scores; fix the reference or the tests (`rlaif judge --problem ID --completion FILE` "
-                    "shows the breakdown)", len(bad), len(teacher),
-                    ", ".join(f"{i}: {v:.2f}" for i, v in bad[:5]), ", ..." if len(bad) > 5 else "")
+                    "shows the breakdown)", len(failing), len(teacher), _listed(failing))
+    for key, ids in short.items():
+        log.warning("teacher.kind=reference: %d of %d reference answers have fewer lines of code than %s (%s): the "
+                    "judge scores them 0 without running their tests, and the reward divides by those scores; lower %s "
+                    "(0 scores answers of any length) if answers this short are right", len(ids), len(teacher), key,
+                    _listed(ids), key.split("=")[0])
     return len(bad)
+
+
+def _listed(names: list[str], n: int = 5) -> str:
+    """The first `n` names, then how many more, each of them logged at DEBUG."""
+    if len(names) > n:
+        log.debug("teacher.kind=reference: all %d: %s", len(names), ", ".join(names))
+    return ", ".join(names[:n]) + (f", ... {len(names) - n} more (run.log_level=DEBUG names them all)"
+                                   if len(names) > n else "")
