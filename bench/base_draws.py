@@ -55,7 +55,8 @@ def chi2_sf(x: float, k: int) -> float:
 
 
 def analyse(draws: list[list[dict]], selected: str) -> tuple[list[str], list[str]]:
-    keys = sorted(set.intersection(*({f"{r['source']}:{r['problem_id']}" for r in rows} for rows in draws)))
+    keys = sorted(set.intersection(*({f"{r['source']}:{r['problem_id']}" for r in rows if r.get("correct") is not None}
+                                     for rows in draws)))   # (a problem without tests has no pass/fail)
     by = [{f"{r['source']}:{r['problem_id']}": r for r in rows} for rows in draws]
     n = min(int(d[k]["n"]) for d in by for k in keys)
     means = [sum(float(d[k]["pass@1"]) for k in keys) / len(keys) for d in by]

@@ -12,7 +12,7 @@ from pipeline.cli.main import main
 from pipeline.config.file import load_config
 from pipeline.metrics.evals import load_eval, per_problem
 from pipeline.run.runner import Runner
-from pipeline.stages.spend import run_spend
+from pipeline.stages.spend import manifest_spend, run_spend
 from tests.fakeapi import FakeAPI
 
 TESTED = {"prompt": "Write a Python function `def f(x: int) -> int:` that returns x.", "entry_point": "f",
@@ -76,7 +76,7 @@ def test_a_reward_function_scores_the_eval_of_problems_without_tests(tmp_path, t
         (len(r["texts"][0]) % 5) / 5 for r in rows3 if r["source"] == "validation"]
 
 
-def test_an_api_judge_scores_the_eval_of_problems_without_tests_paid_once(tmp_path, tiny_config, monkeypatch):
+def test_an_api_judge_scores_the_eval_of_problems_without_tests_paid_once(tmp_path, tiny_config, monkeypatch, capsys):
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     monkeypatch.chdir(tmp_path)
     bare = _rows(tmp_path / "bare.jsonl", 12)
@@ -90,8 +90,12 @@ def test_an_api_judge_scores_the_eval_of_problems_without_tests_paid_once(tmp_pa
         assert "eval/pass@1" not in fig and fig["eval/score"] == pytest.approx(rows[0]["score"])
         run = Runner(load_config(None, over)).run_dir
         assert run_spend(run)["judge"] == pytest.approx(fig["eval/judge_cost_usd"])   # in the run's judge spend
+        assert manifest_spend(run)["judge"] == pytest.approx(fig["eval/judge_cost_usd"])   # and its finished figures
         _, fig2 = _eval(over, force=True)
         assert api.total == 3 and fig2["eval/judge_cache_hits"] == 3   # paid once
+        monkeypatch.delenv("ANTHROPIC_API_KEY")   # no key: said before any answer is drawn, not a raw SDK error
+        assert main(["eval", "0", *over, "--force"]) == 2
+        assert "ANTHROPIC_API_KEY is not set" in capsys.readouterr().err and api.total == 3
 
 
 def test_the_epoch_line_shows_the_eval_score_where_no_problem_has_tests():
@@ -120,3 +124,41 @@ def test_the_dry_run_prices_the_evals_api_judgements(tmp_path, tiny_config, monk
     assert "eval judge (anthropic fake-model) 12 judgements" in out, out   # in the sum over the epochs
     assert main(["epoch", "2", "--dry-run", *over, "eval.sources=[]"]) == 0   # no eval: no such line
     assert "eval judge" not in capsys.readouterr().out
+
+
+def test_the_evals_fingerprint_holds_the_judge_only_where_a_problem_lacks_tests(tmp_path, monkeypatch):
+    """An eval whose problems all have tests is the execution judge's whatever judge.kind: its fingerprint (and so
+    every eval an earlier version made) stays; one with problems without tests holds the judge that scores them."""
+    monkeypatch.chdir(tmp_path)
+    tested, bare = _rows(tmp_path / "tested.jsonl", 12, tests=True), _rows(tmp_path / "bare.jsonl", 12)
+    for over in ([f"data.source={tested}", "judge.kind=length"], ["data.source=builtin:train",
+                 "eval.sources=[validation]", "data.validation_size=10", "judge.kind=length"],
+                 [f"data.source={bare}", "judge.kind=execution"]):
+        assert load_config(None, over).eval_judge is None, over
+    judged = load_config(None, [f"data.source={bare}", "judge.kind=length"]).eval_judge
+    assert judged == {"judge.kind": "length", "judge.model": "", "judge.base_url": "", "judge.max_tokens": 512,
+                      "judge.temperature": None, "judge.show_teacher": True,
+                      "judge.mix": {"execution": 0.65, "anthropic": 0.35}}, judged
+
+
+def test_early_stopping_on_pass_at_1_with_no_tested_eval_problem_is_refused(tmp_path, tiny_config, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rw.py").write_text(REWARD)
+    over = [*tiny_config, f"data.source={_rows(tmp_path / 'bare.jsonl', 12)}", "judge.kind=python",
+            "judge.python.function=rw.py:rw", "eval.patience=2"]
+    assert main(["epoch", "1", "--dry-run", *over, "eval.early_stop_metric=eval/pass@1"]) == 2
+    assert "none of the eval's 2 problems has tests" in capsys.readouterr().err
+    assert main(["epoch", "1", "--dry-run", *over, "eval.early_stop_metric=eval/score"]) == 0
+
+
+def test_rlaif_compare_reads_the_score_where_no_problem_has_tests(tmp_path, tiny_config, monkeypatch):
+    from pipeline.report.noise import variant_lines
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rw.py").write_text(REWARD)
+    over = [*tiny_config, f"data.source={_rows(tmp_path / 'bare.jsonl', 40)}", "judge.kind=python",
+            "judge.python.function=rw.py:rw", "eval.max_problems=0"]
+    _eval(over)
+    _eval([*over, "eval.max_new_tokens=8"])
+    a, b = sorted(Runner(load_config(None, over)).epoch_dir(0).glob("eval-*"))
+    lines = variant_lines(a, [("other", b)])
+    assert len(lines) == 1 and lines[0].startswith("  other vs chosen: `eval/score`"), lines

@@ -237,3 +237,15 @@ def test_best_of_n_barely_up_beside_a_large_fall_is_no_divergence():
     assert "reward_regression" in names and "best_of_n_vs_mean" not in names
     ms[1]["reward/best_of_n"] = 1.8516 + 0.05   # up by more than a quarter of the fall: flagged
     assert "best_of_n_vs_mean" in [f.name for f in analyse(ms, CFG, {})]
+
+
+def test_under_adaptive_kl_every_flag_names_its_target_not_the_coefficient():
+    """Adaptive KL steers update.kl_coef itself: kl_high, loss_rising and a regression all say to lower
+    update.kl_target, none to raise the coefficient the controller overrides."""
+    ms = healthy(3)
+    ms[2].update({"kl/k3": 0.2, "reward/mean": 0.1})
+    settings = {"update.kl_mode": "adaptive", "update.kl_target": 0.1, "update.kl_coef": 1.0}
+    flags = [f for f in analyse(ms, CFG, settings) if f.name in ("kl_high", "reward_regression")]
+    assert {f.name for f in flags} == {"kl_high", "reward_regression"}, flags
+    for f in flags:
+        assert "lower update.kl_target (e.g. 0.1 -> 0.05)" in f.advice and "raise update.kl_coef" not in f.advice, f

@@ -71,3 +71,6 @@ def test_an_overlap_from_a_split_already_names_the_eval_source_to_drop(tmp_path,
     assert re.search(r"trains on \d problem\(s\) the eval scores \(eval.sources: base.jsonl", err), err
     assert "take base.jsonl out of eval.sources, or name its held-out split (base.jsonl:heldout)" in err, err
     assert "train on a split" not in err
+
+    assert main(["epoch", "1", "--dry-run", *tiny_config, "data.source=builtin:train", "eval.sources=[builtin]"]) == 2
+    assert "take builtin out of eval.sources, or name its held-out split (builtin:heldout)" in capsys.readouterr().err

@@ -7,8 +7,11 @@ Every field has a type, a default and a one-line doc (`rlaif config show --doc` 
 """
 from __future__ import annotations
 
+import functools
+import json
 import os
 import warnings
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
@@ -103,13 +106,17 @@ class Config(Section):
 
     @property
     def eval_judge(self) -> dict | None:
-        """The run's judge as the eval's fingerprint sees it where the eval may score with it: problems
-        without tests (your own sources or validation; the shipped sets all have tests) under a judge that
-        needs none (no execution component). None where the eval scores with the execution judge alone."""
+        """The run's judge as the eval's fingerprint sees it where the eval scores with it: an eval source with
+        problems without tests (validation: data.source's; the shipped sets all have tests) under a judge that
+        needs none (no execution component). None where the eval scores with the execution judge alone (as
+        every eval before it did, so their fingerprints stay)."""
         from data.loaders import FIXED
-        if self.uses_execution or all(s in FIXED for s in self.eval.sources or []):
+        specs = [self.data.source if s == "validation" else s for s in self.eval.sources or []]
+        if self.uses_execution or not any(s not in FIXED and lacks_tests(s, self.data.mapping, self.data.language)
+                                          for s in specs):
             return None
-        return {f: self.fingerprinted(f) for f in JUDGE_FIELDS if f not in ("judge.execution", "judge.ocaml")}
+        return {f: v for f in JUDGE_FIELDS if f not in ("judge.execution", "judge.ocaml")
+                and (v := self.fingerprinted(f)) != NEUTRAL.get(f, ...)}
 
     @property
     def uses_execution(self) -> bool:
@@ -262,6 +269,24 @@ class Config(Section):
         for part in path.split("."):
             obj = getattr(obj, part)
         return _without_runtime(obj, path) if isinstance(obj, BaseModel) else obj
+
+
+def lacks_tests(spec: str, mapping: dict | None, language: str) -> bool:
+    """Whether some problem of data source `spec` has neither tests nor test_code (read once per state of its
+    file); False where it cannot be read (the run says why, before any work)."""
+    from data.loaders import file_split
+    try:
+        path = Path(file_split(spec)[0]).expanduser()
+        stamp = (path.stat().st_mtime_ns, path.stat().st_size) if path.is_file() else None
+        return _lacks_tests(spec, json.dumps(mapping or {}, sort_keys=True), language, stamp)
+    except Exception:   # noqa: BLE001  (a fingerprint must not fail on what the data checks say)
+        return False
+
+
+@functools.lru_cache(maxsize=32)
+def _lacks_tests(spec: str, mapping: str, language: str, stamp) -> bool:
+    from data.loaders import load_source
+    return any(not p.tests and not p.test_code for p in load_source(spec, json.loads(mapping) or None, language))
 
 
 def _check_reward_functions(function: str | list[str], weights: list[float]) -> None:

@@ -32,6 +32,21 @@ def key_change(key: str, way: str, settings: dict[str, Any], factor: float = 2.0
     return f"{way} {key} (e.g. {_g(cur)} -> {_g(new)})"
 
 
+def kl_target(s: dict[str, Any], report_target: float) -> tuple[float, str]:
+    """(the KL target, its key): update.kl_target under adaptive KL (the controller steers toward it), else
+    report.kl_target."""
+    adaptive = s.get("update.kl_mode") == "adaptive" and as_number(s.get("update.kl_target"))
+    return (as_number(s["update.kl_target"]), "update.kl_target") if adaptive else (report_target, "report.kl_target")
+
+
+def kl_lever(s: dict[str, Any]) -> str:
+    """The way to hold the policy nearer its reference: raise update.kl_coef, or under adaptive KL (which
+    steers the coefficient itself) lower update.kl_target."""
+    if s.get("update.kl_mode") == "adaptive":
+        return key_change("update.kl_target", "lower", s)
+    return key_change("update.kl_coef", "raise", s, default=0.05)
+
+
 TOWARD_DEFAULT = ("update.lr", "update.sft_lr", "update.kl_coef", "sample.temperature", "reward.eps")
 
 

@@ -12,7 +12,8 @@ import math
 from typing import Any
 
 from pipeline.config.epoch import ReportConfig
-from pipeline.metrics.advice import bounded_judge, key_change, no_signal_flag, passes_advice, stop_advice
+from pipeline.metrics.advice import (bounded_judge, key_change, kl_lever, kl_target, no_signal_flag, passes_advice,
+                                     stop_advice)
 from pipeline.metrics.doc import as_number, series
 from pipeline.metrics.flag_kinds import FLAGS, SEVERITIES, Flag
 from pipeline.metrics.trends import trend_flags
@@ -37,15 +38,14 @@ def analyse(epochs: list[dict], cfg: ReportConfig, settings: dict[str, Any] | No
     def flag(name: str, epoch: int, evidence: str, advice: str, severity: str = "warning") -> None:
         flags.append(Flag(name, epoch, severity, evidence, advice))
 
-    lower_lr, raise_kl = key_change("update.lr", "lower", s), key_change("update.kl_coef", "raise", s, default=0.05)
+    lower_lr, raise_kl = key_change("update.lr", "lower", s), kl_lever(s)
 
     trend_flags(ms, cfg, s, flag)   # across epochs: reward regression and decline, best-of-N, loss rising
     rl_epochs = [m for m in ms if int(m["epoch"]) >= 1]   # epoch 0: the warm-start's supervised loss and entropy
     # an epoch whose update trained the teacher's rows alone measured their entropy (at T = 1), not the policy's
     entropy = series([m for m in rl_epochs if as_number(m.get("select/kept_frac")) != 0], "policy/entropy")
-    adaptive = s.get("update.kl_mode") == "adaptive" and as_number(s.get("update.kl_target"))
-    target, target_key = ((as_number(s["update.kl_target"]), "update.kl_target") if adaptive
-                          else (cfg.kl_target, "report.kl_target"))
+    target, target_key = kl_target(s, cfg.kl_target)
+    adaptive = target_key == "update.kl_target"
     levels = _entropy_levels(entropy, ms, cfg.kl_explode * target)
     collapsing = set()  # epochs where entropy fell `entropy_falls` times running, far below its earlier peak
     for i in range(cfg.entropy_falls, len(entropy)):
@@ -355,7 +355,6 @@ def _mismatch_first(s: dict[str, Any]) -> str:
         return (f"This run samples with sample.dtype={s['sample.dtype']} and trains in float32: sample.dtype=float32 "
                 f"samples the trained weights themselves. ")
     return ""
-
 
 
 def _entropy_levels(entropy: list[tuple[int, float]], ms: list[dict], explode_at: float) -> list[tuple[int, float]]:

@@ -11,7 +11,7 @@ import math
 from typing import Any, Callable
 
 from pipeline.config.epoch import ReportConfig
-from pipeline.metrics.advice import key_change
+from pipeline.metrics.advice import key_change, kl_lever, kl_target
 from pipeline.metrics.doc import as_number, series
 
 STILL_KL = 1e-3
@@ -37,10 +37,7 @@ def recovered(e: int) -> str:
 def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Callable[..., None]) -> None:
     """Raise the across-epoch flags of `ms` (sorted by epoch) through `flag(name, epoch, evidence, advice,
     severity)`; `s` the run's flat settings, as `analyse` takes them."""
-    lower_lr = key_change("update.lr", "lower", s)
-    # adaptive KL steers kl_coef itself: the lever is its target
-    raise_kl = (key_change("update.kl_target", "lower", s) if s.get("update.kl_mode") == "adaptive"
-                else key_change("update.kl_coef", "raise", s, default=0.05))
+    lower_lr, raise_kl = key_change("update.lr", "lower", s), kl_lever(s)
     epochs = [m["epoch"] for m in ms]
     rewards = series(ms, "reward/mean")
     bon = dict(series(ms, "reward/best_of_n"))
@@ -142,9 +139,7 @@ def within_kl(m: dict, cfg: ReportConfig, s: dict[str, Any]) -> bool:
     """Epoch m's kl/k3 at most report.kl_high x the KL target (update.kl_target under adaptive KL, else
     report.kl_target): the policy's distance from its reference is in budget."""
     k3 = as_number(m.get("kl/k3"))
-    adaptive = s.get("update.kl_mode") == "adaptive" and as_number(s.get("update.kl_target"))
-    target = as_number(s["update.kl_target"]) if adaptive else cfg.kl_target
-    return k3 is not None and k3 <= cfg.kl_high * target
+    return k3 is not None and k3 <= cfg.kl_high * kl_target(s, cfg.kl_target)[0]
 
 
 def _rises(window: list[float], noise: float = 0.0) -> bool:

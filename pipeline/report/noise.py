@@ -30,6 +30,8 @@ REWARD_OTHER_PROMPTS = "_reward/other_prompts"  # the previous epoch drew other 
 # epoch with these prompts and reward/mean's change on them since ({from, a, b, ci}), or None}
 REWARD_FROM_BEST = "_reward/from_best"  # {from: the best earlier epoch, ci: reward/mean's change from it}
 EVAL_CHANGE = "_eval/change"  # eval pass@1 and score against the previous and the first eval: [{metric, from, a, b, ci, problems}]; not shown
+
+
 def eval_dir(runner: "Runner", n: int) -> Path | None:
     """The directory of epoch n's eval (of its chosen policy; n = 0: the base model's)."""
     m = runner.epoch_manifests(n).get("eval")
@@ -169,7 +171,7 @@ def change_intervals(runner: "Runner", ms: list[dict]) -> None:
     for n, m in by_epoch.items():   # the settings each epoch sampled, judged and rewarded with (a run may change them)
         mans = runner.epoch_manifests(n)
         m[SAMPLED_WITH] = {k: v for st in ("sample", "judge", "reward")
-                           for k, v in _flat((mans.get(st) or {}).get("config") or {}).items()}
+                           for k, v in flat_settings((mans.get(st) or {}).get("config") or {}).items()}
         m[FORMER_PARENT] = runner.former_parent(n)
     prev = first = None
     for n in runner.epochs():
@@ -234,11 +236,13 @@ def reward_intervals(runner: "Runner", ms: list[dict]) -> None:
         seen.append((n, means, float(mean) if isinstance(mean, (int, float)) else sum(means.values()) / len(means)))
 
 
-def _flat(d: dict, prefix: str = "") -> dict:
-    """A stage manifest's config as flat keys ({"reward": {"kind": "ratio"}} -> {"reward.kind": "ratio"})."""
+def flat_settings(d: dict, prefix: str = "") -> dict:
+    """A config (or a stage manifest's) as flat keys ({"reward": {"kind": "ratio"}} -> {"reward.kind": "ratio"});
+    data.mapping stays one value (its keys are your columns)."""
     out = {}
     for k, v in d.items():
-        out.update(_flat(v, f"{prefix}{k}.") if isinstance(v, dict) and k != "data.mapping" else {f"{prefix}{k}": v})
+        mapping = f"{prefix}{k}".endswith("mapping")
+        out.update(flat_settings(v, f"{prefix}{k}.") if isinstance(v, dict) and not mapping else {f"{prefix}{k}": v})
     return out
 
 
@@ -354,8 +358,10 @@ def variant_lines(chosen_dir: Path | None, others: list[tuple[str, Path]]) -> li
         rows = _rows(d)
         if not rows:
             continue
+        # pass@1 where the problems have tests, else the score (the run's judge's, of problems without tests)
+        metric = "pass@1" if per_problem(base, "pass@1") else "score"
         try:
-            p = compare([per_problem(base, "pass@1")], [per_problem(rows, "pass@1")], "eval/pass@1")
+            p = compare([per_problem(base, metric)], [per_problem(rows, metric)], f"eval/{metric}")
         except ValueError:
             continue
         out.append(f"  {name} vs chosen: {_describe(p).replace('**', '')}")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pipeline.config.errors import RunError
 from pipeline.metrics.flags import FLAGS, analyse
 from pipeline.metrics.doc import metrics_markdown
+from pipeline.report.noise import flat_settings
 from pipeline.report.plots import make_plots
 from pipeline.report.table import _fmt, legend, metrics_table
 from pipeline.store.artifacts import read_manifest
@@ -36,23 +37,13 @@ def load_metrics(runner: "Runner") -> list[dict]:
     return out
 
 
-def _flatten(d: dict, prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in d.items():
-        if isinstance(v, dict) and k != "mapping":
-            out.update(_flatten(v, f"{prefix}{k}."))
-        else:
-            out[f"{prefix}{k}"] = v
-    return out
-
-
 def run_settings(runner: "Runner") -> dict[str, Any]:
     """Flat config of the run: the current config, overlaid with what the last epoch's stages used."""
-    s = _flatten(runner.cfg.model_dump())
+    s = flat_settings(runner.cfg.model_dump())
     epochs = runner.epochs()
     if epochs:
         for m in runner.epoch_manifests(epochs[-1]).values():
-            s.update(_flatten(m.get("config", {})))
+            s.update(flat_settings(m.get("config", {})))
     return s
 
 

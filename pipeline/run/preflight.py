@@ -158,11 +158,10 @@ def check_data(cfg: Config) -> None:
                        f"(eval.sources: {scored[both[0]]}; e.g. {', '.join(i for i, _ in both[:3])}): a held-out score of problems "
                        f"trained on measures memory; " + (
                            f"take {scored[both[0]]} out of eval.sources, or name its held-out split "
-                           f"({_file_of(scored[both[0]])}:heldout)" if cfg.data.source.endswith((":train", ":tune"))
+                           f"({held_out(scored[both[0]])})" if cfg.data.source.endswith((":train", ":tune"))
                            else f"{_train_split(cfg.data.source)} or take them out of eval.sources")
                        + " (eval.allow_trained=true for a positive control)")
-    # read whole here (a malformed row named with the key), and a problem the eval scores among them refused
-    # now, not when the warm-start or RL reaches it
+    # read whole here (a malformed row named with its key), one the eval scores refused now, not at the warm-start
     warm = train + extra_problems(cfg, "data.warm_start_sources", "the warm-start", train)
     rl = train + extra_problems(cfg, "data.rl_sources", "RL", train)
     if not rl:
@@ -370,6 +369,12 @@ def _train_split(source: str) -> str:
     if base in ("builtin", "bank", "ocaml"):
         return f"train on its training split (data.source={base}:train)"
     return f"train on a split ({_file_of(source)}:train, read from each row's `split` field)"
+
+
+def held_out(source: str) -> str:
+    """The held-out split of an eval source (builtin:heldout for builtin, my.jsonl:heldout for my.jsonl)."""
+    from data.loaders import FIXED
+    return (source.split(":")[0] if source in FIXED else _file_of(source)) + ":heldout"
 
 
 def _file_of(source: str) -> str:

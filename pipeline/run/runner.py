@@ -99,9 +99,10 @@ class Runner(Lineage, RunLock):
         todo = {st.name for st, fp, d, _ in plan if load_complete(d, fp, verify=False) is None and only in (None, st.name)}
         if n == 1 and self.cfg.update.warm_start and only is None:
             todo |= {"teacher"}  # epoch 0 asks the teacher first
-        if {"teacher", "judge"} & todo:
+        judge = "judge" in todo or ("eval" in todo and self.cfg.eval_judge is not None)   # (its problems without tests)
+        if "teacher" in todo or judge:
             from pipeline.stages.judging import check_api
-            check_api(self.cfg, teacher="teacher" in todo, judge="judge" in todo, missing=missing)
+            check_api(self.cfg, teacher="teacher" in todo, judge=judge, missing=missing)
 
     def run_eval(self, n: int, echo: Callable[[str], None] = print, warm_start: bool = False,
                  force: bool = False) -> dict:
@@ -127,6 +128,9 @@ class Runner(Lineage, RunLock):
             # (not when the update was remade since this eval read it: rank 0 decides, for every rank)
             m = None if force else dist.on_main(lambda: reusable(d, fp, {"update": d_in})[0])
             if m is None:
+                if self.cfg.eval_judge is not None:   # an API judge's price and key, before any answer is drawn
+                    from pipeline.stages.judging import check_api
+                    check_api(self.cfg, teacher=False, judge=True)
                 echo(f"  eval     running  {d.relative_to(self.run_dir)}")
                 m = self._run_stage(st, n, fp, d, {"update": d_in}, {"update": fp_in})
                 echo(f"  eval     done     {m.get('wall_s', 0):.1f}s ({m.get('rows', 0)} rows)")

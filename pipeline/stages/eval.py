@@ -24,6 +24,7 @@ import torch
 from tqdm import tqdm
 
 from judges.base import short_of
+from pipeline.config.errors import RunError
 from pipeline.store import dist
 from pipeline.config.schema import Config
 from pipeline.engines.hf import (batch_size, cache_kwargs, chat_prompt, check_prompts, context_length, generate,
@@ -225,6 +226,11 @@ def check_tests(cfg: Config) -> None:
     if not bare:
         return
     count = sum(map(len, bare.values()))
+    metric = cfg.eval.early_stop_metric
+    if cfg.eval.patience and "/pass@" in metric and count == len(probs) and not cfg.uses_execution:
+        raise RunError(f"eval.early_stop_metric={metric}, but none of the eval's {count} problems has tests: the run's "
+                       f"judge (judge.kind={cfg.judge.kind}) scores them, with no pass/fail, so {metric} is never "
+                       "recorded and early stopping would never stop the run; set eval.early_stop_metric=eval/score")
     where = "; ".join(f"{len(ids)} of {src}" + (f" (data.validation_size of data.source={cfg.data.source})"
                                                  if src == "validation" else "")
                       + f": {', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''}" for src, ids in bare.items())

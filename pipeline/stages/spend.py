@@ -23,9 +23,9 @@ def manifest_spend(run_dir: Path) -> dict[str, float]:
     out: dict[str, float] = {}
     for m in run_dir.glob("epoch-*/[!.]*/manifest.json"):   # not a killed rename's .tmp-/.trash- copy
         fig = (read_manifest(m.parent) or {}).get("figures", {})
-        for stage in ("judge", "teacher"):
-            if fig.get(f"{stage}/cost_usd"):
-                out[stage] = out.get(stage, 0.0) + float(fig[f"{stage}/cost_usd"])
+        for stage, key in (("judge", "judge/cost_usd"), ("teacher", "teacher/cost_usd"), ("judge", "eval/judge_cost_usd")):
+            if fig.get(key):   # (the eval's judgements of its problems without tests are the judge's spend)
+                out[stage] = out.get(stage, 0.0) + float(fig[key])
     return out
 
 
