@@ -18,6 +18,9 @@ from typing import Any, Iterator
 from data.schema import LANGUAGES, Problem
 
 FIELDS = tuple(f.name for f in dataclasses.fields(Problem))
+SYNONYMS = {"prompt": ("question", "problem", "instruction", "text", "description", "query"),
+            "entry_point": ("function_name", "func_name", "entrypoint", "fn_name")}
+"""Columns other datasets hold a field in (APPS' question, MBPP's text), offered first when the field is missing."""
 REQUIRED = ("id", "prompt", "entry_point")
 DIFFICULTIES = ("easy", "medium", "hard")
 SPLITS = ("train", "heldout", "tune")  # tune: the problem bank's set to tune a recipe on (bank:tune)
@@ -180,16 +183,20 @@ def to_problem(row: Any, source: str, place: str, mapping: dict[str, str] | None
     no_entry = "entry_point" not in values and "tests" not in values and "test_code" not in values
     if no_entry:
         values["entry_point"] = ""
+    free = [str(c) for c in row if c not in claimed]
+    guesses = {f: g for f in REQUIRED if f not in values and f not in mapping and (g := (
+        idlike if f == "id" else []) or [c for c in free if c.lower() in SYNONYMS.get(f, ())][:1]
+        or difflib.get_close_matches(f, free, n=1, cutoff=0.6))}
     for f in REQUIRED:
         if f not in values:
-            guess = (idlike if f == "id" else []) or difflib.get_close_matches(
-                f, [str(c) for c in row if c not in claimed], n=1, cutoff=0.6)
-            given = "".join(f"{k}: {v}, " for k, v in mapping.items())   # (the mapping already given stays in it)
-            hint = ("or map it to the right column, e.g. data.mapping={%s%s: %s}" % (given, f, guess[0] if guess
-                                                                                      else "<column>")
-                    if f not in mapping else f"or correct data.mapping.{f}")
             if mapping.get(f, f) in row:   # there, but null
-                raise bad(f, "is null", f"give it a value in that row {hint}")
+                raise bad(f, "is null", "give it a value in that row, or drop the row")
+            # every missing field's column at once (the mapping already given stays in it)
+            given = "".join(f"{k}: {v}, " for k, v in mapping.items())
+            more = "".join(f", {k}: {g[0]}" for k, g in guesses.items() if k != f)
+            hint = ("or map it to the right column, e.g. data.mapping={%s%s: %s%s}" % (
+                given, f, guesses[f][0] if f in guesses else "<column>", more)
+                    if f not in mapping else f"or correct data.mapping.{f}")
             cols = [str(c) for c in row]
             have = (f" (the row's columns: {', '.join(cols[:30])}{', ...' if len(cols) > 30 else ''})" if cols
                     else " (the row has no columns)")

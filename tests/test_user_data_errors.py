@@ -74,3 +74,19 @@ def test_an_overlap_from_a_split_already_names_the_eval_source_to_drop(tmp_path,
 
     assert main(["epoch", "1", "--dry-run", *tiny_config, "data.source=builtin:train", "eval.sources=[builtin]"]) == 2
     assert "take builtin out of eval.sources, or name its held-out split (builtin:heldout)" in capsys.readouterr().err
+
+
+def test_every_missing_field_is_mapped_at_once_from_the_columns_other_datasets_use(tmp_path):
+    """APPS' question, a function_name column and a qid: one error gives the whole mapping (it named one field,
+    then the next with <column> beside a column named question); a null field is not told to map itself."""
+    import pytest
+    from data.loaders import load_source
+    from data.rows import DataError
+    row = {"qid": "a1", "question": "Write add0(x).", "function_name": "add0", "tests": [{"input": [1], "output": 1}]}
+    (tmp_path / "ren.jsonl").write_text(json.dumps(row) + "\n")
+    with pytest.raises(DataError, match=re.escape("e.g. data.mapping={id: qid, prompt: question, entry_point: "
+                                                  "function_name}")):
+        load_source(str(tmp_path / "ren.jsonl"))
+    (tmp_path / "nul.jsonl").write_text(json.dumps({**ROW, "id": "a1", "prompt": None}) + "\n")
+    with pytest.raises(DataError, match=r"field 'prompt' is null; give it a value in that row, or drop the row\.$"):
+        load_source(str(tmp_path / "nul.jsonl"))
