@@ -81,6 +81,13 @@ def rows_json(path: Path) -> Iterator[tuple[int | str, Any]]:
             whole = json.loads(text)
         except json.JSONDecodeError:
             whole = None
+        keyed = isinstance(whole, dict) and whole and all(isinstance(v, dict) and "prompt" in v for v in whole.values())
+        if keyed:   # {"add-000": {problem}, ...}: problems under their ids
+            raise DataError(f"{path}: one JSON object of problems keyed by their ids ({', '.join(list(whole)[:3])}"
+                            f"{', ...' if len(whole) > 3 else ''}); a .json file is a list of problem objects, or one "
+                            "per line: write each with its key as its id, e.g. python -c \"import json; d = json.load("
+                            f"open('{path.name}')); json.dump([{{'id': k, **v}} for k, v in d.items()], "
+                            "open('problems.json', 'w'))\"")
         if isinstance(whole, dict):   # (a problem itself has a prompt; a wrapper, a list of objects)
             lists = [] if "prompt" in whole else [k for k, v in whole.items()
                                                   if isinstance(v, list) and v and isinstance(v[0], dict)]

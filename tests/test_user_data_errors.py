@@ -90,3 +90,23 @@ def test_every_missing_field_is_mapped_at_once_from_the_columns_other_datasets_u
     (tmp_path / "nul.jsonl").write_text(json.dumps({**ROW, "id": "a1", "prompt": None}) + "\n")
     with pytest.raises(DataError, match=r"field 'prompt' is null; give it a value in that row, or drop the row\.$"):
         load_source(str(tmp_path / "nul.jsonl"))
+
+
+def test_problems_keyed_by_id_in_one_json_object_are_told_the_command_that_lists_them(tmp_path, monkeypatch):
+    """{"add-000": {...}, ...} read as one row missing its id; the error gives a command, run here as typed."""
+    import shlex
+    import subprocess
+    import sys
+
+    import pytest
+    from data.loaders import load_source
+    from data.rows import DataError
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "obj.json").write_text(json.dumps({f"add-00{i}": {k: v for k, v in ROW.items()} for i in range(2)},
+                                                  indent=1))
+    with pytest.raises(DataError, match=r"one JSON object of problems keyed by their ids \(add-000, add-001\)") as e:
+        load_source("obj.json")
+    command = shlex.split(str(e.value).split("e.g. ", 1)[1])
+    assert command[:2] == ["python", "-c"]
+    subprocess.run([sys.executable, *command[1:]], check=True, cwd=tmp_path)
+    assert [p.id for p in load_source("problems.json")] == ["add-000", "add-001"]
