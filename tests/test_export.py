@@ -110,7 +110,8 @@ def test_mistakes_say_what_to_do_and_lose_nothing(trained, capsys):
     out.mkdir()
     (out / "mine.txt").write_text("a user's file")
     assert main(["export", "1", str(out), *over]) == 2
-    assert "is not empty: give a new directory, or --force" in capsys.readouterr().err
+    err = capsys.readouterr().err   # no --force offered where it would not work
+    assert "is not empty: give a new directory (it holds no export of rlaif, no rlaif.json" in err and "or --force" not in err
     assert main(["export", "1", str(out), "--force", *over]) == 2    # --force replaces only an earlier export
     assert "holds files that are not an export of rlaif (no rlaif.json)" in capsys.readouterr().err
     assert (out / "mine.txt").read_text() == "a user's file"
@@ -123,6 +124,8 @@ def test_mistakes_say_what_to_do_and_lose_nothing(trained, capsys):
     stale.mkdir()
     (stale / "model.safetensors").write_bytes(b"partial")
     capsys.readouterr()
+    assert main(["export", "1", str(again), *over]) == 2   # over an earlier export: --force offered
+    assert "is not empty: give a new directory, or --force to replace the export it holds" in capsys.readouterr().err
     assert main(["export", "1", str(again), "--force", *over]) == 0
     assert "kept what the earlier export did not write: .git, NOTES.md" in capsys.readouterr().out
     assert (again / "model.safetensors").exists() and not (again / "adapter_config.json").exists()

@@ -97,8 +97,10 @@ def _check_out(r, out: Path, force: bool) -> None:
         raise RunError(f"{out} exists and is not a directory: give a new directory")
     if not any(out.iterdir()):
         return
-    if not force:
-        raise RunError(f"{out} exists and is not empty: give a new directory, or --force to replace an earlier export")
+    if not force:   # (--force is offered only where it would work: over an earlier export)
+        raise RunError(f"{out} exists and is not empty: give a new directory" + (
+            ", or --force to replace the export it holds" if (out / "rlaif.json").is_file() else
+            " (it holds no export of rlaif, no rlaif.json, which --force replaces alone), or empty this one yourself"))
     if not (out / "rlaif.json").is_file():
         raise RunError(f"{out} holds files that are not an export of rlaif (no rlaif.json): --force replaces only an "
                        "earlier export; give a new directory, or empty this one yourself")
