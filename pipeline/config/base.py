@@ -53,3 +53,10 @@ it, or adding such a key, never makes an artifact recompute."""
 
 
 HomePath = Annotated[str, AfterValidator(os.path.expanduser)]  # a leading ~ is the home directory
+
+
+def not_empty(value: str, what: str) -> str:
+    """`value`, unless empty or blank (a path '' reads as the working directory): a ValueError saying what to give."""
+    if not value.strip():
+        raise ValueError(f"is empty: {what}")
+    return value

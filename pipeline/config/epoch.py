@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from pipeline.config.base import RUNTIME, Section
+from pipeline.config.base import RUNTIME, Section, not_empty
 
 
 class DataConfig(Section):
@@ -25,10 +25,7 @@ class DataConfig(Section):
     @field_validator("source")
     @classmethod
     def _named(cls, v: str) -> str:
-        if not v.strip():   # ('' read as the working directory)
-            raise ValueError("is empty: name the training problems (builtin:train, bank:train, my_problems.jsonl, "
-                             "hf:<name>)")
-        return v
+        return not_empty(v, "name the training problems (builtin:train, bank:train, my_problems.jsonl, hf:<name>)")
 
     @property
     def validation(self) -> dict | None:

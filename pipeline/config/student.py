@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from pipeline.config.base import RUNTIME, HomePath, Section
+from pipeline.config.base import RUNTIME, HomePath, Section, not_empty
 
 
 class RunConfig(Section):
@@ -66,7 +66,5 @@ class StudentConfig(Section):
     @field_validator("model")
     @classmethod
     def _named(cls, v: str) -> str:
-        if not v.strip():   # ('' read as the working directory)
-            raise ValueError("is empty: name the student (smollm2-135m-instruct, a Hub id such as "
-                             "Qwen/Qwen2.5-Coder-1.5B-Instruct, or a local model directory)")
-        return v
+        return not_empty(v, "name the student (smollm2-135m-instruct, a Hub id such as "
+                            "Qwen/Qwen2.5-Coder-1.5B-Instruct, or a local model directory)")
