@@ -162,3 +162,34 @@ def test_rlaif_compare_reads_the_score_where_no_problem_has_tests(tmp_path, tiny
     a, b = sorted(Runner(load_config(None, over)).epoch_dir(0).glob("eval-*"))
     lines = variant_lines(a, [("other", b)])
     assert len(lines) == 1 and lines[0].startswith("  other vs chosen: `eval/score`"), lines
+
+
+def test_what_moved_in_the_evals_judge_is_said_as_keys_a_user_types(tmp_path, monkeypatch):
+    """The eval's fingerprint holds the judge (eval_judge); a change of judge.python.weights is said as that key,
+    which `rlaif status` gives back as an override (it said eval_judge.judge.python.weights: no such key)."""
+    from pipeline.run.lineage import made_otherwise
+    from pipeline.stages import STAGES
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rw.py").write_text(REWARD + "\ndef other(completions, **kw):\n    return [0.5] * len(completions)\n")
+    base = [f"data.source={_rows(tmp_path / 'bare.jsonl', 12)}", "judge.kind=python",
+            "judge.python.function=[rw.py:rw, rw.py:other]"]
+    st = next(s for s in STAGES if s.name == "eval")
+    then = load_config(None, [*base, "judge.python.weights=[1.0, 2.0]"])
+    made = {"config": json.loads(json.dumps({f: then.get(f) for f in st.fields}, default=str))}
+    moved = made_otherwise(load_config(None, [*base, "judge.python.weights=[2.0, 1.0]"]), st, made)
+    assert moved == ["judge.python.weights [1.0, 2.0] -> [2.0, 1.0]"], moved
+
+
+def test_a_reward_functions_none_is_left_out_of_the_evals_score_as_in_training(tmp_path, tiny_config, monkeypatch):
+    """TRL's accuracy_reward gives None where it cannot parse the gold answer: training leaves such an answer out;
+    the eval counted it 0, so eval/score fell below every score the function gave."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rw.py").write_text("def rw(completions, id, **kw):\n"
+                                    "    return [None if int(i[1:]) % 2 else 1.0 for i in id]\n")
+    over = [*tiny_config, f"data.source={_rows(tmp_path / 'bare.jsonl', 12)}", "data.validation_size=4",
+            "judge.kind=python", "judge.python.function=rw.py:rw"]
+    rows, fig = _eval(over)
+    odd = [int(r["problem_id"][1:]) % 2 == 1 for r in rows]
+    assert any(odd) and not all(odd), [r["problem_id"] for r in rows]   # (the validation carve is seeded)
+    assert [r["score"] for r in rows] == [None if o else 1.0 for o in odd]
+    assert fig["eval/score"] == 1.0 and fig["eval/unscored"] == sum(odd)

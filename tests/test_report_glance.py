@@ -109,3 +109,37 @@ def test_a_change_without_an_interval_is_no_verdict_not_within_noise():
         "no verdict: too few problems")
     enough = compare([{k: 0.0 for k in "abcdefgh"}], [{k: 1.0 for k in "abcdefgh"}], "pass@1")
     assert enough.words() == "better"
+
+
+def test_evals_scored_by_another_judge_are_not_compared(fake_run, capsys, monkeypatch, tmp_path):
+    """An eval of problems without tests scored with other reward weights (or another reward function's code) is on
+    another scale: the report compares only the evals scored as the last was (it said 'score better' for a change
+    of weights, and an eval_regression for changing them back)."""
+    import json
+    monkeypatch.chdir(tmp_path)
+    from pipeline.report.noise import change_intervals, eval_changes
+    from pipeline.store.artifacts import read_manifest, write_manifest
+    from tests.test_report import STAGES, _eval_dir, _noop
+    from pipeline.run.runner import Runner
+    from pipeline.stages import Stage
+    run = Runner(fake_run.cfg, stages=STAGES + [Stage("eval", "1", (), ("update",), _noop, variant=True)])
+    _eval_dir(run, 0, run.base_policy_fp(), [0.2] * 10)
+    _eval_dir(run, 4, run.chosen_update(4)[1]["fingerprint"], [0.6] * 10)
+    judged = {"judge.kind": "python", "judge.python": {"function": "rw.py:rw"}}
+    for epoch, weights in ((0, [0.5, 1.0]), (4, [1.0, 0.5])):
+        d = run.epoch_dir(epoch) / f"eval-{epoch:08d}"
+        m = read_manifest(d)
+        m["config"] = {"eval_judge": {**judged, "judge.python": {**judged["judge.python"], "weights": weights}}}
+        write_manifest(d, m)
+    lines, words = eval_changes(run)
+    assert any(x.startswith("- Not compared: the eval of epoch(s) 0, scored by the run's judge with other settings")
+               for x in lines), lines
+    assert "eval/score" not in words and "eval/pass@1" not in words, words
+    ms = [json.loads((run.epoch_dir(n) / "metrics.json").read_text()) for n in run.epochs() if n]
+    change_intervals(run, ms)
+    assert not any("_eval/change" in m for m in ms)   # nothing for eval_regression to read either
+    from pipeline.cli.main import main
+    assert main(["compare-evals", str(run.epoch_dir(0) / "eval-00000000"), str(run.epoch_dir(4) / "eval-00000004"),
+                 f"run.dir={run.run_dir.parent}", f"run.name={run.run_dir.name}"]) == 0
+    assert "note: these evals' problems without tests were scored by the run's judge with other settings" in \
+        capsys.readouterr().out

@@ -101,3 +101,10 @@ def test_the_guides_command_over_a_trl_dataset_as_typed(tmp_path, monkeypatch, c
     assert "eval: 8 problems (validation)" in out, out   # the page's 10%, at least min(10, a fifth)
     said = [r for r in caplog.records if "have no tests" in r.getMessage()]   # scored by the reward function
     assert [r.levelname for r in said] == ["INFO"] and "with judge.kind=python" in said[0].getMessage(), caplog.text
+    assert "default system turn" not in caplog.text   # the page's student.system_prompt='': the prompts as they are
+    caplog.clear()
+    _write(tmp_path / "trl.jsonl", _trl_rows(system=None, n=40))   # rows without a system turn of their own
+    with caplog.at_level("INFO", logger="rlaif"):   # the default's Python coder's turn is said where no row has tests
+        assert main([*[w for w in shlex.split(cmd)[1:] if not w.startswith("student.")], "--dry-run",
+                     f"run.dir={tmp_path / 'runs'}"]) == 0
+    assert "every prompt opens with the default system turn, a Python programmer's" in caplog.text

@@ -110,3 +110,10 @@ def test_problems_keyed_by_id_in_one_json_object_are_told_the_command_that_lists
     assert command[:2] == ["python", "-c"]
     subprocess.run([sys.executable, *command[1:]], check=True, cwd=tmp_path)
     assert [p.id for p in load_source("problems.json")] == ["add-000", "add-001"]
+
+
+def test_early_stopping_on_a_figure_better_lower_is_refused(tmp_path, tiny_config, monkeypatch, capsys):
+    """eval/ref_nll falls as the policy learns (and is not recorded without references): it never stopped a run."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["epoch", "1", "--dry-run", *tiny_config, "eval.patience=1", "eval.early_stop_metric=eval/ref_nll"]) == 2
+    assert "eval.early_stop_metric=eval/ref_nll is better lower" in capsys.readouterr().err

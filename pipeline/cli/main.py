@@ -93,8 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       description="Rerun only epoch N's update, from the samples, judgements and "
                                       "logprobs on disk (`rlaif epoch N` must have run), with the update.* overrides "
                                       "given: a variant beside the first, with no training sample drawn and no paid "
-                                      "judge call (its eval generates answers to the held-out problems, scored by the "
-                                      "execution judge). `rlaif compare N` shows the "
+                                      "judge call on them (its eval answers the held-out problems, scored by the "
+                                      "execution judge, or by the run's judge where a problem has no tests: an API "
+                                      "judge is paid for those). `rlaif compare N` shows the "
                                       "variants side by side, `rlaif promote N VARIANT` chooses the one epoch N+1 "
                                       "starts from; until one is promoted, the newest variant is the chosen "
                                       "policy."), epoch=True)

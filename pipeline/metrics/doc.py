@@ -91,8 +91,10 @@ METRICS: dict[str, Metric] = {
     "eval/<source>/<figure>": Metric("eval/score, eval/pass@1 and eval/ref_nll of one source of eval.sources alone (e.g. eval/builtin:heldout/pass@1), when the eval reads a source by name; good as its figure is (ref_nll: lower)", "", "eval"),
     "eval/problems": Metric("held-out problems evaluated", "", "eval"),
     "eval/samples": Metric("answers per held-out problem (eval.num_samples)", "", "eval"),
-    "eval/unscored": Metric("held-out answers the judge could not score (a sandbox or judge fault): counted as failed "
-                            "in eval/score and eval/pass@*; `rlaif eval N --force` judges them again", "lower", "eval"),
+    "eval/unscored": Metric("held-out answers the judge could not score: of a problem with tests (a sandbox or judge "
+                            "fault) counted as failed in eval/score and eval/pass@*, `rlaif eval N --force` judges them "
+                            "again; of one the run's own judge scores (eval/untested), its None left out of eval/score, "
+                            "as training leaves it out", "lower", "eval"),
     "eval/untested": Metric("held-out problems without tests, scored by the run's own judge (judge.kind, when it needs no tests): in eval/score, not in eval/pass@k", "", "eval"),
     "eval/judge_api_calls": Metric("calls the eval made to the run's own judge for problems without tests (eval/untested); the rest from the judge cache", "lower", "eval"),
     "eval/judge_cache_hits": Metric("the eval's judgements of problems without tests answered by the judge cache", "", "eval"),

@@ -11,6 +11,7 @@ the student's score and best-of-N) reads the same kind of interval (`reward_tren
 """
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,6 +43,14 @@ def eval_mode(runner: "Runner", n: int) -> tuple | None:
     """(answers a problem, temperature) of epoch n's eval, from its manifest; None where it does not say."""
     mode = made_with((runner.epoch_manifests(n).get("eval") or {}).get("config") or {})
     return None if None in mode else mode
+
+
+def eval_judged(runner: "Runner", n: int) -> str:
+    """Who scored epoch n's eval beyond the execution judge: the run's judge's settings (eval_judge) and its code
+    (a reward function's, the rubric), as one key; evals of other keys measure on other scales."""
+    m = runner.epoch_manifests(n).get("eval") or {}
+    code = {k: v for k, v in (m.get("code") or {}).items() if "harness" not in k}
+    return json.dumps([(m.get("config") or {}).get("eval_judge"), code], sort_keys=True, default=str)
 
 
 def _sampled_beside(runner: "Runner", n: int) -> tuple | None:
@@ -83,6 +92,13 @@ def eval_changes(runner: "Runner") -> tuple[list[str], dict[str, str]]:
                          f"({_said(want)}); `rlaif eval N` with the same eval.num_samples and eval.temperature "
                          "makes one to compare.")
             evals = [(n, rows) for n, rows in evals if n not in other]
+        judged = {n: eval_judged(runner, n) for n, _ in evals}
+        if scored := [n for n, _ in evals if judged[n] != judged[evals[-1][0]]]:
+            lines.append(f"- Not compared: the eval of epoch(s) {', '.join(map(str, scored))}, scored by the run's "
+                         "judge with other settings or code (judge.*, a reward function's file) than the last, on "
+                         "another scale; `rlaif eval N` (--force where only the code changed) scores it with this one.")
+            evals = [(n, rows) for n, rows in evals if n not in scored]
+            other = other + scored
     if len(evals) < 2:   # (the glance names the evals made otherwise, rather than "fewer than two")
         return lines, ({"_other": ", ".join(map(str, other)), "_epoch": evals[0][0]} if evals and other else {})
     (n0, base), last = evals[0], {}
@@ -178,8 +194,9 @@ def change_intervals(runner: "Runner", ms: list[dict]) -> None:
         rows = _rows(eval_dir(runner, n))
         if not rows:
             continue
-        if prev is not None and None not in (prev[2], mode := eval_mode(runner, n)) and prev[2] != mode:
-            prev = first = None   # a sampled eval after greedy ones (or the reverse): no change to read between them
+        mode, judged = eval_mode(runner, n), eval_judged(runner, n)
+        if prev is not None and ((None not in (prev[2], mode) and prev[2] != mode) or prev[3] != judged):
+            prev = first = None   # a sampled eval after greedy ones (or the reverse), or another judge: nothing to read
         if prev is not None and n in by_epoch:
             # against the previous eval, and against the run's first (a slow decline, each step inside the
             # noise, adds up to one that is not): pass@1 and the graded score (which moves where pass@1 sits at 0)
@@ -189,7 +206,7 @@ def change_intervals(runner: "Runner", ms: list[dict]) -> None:
                        if (c := _eval_change(earlier, rows, metric)) is not None]
             if changes:
                 by_epoch[n][EVAL_CHANGE] = changes
-        prev = (n, rows, eval_mode(runner, n))
+        prev = (n, rows, mode, judged)
         first = first or prev
 
 

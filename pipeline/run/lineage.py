@@ -378,7 +378,8 @@ def made_otherwise(cfg: Config, st: Stage, m: dict | None) -> list[str]:
 def _moved_from(cfg: Config, st: Stage, m: dict | None) -> list[str]:
     old = (m or {}).get("config") or {}
     now = json.loads(json.dumps({f: cfg.get(f) for f in st.fields}, default=str))
-    return [x for k in now if k in old for x in _moved(k, old[k], now[k])]
+    # eval_judge holds the judge's own keys (judge.python.weights): said as those, which a user can type
+    return list(dict.fromkeys(x.removeprefix("eval_judge.") for k in now if k in old for x in _moved(k, old[k], now[k])))
 
 
 def _moved(key: str, old: Any, new: Any) -> list[str]:

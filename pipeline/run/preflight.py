@@ -174,6 +174,7 @@ def check_data(cfg: Config) -> None:
                        "or hf), or set update.warm_start=false")
     check_early_stop(cfg)
     check_scorable(cfg, rl)
+    from pipeline.run.preflight_rows import check_entry_points, check_system_turns
     check_entry_points([*rl, *(p for _, p in eval_problems(cfg))])
     check_system_turns(cfg, [*rl, *warm])
     if cfg.curriculum.strategy == "linear" and len(tiers := {p.difficulty for p in rl}) == 1:
@@ -226,38 +227,10 @@ def check_early_stop(cfg: Config) -> None:
         raise RunError(f"eval.early_stop_metric={name!r} is no metric an epoch writes, so eval.patience="
                        f"{cfg.eval.patience} would never stop the run" + (f"; did you mean {', '.join(near)}?" if near
                                                                          else "") + " (`rlaif metrics` lists them)")
-
-
-def check_system_turns(cfg: Config, problems: list) -> None:
-    """Conversational rows' own system turns (data/rows.py keeps them in meta.system_turn): every prompt
-    takes student.system_prompt instead, which is said where they differ."""
-    problems = list({p.id: p for p in problems}.values())   # (RL's and the warm-start's share data.source's)
-    turns = {p.id: p.meta["system_turn"] for p in problems if "system_turn" in p.meta}
-    other = {i: t for i, t in turns.items() if t != cfg.student.system_prompt}
-    if other:
-        import logging
-        first = next(iter(other.values()))
-        logging.getLogger("rlaif").warning(
-            "%d of %d training problems came with a system turn of their own (first, %s: %r) that is not "
-            "student.system_prompt (%r): every prompt takes student.system_prompt as its system turn; %s",
-            len(other), len(problems), next(iter(other)), first[:80], cfg.student.system_prompt[:80],
-            f"set 'student.system_prompt={first}' to train on theirs" if len(set(turns.values())) == 1
-            else "their system turns differ, and one system prompt serves every row")
-
-
-def check_entry_points(problems: list) -> None:
-    """A problem with tests whose prompt never names its entry_point (renamed in the data, not in the prompt):
-    an answer defining what the prompt asks fails every test (entry point not defined), said before any work."""
-    import logging
-    import re
-    odd = list({p.id: p for p in problems if (p.tests or p.test_code) and p.entry_point
-                and not re.search(rf"(?<!\w){re.escape(p.entry_point)}(?!\w)", p.prompt)}.values())
-    if odd:
-        logging.getLogger("rlaif").warning(
-            "%d problem(s) with tests never name their entry_point in the prompt (%s%s): the tests call that "
-            "function, so an answer defining the one the prompt asks for fails every test; name it in the prompt, "
-            "or set entry_point to the function the prompt names", len(odd),
-            ", ".join(f"{p.id}: {p.entry_point!r}" for p in odd[:3]), ", ..." if len(odd) > 3 else "")
+    info = metric_info(name) or (metric_info(f"eval/{own}") if own else None)
+    if cfg.eval.patience and info is not None and info.good == "lower":   # (early stopping waits for a rise)
+        raise RunError(f"eval.early_stop_metric={name} is better lower, and early stopping watches for a figure that "
+                       "stops rising; name one better higher (eval/score, eval/pass@1)")
 
 
 def check_scorable(cfg: Config, problems: list) -> None:

@@ -152,9 +152,11 @@ def run(ctx: Ctx) -> None:
         passed = [bool((s.breakdown or {}).get("total")) and s.breakdown.get("passed") == s.breakdown.get("total")
                   if tested else None for s in mine_scores]
         values = [s.value for s in mine_scores]
+        given = [v for v in values if v is not None]   # the run's judge's None (cannot score) is left out, as in training
         rows.append({"source": src, "problem_id": p.id, "n": len(answers), "correct": sum(passed) if tested else None,
                      "pass@1": sum(passed) / len(answers) if tested else None,
-                     "score": statistics.fmean(v or 0.0 for v in values),
+                     "score": statistics.fmean(v or 0.0 for v in values) if tested else
+                     statistics.fmean(given) if given else None,
                      "ref_nll": ref_nll, "texts": [t for t, _ in answers], "finish_reasons": [r for _, r in answers],
                      "values": values, "passed": passed, "reference_passed": ref_ok,
                      **part_shares(p.language, mine_scores)})
@@ -165,7 +167,7 @@ def run(ctx: Ctx) -> None:
     wrong = say_reference_failures(probs, checked)
     if any(ok is not None for ok, _ in checked):
         ctx.figures["eval/reference_failures"] = wrong
-    unscored = [r["problem_id"] for r in rows for v in r["values"] if v is None]
+    unscored = [r["problem_id"] for r in rows for v in r["values"] if v is None and r["correct"] is not None]
     if unscored:   # each counts as a failed answer (score 0) in the figures: said, and counted in eval/unscored
         first = next(s for s in scores if s.value is None)
         log.warning("eval: %d of %d answers could not be scored (e.g. problem %s: %s); they count as failed in "
@@ -369,7 +371,8 @@ def figures(rows: list[dict], sources: list[str]) -> dict[str, float]:
         if not sel:
             continue
         prefix = "eval" if src is None else f"eval/{src}"
-        out[f"{prefix}/score"] = statistics.fmean(r["score"] for r in sel)
+        if scores := [r["score"] for r in sel if r["score"] is not None]:   # (None: the run's judge scored none)
+            out[f"{prefix}/score"] = statistics.fmean(scores)
         tested = [r for r in sel if r["correct"] is not None]   # (not those the run's judge scored: by_run_judge)
         for k in ks_for(n) if tested else ():
             out[f"{prefix}/pass@{k}"] = statistics.fmean(pass_at_k(r["n"], r["correct"], k) for r in tested)
