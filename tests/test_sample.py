@@ -107,12 +107,11 @@ def test_stop_after_code_samples_a_prefix_of_the_same_answer():
     """The embedded student (it writes a ```python block, then prose): with sample.stop_after_code each
     answer is the answer the same stream gives without it, cut just after its first code block, and
     generation stops there."""
-    out = {}
+    out, cfg = {}, load_config(None, [])
+    tok, model = load_tokenizer(cfg.student), load_student(cfg.student)   # (once: the flag is the sampler's alone)
     for flag in (False, True):
         cfg = load_config(None, ["sample.num_samples=3", "sample.max_new_tokens=96", "sample.temperature=0.7",
                                  f"sample.stop_after_code={flag}"])
-        tok = load_tokenizer(cfg.student)
-        model = load_student(cfg.student)
         prompts = [engine_hf.chat_prompt(tok, cfg, "Write a Python function add(a, b) that returns a + b.")]
         out[flag] = engine_hf.generate(model, tok, prompts, cfg, seed=3)
     closed = 0
