@@ -193,3 +193,18 @@ def test_a_reward_functions_none_is_left_out_of_the_evals_score_as_in_training(t
     assert any(odd) and not all(odd), [r["problem_id"] for r in rows]   # (the validation carve is seeded)
     assert [r["score"] for r in rows] == [None if o else 1.0 for o in odd]
     assert fig["eval/score"] == 1.0 and fig["eval/unscored"] == sum(odd)
+
+
+def test_status_says_an_eval_its_reward_function_has_changed_under(tmp_path, tiny_config, monkeypatch, capsys):
+    """The eval of problems without tests is the reward function's: after an edit, `rlaif status` says it is made
+    by other code (it said done, while `rlaif epoch` warned)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rw.py").write_text(REWARD)
+    over = [*tiny_config, f"data.source={_rows(tmp_path / 'bare.jsonl', 12)}", "judge.kind=python",
+            "judge.python.function=rw.py:rw", "teacher.kind=none", "reward.kind=direct"]
+    assert main(["epoch", "1", *over]) == 0
+    capsys.readouterr()
+    (tmp_path / "rw.py").write_text(REWARD + "# edited\n")
+    assert main(["status", *over]) == 0
+    line = capsys.readouterr().out.splitlines()[1]
+    assert "judge:done(older code)" in line and "eval:done(older code)" in line, line

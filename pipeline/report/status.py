@@ -58,7 +58,8 @@ def status_lines(runner: "Runner") -> list[str]:
                 # variants sit side by side: the current config's may exist without being the chosen
                 # one (after a sweep or a promote), or would be added beside the others; nothing is stale
                 made = {m.get("fingerprint") for _, m in runner.variants(n, st.name)}
-                state = "done" if want in made else "new"
+                state = "new" if want not in made else "done(older code)" if older_code(runner.cfg, st, m, codes) \
+                    else "done"   # (the chosen one's code, as the epoch loop reads it)
             else:
                 state = "stale"
             if state in ("stale", "new"):
