@@ -1,7 +1,6 @@
 """The commands that read finished runs: `rlaif compare`, `compare-evals`, `promote`, `status`, `report`,
 `samples`, `metrics`."""
 
-import json
 import logging
 
 
@@ -83,6 +82,7 @@ def cmd_compare(cfg: Config, a) -> int:
 def cmd_compare_evals(cfg: Config, a) -> int:
     from pipeline.config.errors import RunError
     from pipeline.metrics.evals import compare_evals, resolve_eval
+    from pipeline.report.noise import judged_key
     from pipeline.store.artifacts import read_manifest
     from pathlib import Path
     mine = Path(cfg.run.dir) / cfg.run.name   # N alone: epoch N of this config's run, RUN_DIR@N
@@ -93,10 +93,7 @@ def cmd_compare_evals(cfg: Config, a) -> int:
     try:
         a_dirs, b_dirs = ([resolve_eval(s) for s in side] for side in sides)
         print("\n".join(compare_evals(a_dirs, b_dirs, a.confidence)))
-        judged = {json.dumps([(m.get("config") or {}).get("eval_judge"), {k: v for k, v in (m.get("code") or {}).items()
-                              if "harness" not in k}], sort_keys=True, default=str)
-                  for m in (read_manifest(d) or {} for d in (*a_dirs, *b_dirs))}
-        if len(judged) > 1:   # a problem without tests scored by other judge settings or code: another scale
+        if len({judged_key(read_manifest(d) or {}) for d in (*a_dirs, *b_dirs)}) > 1:   # a problem without tests scored by other judge settings or code: another scale
             print("note: these evals' problems without tests were scored by the run's judge with other settings or "
                   "code (judge.*, a reward function's file): their eval/score is on other scales, not a change of "
                   "the policy's")

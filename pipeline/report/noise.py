@@ -48,7 +48,11 @@ def eval_mode(runner: "Runner", n: int) -> tuple | None:
 def eval_judged(runner: "Runner", n: int) -> str:
     """Who scored epoch n's eval beyond the execution judge: the run's judge's settings (eval_judge) and its code
     (a reward function's, the rubric), as one key; evals of other keys measure on other scales."""
-    m = runner.epoch_manifests(n).get("eval") or {}
+    return judged_key(runner.epoch_manifests(n).get("eval") or {})
+
+
+def judged_key(m: dict) -> str:
+    """An eval manifest's judge beyond the execution judge (eval_judge and the code that is not a harness), as one key."""
     code = {k: v for k, v in (m.get("code") or {}).items() if "harness" not in k}
     return json.dumps([(m.get("config") or {}).get("eval_judge"), code], sort_keys=True, default=str)
 
