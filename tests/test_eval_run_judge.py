@@ -167,7 +167,7 @@ def test_rlaif_compare_reads_the_score_where_no_problem_has_tests(tmp_path, tiny
 def test_what_moved_in_the_evals_judge_is_said_as_keys_a_user_types(tmp_path, monkeypatch):
     """The eval's fingerprint holds the judge (eval_judge); a change of judge.python.weights is said as that key,
     which `rlaif status` gives back as an override (it said eval_judge.judge.python.weights: no such key)."""
-    from pipeline.run.lineage import made_otherwise
+    from pipeline.run.freshness import made_otherwise
     from pipeline.stages import STAGES
     monkeypatch.chdir(tmp_path)
     (tmp_path / "rw.py").write_text(REWARD + "\ndef other(completions, **kw):\n    return [0.5] * len(completions)\n")
@@ -208,3 +208,24 @@ def test_status_says_an_eval_its_reward_function_has_changed_under(tmp_path, tin
     assert main(["status", *over]) == 0
     line = capsys.readouterr().out.splitlines()[1]
     assert "judge:done(older code)" in line and "eval:done(older code)" in line, line
+
+
+def test_early_stopping_compares_only_evals_scored_by_the_same_judge(tmp_path, tiny_config, monkeypatch, capsys):
+    """eval/score of problems without tests is on the scale of the reward function that scored it: after an edit
+    of the function and epoch 1's eval made again, epoch 0's eval (the former function's) is not the best that
+    epoch 1 failed to beat, and epoch 2 runs."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rw.py").write_text(REWARD)
+    over = [*tiny_config, f"data.source={_rows(tmp_path / 'bare.jsonl', 12)}", "data.validation_size=3",
+            "judge.kind=python", "judge.python.function=rw.py:rw", "eval.sources=[validation]", "eval.max_problems=0",
+            "eval.early_stop_metric=eval/score", "eval.patience=1", "eval.min_delta=10"]
+    assert main(["eval", "0", *over]) == 0 and main(["epoch", "1", *over]) == 0
+    capsys.readouterr()
+    assert main(["epoch", "2", "--dry-run", *over]) == 2
+    assert "early stop: eval/score has not improved" in capsys.readouterr().err
+    assert main(["status", *over]) == 0 and main(["report", *over]) == 0
+    assert capsys.readouterr().out.count("epoch 2 would not start: early stop: eval/score has not improved") == 2
+    (tmp_path / "rw.py").write_text(REWARD.replace("% 7) / 7", "% 5) / 5"))
+    assert main(["eval", "1", "--force", *over]) == 0
+    assert main(["epoch", "2", "--dry-run", *over]) == 0, capsys.readouterr().err
+    assert "early stop" not in capsys.readouterr().err

@@ -211,3 +211,44 @@ def test_an_update_variant_of_a_select_key_as_typed_selects_again_and_trains_on_
     out = capsys.readouterr().out.split("* = chosen")[0].splitlines()
     assert out[0].split()[1:4] == ["update.lr", "update.kl_coef", "loss/total"] and "select." not in "".join(out), out
     assert out[1].startswith(f"~ {first.name}") or out[2].startswith(f"~ {first.name}"), out
+
+
+def test_an_update_remade_at_its_fingerprint_is_said_of_the_epochs_sampled_from_it(tiny_config, tmp_path, monkeypatch,
+                                                                                   capsys):
+    """`rlaif epoch 1 --force` after an edit of the reward function remakes epoch 1's update at the same fingerprint
+    (code is not in it) with other weights: epoch 2, sampled from the former ones, is said to continue the former
+    line (by `rlaif epoch 1` as it ends and by `rlaif status`), the epoch loop keeps it as it finished and says why,
+    and `rlaif epoch 2` remakes its answers from the policy there now (it reused them, unsaid)."""
+    from pipeline.cli.main import main
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rw.py").write_text("def rw(completions, **kw):\n    return [len(c) % 7 / 7 for c in completions]\n")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"id": f"p{i}", "prompt": f"Say a word about {w}."}) + "\n"
+                            for i, w in enumerate(["cats", "rain", "tea", "maps", "salt", "wind"])))
+    over = [*tiny_config, f"data.source={rows}", "judge.kind=python", "judge.python.function=rw.py:rw",
+            "eval.sources=[]"]
+    assert main(["epoch", "2", *over]) == 0
+    r = Runner(load_config(None, over))
+    before = r.chosen_update(1)
+    (tmp_path / "rw.py").write_text("def rw(completions, **kw):\n    return [1 - len(c) % 5 / 5 for c in completions]\n")
+    capsys.readouterr()
+    assert main(["epoch", "1", "--force", *over]) == 0
+    out = capsys.readouterr().out
+    after = r.chosen_update(1)
+    assert after[0] == before[0] and after[1]["files"] != before[1]["files"]   # one fingerprint, other weights
+    gone = f"{after[0].name} as it was before it was remade"
+    assert f"epoch 2 was trained from its {gone}: `rlaif epoch 3` keeps it" in out, out
+    assert main(["status", *over]) == 0
+    out = capsys.readouterr().out
+    assert f"epoch 2 was sampled from epoch 1's {gone}: epoch 2 and the epochs after it" in out, out
+    assert re.search(r"epoch   2  prompts:stale  sample:stale  .*  logprobs:stale  update:done", out), out
+    assert main(["epoch", "3", "--dry-run", *over]) == 0
+    assert ("epoch 2 kept as it finished (past epochs are frozen; these settings differ: the policy it starts from "
+            "(epoch 1's chosen update, remade since this epoch sampled from it))") in capsys.readouterr().out
+    assert main(["epoch", "2", "--dry-run", *over]) == 0
+    assert ("sample   to run   epoch-002/sample (remakes the finished one: epoch 1's chosen update was remade since it "
+            "sampled from it)") in capsys.readouterr().out
+    assert main(["epoch", "2", *over]) == 0
+    assert "epoch 2 done in" in (out := capsys.readouterr().out) and "(9 stages ran, 0 reused)" in out, out
+    assert r.former_parent(2) is None and main(["status", *over]) == 0
+    assert "before it was remade" not in capsys.readouterr().out

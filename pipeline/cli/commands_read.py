@@ -82,7 +82,7 @@ def cmd_compare(cfg: Config, a) -> int:
 def cmd_compare_evals(cfg: Config, a) -> int:
     from pipeline.config.errors import RunError
     from pipeline.metrics.evals import compare_evals, resolve_eval
-    from pipeline.report.noise import judged_key
+    from pipeline.metrics.evals import judged_key
     from pipeline.store.artifacts import read_manifest
     from pathlib import Path
     mine = Path(cfg.run.dir) / cfg.run.name   # N alone: epoch N of this config's run, RUN_DIR@N
@@ -158,10 +158,12 @@ def later_epochs_note(r, n: int) -> str | None:
     """What a new chosen policy of epoch n means for the epochs already run after it, if any."""
     later = [e for e in r.epochs() if e > n and r.chosen_update(e) is not None]   # (one begun, not trained: no policy)
     sampled = ((read_manifest(r.epoch_dir(n + 1) / "sample") or {}).get("inputs") or {}).get(POLICY)
-    if not later or (sampled is not None and sampled == r.policy(n)[0]):   # epoch n+1 came from this very policy
+    remade = r.former_parent(n + 1) if sampled is not None and sampled == r.policy(n)[0] else None
+    if not later or (sampled is not None and sampled == r.policy(n)[0] and not remade):   # came from this very policy
         return None
     span = f"epoch {later[0]}" if len(later) == 1 else f"epochs {later[0]}-{later[-1]}"
-    return (f"{span} {'was' if len(later) == 1 else 'were'} trained from the policy chosen before: `rlaif epoch "
+    return (f"{span} {'was' if len(later) == 1 else 'were'} trained from "
+            f"{'its ' + remade if remade else 'the policy chosen before'}: `rlaif epoch "
             f"{later[-1] + 1}` keeps {'it' if len(later) == 1 else 'them'} as {'it' if len(later) == 1 else 'they'} "
             f"finished (past epochs are frozen) and trains on from epoch {later[-1]}'s policy; `rlaif epoch "
             f"{n + 1}` remakes epoch {n + 1} from this one (new answers, judged anew: `--dry-run` prices it), "

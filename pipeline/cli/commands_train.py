@@ -143,7 +143,7 @@ def cmd_epoch(cfg: Config, a) -> int:
         if chosen is None or chosen[1].get("fingerprint") == made:
             print(f"policy: {made[:8]} -> {r.epoch_dir(a.n)}/update-{made[:8]}/adapter")
             changed = chosen_before is None or chosen_before[1].get("fingerprint") != made
-            note = later_epochs_note(r, a.n) if a.cmd == "update" and changed else None
+            note = later_epochs_note(r, a.n) if changed or res["update"].get("finished_at", 0) >= t else None   # (remade)
             if note:
                 print(f"epoch {a.n}'s chosen policy is this variant; {note}")
         else:   # a variant made earlier and reused, or one made beside a promoted choice: not the policy

@@ -4,6 +4,7 @@ comparison (pipeline/metrics/significance.py's intervals)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 from pipeline.metrics.significance import CONFIDENCE, compare, prob_improvement, recipe_interval, resolution_advice
@@ -12,6 +13,13 @@ METRICS = (("pass@1", True), ("score", True), ("ref_nll", False))
 # OCaml evals also compare the share of well-formed answers and of answers that type-check (the eval
 # table's structure_ok and typecheck_ok): what moves first for a student that writes no passing OCaml
 OCAML_PARTS = (("structure_ok", True), ("typecheck_ok", True))
+
+
+def judged_key(m: dict) -> str:
+    """An eval manifest's judge beyond the execution judge (eval_judge and the code that is not a harness), as one
+    key: evals of other keys score their problems without tests on other scales."""
+    code = {k: v for k, v in (m.get("code") or {}).items() if "harness" not in k}
+    return json.dumps([(m.get("config") or {}).get("eval_judge"), code], sort_keys=True, default=str)
 
 
 def resolve_eval(spec: str) -> Path:

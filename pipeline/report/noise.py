@@ -11,7 +11,6 @@ the student's score and best-of-N) reads the same kind of interval (`reward_tren
 """
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +18,8 @@ from typing import TYPE_CHECKING
 from pipeline.metrics.doc import as_number
 from pipeline.store.artifacts import read_manifest
 from pipeline.metrics.significance import MIN_VALUES, Paired, compare, resolution_advice
-from pipeline.metrics.evals import METRICS as EVAL_FIGURES, eval_mode as made_with, load_eval, per_problem, wider_ks
+from pipeline.metrics.evals import (METRICS as EVAL_FIGURES, eval_mode as made_with, judged_key, load_eval, per_problem,
+                                    wider_ks)
 
 if TYPE_CHECKING:
     from pipeline.run.runner import Runner
@@ -49,12 +49,6 @@ def eval_judged(runner: "Runner", n: int) -> str:
     """Who scored epoch n's eval beyond the execution judge: the run's judge's settings (eval_judge) and its code
     (a reward function's, the rubric), as one key; evals of other keys measure on other scales."""
     return judged_key(runner.epoch_manifests(n).get("eval") or {})
-
-
-def judged_key(m: dict) -> str:
-    """An eval manifest's judge beyond the execution judge (eval_judge and the code that is not a harness), as one key."""
-    code = {k: v for k, v in (m.get("code") or {}).items() if "harness" not in k}
-    return json.dumps([(m.get("config") or {}).get("eval_judge"), code], sort_keys=True, default=str)
 
 
 def _sampled_beside(runner: "Runner", n: int) -> tuple | None:

@@ -217,6 +217,8 @@ def glance(runner: "Runner", flags: list, words: dict[str, str], last: int,
     if left := unfinished(runner):
         out.append(f"{_epochs(left)}: unfinished (no metrics.json: stopped, or still running); "
                    f"`rlaif epoch {max(left)}` resumes {'it' if len(left) == 1 else 'them'}")
+    elif why := runner.early_stop_reason(last + 1):   # (eval.patience)
+        out.append(f"epoch {last + 1} would not start: {why}")
     e = words.get("_epoch", last)
     said = [f"{k.removeprefix('eval/')} {w}" for k in ("eval/pass@1", "eval/score", "eval/ref_nll") if (w := words.get(k))]
     from pipeline.metrics.significance import NO_VERDICT

@@ -9,9 +9,8 @@ from pipeline.config.errors import RunError
 from pipeline.metrics.flags import analyse
 from pipeline.metrics.doc import as_number
 from pipeline.report.report import load_metrics, run_settings
-from pipeline.run.lineage import made_otherwise
-from pipeline.run.freshness import older_code
-from pipeline.stages import checkpoint_dir
+from pipeline.run.freshness import made_otherwise, older_code
+from pipeline.stages import POLICY, checkpoint_dir
 
 if TYPE_CHECKING:
     from pipeline.run.runner import Runner
@@ -47,11 +46,18 @@ def status_lines(runner: "Runner") -> list[str]:
         except RunError:
             planned = {}
         states = []
+        # sampled from epoch n-1's update as it was before it was remade at its fingerprint: `rlaif epoch n` remakes
+        # the stages that read that policy, or a stage remade for it (their fingerprints stay)
+        old_parent = {POLICY} if (runner.former_parent(n) or "").endswith("remade") else set()
         for st in runner.stages_for(n):
             m = ms.get(st.name)
             want = planned.get(st.name, (m or {}).get("fingerprint"))
+            if old_parent.intersection(st.inputs):
+                old_parent.add(st.name)
             if m is None:
                 state = "-"
+            elif st.name in old_parent and not st.variant:
+                state = "stale"
             elif want == m.get("fingerprint"):   # made by older code (a reward function edited since): said so
                 state = "done(older code)" if older_code(runner.cfg, st, m, codes) else "done"
             elif st.variant:
@@ -93,6 +99,8 @@ def status_lines(runner: "Runner") -> list[str]:
                  "for that N; later epochs keep it as it finished); new = the current config's update/eval variant is "
                  "not run yet (it would go beside the chosen one); - = not run")
     lines += runner.other_parents()
+    if why := runner.early_stop_reason(epochs[-1] + 1):   # (eval.patience: the next epoch would not start)
+        lines.append(f"epoch {epochs[-1] + 1} would not start: {why}")
     lines += _interrupted_updates(runner, epochs)
     code = [x for x in differ if "stage's code (version" in x]   # no override brings older code back
     if differ := [x for x in differ if x not in code]:

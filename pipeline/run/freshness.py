@@ -9,9 +9,15 @@ whose input moved since is remade, not reused."""
 from __future__ import annotations
 
 import importlib
+import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pipeline.store.artifacts import content_digest, load_complete
+
+if TYPE_CHECKING:
+    from pipeline.config.schema import Config
+    from pipeline.stages import Stage
 
 
 def reusable(d: Path, fp: str, inputs: dict[str, Path | None]) -> tuple[dict | None, list[str]]:
@@ -50,3 +56,26 @@ def older_code(cfg, st, m: dict | None, memo: dict | None = None) -> dict[str, t
     return {k: (old.get(k), v) for k, v in now.items() if old.get(k) != v}
 
 
+def made_otherwise(cfg: Config, st: Stage, m: dict | None) -> list[str]:
+    """What stage `st`'s output (its manifest `m`) was made with otherwise than this config and code: 'key
+    old -> new' for each config field, and 'the judge stage's code (version 1 -> 2)'. None of them: its
+    inputs changed (another policy, a stage before it), or it was never made. Every message that says
+    why a stage is stale, remade or refused says it with these words."""
+    moved = _moved_from(cfg, st, m)
+    if (m or {}).get("version") not in (None, st.version):
+        moved.append(f"the {st.name} stage's code (version {m['version']} -> {st.version})")
+    return moved
+
+
+def _moved_from(cfg: Config, st: Stage, m: dict | None) -> list[str]:
+    old = (m or {}).get("config") or {}
+    now = json.loads(json.dumps({f: cfg.get(f) for f in st.fields}, default=str))
+    # eval_judge holds the judge's own keys (judge.python.weights): said as those, which a user can type
+    return list(dict.fromkeys(x.removeprefix("eval_judge.") for k in now if k in old for x in _moved(k, old[k], now[k])))
+
+
+def _moved(key: str, old: Any, new: Any) -> list[str]:
+    """'key old -> new' for each leaf that differs (a section's keys one by one)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [x for k in sorted(set(old) | set(new)) for x in _moved(f"{key}.{k}", old.get(k), new.get(k))]
+    return [] if old == new else [f"{key} {old!r} -> {new!r}"]

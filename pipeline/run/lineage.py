@@ -17,6 +17,8 @@ from pipeline.store.artifacts import epoch_name, fingerprint, read_manifest, wri
 from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
 from pipeline.stages import POLICY, REFERENCE, STAGES, WARM_START, Stage
+from pipeline.run.freshness import made_otherwise, stale_inputs
+from pipeline.metrics.evals import judged_key
 
 log = logging.getLogger("rlaif")
 _WARNED: set[Path] = set()   # variant directories whose unreadable manifest was said once in this process
@@ -141,7 +143,9 @@ class Lineage:
             outside = self.outside_inputs(e)
             for st, fp, d, _ in self.plan(e, outside):
                 m = read_manifest(d)
-                if m is not None and m.get("fingerprint") == fp:
+                # (the policy it sampled from remade since at its fingerprint: `rlaif epoch e-1 --force`)
+                remade = POLICY in st.inputs and m is not None and bool(stale_inputs(m, {POLICY: outside[1][POLICY]}))
+                if m is not None and m.get("fingerprint") == fp and not remade:
                     continue
                 if m is None and st.variant:   # this config's variant is not made: against the chosen one's
                     m = self._chosen_variant(e, st.name)
@@ -150,10 +154,11 @@ class Lineage:
                         return None
                     continue
                 moved = made_otherwise(self.cfg, st, m)
-                if not moved and POLICY in st.inputs and (m.get("inputs") or {}).get(POLICY) not in (
-                        None, outside[0][POLICY]):
-                    moved = ["the policy it starts from (" + ("update.warm_start, or epoch 0's chosen update)"
-                                                              if e == 1 else f"epoch {e - 1}'s chosen update)")]
+                if not moved and POLICY in st.inputs and (remade or (m.get("inputs") or {}).get(POLICY) not in (
+                        None, outside[0][POLICY])):
+                    moved = ["the policy it starts from (" + ("update.warm_start, or epoch 0's chosen update"
+                                                              if e == 1 else f"epoch {e - 1}'s chosen update")
+                             + (", remade since this epoch sampled from it)" if remade else ")")]
                 if first and not moved:
                     return None
                 first = False
@@ -162,21 +167,25 @@ class Lineage:
 
     def other_parents(self) -> list[str]:
         """A line for each epoch whose answers were sampled from another policy than the epoch before's chosen
-        one (that epoch's choice changed after: `rlaif update` or `rlaif promote`): the run's later epochs
-        continue the former line, and the report's chosen policies are not one chain."""
-        return [f"epoch {n} was sampled from epoch {n - 1}'s {made}, not its chosen {self.chosen_update(n - 1)[0].name} "
-                f"(chosen after epoch {n} ran): epoch {n} and the epochs after it continue the former line (`rlaif "
+        one (that epoch's choice changed after: `rlaif update` or `rlaif promote`, or its update was remade): the
+        run's later epochs continue the former line, and the report's chosen policies are not one chain."""
+        return [f"epoch {n} was sampled from epoch {n - 1}'s {made}" + (
+                "" if made.endswith("remade") else f", not its chosen {self.chosen_update(n - 1)[0].name} (chosen "
+                f"after epoch {n} ran)") + f": epoch {n} and the epochs after it continue the former line (`rlaif "
                 f"epoch {n}` remakes it from the chosen one)" for n in self.epochs()
                 if (made := self.former_parent(n)) is not None]
 
     def former_parent(self, n: int) -> str | None:
-        """The variant of epoch n-1 (update-<fp8>) epoch n was sampled from, where not its chosen one; else None."""
+        """The variant of epoch n-1 (update-<fp8>) epoch n was sampled from, where not its chosen one, or the chosen
+        one as it was before it was remade at its fingerprint (`rlaif epoch n-1 --force`: its contents moved); else None."""
         m = read_manifest(self.epoch_dir(n) / "sample") if n > 0 else None
         had = ((m or {}).get("inputs") or {}).get(POLICY)
         try:
-            now = self.policy(n - 1)[0]
+            now, adapter = self.policy(n - 1)
         except RunError:
             return None
+        if had and had == now and adapter is not None and stale_inputs(m, {POLICY: adapter}):
+            return f"{adapter.parent.name} as it was before it was remade"
         # only a finished variant other than the choice (another student.model moves the base's fingerprint: no new line)
         made = next((p.name for p, pm in self.update_variants(n - 1) if pm.get("fingerprint") == had), None)
         return made if had and had != now and made and self.chosen_update(n - 1) else None
@@ -237,12 +246,17 @@ class Lineage:
         ec = self.cfg.eval
         if ec.patience == 0:
             return None
-        hist = []
+        hist, judged = [], {}
         for e in range(0, n):
             if (m := self.read_metrics(e)) is not None:
                 v = m.get(ec.early_stop_metric)
                 if isinstance(v, (int, float)):
                     hist.append((e, float(v)))
+                    judged[e] = judged_key(self.epoch_manifests(e).get("eval") or {})
+        # a score of problems without tests is on the scale of the judge settings and code that made it: only the
+        # evals scored as the latest was are compared (pass@k is the tests' alone)
+        if hist and not ec.early_stop_metric.startswith("eval/pass@"):
+            hist = [(e, v) for e, v in hist if judged[e] == judged[hist[-1][0]]]
         if len(hist) <= ec.patience:
             return None
         best_e, best = max(hist[: -ec.patience], key=lambda ev: ev[1])
@@ -363,27 +377,3 @@ class Lineage:
             return []
         return sorted(int(p.name.split("-")[1]) for p in self.run_dir.glob("epoch-[0-9][0-9][0-9]"))
 
-
-def made_otherwise(cfg: Config, st: Stage, m: dict | None) -> list[str]:
-    """What stage `st`'s output (its manifest `m`) was made with otherwise than this config and code: 'key
-    old -> new' for each config field, and 'the judge stage's code (version 1 -> 2)'. None of them: its
-    inputs changed (another policy, a stage before it), or it was never made. Every message that says
-    why a stage is stale, remade or refused says it with these words."""
-    moved = _moved_from(cfg, st, m)
-    if (m or {}).get("version") not in (None, st.version):
-        moved.append(f"the {st.name} stage's code (version {m['version']} -> {st.version})")
-    return moved
-
-
-def _moved_from(cfg: Config, st: Stage, m: dict | None) -> list[str]:
-    old = (m or {}).get("config") or {}
-    now = json.loads(json.dumps({f: cfg.get(f) for f in st.fields}, default=str))
-    # eval_judge holds the judge's own keys (judge.python.weights): said as those, which a user can type
-    return list(dict.fromkeys(x.removeprefix("eval_judge.") for k in now if k in old for x in _moved(k, old[k], now[k])))
-
-
-def _moved(key: str, old: Any, new: Any) -> list[str]:
-    """'key old -> new' for each leaf that differs (a section's keys one by one)."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        return [x for k in sorted(set(old) | set(new)) for x in _moved(f"{key}.{k}", old.get(k), new.get(k))]
-    return [] if old == new else [f"{key} {old!r} -> {new!r}"]

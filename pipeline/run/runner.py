@@ -19,8 +19,8 @@ from pipeline.store.artifacts import (atomic_dir, clean_stale, disk_full, input_
                                       write_manifest)
 from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
-from pipeline.run.freshness import older_code, reusable
-from pipeline.run.lineage import Lineage, made_otherwise
+from pipeline.run.freshness import made_otherwise, older_code, reusable
+from pipeline.run.lineage import Lineage
 from pipeline.run.run_lock import RunLock
 from pipeline.stages import POLICY, REFERENCE, Ctx, Stage
 
@@ -182,7 +182,8 @@ class Runner(Lineage, RunLock):
         """Why stage st of epoch n is made again where it was made before (old: its manifest then, None for a
         variant; '' where it never was; fps: this plan's fingerprints of its inputs)."""
         if stale:   # (a variant too: the update and the eval of rows made again)
-            return f"its input {', '.join(stale)} was remade since it read it"
+            return "; ".join(f"epoch {n - 1}'s chosen update was remade since it sampled from it" if k == POLICY else
+                             f"its input {k} was remade since it read it" for k in stale)
         if old is None:
             return ""
         moved = made_otherwise(self.cfg, st, old)
@@ -220,10 +221,10 @@ class Runner(Lineage, RunLock):
             fps[st.name], dirs[st.name] = fp, d
             if only is not None and st.name != only and st.name not in needed:
                 continue   # --only teacher needs prompts, not sample
-            # an input of this epoch remade since this stage read it (its rows may be others now): made again.
-            # The policy a past epoch left is frozen (its inputs POLICY, REFERENCE are not looked at); rank 0 decides
+            # an input remade since this stage read it (its rows may be others now; the policy it sampled from, an
+            # update remade at its fingerprint): made again. The KL reference is not looked at; rank 0 decides
             m, stale = (None, []) if (force and (only in (None, st.name))) else dist.on_main(
-                lambda: reusable(d, fp, {k: dirs.get(k) for k in st.inputs if k not in (POLICY, REFERENCE)}))
+                lambda: reusable(d, fp, {k: dirs.get(k) for k in st.inputs if k != REFERENCE}))
             if m is not None:
                 echo(f"  {st.name:<8} reused   {d.relative_to(self.run_dir)} ({m.get('rows', 0)} rows)")
                 if changed := older_code(self.cfg, st, m):
@@ -249,6 +250,7 @@ class Runner(Lineage, RunLock):
                 moved = self.update_only_moved(n, plan) if done is not None else []
                 why = ("it is not done: it failed or never ran" if done is None else
                        f"these differ (made with -> now): {', '.join(moved)}" if moved else
+                       self._remade_why(n, st, fp, done, stale, False, fps) if stale else
                        f"it was sampled from another policy than epoch {n - 1}'s chosen one (after `rlaif update "
                        f"{n - 1}` or `rlaif promote {n - 1}`: promote the variant it came from back, or remake it "
                        f"with `rlaif epoch {n} --force`)" if POLICY in st.inputs else "its inputs changed")
