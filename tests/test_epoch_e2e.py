@@ -67,7 +67,7 @@ def test_epoch_one_then_two_then_rerun_and_update_variant(tiny_run, capsys):
     capsys.readouterr()
     assert rlaif("epoch", "1", *over) == 0
     out = capsys.readouterr().out
-    assert out.count("reused") == 9 and "running" not in out and "(judge: no call now; " in out
+    assert out.count("reused") == 9 and "running" not in out and "(judge stage: no call now; " in out
     assert manifests(e1) == first
     assert rlaif("epoch", "1", "--only", "reward", "--force", *over) == 0
     assert "reward   running  epoch-001/reward (remade: --force)" in capsys.readouterr().out

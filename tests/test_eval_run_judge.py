@@ -104,6 +104,10 @@ def test_the_epoch_line_shows_the_eval_score_where_no_problem_has_tests():
     assert "reward/mean=0.5" in line and "eval/score=0.25" in line, line
     line = epoch_line(None, 1, figures={"reward/mean": 0.5, "eval/score": 0.25, "eval/pass@1": 0.125})
     assert "eval/pass@1=0.125" in line and "eval/score" not in line, line
+    # `rlaif update`: the judge stage reused called nothing, the new variant's eval called the function 3 times
+    line = epoch_line(None, 1, judge_reused=True, figures={"judge/api_calls": 0, "eval/score": 0.25,
+                                                           "eval/judge_api_calls": 3, "eval/judge_cache_hits": 0})
+    assert "eval/judge_api_calls=3  eval/judge_cache_hits=0  (judge stage: no call now; 0 calls when it ran)" in line
 
 
 def test_the_dry_run_prices_the_evals_api_judgements(tmp_path, tiny_config, monkeypatch, capsys):

@@ -182,7 +182,8 @@ def test_the_model_card_reads_the_policy_against_the_base_models_eval(trained, c
     chosen = r.chosen_update(1)
     assert r.eval_of(1, chosen[1]["fingerprint"]) is not None, "the epoch's eval of its chosen policy"
     assert main(["export", "1", str(root / "card1"), "--adapter", *over]) == 0
-    assert "Against the base model" not in (root / "card1" / "README.md").read_text()
+    assert "Against the base model" not in (card := (root / "card1" / "README.md").read_text())
+    assert json.loads((root / "card1" / "rlaif.json").read_text())["reward"] == "ratio" and "teacher-relative" in card
     assert main(["eval", "0", *over]) == 0
     assert main(["export", "1", str(root / "card2"), "--adapter", *over]) == 0
     card = (root / "card2" / "README.md").read_text()
@@ -199,3 +200,4 @@ def test_a_warm_start_export_is_carded_as_supervised():
     warm, rl = model_card({**info, "epoch": 0}), model_card({**info, "epoch": 1})
     assert "- sft" in warm and "- grpo" not in warm and "before any reinforcement learning" in warm
     assert "- grpo" in rl and "reinforcement learning from a teacher-relative reward" in rl
+    assert "reinforcement learning from the judge's score) on" in model_card({**info, "epoch": 1, "reward": "direct"})

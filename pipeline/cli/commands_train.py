@@ -209,10 +209,10 @@ def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float |
     m = figures if figures is not None else (r.read_metrics(n) or {})
     keys = ["reward/mean", "reward/best_of_n", "reward/frac_zero_std", "score/student_mean", "score/teacher_mean",
             "loss/total", "kl/k3", "eval/pass@1" if "eval/pass@1" in m else "eval/score"] + (   # (untested: a score)
-        [] if judge_reused else ["judge/api_calls", "judge/cache_hits"])
+        [] if judge_reused else ["judge/api_calls", "judge/cache_hits"]) + ["eval/judge_api_calls", "eval/judge_cache_hits"]
     figures = "  ".join(f"{k}={m[k]:.4g}" for k in keys if isinstance(m.get(k), (int, float)))
     if judge_reused and isinstance(m.get("judge/api_calls"), (int, float)):
-        figures += f"  (judge: no call now; {m['judge/api_calls']:.0f} calls when it ran)"
+        figures += f"  (judge stage: no call now; {m['judge/api_calls']:.0f} calls when it ran)"
     if reused is None:
         return figures
     how = "(every stage reused)" if not ran else f"in {duration(secs or 0)} ({ran} stages ran, {reused} reused)"

@@ -40,7 +40,9 @@ def export_policy(r, n: int, out: Path, variant: str | None = None, adapter_only
     info = {"run": r.cfg.run.name, "epoch": n, "update": d.name, "fingerprint": m["fingerprint"],
             "base_model": student["model"], "base_model_path": resolve(student["model"]), "merged": not adapter_only,
             **{k: student[k] for k in ("system_prompt", "prompt_format", "chat_template_kwargs")},
-            "eval": dict(ev[1].get("figures") or {}) if ev else None, "eval_vs_base": _against_base(r, n, ev)}
+            "eval": dict(ev[1].get("figures") or {}) if ev else None, "eval_vs_base": _against_base(r, n, ev),
+            # the reward it was trained on (its epoch's reward stage): the teacher ratio, or the judge's score as it is
+            "reward": ((r.epoch_manifests(n).get("reward") or {}).get("config") or {}).get("reward", {}).get("kind")}
     clean_stale(out.parent, out.name)   # a killed export's partial weights
     theirs = _theirs(out)
     with atomic_dir(out, carry=theirs) as tmp:
@@ -242,7 +244,8 @@ def model_card(info: dict) -> str:
 # {info['run']}, epoch {info['epoch']}
 
 {"The supervised warm-start of rlaif (fine-tuned on the teacher's answers, before any reinforcement learning)"
-  if warm else "A policy trained with rlaif (reinforcement learning from a teacher-relative reward)"} on
+  if warm else "A policy trained with rlaif (reinforcement learning from " + (
+      "the judge's score)" if info.get("reward") == "direct" else "a teacher-relative reward)")} on
 `{base}`: run `{info['run']}`, epoch {info['epoch']}, update `{info['update']}`
 ({'the LoRA adapter merged into the base weights, ' + info['dtype'] if info['merged'] else 'a PEFT LoRA adapter'}).
 It was trained on prompts built as below ({'the chat template' if info['prompt_format'] == 'chat' else 'raw text'}{', with its system prompt' if info['system_prompt'] else ''}):
