@@ -274,10 +274,10 @@ class PythonReward:
                 raise TypeError
             values = list(out)
         except TypeError:
-            raise RewardFunctionError(f"{self.label} returned {type(out).__name__}; it must "
+            raise RewardFunctionError(f"{self.label}{_defined(self.fn)} returned {type(out).__name__}; it must "
                                       "return a list of floats (None where it cannot score), one per completion") from None
         if len(values) != len(items):
-            raise RewardFunctionError(f"{self.label} returned {len(values)} rewards for "
+            raise RewardFunctionError(f"{self.label}{_defined(self.fn)} returned {len(values)} rewards for "
                                       f"{len(items)} completions; it must return exactly one per completion")
         scores = []
         for (p, _, _), v in zip(items, values):
@@ -289,7 +289,7 @@ class PythonReward:
                     raise TypeError
                 value = float(v)
             except (TypeError, ValueError):
-                raise RewardFunctionError(f"{self.label} returned {v!r} for problem {p.id}; "
+                raise RewardFunctionError(f"{self.label}{_defined(self.fn)} returned {v!r} for problem {p.id}; "
                                           "each reward must be a number or None") from None
             if value != value or value in (float("inf"), float("-inf")):
                 scores.append(Score(value=None, raw=f"{self.ref} returned {value}"))
@@ -347,6 +347,14 @@ class PythonReward:
             return ("; with judge.python.format=conversational each completion is a list of messages "
                     "([{\"role\": \"assistant\", \"content\": ...}]): for plain strings set judge.python.format=standard")
         return shadow_hint(e)
+
+
+def _defined(fn: Callable) -> str:
+    """Where the user's function is defined, as ' (defined at rw.py:3)'; '' where Python cannot tell (a builtin)."""
+    try:
+        return f" (defined at {os.path.basename(inspect.getsourcefile(fn) or '')}:{inspect.getsourcelines(fn)[1]})"
+    except (TypeError, OSError):
+        return ""
 
 
 def _where(e: BaseException) -> str:

@@ -141,9 +141,9 @@ def test_a_function_that_cannot_run_fails_before_any_work(tmp_path, source, ref,
 
 
 @pytest.mark.parametrize("body, said", [
-    ("return [1.0]", r"returned 1 rewards for 3 completions; it must return exactly one per completion"),
-    ("return 1.0", r"returned float; it must return a list of floats"),
-    ("return ['high'] * len(completions)", r"returned 'high' for problem p0; each reward must be a number or None"),
+    ("return [1.0]", r"\(defined at bad.py:1\) returned 1 rewards for 3 completions; it must return exactly one per completion"),
+    ("return 1.0", r"\(defined at bad.py:1\) returned float; it must return a list of floats"),
+    ("return ['high'] * len(completions)", r"\(defined at bad.py:1\) returned 'high' for problem p0; each reward must be a number or None"),
     ("return ['1.0'] * len(completions)", r"returned '1.0' for problem p0; each reward must be a number or None"),
     ("return '111'", r"returned str; it must return a list of floats"),
 ])

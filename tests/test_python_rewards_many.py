@@ -189,7 +189,7 @@ def test_errors_name_the_function_by_its_place_in_the_list(tmp_path):
         with pytest.raises(RunError, match=r"judge\.python\.function\[1\]=.*" + said):
             judge_code(c)
     (tmp_path / "bad.py").write_text("def bad(completions, **kw):\n    return [1.0]\n")
-    with pytest.raises(RunError, match=r"judge\.python\.function\[1\]='[^']*' returned 1 rewards for 4 completions"):
+    with pytest.raises(RunError, match=r"judge\.python\.function\[1\]='[^']*' \(defined at bad.py:1\) returned 1 rewards for 4 completions"):
         score_python(cfg(tmp_path, [good, f"{tmp_path / 'bad.py'}:bad"]), ITEMS)
 
 
