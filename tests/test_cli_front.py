@@ -4,6 +4,7 @@ and the eval on the user's own data."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -104,6 +105,9 @@ def test_config_after_the_command(tmp_path, capsys):
     assert f"no judge cache at {tmp_path / 'none'}" in capsys.readouterr().err
     assert main(["config", "show", "--config", str(tmp_path / "none.yaml")]) == 2
     assert "none.yaml does not exist" in capsys.readouterr().err
+    with pytest.raises(SystemExit):   # twice: refused with the command's usage (argparse kept the last one, silently)
+        main(["--config", str(cfg), "epoch", "1", "--config=b.yaml"])
+    assert re.search(r"usage: rlaif epoch .*--config given 2 times \(\S+my.yaml, b.yaml\)", capsys.readouterr().err, re.S)
 
 
 def test_a_misspelled_key_gets_did_you_mean(capsys):

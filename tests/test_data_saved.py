@@ -36,6 +36,10 @@ def test_a_saved_dataset_dict_names_its_split(tmp_path):
         load_source(str(folder))
     with pytest.raises(DataError, match=r"dd:tset: no split 'tset' in this DatasetDict"):
         load_source(f"{folder}:tset")
+    from pipeline.config.file import load_config
+    from pipeline.run.preflight import check_data
+    with pytest.raises(DataError, match=r"^eval.sources: \S+dd:tset: no split 'tset'"):   # the key it came from
+        check_data(load_config(None, [f"run.dir={tmp_path}", f"eval.sources=[{folder}:tset]"]))
     one = tmp_path / "one"   # one split alone needs no name
     datasets.DatasetDict({"test": datasets.Dataset.from_list(ROWS[8:])}).save_to_disk(str(one))
     assert len(load_source(str(one))) == 4

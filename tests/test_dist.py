@@ -359,4 +359,5 @@ def test_an_accelerate_config_without_processes_and_fewer_than_one_process_are_r
                        (["--processes", "-3"], "argument --processes: -3 is less than 1")):
         r = run_cli("epoch", "1", *args, f"run.dir={tmp_path}", timeout=60)
         assert r.returncode == 2 and said in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
+        assert r.stderr.startswith("usage: rlaif epoch"), r.stderr   # the command's usage, not the top level's
         assert "launching" not in r.stdout and not any(tmp_path.iterdir())

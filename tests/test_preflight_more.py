@@ -102,7 +102,7 @@ def test_a_dry_run_refuses_prompts_over_data_max_prompt_tokens_as_the_sample_sta
     src = rows(tmp_path / "p.jsonl", ROW)
     assert dry(tiny_config, f"data.source={src}", "data.max_prompt_tokens=20") == 2
     err = capsys.readouterr().err
-    assert re.search(r"error: 5 prompts are longer than data.max_prompt_tokens=20 \(first: p\d, \d+ tokens\); "
+    assert re.search(r"error: 5 prompts are longer than data.max_prompt_tokens=20 \(first: p\d of data.source, \d+ tokens; then (p\d of data.source, ){3}p\d of data.source\); "
                      r"raise data.max_prompt_tokens or drop those problems", err), err
     assert not (tmp_path / "runs").exists()
     # a long system prompt, with the warm-start on: refused before epoch 0 (its teacher answers) runs
@@ -118,7 +118,8 @@ def test_the_models_context_is_checked_for_the_sample_and_the_eval(tmp_path, tin
     assert dry(tiny_config, f"data.source={src}", "sample.max_new_tokens=1020") == 2
     assert "plus sample.max_new_tokens=1020 exceeds the model's context of 1024 tokens" in capsys.readouterr().err
     assert dry(tiny_config, f"data.source={src}", "eval.max_new_tokens=1020") == 2
-    assert "plus eval.max_new_tokens=1020 exceeds the model's context of 1024 tokens" in capsys.readouterr().err
+    assert re.search(r"the longest prompt \(\S+:p\d, \d+ tokens\) plus eval.max_new_tokens=1020 exceeds the model's "
+                     "context of 1024 tokens", capsys.readouterr().err)
     # a command that does not sample (rlaif eval, update, sweep) is not held to the training prompts' limit
     cfg = load_config(None, [*tiny_config, f"data.source={src}", "data.max_prompt_tokens=16"])
     check_prompt_lengths(cfg, sampling=False)

@@ -142,3 +142,15 @@ def level(text: str) -> float:
     if not 0 < v < 1:
         raise argparse.ArgumentTypeError(f"{v} is not between 0 and 1 (0.95 for a 95% interval)")
     return v
+
+
+def config_twice(args: list[str]) -> str | None:
+    """The error for a command line that gives --config more than once (argparse keeps the last, silently)."""
+    files = [x.removeprefix("--config=") for x, y in zip(args, ["", *args]) if x.startswith("--config=") or y == "--config"]
+    return (f"--config given {len(files)} times ({', '.join(files)}): give one file; key=value overrides change "
+            "its settings") if len(files) > 1 else None
+
+
+def subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The parser of command `name` (its usage is the one an error of that command's line shows)."""
+    return next(x for x in parser._actions if isinstance(x, argparse._SubParsersAction)).choices[name]

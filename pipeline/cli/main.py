@@ -31,7 +31,7 @@ from pipeline.cli.commands_read import (cmd_compare, cmd_compare_evals, cmd_metr
                                         cmd_samples, cmd_status)
 from pipeline.cli.commands_tools import cmd_cache, cmd_config, cmd_export, cmd_judge
 from pipeline.cli.commands_train import cmd_epoch, cmd_eval, cmd_sweep
-from pipeline.cli.common import count as _count, level as _level, positive as _positive, setup_logging
+from pipeline.cli.common import config_twice, count as _count, subparser, level as _level, positive as _positive, setup_logging
 from pipeline.config.base import ConfigError
 from pipeline.config.file import load_config
 from pipeline.config.schema import Config
@@ -308,10 +308,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     (argparse stops filling a positional list at an option: `rlaif update 4 --config my.yaml update.lr=1e-4`)."""
     parser = build_parser()
     a, extra = parser.parse_known_args(argv)
-    stray = [x for x in extra if "=" not in x or x.startswith("-")]
+    stray, cmd = [x for x in extra if "=" not in x or x.startswith("-")], subparser(parser, a.cmd)
+    if twice := config_twice(argv if argv is not None else sys.argv[1:]):
+        cmd.error(twice)
     if stray:   # said by the command's own parser: its usage, and the option a misspelt one is close to
         import difflib
-        cmd = next(x for x in parser._actions if isinstance(x, argparse._SubParsersAction)).choices[a.cmd]
         dashed = next((x for x in stray if x.startswith("--") and x[2:3].isalpha()), None)
         near = difflib.get_close_matches((dashed or "").split("=")[0], [o for x in cmd._actions for o in
                                                                         x.option_strings], n=1, cutoff=0.75)
@@ -319,10 +320,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             f" (config settings are key=value overrides without dashes, e.g. update.lr=1e-5, not {dashed})"
             if dashed else "")))
     a.overrides = list(getattr(a, "overrides", [])) + [x for x in extra if x not in stray]
-    if getattr(a, "accelerate_config", None) and a.processes < 2 and dist.world_size() == 1:
-        # (only where it would launch: a rank, launched already, is not given the options)
-        parser.error(f"--accelerate-config {a.accelerate_config} is read only when launching several processes: "
-                     "add --processes N (N of 2 or more, one per GPU)")
+    if getattr(a, "accelerate_config", None) and a.processes < 2 and dist.world_size() == 1:   # (not on a rank)
+        cmd.error(f"--accelerate-config {a.accelerate_config} is read only when launching several processes: "
+                  "add --processes N (N of 2 or more, one per GPU)")
     return a
 
 

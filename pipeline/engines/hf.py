@@ -63,12 +63,13 @@ def check_prompts(cfg: Config, ids: list[list[int]], names: list[str], max_new: 
     too_long = [(n, len(i)) for n, i in zip(names, ids) if prompt_limit and len(i) > limit]
     if too_long:
         raise RunError(f"{len(too_long)} prompts are longer than data.max_prompt_tokens={limit} "
-                       f"(first: {too_long[0][0]}, {too_long[0][1]} tokens); raise data.max_prompt_tokens "
-                       "or drop those problems")
-    longest = max((len(i) for i in ids), default=0)
-    if context and longest + max_new > context:
-        raise RunError(f"the longest prompt ({longest} tokens) plus {new_key}={max_new} exceeds the model's "
-                       f"context of {context} tokens; lower {new_key} or data.max_prompt_tokens")
+                       f"(first: {too_long[0][0]}, {too_long[0][1]} tokens"
+                       + (f"; then {', '.join(n for n, _ in too_long[1:6])}" + (", ..." if len(too_long) > 6 else "")
+                          if len(too_long) > 1 else "") + "); raise data.max_prompt_tokens or drop those problems")
+    longest = max(range(len(ids)), key=lambda k: len(ids[k]), default=None)
+    if context and longest is not None and len(ids[longest]) + max_new > context:
+        raise RunError(f"the longest prompt ({names[longest]}, {len(ids[longest])} tokens) plus {new_key}={max_new} "
+                       f"exceeds the model's context of {context} tokens; lower {new_key} or data.max_prompt_tokens")
 
 
 def context_length(cfg: Config) -> int | None:

@@ -40,7 +40,7 @@ def check_prompt_lengths(cfg: Config, sampling: bool = True) -> None:
     there, not at epoch 1's sample stage after the warm-start (its teacher answers paid, with an API
     teacher) has run. Reads the student's tokenizer and config, never its weights. Data that cannot be
     read is check_data's to say, naming its key (run before it): this then checks nothing."""
-    from pipeline.stages.problems import eval_problems, pool, rl_problems
+    from pipeline.stages.problems import eval_problems, pool, rl_problems, training_problems
     try:
         train = pool(rl_problems(cfg), cfg.data.pool_size, cfg.run.seed) if sampling else []
         evals = eval_problems(cfg)
@@ -51,7 +51,9 @@ def check_prompt_lengths(cfg: Config, sampling: bool = True) -> None:
     from pipeline.engines.hf import chat_prompt, check_prompts
     tok, context = student_tokenizer(cfg)
     if train:
-        check_prompts(cfg, [chat_prompt(tok, cfg, p.prompt) for p in train], [p.id for p in train],
+        first = {p.id for p in training_problems(cfg)}   # (else data.rl_sources': other ids)
+        check_prompts(cfg, [chat_prompt(tok, cfg, p.prompt) for p in train],
+                      [f"{p.id} of {'data.source' if p.id in first else 'data.rl_sources'}" for p in train],
                       cfg.sample.max_new_tokens, "sample.max_new_tokens", context)
     if evals:
         check_prompts(cfg, [chat_prompt(tok, cfg, p.prompt) for _, p in evals], [f"{src}:{p.id}" for src, p in evals],
@@ -124,7 +126,7 @@ def check_data(cfg: Config) -> None:
                     local.append((key, src))
     from pipeline.stages.problems import eval_problems, extra_problems, source_problems, training_problems
     for key, src in local:   # the user's own files, read whole: a malformed row names its key, file and line
-        if Path(file_split(src)[0]).expanduser().is_file():
+        if Path(file_split(src)[0]).expanduser().is_file() or saved_dataset(src):
             try:
                 source_problems(cfg, src)
             except DataError as e:
