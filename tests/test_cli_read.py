@@ -263,3 +263,30 @@ def test_a_report_of_a_run_with_no_finished_epoch_and_a_config_that_is_not_yaml_
     assert main(["config", "show", "--config", str(bad)]) == 2
     err = capsys.readouterr().err
     assert f"{bad}: not valid YAML" in err and "at line 3, column 2" in err and "unicode string" not in err, err
+
+
+def test_samples_eval_shows_the_evals_answers_by_their_score(epoch1_config, capsys, tmp_path, monkeypatch):
+    """`rlaif samples N --eval`: the answers the eval of epoch N's chosen policy drew, worst first, each with its
+    score and whether it passes its tests; --prompt takes a problem id; the base model's eval is epoch 0's."""
+    from pipeline.config.file import load_config
+    from pipeline.metrics.evals import load_eval
+    from pipeline.run.runner import Runner
+    monkeypatch.chdir(tmp_path)
+    r = Runner(load_config(None, epoch1_config))
+    d, _ = r.eval_of(1, r.chosen_update(1)[1]["fingerprint"])
+    rows = sorted(load_eval(d), key=lambda x: (x["values"][0], x["problem_id"]))
+    assert main(["samples", "1", "--eval", "--worst", "1", *epoch1_config]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"epoch 1's eval ({d.name}, of {r.chosen_update(1)[0].name}): {len(rows)} answers to "
+                          f"{len(rows)} problems; pass@1 "), out
+    shown = out.split("#### ")[1].split(" #0: score ")[0]   # the lowest score's answer, its text as the eval drew it
+    first = next(x for x in rows if f"{x['source']}:{x['problem_id']}" == shown)
+    assert first["values"][0] == rows[0]["values"][0] and first["texts"][0].strip() in out, out
+    assert ("fails its tests" if not first["passed"][0] else "passes its tests") in out
+    last = rows[-1]
+    assert main(["samples", "1", "--eval", "--prompt", last["problem_id"], *epoch1_config]) == 0
+    assert f"#### {last['source']}:{last['problem_id']} #0" in capsys.readouterr().out
+    assert main(["samples", "1", "--eval", "--prompt", "nope", *epoch1_config]) == 2
+    assert "epoch 1's eval has no problem 'nope'; its problems: " in capsys.readouterr().err
+    assert main(["samples", "0", "--eval", *epoch1_config]) == 2
+    assert "epoch 0 has no eval of the base model; `rlaif eval 0` makes one" in capsys.readouterr().err

@@ -185,8 +185,8 @@ def cmd_report(cfg: Config, a) -> int:
 
 
 def cmd_samples(cfg: Config, a) -> int:
-    from pipeline.report.report import samples
-    print(samples(existing_run(cfg, a), a.n, worst=a.worst, best=a.best, prompt=a.prompt))
+    from pipeline.report.report import eval_samples, samples
+    print((eval_samples if a.eval else samples)(existing_run(cfg, a), a.n, worst=a.worst, best=a.best, prompt=a.prompt))
     return 0
 
 

@@ -78,8 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     from pipeline.stages import STAGES
     p.add_argument("--only", choices=[st.name for st in STAGES], metavar="STAGE",
                    help="run only this stage of epoch N (its inputs must be done; epoch N alone, not epochs 1 "
-                        "to N): one of "
-                        + ", ".join(st.name for st in STAGES))
+                        "to N): one of " + ", ".join(st.name for st in STAGES))
     p.add_argument("--force", action="store_true", help="recompute even if up to date (judge cache still used); "
                    "runs epoch N alone (epoch N-1 must have finished), not epochs 1 to N")
     p.add_argument("--dry-run", action="store_true", help="show what would run; run nothing")
@@ -213,7 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_overrides(sub.add_parser("samples", help="show epoch N's completions with score breakdown and reward",
                                       description="Epoch N's completions with their judge's score breakdown and "
                                       "reward: --worst K, --best K, or every completion of one --prompt (none of "
-                                      "them: the worst and the best report.samples_shown, 3 each)."), epoch=True)
+                                      "them: the worst and the best report.samples_shown, 3 each); --eval: the answers of epoch N's eval instead, by their score."), epoch=True)
+    p.add_argument("--eval", action="store_true", help="the answers of the eval of epoch N's chosen policy (N=0: the base model's, `rlaif eval 0`), by their score; --prompt takes a problem id (SOURCE:ID or ID)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--worst", type=_positive, metavar="K", help="the K lowest-reward completions (the unscored first; one per prompt before any prompt's second)")
     g.add_argument("--best", type=_positive, metavar="K", help="the K highest-reward completions (one per prompt before any prompt's second)")

@@ -168,6 +168,47 @@ def samples(runner: "Runner", n: int, worst: int | None = None, best: int | None
     return "\n".join(parts)
 
 
+def eval_samples(runner: "Runner", n: int, worst: int | None = None, best: int | None = None,
+                 prompt: str | None = None) -> str:
+    """Text for `rlaif samples N --eval`: the answers of epoch N's chosen policy's eval (N=0: the base model's),
+    by their score, as `samples` shows training's completions."""
+    from pipeline.metrics.evals import load_eval
+    chosen = runner.chosen_update(n) if n else None
+    if n and chosen is None:
+        raise RunError(f"epoch {n} has no finished update; run `rlaif epoch {n}` first")
+    found = runner.eval_of(n, chosen[1]["fingerprint"] if chosen else runner.base_policy_fp())
+    if found is None:
+        raise RunError(f"epoch {n} has no eval of {'its chosen policy' if n else 'the base model'}; `rlaif eval {n}` "
+                       "makes one")
+    rows = load_eval(found[0])
+    answers = [{"problem_id": f"{r['source']}:{r['problem_id']}", "sample_idx": i, "text": t,
+                "finish_reason": (r.get("finish_reasons") or [None] * len(r["texts"]))[i],
+                "reward": (r.get("values") or [None] * len(r["texts"]))[i],
+                "passed": (r.get("passed") or [None] * len(r["texts"]))[i]} for r in rows for i, t in enumerate(r["texts"])]
+    figures = found[1].get("figures") or {}
+    said = ", ".join(f"{k.removeprefix('eval/')} {v:.4f}" for k in ("eval/pass@1", "eval/score")
+                     if isinstance(v := figures.get(k), (int, float)))
+    parts = [f"epoch {n}'s eval ({found[0].name}, of {chosen[0].name if chosen else 'the base model'}): {len(answers)} "
+             f"answers to {len(rows)} problems" + (f"; {said}" if said else ""), ""]
+
+    def show(c: dict) -> str:
+        verdict = {True: "passes its tests", False: "fails its tests"}.get(c["passed"], "no tests: the run's judge")
+        text, f = c["text"] or "", _fence(c["text"] or "")
+        return (f"#### {c['problem_id']} #{c['sample_idx']}: score {_fmt(c['reward'])} ({verdict})\n\n"
+                f"finish: {c['finish_reason'] or '-'}\n\n{f}\n{text[:2000]}\n{f}\n")
+    if prompt is not None:
+        mine = [c for c in answers if prompt in (c["problem_id"], c["problem_id"].rpartition(":")[2])]
+        if not mine:
+            raise RunError(f"epoch {n}'s eval has no problem {prompt!r}; its problems: "
+                           + ", ".join(sorted({c["problem_id"] for c in answers})[:20]))
+        return "\n".join(parts + [show(c) for c in mine])
+    if worst is None and best is None:
+        worst = best = runner.cfg.report.samples_shown
+    lo, hi = _pick(answers, worst or 0, best or 0)
+    return "\n".join(parts + ([f"### worst {len(lo)}", ""] + [show(c) for c in lo] if lo else [])
+                     + ([f"### best {len(hi)}", ""] + [show(c) for c in hi] if hi else []))
+
+
 # -- the report ---------------------------------------------------------------------------
 def _epochs(es: list[int]) -> str:
     """[1, 2, 3, 4, 7] -> 'epochs 1-4, 7'; [3] -> 'epoch 3'."""
