@@ -328,9 +328,11 @@ def main(argv: list[str] | None = None) -> int:
     total = time.time() - t0
     paragraphs.append(f"Wall time {total / 60:.1f} min: " + (", ".join(f"{k} {v / 60:.1f} min" for k, v in times.items())
                                                             or "nothing trained or evaluated")
-                      + f". Sampled evals: {a.samples} answers per problem at T={a.temperature}; HumanEval problems: "
-                      f"{a.humaneval or 164}. Overrides: {' '.join(a.overrides) or 'none'}. Curves: "
-                      + (f"bench/{png.name}." if curves else "none (nothing trained here).")
+                      + f". Sampled evals: {a.samples} answers per problem at T={a.temperature}"
+                      + (f"; HumanEval problems: {a.humaneval or 164}" if "humaneval" in a.sets else "")
+                      + f". Overrides: {' '.join(a.overrides) or 'none'}. Curves: "
+                      + (f"{png.relative_to(Path.cwd()) if png.is_relative_to(Path.cwd()) else png}." if curves else
+                         "none (nothing trained here).")
                       + reused)
     shown = saved.relative_to(Path.cwd()) if saved.is_relative_to(Path.cwd()) else saved
     paragraphs.append(f"Per-problem evals: {shown} (`python bench/learning.py --tables-from {shown}` prints "

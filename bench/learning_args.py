@@ -27,7 +27,7 @@ def parse(description: str, argv: list[str] | None = None,
     as argparse says an error (exit 2), before any work."""
     ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--seeds", type=int, default=3, help="training seeds (run.seed 1..S; run.seed 0's eval streams are the calibration draw's)")
-    ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--epochs", type=int, default=4, help="RL epochs of each run (default 4)")
     ap.add_argument("--samples", type=int, default=SAMPLES, help="sampled answers per problem in the final evals")
     ap.add_argument("--temperature", type=float, default=TEMPERATURE, help="their temperature (DeepSeek-R1's pass@1 protocol)")
     ap.add_argument("--humaneval", type=int, default=0, help="HumanEval problems evaluated (0 = all 164; a fixed subset)")
@@ -83,6 +83,8 @@ def parse(description: str, argv: list[str] | None = None,
         a.base_draws = 1 if a.quick else 5
     if a.base_draws < 1:
         ap.error("--base-draws: 1 or more")
+    if a.seeds < 1:
+        ap.error(f"--seeds {a.seeds}: 1 or more (training seeds: run.seed 1..S)")
     if seeded := [o for o in [*a.overrides, *(x for _, *lv in a.lever for x in lv)] if o.startswith("run.seed=")]:
         ap.error(f"{seeded[0]}: the bench sets run.seed itself, one per trained seed and base draw; drop it")
     taken = {"seed", "rl-only", "plain", "base", "base-draw", "negative-control", "positive-control"}

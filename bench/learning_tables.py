@@ -228,7 +228,7 @@ def tabulate(a, base: list, finals: dict, warm: list) -> tuple[list[str], list[s
 EVAL_KEYS = ("source", "problem_id", "n", "correct", "pass@1", "score", "ref_nll", *(m for m, _ in
                                                                                    PARTS.get("ocaml", ())))
 ARCHIVED = ("seeds", "epochs", "sets", "no_controls", "ablation", "lever", "samples", "temperature", "humaneval",
-            "overrides", "config")
+            "tune", "overrides", "config")
 # what a bench's evals must share with a saved bench's to be paired with them (--evals-from)
 MATCHED = ("epochs", "samples", "temperature", "overrides", "config")
 
@@ -290,13 +290,16 @@ def _reusable(path: str, a) -> dict:
     mine = {**vars(a), "config": Path(a.config).name}
     for k in MATCHED:
         if (old[k] if k != "config" else Path(old[k]).name) != mine[k]:
-            raise ValueError(f"--evals-from {path}: its {k} is {old[k]!r}, this bench's {mine[k]!r}: its evals "
+            said = {"overrides": "overrides are", "config": "config file is"}.get(k, f"--{k} is")
+            raise ValueError(f"--evals-from {path}: its {said} {old[k]!r}, this bench's {mine[k]!r}: its evals "
                              "would not pair with this bench's; run with its settings, or without --evals-from")
     if missing := [k for k in a.sets if k not in old["sets"]]:
         raise ValueError(f"--evals-from {path}: it has no evals on {', '.join(missing)} (its sets: "
                          f"{','.join(old['sets'])}); give --sets among them")
     if "humaneval" in a.sets and old["humaneval"] != a.humaneval:
         raise ValueError(f"--evals-from {path}: its --humaneval is {old['humaneval']}, this bench's {a.humaneval}")
+    if "tune" in a.sets and old.get("tune", a.tune) != a.tune:   # (a file saved before --tune was kept: not told)
+        raise ValueError(f"--evals-from {path}: its --tune is {old['tune']}, this bench's {a.tune}")
     keep = lambda ev: {k: ev[k] for k in a.sets}  # noqa: E731
     return {"base": [keep(e) for e in saved["base"]], "finals": {n: keep(e) for n, e in saved["finals"].items()},
             "warm": [keep(e) for e in saved["warm"]][:a.seeds]}

@@ -192,7 +192,7 @@ def test_a_lever_trains_over_the_same_seeds_and_is_tabled_against_the_default(tm
     lines, said = learning.arms_table(base, arms, None, {"pool24": "data.pool_size=0 data.prompts_per_epoch=24"})
     assert "| lever pool24: pool24 - warm-start alone | tune (4) | +0.2500" in "\n".join(lines)
     assert any(x.startswith("lever pool24: pool24 - warm-start alone, tune pass@1: +0.2500 [") for x in said), said
-    for bad, says in ((["--lever", "seed", "update.lr=1e-3"], "--lever seed: a name first"),
+    for bad, says in ((["--lever", "seed", "update.lr=1e-3"], "--lever seed: a name first"), (["--seeds", "0"], "--seeds 0: 1 or more"),
                       (["--lever", "x"], "--lever x: each override is key.sub=value"),
                       (["--lever", "x", "update.lrr=1"], "update.lrr: unknown key"),
                       # the default's own values (its LoRA targets, the bench's 4 epochs): the default again

@@ -67,13 +67,14 @@ def test_a_saved_bench_that_would_not_pair_is_refused_before_any_work(tmp_path):
     root = tmp_path / "bench"
     common = ("--seeds", "2", "--no-controls", "--base-draws", "2", "--root", str(root), "--no-record")
     cases = [  # (the saved bench's args, this bench's args, what the refusal names)
-        ({}, ("--sets", "heldout", "--samples", "4"), "its samples is 8, this bench's 4"),
-        ({}, ("--sets", "heldout", "--temperature", "1.0"), "its temperature is 0.6, this bench's 1.0"),
-        ({}, ("--sets", "heldout", "--epochs", "8"), "its epochs is 4, this bench's 8"),
-        ({}, ("--sets", "heldout", "update.lr=1e-4"), "its overrides is [], this bench's ['update.lr=1e-4']"),
+        ({}, ("--sets", "heldout", "--samples", "4"), "its --samples is 8, this bench's 4"),
+        ({}, ("--sets", "heldout", "--temperature", "1.0"), "its --temperature is 0.6, this bench's 1.0"),
+        ({}, ("--sets", "heldout", "--epochs", "8"), "its --epochs is 4, this bench's 8"),
+        ({}, ("--sets", "heldout", "update.lr=1e-4"), "its overrides are [], this bench's ['update.lr=1e-4']"),
         ({}, ("--sets", "heldout,bank"), "it has no evals on bank (its sets: heldout)"),
         ({"sets": ["heldout", "humaneval"], "humaneval": 40}, ("--sets", "heldout,humaneval", "--humaneval", "20"),
          "its --humaneval is 40, this bench's 20"),
+        ({"sets": ["tune"], "tune": 60}, ("--sets", "tune"), "its --tune is 60, this bench's 0"),
     ]
     for i, (saved_args, argv, said) in enumerate(cases):
         saved = saved_bench(tmp_path / f"saved{i}.json.gz", **saved_args)

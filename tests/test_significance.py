@@ -377,6 +377,10 @@ def test_compare_evals_with_three_seeds_carries_their_own_variance(tmp_path):
     one = compare_evals(warm[:1], rl)                                   # one A (a base eval) against 3 seeds
     assert "seeds' own variance" in one[2]
     assert interval(one) > compare(rows(warm[:1]), rows(rl)).ci[1] - compare(rows(warm[:1]), rows(rl)).ci[0] + 1e-4
+    three, mean = compare_evals(warm, rl[:1]), [{k: np.mean([w[k] for w in rows(warm)]) for k in rows(warm)[0]}]  # 3 draws, 1 B
+    assert "A's 3 evals are draws of one model" in three[2] and interval(three) > np.diff(compare(mean, rows(rl[:1])).ci)[0]
+    with pytest.raises(ValueError, match="names .* more than once: several runs of a side are seeds"):
+        compare_evals(warm, [rl[0]] * 3)
 
 
 def test_prob_improvement_against_draws_pairs_each_draw():

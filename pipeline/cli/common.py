@@ -154,3 +154,30 @@ def config_twice(args: list[str]) -> str | None:
 def subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
     """The parser of command `name` (its usage is the one an error of that command's line shows)."""
     return next(x for x in parser._actions if isinstance(x, argparse._SubParsersAction)).choices[name]
+
+
+def path_error(e: OSError) -> str:
+    """An OSError on a path, as one line: what failed, on which path, and what to check."""
+    paths = f"{e.filename}" + (f" -> {e.filename2}" if e.filename2 else "")
+    return (f"{e.strerror or type(e).__name__}: {paths} (a path from run.dir, judge.cache_dir or the command's "
+            "own arguments: choose one that can be made and written, or free the disk; finished stages are kept)")
+
+
+def launch_refusal(a: argparse.Namespace) -> str | None:
+    """`--processes N`: what refuses the command before its N processes start (the config, an engine that does not
+    run on several, the run's lock held by another command), as the error each rank would give; None if nothing."""
+    import os
+    from data.rows import DataError
+    from pipeline.config.base import ConfigError
+    from pipeline.config.errors import RunError
+    from pipeline.config.file import load_config
+    from pipeline.run.preflight import check_engines
+    from pipeline.run.run_lock import busy, lock_holder
+    try:
+        cfg = load_config(os.path.expanduser(a.config), [*a.overrides, *(["judge.mode=replay"] if a.cmd == "replay" else [])])
+        check_engines(cfg, sampling=a.cmd not in ("update", "sweep"), processes=a.processes)
+        if not getattr(a, "dry_run", False) and (pid := lock_holder(run := Path(cfg.run.dir) / cfg.run.name)):
+            raise busy(run, pid)
+    except (ConfigError, RunError, DataError) as e:
+        return str(e)
+    return None

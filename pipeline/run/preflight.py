@@ -14,16 +14,16 @@ from pipeline.config.base import ConfigError
 from pipeline.config.errors import RunError
 
 
-def check_engines(cfg: Config, sampling: bool = True, updating: bool = True) -> None:
+def check_engines(cfg: Config, sampling: bool = True, updating: bool = True, processes: int | None = None) -> None:
     """sample.engine / eval.engine = vllm without vLLM installed, or with several processes, fails
     here, before any work (`sampling`: a command that samples); so does a command that trains
     (`updating`) under a DeepSpeed accelerate config launched by hand (`--accelerate-config` refuses
-    one before launching)."""
+    one before launching). processes: the count a launch is about to start (else this process's world)."""
     if updating and os.environ.get("ACCELERATE_USE_DEEPSPEED", "false").lower() == "true":
         raise RunError("launched with a DeepSpeed accelerate config (ACCELERATE_USE_DEEPSPEED=true): the update does "
                        "not run under DeepSpeed yet (it accumulates gradients itself, and DeepSpeed's engine steps on "
                        "every backward); use DDP (no accelerate config) or FSDP")
-    if ((sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm") and dist.world_size() > 1:
+    if ((sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm") and (processes or dist.world_size()) > 1:
         raise ConfigError("sample.engine=vllm / eval.engine=vllm do not run with several processes yet (each rank's "
                           "engine would take the first GPU); use the hf engine, or one process")
     if (sampling and cfg.sample.engine == "vllm") or cfg.eval.engine == "vllm":

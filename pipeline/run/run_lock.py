@@ -14,6 +14,27 @@ from pipeline.config.errors import RunError
 L = TypeVar("L", bound="RunLock")
 
 
+def lock_holder(run_dir: Path) -> str | None:
+    """The pid of the rlaif process holding run_dir's lock, or None where none does (nothing is taken or made)."""
+    try:
+        fd = os.open(run_dir / ".lock", os.O_RDWR)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    except BlockingIOError:
+        return os.read(fd, 64).decode(errors="replace").strip() or "?"
+    finally:
+        os.close(fd)
+
+
+def busy(run_dir: Path, pid: str) -> RunError:
+    return RunError(f"another rlaif process (pid {pid}) is working on run {run_dir}; wait for it to finish, or use "
+                    "another run.name")
+
+
 class RunLock:
     """The lock of the run at self.run_dir (Runner's). Re-entrant within one runner; a second runner on the
     same run takes it only through under() (a sweep's points), else it refuses as a second process would."""
@@ -37,8 +58,7 @@ class RunLock:
         except BlockingIOError:
             other = os.read(fd, 64).decode(errors="replace").strip() or "?"
             os.close(fd)
-            raise RunError(f"another rlaif process (pid {other}) is working on run {self.run_dir}; "
-                           "wait for it to finish, or use another run.name") from None
+            raise busy(self.run_dir, other) from None
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         self._lock_fd = fd

@@ -218,7 +218,7 @@ def train(model, rows: list[dict], uc: UpdateConfig, temperature: float, pad_id:
     step_kl = [zero, zero]
     t0 = time.time()
     bar = tqdm(total=n_mb * uc.epochs, initial=st["pass"] * n_mb + st["done_in_pass"], desc="update", unit="mb",
-               dynamic_ncols=True, disable=not show_progress)
+               dynamic_ncols=True, disable=not show_progress or not dist.is_main())   # (TQDM_DISABLE: not given)
 
     def add(name: str, per_row: torch.Tensor, weight: torch.Tensor) -> None:
         n, d = sums[name]

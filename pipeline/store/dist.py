@@ -230,8 +230,14 @@ def _refused(path: str) -> str | None:
         return f"cannot read it ({getattr(e, 'strerror', None) or e}); give the file `accelerate config` wrote"
     if not isinstance(conf, dict):
         return "not an accelerate config (a YAML or JSON mapping, as `accelerate config` writes)"
-    if str(conf.get("distributed_type", "")).upper() == "DEEPSPEED":
+    kind = str(conf.get("distributed_type", "")).upper()
+    if kind == "DEEPSPEED":
         return ("DeepSpeed: the update does not run under it (it accumulates gradients itself, and DeepSpeed's "
                 "engine steps on every backward); use DDP (no --accelerate-config) or FSDP (distributed_type: FSDP)")
+    if kind == "FSDP":   # (accelerate's FSDP plugin wants an accelerator: on a CPU the update failed, after the judging)
+        import torch
+        if not (torch.cuda.is_available() or (hasattr(torch, "xpu") and torch.xpu.is_available())):
+            return ("FSDP shards the model over GPUs, and this machine has none: accelerate's FSDP plugin refuses "
+                    "to start on a CPU; run without --accelerate-config (DDP, over gloo on the CPU)")
     return None
 
