@@ -172,7 +172,7 @@ def test_corrupted_artifact_is_recomputed(tiny_run, caplog, capsys):
     capsys.readouterr()
     assert rlaif("epoch", "2", "--force", *over) == 2
     err = capsys.readouterr().err
-    assert "adapter/adapter_model.safetensors missing or corrupted" in err and "rlaif epoch 1 --force" in err
+    assert "adapter/adapter_model.safetensors was changed after it was written (checksum mismatch)" in err and "rlaif epoch 1 --force" in err
     assert not (Runner(cfg).epoch_dir(2) / "sample").exists()
 
 
@@ -200,7 +200,7 @@ def test_epoch_n_brings_a_fresh_run_up_to_epoch_n(tiny_run, capsys):
     shutil.rmtree(next(r.epoch_dir(2).glob("eval-*")))
     assert rlaif("epoch", "3", *over) == 0
     out = capsys.readouterr().out
-    assert "epoch 2 done in" in out and "(1 stages ran" in out and "kept" not in out
+    assert "epoch 2 done in" in out and "(1 stage ran" in out and "kept" not in out
     assert list(r.epoch_dir(2).glob("eval-*"))
 
     # past epochs are frozen: another setting remakes the epoch asked for, not the finished ones before it

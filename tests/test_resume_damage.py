@@ -54,7 +54,7 @@ def test_rlaif_eval_refuses_a_corrupted_chosen_policy(epoch1_config):
         shutil.rmtree(d)
     adapter = r.chosen_update(1)[0] / "adapter" / "adapter_model.safetensors"
     adapter.write_bytes(b"garbage")
-    with pytest.raises(RunError, match=r"eval: the policy it reads, .*adapter_model.safetensors missing or corrupted"):
+    with pytest.raises(RunError, match=r"eval: the policy it reads, .*adapter_model.safetensors was changed after it was written"):
         Runner(load_config(None, epoch1_config)).run_eval(1)
 
 
@@ -200,3 +200,19 @@ def test_a_stage_remade_with_other_rows_remakes_what_read_it_and_one_remade_alik
     assert "reward   running" in out and "(remade: its input judge was remade since it read it)" in out, out
     update = next(line for line in out.splitlines() if "update   running" in line)   # a variant says why too
     assert "(remade: its input" in update and "was remade since it read it)" in update, out
+
+
+def test_status_says_a_stage_whose_file_was_deleted_damaged(epoch1_config, capsys, tmp_path, monkeypatch):
+    """`rlaif status` said done for a stage whose table or adapter was deleted (the run remade it when next run):
+    damaged now, and done again once `rlaif epoch 1` has remade it from the judge cache."""
+    import re
+    from pipeline.cli.main import main
+    monkeypatch.chdir(tmp_path)
+    r = Runner(load_config(None, epoch1_config))
+    next((r.epoch_dir(1) / "judge" / "table").glob("*.arrow")).unlink()
+    shutil.rmtree(r.chosen_update(1)[0] / "adapter")
+    assert main(["status", *epoch1_config]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"epoch   1  .*judge:damaged .*update:damaged", out) and "damaged = a file of it is missing" in out, out
+    assert main(["epoch", "1", *epoch1_config]) == 0 and main(["status", *epoch1_config]) == 0
+    assert "damaged" not in capsys.readouterr().out.split("stage states:")[0]

@@ -43,6 +43,12 @@ def test_an_epoch_made_anew_from_another_policy_drops_its_stale_promotion(epoch1
     assert f"epoch 2: {old2.name} was trained from another policy of epoch 1 ({old1.name})" in err, err
     assert f"`rlaif promote 1 {old1.name}` then `rlaif epoch 2`" in err and r.chosen_update(2)[0] == chosen[0]
     assert main(["promote", "1", old1.name, *epoch1_config]) == 0 and main(["epoch", "2", *epoch1_config]) == 0
+    assert r.chosen_update(2)[0] == old2   # the update of these rows, made before and reused: the policy, not the newest
+    r.promote(2, chosen[0].name)   # a promotion of the other line's update, then epoch 1's choice moves under it
+    assert main(["promote", "1", new1.name, *epoch1_config]) == 0 and main(["epoch", "2", *epoch1_config]) == 0
+    caplog.clear()
+    assert main(["promote", "1", old1.name, *epoch1_config]) == 0 and main(["epoch", "2", *epoch1_config]) == 0
+    assert r.chosen_update(2)[0] == old2 and f"its promoted update ({chosen[0].name}) was trained on the" in caplog.text
     assert main(["promote", "2", old2.name, *epoch1_config]) == 0 and r.chosen_update(2)[0] == old2
 
 
@@ -76,6 +82,9 @@ def test_warm_start_keys_make_no_rl_update_variant(epoch1_config, key, grid):
         assert str(e.value).startswith(f"{key.partition('=')[0]}={typed} (epoch 1's update was made with {was})")
     with pytest.raises(ConfigError, match=r"the warm-start's \(epoch 0\)"):
         _sweep(epoch1_config, f"{key.partition('=')[0]}={grid}")
+    if key.startswith("update.sft_epochs") and was == "2":   # the grid holds the epoch's own value: the other offered
+        with pytest.raises(ConfigError, match=r"`rlaif epoch 0 update.sft_epochs=1` makes another warm-start"):
+            _sweep(epoch1_config, "update.sft_epochs=1,2")
     assert len(r.update_variants(1)) == 1
     assert _update(epoch1_config, "update.lr=1e-3") == 0   # an RL key makes its variant (warm_start=false as it was)
 
@@ -93,6 +102,18 @@ def test_a_sweep_refuses_one_value_written_two_ways(epoch1_config):
     Runner(load_config(None, epoch1_config)).run_epoch(1)
     with pytest.raises(ConfigError, match=r"update.lr=1e-4 and update.lr=0.0001|update.lr=0.0001 and update.lr=1e-4"):
         _sweep(epoch1_config, "update.lr=1e-4,0.0001")
+    with pytest.raises(ConfigError, match=r"update.lr=3e-4: update.lr is a --grid axis too"):   # (it was dropped, unsaid)
+        _sweep([*epoch1_config, "update.lr=3e-4"], "update.lr=1e-4,2e-4")
+
+
+def test_promoting_a_variant_made_without_an_eval_says_so(epoch1_config, capsys):
+    from pipeline.cli.commands_read import cmd_promote
+    assert _update(epoch1_config, "update.lr=3e-5", "eval.sources=[]") == 0   # an eval of no problem
+    made = next(p for p, m in Runner(load_config(None, epoch1_config)).update_variants(1)
+                if m["config"]["update"]["lr"] == 3e-5)
+    capsys.readouterr()
+    cmd_promote(load_config(None, epoch1_config), _Args(n=1, variant=made.name))
+    assert "it has no eval (killed, or made without one): `rlaif eval 1` scores it" in capsys.readouterr().out
 
 
 def _update(over, *keys):
@@ -237,7 +258,7 @@ def test_an_update_remade_at_its_fingerprint_is_said_of_the_epochs_sampled_from_
     after = r.chosen_update(1)
     assert after[0] == before[0] and after[1]["files"] != before[1]["files"]   # one fingerprint, other weights
     gone = f"{after[0].name} as it was before it was remade"
-    assert f"epoch 2 was trained from its {gone}: `rlaif epoch 3` keeps it" in out, out
+    assert f"epoch 2 was trained from epoch 1's {gone}: `rlaif epoch 3` keeps it" in out, out
     assert main(["status", *over]) == 0
     out = capsys.readouterr().out
     assert f"epoch 2 was sampled from epoch 1's {gone}: epoch 2 and the epochs after it" in out, out

@@ -127,11 +127,11 @@ def cmd_promote(cfg: Config, a) -> int:
     finally:
         r.unlock()
     made = (r.epoch_dir(a.n + 1) / "sample" / "manifest.json").exists()   # (from this very policy: no note)
-    unmeasured = cfg.eval.sources != [] and r.eval_of(a.n, (read_manifest(p) or {}).get("fingerprint", "")) is None
+    ev = r.eval_of(a.n, (read_manifest(p) or {}).get("fingerprint", ""))   # (one of no problem: eval.sources=[])
     print(f"epoch {a.n}: chosen policy is now {p.name}; " + (
         later_epochs_note(r, a.n) or f"epoch {a.n + 1} {'was sampled' if made else 'will start'} from it")
         + (f"; it has no eval (killed, or made without one): `rlaif eval {a.n}` scores it"
-           if unmeasured else ""))
+           if cfg.eval.sources != [] and (ev is None or ev[1].get("rows") == 0) else ""))
     return 0
 
 
@@ -162,8 +162,8 @@ def later_epochs_note(r, n: int) -> str | None:
     if not later or (sampled is not None and sampled == r.policy(n)[0] and not remade):   # came from this very policy
         return None
     span = f"epoch {later[0]}" if len(later) == 1 else f"epochs {later[0]}-{later[-1]}"
-    return (f"{span} {'was' if len(later) == 1 else 'were'} trained from "
-            f"{'its ' + remade if remade else 'the policy chosen before'}: `rlaif epoch "
+    whose = f"epoch {n}'s {remade}" if remade else "the policy chosen before"
+    return (f"{span} {'was' if len(later) == 1 else 'were'} trained from {whose}: `rlaif epoch "
             f"{later[-1] + 1}` keeps {'it' if len(later) == 1 else 'them'} as {'it' if len(later) == 1 else 'they'} "
             f"finished (past epochs are frozen) and trains on from epoch {later[-1]}'s policy; `rlaif epoch "
             f"{n + 1}` remakes epoch {n + 1} from this one (new answers, judged anew: `--dry-run` prices it), "

@@ -193,7 +193,7 @@ def cmd_export(cfg: Config, a) -> int:
     size = sum(p.stat().st_size for p in Path(a.out).expanduser().rglob("*") if p.is_file())
     how = (f"PeftModel.from_pretrained(base, {str(a.out)!r}) over " + info["base_model"]) if a.adapter else \
         f"AutoModelForCausalLM.from_pretrained({str(a.out)!r}), or `vllm serve {a.out}`"
-    say(f"exported epoch {a.n}'s policy {info['update']} ({'adapter' if a.adapter else 'merged, ' + info['dtype']}, "
+    say(f"exported epoch {a.n}'s {'variant' if a.variant else 'policy'} {info['update']} ({'adapter' if a.adapter else 'merged, ' + info['dtype']}, "
         f"{size / 1e6:.1f} MB) to {a.out} in {duration(time.time() - t0)}; load it with {how}; "
         f"README.md says how to prompt it, rlaif.json where it came from")
     return 0

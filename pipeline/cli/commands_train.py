@@ -5,13 +5,12 @@ import json
 import logging
 import time
 
-
 from pipeline.store import dist
 from pipeline.config.schema import Config
 from pipeline.config.base import ConfigError
 from pipeline.config.file import load_config
 from pipeline.config.errors import RunError
-from pipeline.run.preflight import check_data, check_engines, check_prompt_lengths, check_trackers
+from pipeline.run.preflight import check_data, check_data_files, check_engines, check_prompt_lengths, check_trackers
 
 from pipeline.cli import common
 from pipeline.cli.commands_read import cmd_compare, later_epochs_note
@@ -35,7 +34,6 @@ def cmd_epoch(cfg: Config, a) -> int:
         # a prompt the sample or eval stage would refuse fails now, not after the warm-start has trained
         # (and paid an API teacher); a rerun that reuses everything loads no tokenizer
         check_prompt_lengths(cfg, sampling=a.cmd != "update")
-    from pipeline.run.preflight import check_data_files
     _, record_data_files = check_data_files(cfg, r.run_dir)
     if a.cmd in ("update", "replay") and a.n == 0:
         raise RunError(no_rl_update("rerun") if a.cmd == "update" else "epoch 0 is the supervised warm-start, which "
@@ -215,7 +213,7 @@ def epoch_line(r, n: int, reused: int | None = None, ran: int = 0, secs: float |
         figures += f"  (judge stage: no call now; {m['judge/api_calls']:.0f} calls when it ran)"
     if reused is None:
         return figures
-    how = "(every stage reused)" if not ran else f"in {duration(secs or 0)} ({ran} stages ran, {reused} reused)"
+    how = "(every stage reused)" if not ran else f"in {duration(secs or 0)} ({ran} stage{'s' if ran > 1 else ''} ran, {reused} reused)"
     return f"{name or f'epoch {n}'} done {how}: {figures}"
 
 
@@ -312,7 +310,7 @@ def _ws_error(ws: list[str], n: int, typed: list[Config], rl: str) -> str:
                      for k, w in zip(keys, ws))
     other = ("a warm-started run is one of its own: run.name=<another name> update.warm_start=true"
              if keys[0] == "update.warm_start" else
-             f"`rlaif epoch 0 {keys[0]}={given[keys[0]][-1]}` makes another warm-start")
+             f"`rlaif epoch 0 {keys[0]}={next(v for v in given[keys[0]] if v != ws[0].partition('=')[2])}` makes another warm-start")
     return (f"{said}: the warm-start's (epoch 0), not {rl}: the update does not read it, and a variant would record a "
             f"warm-start that did not make the policy it starts from (alone: the same adapter under another name). "
             f"Type {' '.join(ws)} as epoch {n}'s update was made; {other}")
@@ -328,6 +326,8 @@ def cmd_sweep(cfg: Config, a) -> int:
     combos = sweep_grid(a.grid)
     configs, points = [], {}
     keys = [g.partition("=")[0] for g in a.grid]
+    if clash := [o for o in a.overrides if o.partition("=")[0] in keys and not any(o in c for c in combos)]:   # (dropped)
+        raise ConfigError(f"{clash[0]}: {clash[0].partition('=')[0]} is a --grid axis too; give its values in --grid alone")
     for combo in combos:   # every combination's config checked before anything trains
         try:
             configs.append(load_config(a.config, a.overrides + combo))
@@ -381,7 +381,6 @@ def cmd_eval(cfg: Config, a) -> int:
     check_engines(cfg, sampling=False, updating=False)
     check_data(cfg)
     r = common.open_runner(cfg)
-    from pipeline.run.preflight import check_data_files
     _, record_data_files = check_data_files(cfg, r.run_dir)   # an edited eval file under a finished eval: said
     m = r.run_eval(a.n, warm_start=a.warm_start, force=a.force)
     record_data_files()

@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(fn=cmd_epoch)
     p = with_overrides(sub.add_parser("update", help="rerun only epoch N's update into a side-by-side variant",
                                       description="Rerun only epoch N's update, from the samples, judgements and "
-                                      "logprobs on disk (`rlaif epoch N` must have run), with the update.* overrides "
+                                      "logprobs on disk (`rlaif epoch N` must have run), with the update.* (or select.*) overrides "
                                       "given: a variant beside the first, with no training sample drawn and no paid "
                                       "judge call on them (its eval answers the held-out problems, scored by the "
                                       "execution judge, or by the run's judge where a problem has no tests: an API "
@@ -135,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = with_overrides(sub.add_parser("compare", help="show epoch N's update variants side by side",
                                       description="Epoch N's update variants (from `rlaif update N` or `rlaif sweep "
                                       "N`) side by side: their settings, losses, KL, entropy and evals; the chosen one "
-                                      "marked."), epoch=True)
+                                      "marked *, those trained on another selection than its current one ~."), epoch=True)
     p.set_defaults(fn=cmd_compare)
     p = sub.add_parser("compare-evals", help="is B better than A beyond noise? paired, with a 95%% interval over problems",
                        description="Compare two evals of the same problems (A: e.g. the base model, B: a trained "

@@ -49,13 +49,17 @@ def status_lines(runner: "Runner") -> list[str]:
         # sampled from epoch n-1's update as it was before it was remade at its fingerprint: `rlaif epoch n` remakes
         # the stages that read that policy, or a stage remade for it (their fingerprints stay)
         old_parent = {POLICY} if (runner.former_parent(n) or "").endswith("remade") else set()
+        chosen = runner.chosen_update(n)
         for st in runner.stages_for(n):
             m = ms.get(st.name)
             want = planned.get(st.name, (m or {}).get("fingerprint"))
             if old_parent.intersection(st.inputs):
                 old_parent.add(st.name)
+            d = chosen[0] if st.name == "update" and chosen else None if st.variant else runner.epoch_dir(n) / st.name
             if m is None:
                 state = "-"
+            elif d is not None and any(not (d / f).is_file() for f in m.get("files") or {}):   # (deleted; not checksummed)
+                state = "damaged"
             elif st.name in old_parent and not st.variant:
                 state = "stale"
             elif want == m.get("fingerprint"):   # made by older code (a reward function edited since): said so
@@ -72,7 +76,6 @@ def status_lines(runner: "Runner") -> list[str]:
                 moved = made_otherwise(runner.cfg, st, m)
                 differ += [x for x in moved if x not in differ]
             states.append(f"{st.name}:{state}")
-        chosen = runner.chosen_update(n)
         spend = epoch_spend(runner, n)
         for k, v in spend.items():
             total[k] = total.get(k, 0.0) + v
@@ -97,7 +100,8 @@ def status_lines(runner: "Runner") -> list[str]:
                  + (f"; the cache saved ${saved:.4f}" if (saved := sum(v for k, v in total.items() if k.endswith("saved_usd"))) else ""))
     lines.append("stage states: done; stale = finished, but the current config would recompute it (`rlaif epoch N` "
                  "for that N; later epochs keep it as it finished); new = the current config's update/eval variant is "
-                 "not run yet (it would go beside the chosen one); - = not run")
+                 "not run yet (it would go beside the chosen one); damaged = a file of it is missing (`rlaif epoch N` remakes it); "
+                 "- = not run")
     lines += runner.other_parents()
     if why := runner.early_stop_reason(epochs[-1] + 1):   # (eval.patience: the next epoch would not start)
         lines.append(f"epoch {epochs[-1] + 1} would not start: {why}")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from pipeline.config.errors import RunError
-from pipeline.store.artifacts import atomic_dir, clean_stale, corrupted_file, read_manifest
+from pipeline.store.artifacts import atomic_dir, clean_stale, corrupted_file, damage, read_manifest
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 
@@ -122,7 +122,7 @@ def _policy_dir(r, n: int, variant: str | None) -> tuple[Path, dict]:
         d, m = chosen
     bad = corrupted_file(d, m) if m else "manifest.json"
     if bad is not None:
-        raise RunError(f"{d}: {bad} is missing or corrupted (checksum mismatch): it changed after it was written; "
+        raise RunError(f"{d}: {bad} {damage(d, bad)}; "
                        f"remake it (`rlaif epoch {n} --force`) or export another variant (--variant)")
     return d, m
 

@@ -129,6 +129,19 @@ class Lineage:
         self.write_metrics(n)
         return d
 
+    def drop_promotion(self, n: int, stage: str, reused: Path | None = None) -> None:
+        """Epoch n's stage `stage` is made anew from other inputs: a promoted update trained on the old rows goes; the
+        newest update (this run's) is the policy, or `reused`, the new rows' update made before (promoted instead)."""
+        cj = self.epoch_dir(n) / "chosen.json"
+        old = json.loads(cj.read_text()).get("update", "?") if cj.exists() else None
+        if old and old != getattr(reused, "name", None):
+            log.warning("epoch %d: its promoted update (%s) was trained on the %s this run makes anew: the promotion "
+                        "is dropped, %s is the epoch's policy (`rlaif promote %d` to choose again)", n, old, stage,
+                        f"{reused.name} (made earlier from these rows, reused)" if reused else "the update this run makes", n)
+            cj.unlink()
+        if reused is not None and (self.chosen_update(n) or (None,))[0] != reused:   # (not the newest: chosen by name)
+            self.promote(n, reused.name)
+
     def frozen_changes(self, n: int) -> list[str] | None:
         """Epoch n finished (its metrics.json and a chosen policy), and what this config would remake it
         for: the settings that differ ('sample.num_samples 8 -> 16'), the policy it starts from, a
@@ -373,7 +386,5 @@ class Lineage:
         return metrics
 
     def epochs(self) -> list[int]:
-        if not self.run_dir.exists():
-            return []
-        return sorted(int(p.name.split("-")[1]) for p in self.run_dir.glob("epoch-[0-9][0-9][0-9]"))
+        return sorted(int(p.name.split("-")[1]) for p in self.run_dir.glob("epoch-[0-9][0-9][0-9]"))   # ([] for none)
 

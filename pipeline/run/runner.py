@@ -7,7 +7,6 @@ sample or judge. Past epochs are frozen: epoch N starts from epoch N-1's chosen 
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -285,10 +284,12 @@ class Runner(Lineage, RunLock):
             if keep is not None and keep[0] != d:
                 dist.on_main(lambda: (self.epoch_dir(n) / "chosen.json").exists() or self.promote(n, keep[0].name))
             if st.name == "update" and remade_rows:   # the update made from the new rows is the epoch's policy
-                dist.on_main(lambda: self._drop_promotion(n, remade_rows))
+                dist.on_main(lambda: self.drop_promotion(n, remade_rows))
             echo(f"  {st.name:<8} done     {results[st.name]['wall_s']:.1f}s ({results[st.name]['rows']} rows)")
             if only is not None:
                 break
+        if remade_rows and not dry_run and "update" in results and "update" not in ran:   # (made before, reused now)
+            dist.on_main(lambda: self.drop_promotion(n, remade_rows, dirs["update"]))
         if not dry_run and all(st.name in results for st, *_ in plan):
             def finish():
                 from pipeline.metrics.trackers import log_epoch
@@ -296,21 +297,11 @@ class Runner(Lineage, RunLock):
             dist.on_main(finish)
         return results
 
-    def _drop_promotion(self, n: int, stage: str) -> None:
-        """Epoch n's stage `stage` is made anew from other inputs: a promoted update trained on the old rows
-        belongs to them, so the promotion goes (the epoch's newest update, the one this run makes, is its policy)."""
-        cj = self.epoch_dir(n) / "chosen.json"
-        if cj.exists():
-            log.warning("epoch %d: its promoted update (%s) was trained on the %s this run makes anew: the promotion "
-                        "is dropped, the update this run makes is the epoch's policy (`rlaif promote %d` to choose "
-                        "again)", n, json.loads(cj.read_text()).get("update", "?"), stage, n)
-            cj.unlink()
-
     def _check_policies(self, n: int, st: Stage, dirs: dict, key: str | None = None) -> None:
         """The policies a stage about to run reads (the one it samples from, the KL reference; key: this one
         whatever the stage's inputs are called, as the eval reads its update) are intact: a corrupted chosen
         policy is never used (it is not this epoch's to recompute)."""
-        from pipeline.store.artifacts import corrupted_file
+        from pipeline.store.artifacts import corrupted_file, damage
         for k in (key,) if key else (POLICY, REFERENCE):
             adapter = dirs.get(k) if key or k in st.inputs else None
             if adapter is None or adapter.parent in self._verified:
@@ -318,8 +309,8 @@ class Runner(Lineage, RunLock):
             m = read_manifest(adapter.parent)
             bad = corrupted_file(adapter.parent, m) if m else "manifest.json"
             if bad is not None:
-                raise RunError(f"epoch {n} {st.name}: the {k} it reads, {adapter.parent}, has {bad} missing or "
-                               f"corrupted (checksum mismatch): it changed after it was written. Remake that "
+                raise RunError(f"epoch {n} {st.name}: the {k} it reads, {adapter.parent}: its {bad} "
+                               f"{damage(adapter.parent, bad)}. Remake that "
                                f"epoch's update (`rlaif epoch {m.get('epoch', '?') if m else '?'} --force`), or promote "
                                f"another variant of it (`rlaif promote`)")
             self._verified.add(adapter.parent)

@@ -187,12 +187,17 @@ def load_complete(d: Path, fp: str | None = None, verify: bool = True) -> dict |
     if verify and (rel := corrupted_file(d, m)) is not None:
         if (d, rel) not in _SAID:   # said once a process (the preflight and the run both look)
             _SAID.add((d, rel))
-            log.warning("%s: %s is missing or corrupted (checksum mismatch); this stage is made again", d, rel)
+            log.warning("%s: %s %s; this stage is made again", d, rel, damage(d, rel))
         return None
     return m
 
 
 _SAID: set[tuple[Path, str]] = set()   # the damaged outputs load_complete has warned about in this process
+
+
+def damage(d: Path, rel: str) -> str:
+    """How file `rel` of output `d` (one `corrupted_file` names) is damaged, as a predicate: 'is missing'."""
+    return "is missing" if not (d / rel).is_file() else "was changed after it was written (checksum mismatch)"
 
 
 def corrupted_file(d: Path, m: dict) -> str | None:

@@ -9,7 +9,7 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from pipeline.store.artifacts import ArtifactError, corrupted_file, epoch_name, read_manifest
+from pipeline.store.artifacts import ArtifactError, corrupted_file, damage, epoch_name, read_manifest
 from pipeline.store.tables import load_table
 
 
@@ -23,8 +23,8 @@ def score_history(run_dir: Path, before_epoch: int) -> tuple[dict[str, list[floa
         if (m := read_manifest(d)) is None:
             continue
         if (bad := corrupted_file(d, m)) is not None:   # read as it is, it would steer this epoch's prompts
-            raise ArtifactError(f"epoch {e}'s reward table, which this epoch's prompts read, has {bad} missing or corrupted "
-                           f"(checksum mismatch): remake it with `rlaif epoch {e} --only reward --force` (from the "
+            raise ArtifactError(f"epoch {e}'s reward table, which this epoch's prompts read: its {bad} "
+                           f"{damage(d, bad)}; remake it with `rlaif epoch {e} --only reward --force` (from the "
                            f"judgements on disk), then rerun")
         per: dict[str, list[float]] = defaultdict(list)
         for r in load_table(d):
