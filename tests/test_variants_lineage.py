@@ -267,8 +267,12 @@ def test_an_update_remade_at_its_fingerprint_is_said_of_the_epochs_sampled_from_
     assert ("epoch 2 kept as it finished (past epochs are frozen; these settings differ: the policy it starts from "
             "(epoch 1's chosen update, remade since this epoch sampled from it))") in capsys.readouterr().out
     assert main(["epoch", "2", "--dry-run", *over]) == 0
+    out = capsys.readouterr().out
     assert ("sample   to run   epoch-002/sample (remakes the finished one: epoch 1's chosen update was remade since it "
-            "sampled from it)") in capsys.readouterr().out
+            "sampled from it)") in out
+    # what reads the answers made again is priced as made again (it said judge reused, $0, and then ran)
+    assert "judge    to run   epoch-002/judge (remakes the finished one: if its input prompts, made first, comes out " \
+           "otherwise)" in out and "judge (python rw.py:rw): 12 of 12 judgements missing at most" in out, out
     assert main(["epoch", "2", *over]) == 0
     assert "epoch 2 done in" in (out := capsys.readouterr().out) and "(9 stages ran, 0 reused)" in out, out
     assert r.former_parent(2) is None and main(["status", *over]) == 0

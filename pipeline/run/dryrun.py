@@ -67,17 +67,20 @@ class _Plan:
 
 
 def _up_to_date(runner, n: int) -> set[str]:
-    """Epoch n's stages finished with this config's fingerprints, and from the rows their inputs hold now
-    (`freshness.stale_inputs`): a run reuses them, calling nothing."""
+    """Epoch n's stages finished with this config's fingerprints, from the rows (and policy) their inputs hold now, and
+    whose input stages are reused too (one made again may give other rows): a run reuses them, calling nothing."""
     from pipeline.config.errors import RunError
     from pipeline.run.freshness import stale_inputs
     try:
-        plan = runner.plan(n)
+        plan = runner.plan(n, outside := runner.outside_inputs(n))
     except RunError:   # the policy it starts from is not there yet: nothing of it is done
         return set()
-    dirs = {st.name: d for st, _, d, _ in plan}
-    return {st.name for st, fp, d, _ in plan if (m := load_complete(d, fp, verify=False)) is not None
-            and not stale_inputs(m, {k: dirs[k] for k in st.inputs if k in dirs})}
+    dirs, done = {**outside[1], **{st.name: d for st, _, d, _ in plan}}, set()
+    for st, fp, d, _ in plan:   # (in order: an input stage comes first)
+        if ((m := load_complete(d, fp, verify=False)) is not None and all(k in done for k in st.inputs if k in dirs and k not in outside[1])
+                and not stale_inputs(m, {k: dirs.get(k) for k in st.inputs if k != "reference"})):
+            done.add(st.name)
+    return done
 
 
 def _reused(stage: str, n: int, lines: list[str], replay: bool = False) -> list[str]:

@@ -224,6 +224,8 @@ class Runner(Lineage, RunLock):
             # update remade at its fingerprint): made again. The KL reference is not looked at; rank 0 decides
             m, stale = (None, []) if (force and (only in (None, st.name))) else dist.on_main(
                 lambda: reusable(d, fp, {k: dirs.get(k) for k in st.inputs if k != REFERENCE}))
+            maybe = next((k for k in st.inputs if k in ran), None) if dry_run and m is not None else None
+            m = None if maybe else m   # (a dry run: a finished stage reading one to run is made again if that differs)
             if m is not None:
                 echo(f"  {st.name:<8} reused   {d.relative_to(self.run_dir)} ({m.get('rows', 0)} rows)")
                 if changed := older_code(self.cfg, st, m):
@@ -256,9 +258,11 @@ class Runner(Lineage, RunLock):
                 raise RunError(f"`rlaif update` reruns only the update, but stage {st.name} of epoch {n} is not "
                                f"up to date for this config ({why}); run `rlaif epoch {n}` with these settings instead")
             if dry_run and (only is None or st.name == only):   # --only's missing input: the error below, as run
-                why = self._remade_why(n, st, fp, read_manifest(d) if not st.variant else None, stale, force, fps)
+                why = (f"if its input {maybe}, made first, comes out otherwise" if maybe else
+                       self._remade_why(n, st, fp, read_manifest(d) if not st.variant else None, stale, force, fps))
                 echo(f"  {st.name:<8} to run   {d.relative_to(self.run_dir)}"
                      + (f" (remakes the finished one: {why})" if why else ""))
+                ran.append(st.name)
                 continue
             self._check_policies(n, st, dirs)
             if only is not None and st.name != only:
