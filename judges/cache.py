@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -245,7 +246,7 @@ def read_export(path: str | Path) -> list[tuple[str, dict]]:
         except UnicodeDecodeError:
             raise CacheCorrupted(f"{path}: not text (compressed?); import the .jsonl or .parquet file "
                                  "`rlaif cache export` wrote, uncompressed") from None
-        lines = text.splitlines()
+        lines, counted = text.splitlines(), False
         for i, line in enumerate(lines, 1):
             if not line.strip():
                 continue
@@ -255,6 +256,7 @@ def read_export(path: str | Path) -> list[tuple[str, dict]]:
                     if r["rows"] != len(items):
                         raise CacheCorrupted(f"{path}: {len(items)} rows, but it was written with {r['rows']} (a copy "
                                              "cut short?); copy it again, or export it again; nothing was imported")
+                    counted = True
                     break
                 items.append((r["key"], r["value"]))
             except (ValueError, KeyError, TypeError):
@@ -263,6 +265,11 @@ def read_export(path: str | Path) -> list[tuple[str, dict]]:
                                          "it again, or export it again with `rlaif cache export`") from None
                 raise CacheCorrupted(f"{path}, line {i}: not a cache export row "
                                      '({"key": ..., "value": {...}}); was it written by `rlaif cache export`?') from None
+        if not counted:   # (a copy cut at a row's end reads as rows: the count, written last, is what is missing)
+            logging.getLogger("rlaif").warning(
+                '%s ends without the row count `rlaif cache export` writes last ({"rows": N}): an export from before '
+                "counts were written, or a copy cut short at a row's end; its %d rows are read as they are (the "
+                "source's `rlaif cache stats` tells them apart)", path, len(items))
     for k, v in items:   # every row checked before any is added: a bad file adds nothing
         if not isinstance(k, str) or not isinstance(v, dict):
             raise CacheCorrupted(f"{path}: entry {k!r} is not a key string with a JSON object value")

@@ -132,11 +132,13 @@ def final_error(e: BaseException, attempts: int, where: str, key_env: str, model
         return JudgeAPIError(f"{where}: gave up after {attempts} attempts; last error: {what}. {hint}",
                              status, attempts)
     if status in (401, 403):
-        hint = f"check {key_env} (or the api key in config) and that it may use model {model}"
+        hint = f"check {key_env} (the key the SDK reads from the environment) and that it may use model {model}"
     elif status == 404:
         hint = f"check the model id {model!r} and the base URL"
     elif status == 429:
         hint = "the account's spend limit is reached"
+    elif status is not None and status >= 500:   # (a server error the server asked not to retry: x-should-retry)
+        hint = "the server asked not to retry it (x-should-retry: false); rerun later, or check the service's status"
     else:
         hint = "the API rejects this request; retrying would not help"
     return JudgeAPIError(f"{where}: {what}, not retried: {hint}", status, attempts)

@@ -86,12 +86,13 @@ def test_the_servers_x_should_retry_decides_but_never_for_a_400_401_or_403(api, 
     for status in (400, 401, 403):   # the request, the key or the account is refused: no retry can help
         api.reset_counts()
         api.fail(status, headers={"x-should-retry": "true"})
-        with pytest.raises(JudgeAPIError, match=rf"HTTP {status} "):
+        with pytest.raises(JudgeAPIError, match=rf"HTTP {status} ") as e:
             asyncio.run(make(kind, api, attempts=3).ascore(PROBLEM, answer(10 + status), REF))
         assert api.total == 1, status
+        assert status == 400 or "(the key the SDK reads from the environment)" in str(e.value)   # no key in config
     api.reset_counts()
-    api.fail(503, headers={"x-should-retry": "false"})
-    with pytest.raises(JudgeAPIError):
+    api.fail(503, headers={"x-should-retry": "false"})   # the server's error, not the request's
+    with pytest.raises(JudgeAPIError, match=r"the server asked not to retry it \(x-should-retry: false\)"):
         asyncio.run(make(kind, api, attempts=3).ascore(PROBLEM, answer(2), REF))
     assert api.total == 1
 

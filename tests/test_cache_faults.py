@@ -206,7 +206,7 @@ def test_a_refused_import_leaves_what_others_wrote_meanwhile(tmp_path, monkeypat
     import judges.cache as cache_mod
     from pipeline.cli.main import main
     path = tmp_path / "in.jsonl"
-    path.write_text(json.dumps({"key": "b" * 64, "value": {"value": "0.9"}}) + "\n")
+    path.write_text(json.dumps({"key": "b" * 64, "value": {"value": "0.9"}}) + "\n" + json.dumps({"rows": 1}) + "\n")
     real = cache_mod._not_an_answer
 
     def meanwhile(v):
@@ -226,7 +226,7 @@ def test_a_refused_import_leaves_what_others_wrote_meanwhile(tmp_path, monkeypat
         cache_mod.read_export(cut)
 
 
-def test_an_export_cut_at_a_rows_end_is_found_short(tmp_path):
+def test_an_export_cut_at_a_rows_end_is_found_short(tmp_path, caplog):
     """A .jsonl export ends with its row count: a copy cut exactly at a row's end (which reads as rows) imported
     as a partial cache without a word."""
     c = JudgeCache(tmp_path / "c")
@@ -241,6 +241,17 @@ def test_an_export_cut_at_a_rows_end_is_found_short(tmp_path):
     with pytest.raises(CacheCorrupted, match=r"cut.jsonl: 2 rows, but it was written with 3 \(a copy cut short\?\)"):
         fresh.import_(tmp_path / "cut.jsonl")
     assert len(fresh) == 0 and fresh.import_(tmp_path / "all.jsonl") == (3, 0)
-    (tmp_path / "old.jsonl").write_text("".join(lines[:-1]))   # an export written before the count: as it was
-    assert fresh.import_(tmp_path / "old.jsonl") == (0, 3)
+    (tmp_path / "old.jsonl").write_text("".join(lines[:-1]))   # an export written before the count: as it was, said
+    with caplog.at_level("WARNING", logger="rlaif"):
+        assert fresh.import_(tmp_path / "old.jsonl") == (0, 3)
+    assert "old.jsonl ends without the row count" in caplog.text and "a copy cut short at a row's end" in caplog.text
     fresh.close()
+
+
+def test_status_says_what_rlaif_judge_paid_before_any_epoch(tmp_path, capsys):
+    """`rlaif judge` pays into the run's spend ledger before any epoch: `rlaif status` said only "no epochs yet"."""
+    from pipeline.cli.main import main
+    spend_ledger(tmp_path / "default", "judge")("k", 0.0102)   # as `rlaif judge` records a paid call
+    assert main(["status", f"run.dir={tmp_path}"]) == 0
+    out = capsys.readouterr().out
+    assert "no epochs yet" in out and "money spent so far: $0.0102 (judge $0.0102; `rlaif judge`'s calls)" in out, out

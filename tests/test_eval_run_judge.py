@@ -182,6 +182,12 @@ def test_what_moved_in_the_evals_judge_is_said_as_keys_a_user_types(tmp_path, mo
     made = {"config": json.loads(json.dumps({f: then.get(f) for f in st.fields}, default=str))}
     moved = made_otherwise(load_config(None, [*base, "judge.python.weights=[2.0, 1.0]"]), st, made)
     assert moved == ["judge.python.weights [1.0, 2.0] -> [2.0, 1.0]"], moved
+    judge = next(s for s in STAGES if s.name == "judge")   # a panel's member: judge.models, not judge_panel
+    panel = ["judge.kind=mix", "judge.mix={execution: 0.5, anthropic: 0.5}", "judge.model=claude-haiku-4-5"]
+    then = load_config(None, [*panel, "judge.models={anthropic: claude-opus-4-1}"])
+    made = {"config": json.loads(json.dumps({f: then.get(f) for f in judge.fields}, default=str))}
+    moved = made_otherwise(load_config(None, [*panel, "judge.models={anthropic: claude-sonnet-4-5}"]), judge, made)
+    assert moved == ["judge.models.anthropic 'claude-opus-4-1' -> 'claude-sonnet-4-5'"], moved
 
 
 def test_a_reward_functions_none_is_left_out_of_the_evals_score_as_in_training(tmp_path, tiny_config, monkeypatch):

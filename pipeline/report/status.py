@@ -33,8 +33,12 @@ def epoch_spend(runner: "Runner", n: int) -> dict[str, float]:
 def status_lines(runner: "Runner") -> list[str]:
     """`rlaif status`: epochs, chosen variants, the state of each stage, money spent."""
     epochs = runner.epochs()
-    if not epochs:
-        return [f"run {runner.run_dir}: no epochs yet; start with `rlaif epoch 1`"]
+    if not epochs:   # (`rlaif judge` may have paid already: the spend ledger says)
+        from pipeline.stages.spend import run_spend
+        paid = run_spend(runner.run_dir)
+        return [f"run {runner.run_dir}: no epochs yet; start with `rlaif epoch 1`"] + (
+            [f"money spent so far: ${sum(paid.values()):.4f} (" + ", ".join(f"{k} ${v:.4f}" for k, v in sorted(paid.items())
+                                                                     if v) + "; `rlaif judge`'s calls)"] if any(paid.values()) else [])
     lines = [f"run {runner.run_dir}: {len(epochs)} epoch(s)"]
     total: dict[str, float] = {}
     codes: dict = {}   # this version's code of each stage, worked out once for all the epochs

@@ -71,7 +71,21 @@ def _moved_from(cfg: Config, st: Stage, m: dict | None) -> list[str]:
     old = (m or {}).get("config") or {}
     now = json.loads(json.dumps({f: cfg.get(f) for f in st.fields}, default=str))
     # eval_judge holds the judge's own keys (judge.python.weights): said as those, which a user can type
-    return list(dict.fromkeys(x.removeprefix("eval_judge.") for k in now if k in old for x in _moved(k, old[k], now[k])))
+    return list(dict.fromkeys(_typed(x.removeprefix("eval_judge.")) for k in now if k in old for x in _moved(k, old[k], now[k])))
+
+
+def _typed(said: str) -> str:
+    """A fingerprint's derived field said as what a user sets: judge_panel is judge.models; an SDK's endpoint
+    (judge_endpoints, teacher_endpoint) its environment variable."""
+    if said.startswith("judge_panel"):
+        return "judge.models" + said.removeprefix("judge_panel")
+    for field, who in (("judge_endpoints", "judge"), ("teacher_endpoint", "teacher")):
+        if said.startswith(field + "."):
+            kind, _, rest = said.removeprefix(field + ".").partition(" ")
+            return f"{kind.upper()}_BASE_URL (the {who}'s endpoint) {rest}"
+        if said.startswith(field):
+            return f"the {who}'s endpoints (ANTHROPIC_BASE_URL, OPENAI_BASE_URL){said.removeprefix(field)}"
+    return said
 
 
 def _moved(key: str, old: Any, new: Any) -> list[str]:
