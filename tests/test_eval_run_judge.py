@@ -188,6 +188,9 @@ def test_what_moved_in_the_evals_judge_is_said_as_keys_a_user_types(tmp_path, mo
     made = {"config": json.loads(json.dumps({f: then.get(f) for f in judge.fields}, default=str))}
     moved = made_otherwise(load_config(None, [*panel, "judge.models={anthropic: claude-sonnet-4-5}"]), judge, made)
     assert moved == ["judge.models.anthropic 'claude-opus-4-1' -> 'claude-sonnet-4-5'"], moved
+    made = {"config": json.loads(json.dumps({f: load_config(None, panel).get(f) for f in judge.fields}, default=str))}
+    moved = made_otherwise(load_config(None, [*panel, "judge.models={anthropic: claude-sonnet-4-5}"]), judge, made)
+    assert moved == ["judge.models {} -> {'anthropic': 'claude-sonnet-4-5'}"], moved   # (a value a user can type)
 
 
 def test_a_reward_functions_none_is_left_out_of_the_evals_score_as_in_training(tmp_path, tiny_config, monkeypatch):

@@ -262,10 +262,12 @@ def test_an_update_remade_at_its_fingerprint_is_said_of_the_epochs_sampled_from_
     assert main(["status", *over]) == 0
     out = capsys.readouterr().out
     assert f"epoch 2 was sampled from epoch 1's {gone}: epoch 2 and the epochs after it" in out, out
-    assert re.search(r"epoch   2  prompts:stale  sample:stale  .*  logprobs:stale  update:done", out), out
+    assert re.search(r"epoch   2  prompts:stale  sample:stale  teacher:done  judge:stale .* update:stale  eval:stale", out), out
     assert main(["epoch", "3", "--dry-run", *over]) == 0
     assert ("epoch 2 kept as it finished (past epochs are frozen; these settings differ: the policy it starts from "
             "(epoch 1's chosen update, remade since this epoch sampled from it))") in capsys.readouterr().out
+    assert main(["replay", "2", *over]) == 2   # (it would draw new answers, which the cache cannot judge)
+    assert "`rlaif replay 2` would remake its finished stage(s) prompts" in capsys.readouterr().err
     assert main(["epoch", "2", "--dry-run", *over]) == 0
     out = capsys.readouterr().out
     assert ("sample   to run   epoch-002/sample (remakes the finished one: epoch 1's chosen update was remade since it "

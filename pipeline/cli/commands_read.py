@@ -185,8 +185,12 @@ def cmd_report(cfg: Config, a) -> int:
 
 
 def cmd_samples(cfg: Config, a) -> int:
+    from pipeline.config.errors import RunError
     from pipeline.report.report import eval_samples, samples
-    print((eval_samples if a.eval else samples)(existing_run(cfg, a), a.n, worst=a.worst, best=a.best, prompt=a.prompt))
+    try:
+        print((eval_samples if a.eval else samples)(existing_run(cfg, a), a.n, worst=a.worst, best=a.best, prompt=a.prompt))
+    except ValueError as e:   # (an eval table that cannot be read: load_eval says which and what to do)
+        raise RunError(str(e)) from None
     return 0
 
 

@@ -175,7 +175,8 @@ def launch_refusal(a: argparse.Namespace) -> str | None:
     from pipeline.run.run_lock import busy, lock_holder
     try:
         cfg = load_config(os.path.expanduser(a.config), [*a.overrides, *(["judge.mode=replay"] if a.cmd == "replay" else [])])
-        check_engines(cfg, sampling=a.cmd not in ("update", "sweep"), processes=a.processes)
+        check_engines(cfg, sampling=a.cmd not in ("update", "sweep", "eval"), updating=a.cmd != "eval",
+                      processes=a.processes)   # (as each command checks it)
         if not getattr(a, "dry_run", False) and (pid := lock_holder(run := Path(cfg.run.dir) / cfg.run.name)):
             raise busy(run, pid)
     except (ConfigError, RunError, DataError) as e:

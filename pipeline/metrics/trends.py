@@ -70,7 +70,8 @@ def trend_flags(ms: list[dict], cfg: ReportConfig, s: dict[str, Any], flag: Call
              f"best so far {best_r:.4f} at epoch {best_e}" + (f"; kl/k3_start {moved:.3g}" if moved is not None else "")
              + (f"; curriculum/difficulty_mean {d0:.3g} -> {d1:.3g}" if harder else "")
              + (f"; settings changed since epoch {e0}: {changed}" if changed else "")
-             + (f"; epoch {e1} was sampled from epoch {e0}'s {former}, not its chosen policy" if former else "")
+             + (f"; epoch {e1} was sampled from epoch {e0}'s {former}" + (
+                 "" if former.endswith("remade") else ", not its chosen policy") if former else "")
              + (f"; other prompts than epoch {e0}'s" + (
                  f" (these prompts at epoch {same['from']}: {same['a']:.4f}, now {same['b']:.4f}, 95% "
                  f"[{same['ci'][0]:+.4f}, {same['ci'][1]:+.4f}])" if same else "") if other is not None else "")

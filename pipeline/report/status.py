@@ -57,14 +57,14 @@ def status_lines(runner: "Runner") -> list[str]:
         for st in runner.stages_for(n):
             m = ms.get(st.name)
             want = planned.get(st.name, (m or {}).get("fingerprint"))
-            if old_parent.intersection(st.inputs):
+            if old_parent.intersection(st.inputs) and st.name != "prompts":   # (prompts read no adapter: the same)
                 old_parent.add(st.name)
             d = chosen[0] if st.name == "update" and chosen else None if st.variant else runner.epoch_dir(n) / st.name
             if m is None:
                 state = "-"
             elif d is not None and any(not (d / f).is_file() for f in m.get("files") or {}):   # (deleted; not checksummed)
                 state = "damaged"
-            elif st.name in old_parent and not st.variant:
+            elif st.name in old_parent or (st.name == "prompts" and POLICY in old_parent):
                 state = "stale"
             elif want == m.get("fingerprint"):   # made by older code (a reward function edited since): said so
                 state = "done(older code)" if older_code(runner.cfg, st, m, codes) else "done"
@@ -104,10 +104,11 @@ def status_lines(runner: "Runner") -> list[str]:
                  + (f"; the cache saved ${saved:.4f}" if (saved := sum(v for k, v in total.items() if k.endswith("saved_usd"))) else ""))
     lines.append("stage states: done; stale = finished, but the current config would recompute it (`rlaif epoch N` "
                  "for that N; later epochs keep it as it finished); new = the current config's update/eval variant is "
-                 "not run yet (it would go beside the chosen one); damaged = a file of it is missing (`rlaif epoch N` remakes it); "
+                 "not run yet (it would go beside the chosen one); damaged = a file of it is missing (`rlaif epoch N` remakes it; a promoted variant of other settings: "
+                 "`rlaif update N` with them, or promote another); "
                  "- = not run")
     lines += runner.other_parents()
-    if why := runner.early_stop_reason(epochs[-1] + 1):   # (eval.patience: the next epoch would not start)
+    if (runner.epoch_dir(epochs[-1]) / "metrics.json").exists() and (why := runner.early_stop_reason(epochs[-1] + 1)):
         lines.append(f"epoch {epochs[-1] + 1} would not start: {why}")
     lines += _interrupted_updates(runner, epochs)
     code = [x for x in differ if "stage's code (version" in x]   # no override brings older code back

@@ -77,14 +77,15 @@ def _moved_from(cfg: Config, st: Stage, m: dict | None) -> list[str]:
 def _typed(said: str) -> str:
     """A fingerprint's derived field said as what a user sets: judge_panel is judge.models; an SDK's endpoint
     (judge_endpoints, teacher_endpoint) its environment variable."""
-    if said.startswith("judge_panel"):
-        return "judge.models" + said.removeprefix("judge_panel")
+    if said.startswith("judge_panel"):   # (None: no member of its own, judge.models={})
+        return "judge.models" + said.removeprefix("judge_panel").replace(" None -> ", " {} -> ").removesuffix(" -> None") + (
+            " -> {}" if said.endswith(" -> None") else "")
     for field, who in (("judge_endpoints", "judge"), ("teacher_endpoint", "teacher")):
         if said.startswith(field + "."):
             kind, _, rest = said.removeprefix(field + ".").partition(" ")
             return f"{kind.upper()}_BASE_URL (the {who}'s endpoint) {rest}"
         if said.startswith(field):
-            return f"the {who}'s endpoints (ANTHROPIC_BASE_URL, OPENAI_BASE_URL){said.removeprefix(field)}"
+            return f"ANTHROPIC_BASE_URL/OPENAI_BASE_URL (the {who}'s endpoints){said.removeprefix(field)}"
     return said
 
 

@@ -18,7 +18,6 @@ from pipeline.config.schema import Config
 from pipeline.config.errors import RunError
 from pipeline.stages import POLICY, REFERENCE, STAGES, WARM_START, Stage
 from pipeline.run.freshness import made_otherwise, stale_inputs
-from pipeline.metrics.evals import judged_key
 
 log = logging.getLogger("rlaif")
 _WARNED: set[Path] = set()   # variant directories whose unreadable manifest was said once in this process
@@ -140,6 +139,7 @@ class Lineage:
                         f"{reused.name} (made earlier from these rows, reused)" if reused else "the update this run makes", n)
             cj.unlink()
         if reused is not None and (self.chosen_update(n) or (None,))[0] != reused:   # (not the newest: chosen by name)
+            log.warning("epoch %d: its policy is %s, the update of these rows made earlier, reused (promoted: `rlaif promote %d` chooses another)", n, reused.name, n)
             self.promote(n, reused.name)
 
     def frozen_changes(self, n: int) -> list[str] | None:
@@ -179,9 +179,8 @@ class Lineage:
         return changes
 
     def other_parents(self) -> list[str]:
-        """A line for each epoch whose answers were sampled from another policy than the epoch before's chosen
-        one (that epoch's choice changed after: `rlaif update` or `rlaif promote`, or its update was remade): the
-        run's later epochs continue the former line, and the report's chosen policies are not one chain."""
+        """A line for each epoch sampled from another policy than the epoch before's chosen one (chosen after: `rlaif
+        update`, `rlaif promote`, or its update remade): later epochs continue the former line, not one chain."""
         return [f"epoch {n} was sampled from epoch {n - 1}'s {made}" + (
                 "" if made.endswith("remade") else f", not its chosen {self.chosen_update(n - 1)[0].name} (chosen "
                 f"after epoch {n} ran)") + f": epoch {n} and the epochs after it continue the former line (`rlaif "
@@ -204,19 +203,19 @@ class Lineage:
         return made if had and had != now and made and self.chosen_update(n - 1) else None
 
     def replay_refusal(self, n: int, plan: list) -> str | None:
-        """Why `rlaif replay n` must not run as asked (None if it may): it would replace finished stages that
-        come before the judge stage (new prompts or answers, from another config, code or parent policy) of an
-        epoch already judged; the replay can only read judgements the cache holds, so the judge stage would
-        fail on answers that changed after those stages were overwritten, leaving the epoch's answers and
-        its scores from different runs."""
+        """Why `rlaif replay n` must not run as asked (None if it may): it would replace finished stages that come
+        before the judge stage (new prompts or answers, from another config, code or parent policy) of an epoch already
+        judged; the replay reads judgements from the cache alone, so the judge stage would fail on answers that
+        changed after those stages were overwritten, leaving the epoch's answers and its scores from different runs."""
         if read_manifest(self.epoch_dir(n) / "judge") is None:   # nothing judged yet: nothing to keep apart
             return None
-        before = []
+        before, policy = [], self.outside_inputs(n)[1][POLICY]   # (remade at its fingerprint too: its digest moved)
         for st, fp, d, _ in plan:
             if st.name == "judge":
                 break
             m = read_manifest(d)
-            if m is not None and m.get("fingerprint") != fp and not st.variant:
+            if m is not None and not st.variant and (m.get("fingerprint") != fp or (
+                    POLICY in st.inputs and stale_inputs(m, {POLICY: policy}))):
                 moved = made_otherwise(self.cfg, st, m)
                 before.append(f"{st.name} ({', '.join(moved)[:200] if moved else 'its inputs changed: the policy it samples from, or a stage before it'})")
         return self._replay_refused(n, f"its finished stage(s) {'; '.join(before)}") if before else None
@@ -265,10 +264,11 @@ class Lineage:
                 v = m.get(ec.early_stop_metric)
                 if isinstance(v, (int, float)):
                     hist.append((e, float(v)))
+                    from pipeline.metrics.evals import judged_key
                     judged[e] = judged_key(self.epoch_manifests(e).get("eval") or {})
         # a score of problems without tests is on the scale of the judge settings and code that made it: only the
         # evals scored as the latest was are compared (pass@k is the tests' alone)
-        if hist and not ec.early_stop_metric.startswith("eval/pass@"):
+        if hist and ec.early_stop_metric.startswith("eval/") and "pass@" not in ec.early_stop_metric:
             hist = [(e, v) for e, v in hist if judged[e] == judged[hist[-1][0]]]
         if len(hist) <= ec.patience:
             return None
