@@ -251,11 +251,13 @@ def test_an_update_remade_at_its_fingerprint_is_said_of_the_epochs_sampled_from_
     assert main(["epoch", "2", *over]) == 0
     r = Runner(load_config(None, over))
     before = r.chosen_update(1)
+    assert main(["update", "1", *over, "update.lr=1e-3"]) == 0   # a variant promoted: trained on the rows remade below
+    r.promote(1, r.chosen_update(1)[0].name)
     (tmp_path / "rw.py").write_text("def rw(completions, **kw):\n    return [1 - len(c) % 5 / 5 for c in completions]\n")
     capsys.readouterr()
     assert main(["epoch", "1", "--force", *over]) == 0
     out = capsys.readouterr().out
-    after = r.chosen_update(1)
+    after = r.chosen_update(1)   # (the promotion dropped: its rewards are gone)
     assert after[0] == before[0] and after[1]["files"] != before[1]["files"]   # one fingerprint, other weights
     gone = f"{after[0].name} as it was before it was remade"
     assert f"epoch 2 was trained from epoch 1's {gone}: `rlaif epoch 3` keeps it" in out, out

@@ -285,6 +285,8 @@ class Runner(Lineage, RunLock):
             results[st.name] = self._run_stage(st, n, fp, d, {k: dirs[k] for k in st.inputs},
                                                {k: fps[k] for k in st.inputs})
             ran.append(st.name)
+            if old is not None and not st.derived and old.get("files") != results[st.name].get("files"):
+                remade_rows = remade_rows or st.name   # (--force after a reward function's edit: other rows, one name)
             if keep is not None and keep[0] != d:
                 dist.on_main(lambda: (self.epoch_dir(n) / "chosen.json").exists() or self.promote(n, keep[0].name))
             if st.name == "update" and remade_rows:   # the update made from the new rows is the epoch's policy
