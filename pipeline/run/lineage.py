@@ -258,17 +258,17 @@ class Lineage:
         ec = self.cfg.eval
         if ec.patience == 0:
             return None
-        hist, judged = [], {}
+        hist = []
         for e in range(0, n):
             if (m := self.read_metrics(e)) is not None:
                 v = m.get(ec.early_stop_metric)
                 if isinstance(v, (int, float)):
                     hist.append((e, float(v)))
-                    from pipeline.metrics.evals import judged_key
-                    judged[e] = judged_key(self.epoch_manifests(e).get("eval") or {})
         # a score of problems without tests is on the scale of the judge settings and code that made it: only the
-        # evals scored as the latest was are compared (pass@k is the tests' alone)
+        # evals scored as the latest was are compared (pass@k is the tests' alone); their manifests read only then
         if hist and ec.early_stop_metric.startswith("eval/") and "pass@" not in ec.early_stop_metric:
+            from pipeline.metrics.evals import judged_key
+            judged = {e: judged_key(self.epoch_manifests(e).get("eval") or {}) for e, _ in hist}
             hist = [(e, v) for e, v in hist if judged[e] == judged[hist[-1][0]]]
         if len(hist) <= ec.patience:
             return None
